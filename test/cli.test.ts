@@ -1,0 +1,409 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, it, type ExpectStatic } from 'vitest';
+import { bodyBytes, vectorNamed, type SdkVector, type StatusVector, type WebVector } from './support/signature-vectors.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const KEY = 'test-private-key-0123456789';
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs `paylater` from the sources with `args`, `input` on standard input and only the given
+ * environment variables (besides PATH). Fails if any key of `secrets` appears in the output.
+ */
+function paylater(
+  args: string[],
+  options: { input?: string | Buffer; env?: Record<string, string>; secrets?: string[] } = {},
+): Promise<Result> {
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '', ...options.env };
+  const secrets = options.secrets ?? [KEY];
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+      cwd: root,
+      env,
+    });
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const result = {
+        code,
+        stdout: Buffer.concat(stdout).toString('utf8'),
+        stderr: Buffer.concat(stderr).toString('utf8'),
+      };
+      for (const secret of secrets) {
+        if (result.stdout.includes(secret) || result.stderr.includes(secret)) {
+          reject(new Error(`the output of 'paylater ${args.join(' ')}' contains a private key`));
+          return;
+        }
+      }
+      resolve(result);
+    });
+    child.stdin.on('error', () => {
+      // The command may exit before reading its input (e.g. on a usage error).
+    });
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+const withKey = { PAYLATER_PRIVATE_KEY: KEY };
+
+const work = mkdtempSync(join(tmpdir(), 'paylater-cli-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+function file(name: string, content: string | Buffer): string {
+  const path = join(work, name);
+  writeFileSync(path, content);
+  return path;
+}
+
+const webJson = vectorNamed('web: percent-encoded space') as WebVector;
+const webBinary = vectorNamed('web: bytes that are not UTF-8') as WebVector;
+const webMiB = vectorNamed('web: body of exactly 1 MiB') as WebVector;
+const webEmpty = vectorNamed('web: empty body (status check GET)') as WebVector;
+const webUtf8Key = vectorNamed('web: UTF-8 key') as WebVector;
+const sdkJson = vectorNamed('sdk: ASCII JSON') as SdkVector;
+const sdkNewline = vectorNamed('sdk: ASCII JSON with a trailing newline') as SdkVector;
+const sdkBinary = vectorNamed('sdk: bytes that are not UTF-8') as SdkVector;
+const sdkEmpty = vectorNamed('sdk: empty body') as SdkVector;
+const sdkMiB = vectorNamed('sdk: body of exactly 1 MiB ending inside a UTF-8 sequence') as SdkVector;
+const success = vectorNamed('status: SUCCESS') as StatusVector;
+const cancelled = vectorNamed('status: CANCELLED') as StatusVector;
+const statusUtf8Key = vectorNamed('status: UTF-8 key') as StatusVector;
+
+describe.concurrent('paylater sign', () => {
+  it('signs a web request read from standard input', async ({ expect }) => {
+    for (const vector of [webJson, webBinary, webEmpty]) {
+      const result = await paylater(['sign', 'web', '--path', vector.pathAndQuery], {
+        input: bodyBytes(vector.body),
+        env: withKey,
+      });
+      expect(result, vector.name).toEqual({ code: 0, stdout: `${vector.signature}\n`, stderr: '' });
+    }
+  });
+
+  it("signs a web request read from standard input given as '-'", async ({ expect }) => {
+    const result = await paylater(['sign', 'web', `--path=${webJson.pathAndQuery}`, '-'], {
+      input: bodyBytes(webJson.body),
+      env: withKey,
+    });
+    expect(result).toEqual({ code: 0, stdout: `${webJson.signature}\n`, stderr: '' });
+  });
+
+  it('signs a web request of 1 MiB read from a file', async ({ expect }) => {
+    const body = file('web-mib.bin', bodyBytes(webMiB.body));
+    const result = await paylater(['sign', 'web', body, '--path', webMiB.pathAndQuery], {
+      env: withKey,
+    });
+    expect(result).toEqual({ code: 0, stdout: `${webMiB.signature}\n`, stderr: '' });
+  });
+
+  it('signs an SDK body from a file and from standard input', async ({ expect }) => {
+    const body = file('sdk-binary.bin', bodyBytes(sdkBinary.body));
+    const fromFile = await paylater(['sign', 'sdk', body], { env: withKey });
+    expect(fromFile).toEqual({ code: 0, stdout: `${sdkBinary.signature}\n`, stderr: '' });
+    const fromStdin = await paylater(['sign', 'sdk'], { input: bodyBytes(sdkMiB.body), env: withKey });
+    expect(fromStdin).toEqual({ code: 0, stdout: `${sdkMiB.signature}\n`, stderr: '' });
+    const empty = await paylater(['sign', 'sdk', '-'], { input: '', env: withKey });
+    expect(empty).toEqual({ code: 0, stdout: `${sdkEmpty.signature}\n`, stderr: '' });
+  });
+
+  it('signs the bytes exactly as read, unless --strip-newline drops one newline', async ({ expect }) => {
+    const withNewline = bodyBytes(sdkNewline.body);
+    const kept = await paylater(['sign', 'sdk'], { input: withNewline, env: withKey });
+    expect(kept.stdout).toBe(`${sdkNewline.signature}\n`);
+    const stripped = await paylater(['sign', 'sdk', '--strip-newline'], {
+      input: withNewline,
+      env: withKey,
+    });
+    expect(stripped.stdout).toBe(`${sdkJson.signature}\n`);
+    const onlyOne = await paylater(['sign', 'sdk', '--strip-newline'], {
+      input: Buffer.concat([withNewline, Buffer.from('\n')]),
+      env: withKey,
+    });
+    expect(onlyOne.stdout).toBe(`${sdkNewline.signature}\n`);
+    const none = await paylater(['sign', 'sdk', '--strip-newline'], {
+      input: bodyBytes(sdkJson.body),
+      env: withKey,
+    });
+    expect(none.stdout).toBe(`${sdkJson.signature}\n`);
+  });
+
+  it('signs a status', async ({ expect }) => {
+    for (const vector of [success, cancelled]) {
+      const result = await paylater(
+        ['sign', 'status', '--id', vector.transactionId, '--status', vector.status],
+        { env: withKey },
+      );
+      expect(result).toEqual({ code: 0, stdout: `${vector.signature}\n`, stderr: '' });
+    }
+  });
+
+  it('reads the key from --key-file without one trailing newline', async ({ expect }) => {
+    const secrets = [statusUtf8Key.key];
+    for (const [name, content] of [
+      ['key-lf.txt', `${statusUtf8Key.key}\n`],
+      ['key-crlf.txt', `${statusUtf8Key.key}\r\n`],
+      ['key-bare.txt', statusUtf8Key.key],
+    ] as const) {
+      const keyFile = file(name, content);
+      const args = ['sign', 'status', '--id', statusUtf8Key.transactionId, '--status', 'SUCCESS'];
+      const result = await paylater([...args, '--key-file', keyFile], { secrets });
+      expect(result, name).toEqual({ code: 0, stdout: `${statusUtf8Key.signature}\n`, stderr: '' });
+    }
+  });
+
+  it('prefers --key-file to the environment variable', async ({ expect }) => {
+    const keyFile = file('key-web.txt', `${webUtf8Key.key}\n`);
+    const result = await paylater(
+      ['sign', 'web', '--key-file', keyFile, '--path', webUtf8Key.pathAndQuery],
+      { input: bodyBytes(webUtf8Key.body), env: withKey, secrets: [KEY, webUtf8Key.key] },
+    );
+    expect(result).toEqual({ code: 0, stdout: `${webUtf8Key.signature}\n`, stderr: '' });
+  });
+
+  it('takes a UTF-8 key from the environment', async ({ expect }) => {
+    const result = await paylater(['sign', 'web', '--path', webUtf8Key.pathAndQuery], {
+      input: bodyBytes(webUtf8Key.body),
+      env: { PAYLATER_PRIVATE_KEY: webUtf8Key.key },
+      secrets: [webUtf8Key.key],
+    });
+    expect(result).toEqual({ code: 0, stdout: `${webUtf8Key.signature}\n`, stderr: '' });
+  });
+});
+
+describe.concurrent('paylater verify', () => {
+  it('accepts a valid web signature and rejects a wrong one', async ({ expect }) => {
+    const args = ['verify', 'web', '--path', webJson.pathAndQuery, '--signature'];
+    const input = bodyBytes(webJson.body);
+    const valid = await paylater([...args, webJson.signature], { input, env: withKey });
+    expect(valid).toEqual({ code: 0, stdout: 'valid\n', stderr: '' });
+
+    const otherPath = await paylater(
+      ['verify', 'web', '--path', '/api/transaction?a=b+c', '--signature', webJson.signature],
+      { input, env: withKey },
+    );
+    expect(otherPath).toEqual({ code: 1, stdout: '', stderr: 'invalid\n' });
+
+    const tampered = Buffer.concat([input, Buffer.from(' ')]);
+    const wrongBody = await paylater([...args, webJson.signature], { input: tampered, env: withKey });
+    expect(wrongBody).toEqual({ code: 1, stdout: '', stderr: 'invalid\n' });
+  });
+
+  it('verifies an SDK body from a file and from standard input', async ({ expect }) => {
+    const body = file('sdk-json.json', bodyBytes(sdkJson.body));
+    const valid = await paylater(['verify', 'sdk', '--signature', sdkJson.signature, body], {
+      env: withKey,
+    });
+    expect(valid).toEqual({ code: 0, stdout: 'valid\n', stderr: '' });
+
+    const fromStdin = await paylater(['verify', 'sdk', '--signature', sdkJson.signature, '-'], {
+      input: bodyBytes(sdkJson.body),
+      env: withKey,
+    });
+    expect(fromStdin).toEqual({ code: 0, stdout: 'valid\n', stderr: '' });
+
+    const wrongKey = await paylater(['verify', 'sdk', '--signature', sdkJson.signature, body], {
+      env: { PAYLATER_PRIVATE_KEY: 'another-key' },
+      secrets: [KEY, 'another-key'],
+    });
+    expect(wrongKey).toEqual({ code: 1, stdout: '', stderr: 'invalid\n' });
+  });
+
+  it('verifies a status signature', async ({ expect }) => {
+    const args = ['verify', 'status', '--id', success.transactionId, '--signature', success.signature];
+    const valid = await paylater([...args, '--status', 'SUCCESS'], { env: withKey });
+    expect(valid).toEqual({ code: 0, stdout: 'valid\n', stderr: '' });
+    const otherStatus = await paylater([...args, '--status', 'FAILURE'], { env: withKey });
+    expect(otherStatus).toEqual({ code: 1, stdout: '', stderr: 'invalid\n' });
+  });
+
+  it('rejects a signature of another form with exit code 1', async ({ expect }) => {
+    const hex = Buffer.from(sdkJson.signature, 'base64').toString('hex');
+    const base64url = Buffer.from(sdkJson.signature, 'base64').toString('base64url');
+    const signatures = [hex, base64url, ` ${sdkJson.signature}`, sdkJson.signature.slice(0, 43), ''];
+    const results = await Promise.all(
+      signatures.map((signature) =>
+        paylater(['verify', 'sdk', `--signature=${signature}`], {
+          input: bodyBytes(sdkJson.body),
+          env: withKey,
+        }),
+      ),
+    );
+    results.forEach((result, index) => {
+      expect(result.code, signatures[index]).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(/^invalid \(the signature is not 44 characters/);
+    });
+  });
+});
+
+describe.concurrent('help', () => {
+  it('is printed for the program', async ({ expect }) => {
+    for (const flag of ['--help', '-h']) {
+      const result = await paylater([flag]);
+      expect(result.code).toBe(0);
+      expect(result.stderr).toBe('');
+      expect(result.stdout).toMatch(/^Usage: paylater <command>/);
+      expect(result.stdout).toMatch(/^ {2}sign {2,}\S/m);
+      expect(result.stdout).toMatch(/^ {2}verify {2,}\S/m);
+    }
+  });
+
+  it('is printed for every command and subcommand', async ({ expect }) => {
+    const expected: [string[], RegExp][] = [
+      [['sign'], /^Usage: paylater sign <kind>.*\n[\s\S]*^ {2}web {2,}\S[\s\S]*^ {2}status {2,}\S/m],
+      [['verify'], /^Usage: paylater verify <kind>/],
+      [['sign', 'web'], /^Usage: paylater sign web --path PATH_AND_QUERY[\s\S]*--strip-newline[\s\S]*PAYLATER_PRIVATE_KEY/],
+      [['sign', 'sdk'], /^Usage: paylater sign sdk [\s\S]*base64\(SHA-256\(body \+ privateKey\)\)/],
+      [['sign', 'status'], /^Usage: paylater sign status --id ID --status STATUS/],
+      [['verify', 'web'], /^Usage: paylater verify web --path PATH_AND_QUERY --signature SIG[\s\S]*Exit status/],
+      [['verify', 'sdk'], /^Usage: paylater verify sdk --signature SIG/],
+      [['verify', 'status'], /^Usage: paylater verify status --id ID --status STATUS --signature SIG/],
+    ];
+    const runs = expected.flatMap(([command, usage]) =>
+      ['--help', '-h'].map(async (flag) => ({
+        command,
+        usage,
+        result: await paylater([...command, flag]),
+      })),
+    );
+    for (const { command, usage, result } of await Promise.all(runs)) {
+      expect(result.code, command.join(' ')).toBe(0);
+      expect(result.stderr).toBe('');
+      expect(result.stdout).toMatch(usage);
+    }
+  });
+
+  it('wins over other arguments and needs no key', async ({ expect }) => {
+    const result = await paylater(['sign', 'web', '--bogus', '--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Usage: paylater sign web/);
+  });
+});
+
+describe.concurrent('errors', () => {
+  /** Exit code 2, nothing on standard output, one line of error then the hint, no stack. */
+  function expectUsageError(
+    expect: ExpectStatic,
+    result: Result,
+    command: string,
+    message: RegExp,
+  ): void {
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    const lines = result.stderr.split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(new RegExp(`^${command}: `));
+    expect(lines[0]).toMatch(message);
+    expect(lines[1]).toBe(`Run '${command} --help' for usage.`);
+    expect(result.stderr).not.toMatch(/^\s+at /m);
+  }
+
+  it('reports a missing key with exit code 2', async ({ expect }) => {
+    for (const env of [{}, { PAYLATER_PRIVATE_KEY: '' }] as Record<string, string>[]) {
+      const result = await paylater(['sign', 'sdk'], { input: '{}', env });
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(/^paylater: no private key: .*PAYLATER_PRIVATE_KEY.*--key-file/);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    }
+    const verify = await paylater(
+      ['verify', 'status', '--id', 'a', '--status', 'SUCCESS', '--signature', success.signature],
+    );
+    expect(verify.code).toBe(2);
+    expect(verify.stderr).toMatch(/no private key/);
+  });
+
+  it('reports an unreadable or empty key file with exit code 2', async ({ expect }) => {
+    const missing = await paylater(['sign', 'sdk', '--key-file', join(work, 'absent.key')], {
+      input: '{}',
+    });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/^paylater: cannot read the key file '.*absent\.key': no such file\n$/);
+    const empty = await paylater(['sign', 'sdk', '--key-file', file('empty.key', '\n')], {
+      input: '{}',
+    });
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toMatch(/^paylater: the key file '.*empty\.key' is empty\n$/);
+  });
+
+  it('reports an unreadable body file with exit code 2', async ({ expect }) => {
+    const result = await paylater(['sign', 'sdk', join(work, 'absent.json')], { env: withKey });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^paylater: cannot read the body file '.*absent\.json': no such file\n$/);
+  });
+
+  it('never takes the key from the command line, nor echoes it', async ({ expect }) => {
+    const secret = 'typed-on-the-command-line-7f3a';
+    for (const args of [
+      ['sign', 'sdk', '--key', secret],
+      ['sign', 'sdk', `--key=${secret}`],
+      ['sign', 'sdk', `--private-key=${secret}`],
+      ['verify', 'sdk', '--signature', success.signature, `--key=${secret}`],
+    ]) {
+      const result = await paylater(args, { input: '{}', env: withKey, secrets: [KEY, secret] });
+      const command = `paylater ${args[0]} ${args[1]}`;
+      expectUsageError(expect, result, command, /unknown option --(private-)?key: .*PAYLATER_PRIVATE_KEY/);
+    }
+    const asCommand = await paylater([`--key=${secret}`], { secrets: [secret] });
+    expectUsageError(expect, asCommand, 'paylater', /unknown option --key/);
+  });
+
+  it('reports unknown options, commands and kinds', async ({ expect }) => {
+    expectUsageError(
+      expect,
+      await paylater(['sign', 'web', '--path', '/api', '--bogus'], { env: withKey }),
+      'paylater sign web',
+      /unknown option --bogus$/,
+    );
+    expectUsageError(
+      expect,
+      await paylater(['verify', 'status', '-x'], { env: withKey }),
+      'paylater verify status',
+      /unknown option -x$/,
+    );
+    expectUsageError(expect, await paylater(['bogus']), 'paylater', /unknown command 'bogus'/);
+    expectUsageError(expect, await paylater(['--bogus']), 'paylater', /unknown option --bogus/);
+    expectUsageError(expect, await paylater([]), 'paylater', /missing command \(one of: sign, verify\)/);
+    expectUsageError(expect, await paylater(['sign', 'hex']), 'paylater sign', /unknown kind 'hex'/);
+    expectUsageError(expect, await paylater(['verify']), 'paylater verify', /missing kind/);
+  });
+
+  it('reports missing and malformed options', async ({ expect }) => {
+    const cases: [string[], string, RegExp][] = [
+      [['sign', 'web'], 'paylater sign web', /missing option --path/],
+      [['sign', 'web', '--path'], 'paylater sign web', /option --path needs a value/],
+      [['sign', 'web', '--path', '--strip-newline'], 'paylater sign web', /option --path needs a value/],
+      [['sign', 'web', '--path', 'https://pay.example/api/transaction'], 'paylater sign web', /starting with '\/'/],
+      [['sign', 'web', '--path', '/a', '--path', '/b'], 'paylater sign web', /--path is given more than once/],
+      [['sign', 'web', '--path', '/a', 'one', 'two'], 'paylater sign web', /too many arguments/],
+      [['sign', 'sdk', '--strip-newline=yes'], 'paylater sign sdk', /--strip-newline takes no value/],
+      [['sign', 'status', '--id', 'txn_001'], 'paylater sign status', /missing option --status/],
+      [['sign', 'status', '--id', '', '--status', 'SUCCESS'], 'paylater sign status', /--id must not be empty/],
+      [['sign', 'status', '--id', 'a', '--status', 'SUCCESS', 'extra'], 'paylater sign status', /takes no arguments/],
+      [['verify', 'web', '--path', '/api'], 'paylater verify web', /missing option --signature/],
+      [['verify', 'sdk'], 'paylater verify sdk', /missing option --signature/],
+      [['verify', 'status', '--id', 'a', '--status', 'SUCCESS'], 'paylater verify status', /missing option --signature/],
+    ];
+    const results = await Promise.all(
+      cases.map(([args]) => paylater(args, { input: '{}', env: withKey })),
+    );
+    cases.forEach(([, command, message], index) => {
+      const result = results[index];
+      expect(result).toBeDefined();
+      if (result !== undefined) expectUsageError(expect, result, command, message);
+    });
+  });
+});
