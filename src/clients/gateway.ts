@@ -1,0 +1,82 @@
+/**
+ * Typed clients of the gateway family (`/api/merchant`), one per credential kind:
+ *
+ * - {@link createMerchantApiClient}: the payment gateway's constant **Merchant API** credentials;
+ *   only the merchant operations (create, get, documents, disable, dashboard access).
+ * - {@link createTransactionalApiClient}: one merchant's **Transactional API** credentials, read
+ *   from `merchant.basicAuthDetails` once the merchant is enabled; only the transactional
+ *   operations (pre-eligibility, transactions, user inputs, down payment, refunds, settlement).
+ *
+ * Each client only offers the operations its credentials can call, so a mix-up is a type error.
+ */
+import type { Client } from 'openapi-fetch';
+import type { components, operations, paths } from '../../generated/types/gateway.js';
+import {
+  basicAuth,
+  buildClient,
+  type BasicCredentials,
+  type ClientOptions,
+  type SafeToRepeat,
+} from './transport.js';
+
+export type { components as GatewayComponents, operations as GatewayOperations, paths as GatewayPaths };
+export type GatewaySchemas = components['schemas'];
+
+type TransactionalPath = Extract<keyof paths, `/api/merchant/transaction${string}` | '/api/merchant/settlement'>;
+/** The operations that take the Merchant API credentials. */
+export type MerchantApiPaths = Omit<paths, TransactionalPath>;
+/** The operations that take a merchant's Transactional API credentials. */
+export type TransactionalApiPaths = Pick<paths, TransactionalPath>;
+
+export interface GatewayClientOptions extends ClientOptions {
+  credentials: BasicCredentials;
+}
+
+/**
+ * Safe to repeat: reads, disabling a merchant (idempotent, D10) and a refund that names its own
+ * `refund.id` (a repeat answers the existing refund, D18).
+ */
+const gatewaySafeToRepeat: SafeToRepeat = async (request) => {
+  if (request.method === 'GET' || request.method === 'HEAD') return true;
+  const path = new URL(request.url).pathname;
+  if (request.method === 'POST' && path.endsWith('/disable')) return true;
+  if (request.method === 'POST' && path.endsWith('/refund')) {
+    try {
+      const body = (await request.json()) as { refund?: { id?: unknown } };
+      return typeof body.refund?.id === 'string';
+    } catch {
+      return false;
+    }
+  }
+  return false;
+};
+
+/** A client of the merchant operations, with the payment gateway's Merchant API credentials. */
+export function createMerchantApiClient(options: GatewayClientOptions): Client<MerchantApiPaths> {
+  return buildClient(options, gatewaySafeToRepeat, basicAuth(options.credentials, 'createMerchantApiClient'));
+}
+
+/** A client of one merchant's transactional operations, with its Transactional API credentials. */
+export function createTransactionalApiClient(options: GatewayClientOptions): Client<TransactionalApiPaths> {
+  return buildClient(options, gatewaySafeToRepeat, basicAuth(options.credentials, 'createTransactionalApiClient'));
+}
+
+type Merchant = components['schemas']['GatewayMerchant'];
+
+/**
+ * The Transactional API credentials of a merchant record, or `undefined` while the merchant is not
+ * `enabled` (they are issued on enable and revoked on disable, D07/D09).
+ */
+export function transactionalCredentials(merchant: Merchant): BasicCredentials | undefined {
+  const details = merchant.stage === 'enabled' ? merchant.basicAuthDetails : undefined;
+  return details === undefined ? undefined : { username: details.username, password: details.password };
+}
+
+type TransactionRead = operations['getTransaction']['responses'][200]['content']['application/json'];
+/** The stage response of `GET /api/merchant/transaction/{id}?include=stage`. */
+export type TransactionStageResponse = Extract<TransactionRead, { transactionStage: unknown }>;
+
+/** Tells the stage response from the plain record (both come from the same operation). */
+export function isStageResponse(value: TransactionRead): value is TransactionStageResponse {
+  return typeof value === 'object' && value !== null && 'transactionStage' in value;
+}

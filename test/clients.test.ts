@@ -1,0 +1,345 @@
+/**
+ * The typed clients: every operation against the Prism mock of its family, signing checked by a
+ * local server that recomputes the signature from what it received, timeouts and opt-in retries.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMocks, type RunningMocks } from '../scripts/mock-servers.js';
+import { createExtrasClient } from '../src/clients/extras.js';
+import {
+  createMerchantApiClient,
+  createTransactionalApiClient,
+  isStageResponse,
+  transactionalCredentials,
+} from '../src/clients/gateway.js';
+import { createSdkClient } from '../src/clients/sdk.js';
+import { RequestTimeoutError } from '../src/clients/transport.js';
+import { createWebClient } from '../src/clients/web.js';
+import { sdkSignature, webSignature } from '../src/signature.js';
+
+const basic = { username: 'pg_test', password: 'pg_test_secret' };
+const partner = { partnerId: 'partner_test', privateKey: 'test_private_key' };
+const user = { name: 'Asha Rao', phoneNumber: '+919000000001' };
+const device = { userAgent: 'Mozilla/5.0', ipAddress: '203.0.113.24' };
+const prefer = (value: string) => ({ headers: { Prefer: value } });
+
+let mocks: RunningMocks;
+
+function mockUrl(family: 'gateway' | 'extras' | 'web' | 'sdk'): string {
+  const url = mocks.urls[family];
+  if (url === undefined) throw new Error(`the ${family} mock is not running`);
+  return url;
+}
+
+beforeAll(async () => {
+  mocks = await startMocks({ ports: { gateway: 4310, extras: 4311, web: 4312, sdk: 4313 } });
+});
+
+afterAll(async () => {
+  await mocks?.stop();
+});
+
+describe('gateway clients against the mock', () => {
+  it('calls every Merchant API operation', async () => {
+    const client = createMerchantApiClient({ baseUrl: mockUrl('gateway'), credentials: basic });
+    const created = await client.POST('/api/merchant', {
+      body: {
+        merchant: {
+          id: 'm_1',
+          brandName: 'Chai Point',
+          entityName: 'Chai Point Pvt Ltd',
+          brandHomePageUrl: 'https://chai.example.in',
+          mccCode: 5812,
+        },
+      },
+    });
+    expect(created.response.status).toBe(201);
+    expect(created.data?.merchant.stage).toBe('documentsPending');
+
+    const read = await client.GET('/api/merchant/{id}', { params: { path: { id: 'm_1' } }, ...prefer('example=enabled') });
+    expect(read.response.status).toBe(200);
+    const credentials = read.data ? transactionalCredentials(read.data.merchant) : undefined;
+    expect(credentials?.username).toEqual(expect.any(String));
+
+    const uploaded = await client.POST('/api/merchant/{id}/document', {
+      params: { path: { id: 'm_1' } },
+      body: { documentType: 'PAN', document: { type: 'base64', value: 'JVBERi0xLjQK' } },
+    });
+    expect(uploaded.response.status).toBe(200);
+    expect(uploaded.data?.merchant.id).toEqual(expect.any(String));
+
+    const disabled = await client.POST('/api/merchant/{id}/disable', { params: { path: { id: 'm_1' } }, body: { reason: 'closed' } });
+    expect(disabled.response.status).toBe(200);
+
+    const access = await client.POST('/api/merchant/{id}/dashboard-access', {
+      params: { path: { id: 'm_1' } },
+      body: { dashboardUser: { name: 'Ravi', email: 'ravi@chai.example.in' } },
+    });
+    expect(access.response.status).toBe(201);
+    expect(access.data?.dashboardAccess.loginUrl).toMatch(/^https?:\/\//);
+  });
+
+  it('calls every Transactional API operation', async () => {
+    const client = createTransactionalApiClient({ baseUrl: mockUrl('gateway'), credentials: basic });
+    const check = await client.POST('/api/merchant/transaction/pre-eligibility', {
+      body: { user, transaction: { amount: 150000 }, deviceInformation: device },
+    });
+    expect(check.response.status).toBe(200);
+    expect(check.data?.preEligibilityCheck.id).toMatch(/^[0-9a-f-]{36}$/);
+
+    const created = await client.POST('/api/merchant/transaction', {
+      body: { transaction: { id: 'txn_1', amount: 150000 }, user, deviceInformation: device },
+    });
+    expect(created.response.status).toBe(201);
+
+    const list = await client.GET('/api/merchant/transaction', { params: { query: { limit: 10 } } });
+    expect(list.response.status).toBe(200);
+    expect(Array.isArray(list.data?.transactions)).toBe(true);
+
+    const plain = await client.GET('/api/merchant/transaction/{id}', { params: { path: { id: 'txn_1' } } });
+    expect(plain.response.status).toBe(200);
+    expect(plain.data && isStageResponse(plain.data)).toBe(false);
+
+    const stage = await client.GET('/api/merchant/transaction/{id}', {
+      params: { path: { id: 'txn_1' }, query: { include: 'stage' } },
+      ...prefer('example=stagePayment'),
+    });
+    expect(stage.data && isStageResponse(stage.data) ? stage.data.transactionStage.nextStep.step : undefined).toBe('payment');
+
+    const otp = await client.POST('/api/merchant/transaction/{transactionId}/user-inputs/{referenceId}', {
+      params: { path: { transactionId: 'txn_1', referenceId: '0b8a3c1e-6a43-4f0e-9d1c-3b1c2f9e7a10' } },
+      body: { value: '123456' },
+    });
+    expect(otp.response.status).toBe(200);
+
+    const paid = await client.POST('/api/merchant/transaction/{transactionId}/payment/register-external', {
+      params: { path: { transactionId: 'txn_1' } },
+      body: { metaData: { paymentMode: 'UPI', pgPaymentId: 'pay_1', amount: 37500 } },
+    });
+    expect(paid.response.status).toBe(200);
+
+    const refund = await client.POST('/api/merchant/transaction/{transactionId}/refund', {
+      params: { path: { transactionId: 'txn_1' } },
+      body: { refund: { amount: 50000 } },
+      ...prefer('code=201'),
+    });
+    expect(refund.response.status).toBe(201);
+    expect(refund.data?.refund.amount).toEqual(expect.any(Number));
+
+    const settlement = await client.GET('/api/merchant/settlement', { params: { query: {} } });
+    expect(settlement.response.status).toBe(200);
+    expect(Array.isArray(settlement.data?.settlements)).toBe(true);
+  });
+
+  it('types the documented errors', async () => {
+    const client = createTransactionalApiClient({ baseUrl: mockUrl('gateway'), credentials: basic });
+    const { data, error, response } = await client.POST('/api/merchant/transaction/{transactionId}/refund', {
+      params: { path: { transactionId: 'txn_1' } },
+      body: {},
+      ...prefer('code=409'),
+    });
+    expect(response.status).toBe(409);
+    expect(data).toBeUndefined();
+    expect(['DUPLICATE_ID', 'INVALID_STATE', 'REFUND_AMOUNT_TOO_LARGE', 'ALREADY_REFUNDED']).toContain(error?.errorCode);
+  });
+
+  it('is answered 401 by the mock without valid credentials', async () => {
+    const client = createMerchantApiClient({ baseUrl: mockUrl('gateway'), credentials: basic, headers: { Authorization: 'Bearer x' } });
+    // The Basic middleware runs last and replaces any Authorization header given as an extra header.
+    const read = await client.GET('/api/merchant/{id}', { params: { path: { id: 'm_1' } } });
+    expect(read.response.status).toBe(200);
+    const raw = await fetch(`${mockUrl('gateway')}/api/merchant/m_1`);
+    expect(raw.status).toBe(401);
+  });
+
+  it('rejects unusable credentials at creation without echoing the password', () => {
+    expect(() => createMerchantApiClient({ baseUrl: mockUrl('gateway'), credentials: { username: 'a:b', password: 'hunter2' } })).toThrow(
+      /username/,
+    );
+    try {
+      createTransactionalApiClient({ baseUrl: 'ftp://x', credentials: { username: 'u', password: 'hunter2' } });
+      expect.unreachable();
+    } catch (error) {
+      expect(String(error)).toMatch(/baseUrl/);
+      expect(String(error)).not.toContain('hunter2');
+    }
+  });
+});
+
+describe('extras client against the mock', () => {
+  it('calls every extras operation', async () => {
+    const client = createExtrasClient({ baseUrl: mockUrl('extras'), credentials: { username: 'extras_test', password: 'extras_test_secret' } });
+    const info = await client.POST('/service/payments/merchant/user/credit/info', {
+      params: { query: { userPhoneNumber: '+919000000001' } },
+    });
+    expect(info.response.status).toBe(200);
+    expect(['registered', 'unregistered']).toContain(info.data?.registrationStatus);
+
+    const identification = await client.POST('/service/database/merchant/user/feed/identification', {
+      body: { userPhoneNumber: '+919000000001', identification: { panNumber: 'ABCDE1234F' } },
+    });
+    expect(identification.data?.message).toBe('ok');
+
+    const data = await client.POST('/service/database/merchant/user/feed/merchant-data', {
+      body: { userPhoneNumber: '+919000000001', data: [{ orders: 3 }] },
+    });
+    expect(data.data?.message).toBe('ok');
+  });
+});
+
+describe('web client against the mock', () => {
+  it('signs and calls every web operation', async () => {
+    const client = createWebClient({ baseUrl: mockUrl('web'), ...partner });
+    const initiated = await client.POST('/api/transaction', {
+      body: { id: 'web_1', amount: 150000, user, redirect: { url: 'https://shop.example.in/done' } },
+    });
+    expect(initiated.response.status).toBe(200);
+    expect(initiated.data?.redirectUrl).toMatch(/^https?:\/\//);
+
+    const status = await client.GET('/api/transaction/status', { params: { query: { id: 'web_1' } } });
+    expect(status.response.status).toBe(200);
+    expect(['PENDING', 'SUCCESS', 'FAILURE', 'CANCELLED']).toContain(status.data?.status);
+
+    const script = await client.GET('/sdk.js', { parseAs: 'text' });
+    expect(script.response.headers.get('content-type')).toMatch(/javascript/);
+    expect(script.data).toEqual(expect.any(String));
+  });
+});
+
+describe('sdk client against the mock', () => {
+  it('signs and calls every SDK-flow operation', async () => {
+    const client = createSdkClient({ baseUrl: mockUrl('sdk'), ...partner });
+    const initiated = await client.POST('/merchant/credit/initiateTransaction', {
+      body: { merchantTransactionId: 'ord_1', userPhoneNumber: '+919000000001', userId: 'u_1', amount: 250000 },
+    });
+    expect(initiated.response.status).toBe(201);
+    expect(initiated.data?.message).toBe('TRANSACTION_INITIATED');
+
+    const status = await client.POST('/merchant/credit/checkTransactionStatus', {
+      body: { merchantTransactionId: 'ord_1' },
+      ...prefer('example=pending'),
+    });
+    expect(status.data?.message).toBe('PENDING');
+
+    const refund = await client.POST('/merchant/credit/refundTransaction', { body: { merchantTransactionId: 'ord_1', amount: 1000 } });
+    expect(refund.data?.message).toBe('ok');
+
+    const failed = await client.POST('/merchant/credit/refundTransaction', {
+      body: { merchantTransactionId: 'ord_1' },
+      ...prefer('code=400'),
+    });
+    expect(failed.response.status).toBe(400);
+    expect(failed.error?.message).toEqual(expect.any(String));
+  });
+});
+
+/** A local server that records what it received and answers with a handler. */
+async function localServer(handler: (req: IncomingMessage, body: Buffer, res: ServerResponse) => void): Promise<{ url: string; server: Server }> {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => handler(req, Buffer.concat(chunks), res));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+const close = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
+
+describe('signing over what is actually sent', () => {
+  it('signs web requests over the received bytes and path with a base-URL prefix and an encoded query', async () => {
+    const seen: { valid: boolean; path: string }[] = [];
+    const { url, server } = await localServer((req, body, res) => {
+      const expected = webSignature(body, req.url ?? '', partner.privateKey);
+      seen.push({ valid: req.headers['x-signature'] === expected && req.headers['x-partner-id'] === partner.partnerId, path: req.url ?? '' });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ transactionId: 'a', status: 'PENDING', signature: expected }));
+    });
+    try {
+      const client = createWebClient({ baseUrl: `${url}/prefix/v1`, ...partner });
+      await client.GET('/api/transaction/status', { params: { query: { id: 'ord 1/ü+x' } } });
+      await client.POST('/api/transaction', { body: { id: 'w_2', amount: 100, user: { name: 'नमस्ते 🙏', phoneNumber: '+919000000001' } } });
+      expect(seen).toHaveLength(2);
+      expect(seen.every((s) => s.valid)).toBe(true);
+      expect(seen[0]?.path).toMatch(/^\/prefix\/v1\/api\/transaction\/status\?id=ord/);
+      expect(seen[1]?.path).toBe('/prefix/v1/api/transaction');
+    } finally {
+      await close(server);
+    }
+  });
+
+  it('signs SDK-flow requests over the received bytes', async () => {
+    let valid = false;
+    const { url, server } = await localServer((req, body, res) => {
+      valid = req.headers['x-signature'] === sdkSignature(body, partner.privateKey) && req.headers['x-partnerid'] === partner.partnerId;
+      res.writeHead(201, { 'content-type': 'application/json' });
+      res.end('{"message":"TRANSACTION_INITIATED"}');
+    });
+    try {
+      const client = createSdkClient({ baseUrl: url, ...partner });
+      const result = await client.POST('/merchant/credit/initiateTransaction', {
+        body: { merchantTransactionId: 'ord_é', userPhoneNumber: '+919000000001', userId: 'ü', amount: 100 },
+      });
+      expect(result.data?.message).toBe('TRANSACTION_INITIATED');
+      expect(valid).toBe(true);
+    } finally {
+      await close(server);
+    }
+  });
+});
+
+describe('timeouts and retries', () => {
+  it('ends an attempt after timeoutMs with RequestTimeoutError', async () => {
+    const { url, server } = await localServer(() => {
+      /* never answers */
+    });
+    try {
+      const client = createSdkClient({ baseUrl: url, ...partner, timeoutMs: 150 });
+      await expect(client.POST('/merchant/credit/checkTransactionStatus', { body: { merchantTransactionId: 'x' } })).rejects.toBeInstanceOf(
+        RequestTimeoutError,
+      );
+    } finally {
+      server.closeAllConnections();
+      await close(server);
+    }
+  });
+
+  it('retries only requests that are safe to repeat, and only when asked', async () => {
+    const hits = new Map<string, number>();
+    const { url, server } = await localServer((req, _body, res) => {
+      const key = `${req.method} ${req.url}`;
+      const n = (hits.get(key) ?? 0) + 1;
+      hits.set(key, n);
+      res.writeHead(n < 3 ? 503 : 200, { 'content-type': 'application/json', 'retry-after': '0' });
+      res.end(n < 3 ? '{"message":"INTERNAL_SERVER_ERROR"}' : '{"message":"SUCCESS"}');
+    });
+    try {
+      const retrying = createSdkClient({ baseUrl: url, ...partner, retry: { retries: 3, minDelayMs: 1 } });
+      const status = await retrying.POST('/merchant/credit/checkTransactionStatus', { body: { merchantTransactionId: 'x' } });
+      expect(status.data?.message).toBe('SUCCESS');
+      expect(hits.get('POST /merchant/credit/checkTransactionStatus')).toBe(3);
+
+      const initiate = await retrying.POST('/merchant/credit/initiateTransaction', {
+        body: { merchantTransactionId: 'y', userPhoneNumber: '+919000000001', userId: 'u', amount: 100 },
+      });
+      expect(initiate.response.status).toBe(503);
+      expect(hits.get('POST /merchant/credit/initiateTransaction')).toBe(1);
+
+      const gateway = createTransactionalApiClient({ baseUrl: url, credentials: basic, retry: { retries: 3, minDelayMs: 1 } });
+      await gateway.POST('/api/merchant/transaction/{transactionId}/refund', { params: { path: { transactionId: 't' } }, body: { refund: { id: 'r1' } } });
+      expect(hits.get('POST /api/merchant/transaction/t/refund')).toBe(3);
+      hits.clear();
+      await gateway.POST('/api/merchant/transaction/{transactionId}/refund', { params: { path: { transactionId: 't' } }, body: { refund: { amount: 5 } } });
+      expect(hits.get('POST /api/merchant/transaction/t/refund')).toBe(1);
+
+      const plain = createSdkClient({ baseUrl: url, ...partner });
+      hits.clear();
+      const once = await plain.POST('/merchant/credit/checkTransactionStatus', { body: { merchantTransactionId: 'z' } });
+      expect(once.response.status).toBe(503);
+      expect(hits.get('POST /merchant/credit/checkTransactionStatus')).toBe(1);
+    } finally {
+      await close(server);
+    }
+  });
+});
