@@ -301,7 +301,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BAD_REQUEST` when the body is not valid; **decided (D27):** `NO_SUCH_TRANSACTION` when no transaction has this id. */
+            /** @description `BAD_REQUEST` when the body is not valid; **Decided by this contract (D27):** `NO_SUCH_TRANSACTION` when no transaction has this id. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -349,7 +349,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `NO_SUCH_TRANSACTION`, `REFUND_AMOUNT_TOO_LARGE` (more than remains), `ALREADY_REFUNDED` (nothing remains); **decided (D27):** `TRANSACTION_NOT_REFUNDABLE` (not `SUCCESS`) and `BAD_REQUEST` (invalid body). */
+            /** @description `NO_SUCH_TRANSACTION`, `REFUND_AMOUNT_TOO_LARGE` (more than remains), `ALREADY_REFUNDED` (nothing remains); **Decided by this contract (D27):** `TRANSACTION_NOT_REFUNDABLE` (not `SUCCESS`) and `BAD_REQUEST` (invalid body). */
             400: {
                 headers: {
                     [name: string]: unknown;

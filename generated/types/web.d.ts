@@ -482,6 +482,7 @@ export interface operations {
                     "application/javascript": string;
                 };
             };
+            500: components["responses"]["internalServerError"];
             /** @description **Decided by this contract (D24).** Not expected: the script is served to anyone. A 4xx (such as 429) comes from the network path; load the page again later and honour `Retry-After` when present. */
             "4XX": {
                 headers: {

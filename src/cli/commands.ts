@@ -8,7 +8,17 @@ import { signCommand, verifyCommand } from './signature-commands.js';
 
 export type { Command } from './command-line.js';
 
+const sandboxCommand: Command = {
+  summary: 'start the stateful sandbox of all four families (default http://127.0.0.1:4000)',
+  async run(argv) {
+    // Loaded on demand: signing and verifying need none of the sandbox's modules.
+    const { runSandbox } = await import('../sandbox/cli.js');
+    return runSandbox(argv);
+  },
+};
+
 export const commands: Record<string, Command> = {
   sign: signCommand,
   verify: verifyCommand,
+  sandbox: sandboxCommand,
 };

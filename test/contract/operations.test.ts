@@ -1,0 +1,223 @@
+/**
+ * Every operation of the interface description exists in the document of its family. The list is
+ * read from the description file at test time: each `METHOD {base_url|web_url|sdk_url}/path[?query]`
+ * of its tables and prose, each URL written without a method (loaded with GET), and each operation
+ * it names only in words.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  bundleOf,
+  derefObject,
+  FAMILIES,
+  isObject,
+  operationName,
+  operationsOf,
+  parametersOf,
+  pathShape,
+  requireDocument,
+  topLevelProperties,
+  type Family,
+  type JsonObject,
+  type OperationEntry,
+} from '../support/documents.js';
+import {
+  DESCRIPTION,
+  familyOfUrl,
+  operationsNamedInWords,
+  requireDescription,
+  urlOccurrences,
+  urlsWithoutMethod,
+  type UrlOccurrence,
+} from '../support/description.js';
+
+/** The fewest `METHOD {placeholder}/path` occurrences the description has; fewer means a broken parser. */
+const MIN_METHOD_OCCURRENCES = 17;
+
+/**
+ * The operationIds this contract gives to the operations the description names only in words
+ * (D10, D11, D19). The phrases are checked against the description below.
+ */
+const OPERATIONS_NAMED_IN_WORDS: Record<string, string> = {
+  'Disable a merchant': 'disableMerchant',
+  'create dashboard access for a merchant': 'createDashboardAccess',
+  'List transactions': 'listTransactions',
+  'get settlement information': 'getSettlement',
+};
+
+/** How many webhooks each family's document declares (the gateway: transaction and refund events). */
+const WEBHOOK_COUNT: Record<Family, number> = { gateway: 2, extras: 0, web: 1, sdk: 1 };
+
+interface ExpectedOperation {
+  family: Family | undefined;
+  method: string;
+  path: string;
+  query: string | undefined;
+  /** How the description writes it, with the line(s): for the test's name. */
+  written: string;
+}
+
+const occurrences = urlOccurrences(DESCRIPTION.text);
+const methodOccurrences = occurrences.filter((occurrence) => occurrence.method !== undefined);
+
+function expectedOperations(): ExpectedOperation[] {
+  const expected = new Map<string, ExpectedOperation & { lines: number[] }>();
+  const add = (occurrence: UrlOccurrence, method: string) => {
+    const family = familyOfUrl(occurrence.placeholder, occurrence.path);
+    const key = `${family ?? '?'} ${method} ${pathShape(occurrence.path)}?${occurrence.query ?? ''}`;
+    const found = expected.get(key);
+    if (found !== undefined) {
+      found.lines.push(occurrence.line);
+      return;
+    }
+    const written = occurrence.method === undefined ? `${method} ${occurrence.written}` : occurrence.written;
+    expected.set(key, { family, method, path: occurrence.path, query: occurrence.query, written, lines: [occurrence.line] });
+  };
+  for (const occurrence of methodOccurrences) add(occurrence, occurrence.method as string);
+  for (const occurrence of urlsWithoutMethod(occurrences)) add(occurrence, 'GET');
+  return [...expected.values()].map(({ lines, ...operation }) => ({
+    ...operation,
+    written: `${operation.written} (line ${lines.join(', ')})`,
+  }));
+}
+
+const EXPECTED = expectedOperations();
+
+function findOperation(document: JsonObject, method: string, path: string): OperationEntry | undefined {
+  return operationsOf(document).find(
+    (entry) => entry.kind === 'path' && entry.method === method.toLowerCase() && pathShape(entry.key) === pathShape(path),
+  );
+}
+
+/** The problems with the query `name=value&...` on an operation: each must be a query parameter allowing that value. */
+function queryProblems(document: JsonObject, entry: OperationEntry, query: string): string[] {
+  const problems: string[] = [];
+  const parameters = parametersOf(document, entry);
+  for (const pair of query.split('&')) {
+    const [name = '', value = ''] = pair.split('=');
+    const parameter = parameters.find((candidate) => candidate.in === 'query' && candidate.name === name);
+    if (parameter === undefined) {
+      problems.push(`declares no query parameter '${name}'`);
+      continue;
+    }
+    const schema = derefObject(document, parameter.schema);
+    const allowed = schema?.enum;
+    if (!Array.isArray(allowed) || !allowed.includes(value)) {
+      problems.push(`query parameter '${name}' does not allow '${value}' in its schema's enum (${JSON.stringify(allowed)})`);
+    }
+  }
+  return problems;
+}
+
+describe('the interface description', () => {
+  it('is read from ../shared/seeds/', () => {
+    expect(DESCRIPTION.problem, DESCRIPTION.problem).toBeUndefined();
+    expect(DESCRIPTION.text.length).toBeGreaterThan(0);
+  });
+
+  it(`has at least ${MIN_METHOD_OCCURRENCES} METHOD {placeholder}/path occurrences (else the parser is broken)`, () => {
+    requireDescription();
+    expect(
+      methodOccurrences.length,
+      `found only: ${methodOccurrences.map((occurrence) => occurrence.written).join('; ')}`,
+    ).toBeGreaterThanOrEqual(MIN_METHOD_OCCURRENCES);
+  });
+
+  it('maps every URL to a family', () => {
+    const unmapped = EXPECTED.filter((operation) => operation.family === undefined).map((operation) => operation.written);
+    expect(unmapped, `no family for: ${unmapped.join('; ')}`).toEqual([]);
+  });
+});
+
+describe('every operation of the description exists in its family document', () => {
+  it.each(EXPECTED.map((operation) => [`${operation.written} -> ${operation.family ?? '?'}`, operation] as const))(
+    '%s',
+    (_name, operation) => {
+      expect(operation.family, `no family for ${operation.written}`).toBeDefined();
+      const bundle = bundleOf(operation.family as Family);
+      const document = requireDocument(bundle);
+      const entry = findOperation(document, operation.method, operation.path);
+      expect(
+        entry,
+        `${bundle.file} has no operation ${operation.method} ${operation.path} (description: ${operation.written})`,
+      ).toBeDefined();
+      if (entry !== undefined && operation.query !== undefined) {
+        const problems = queryProblems(document, entry, operation.query);
+        expect(
+          problems,
+          `${operationName(bundle.family, entry)} (${String(entry.operation.operationId)}) should serve ?${operation.query}: ${problems.join('; ')}`,
+        ).toEqual([]);
+      }
+    },
+  );
+});
+
+describe('operations the description names only in words', () => {
+  it('are exactly the ones this suite gives an operationId', () => {
+    const phrases = operationsNamedInWords(requireDescription()).map((named) => named.phrase);
+    expect(
+      [...phrases].sort(),
+      'the description\'s rows "Method, path and payloads: not shown" changed: map each phrase to an operationId',
+    ).toEqual(Object.keys(OPERATIONS_NAMED_IN_WORDS).sort());
+  });
+
+  it.each(Object.entries(OPERATIONS_NAMED_IN_WORDS))('"%s" is gateway operation %s, marked x-decision', (phrase, operationId) => {
+    const bundle = bundleOf('gateway');
+    const entry = operationsOf(requireDocument(bundle)).find((candidate) => candidate.operation.operationId === operationId);
+    expect(entry, `${bundle.file} has no operation with operationId ${operationId} ("${phrase}")`).toBeDefined();
+    expect(entry?.kind, `${operationId} must be an operation of paths, not a webhook`).toBe('path');
+    expect(entry?.operation['x-decision'], `${operationId} decides its method and path: it needs x-decision: Dnn`).toMatch(
+      /^D[0-9]{2}$/,
+    );
+  });
+});
+
+describe.each(FAMILIES)('%s: operations beyond the description', (family) => {
+  it('are each marked with x-decision', () => {
+    const bundle = bundleOf(family);
+    const document = requireDocument(bundle);
+    const described = EXPECTED.filter((operation) => operation.family === family);
+    const undecided = operationsOf(document)
+      .filter((entry) => entry.kind === 'path')
+      .filter(
+        (entry) =>
+          !described.some(
+            (operation) => operation.method.toLowerCase() === entry.method && pathShape(operation.path) === pathShape(entry.key),
+          ),
+      )
+      .filter((entry) => typeof entry.operation['x-decision'] !== 'string')
+      .map((entry) => `${operationName(family, entry)} (${String(entry.operation.operationId)})`);
+    expect(undecided, `not in the description and not marked x-decision: ${undecided.join('; ')}`).toEqual([]);
+  });
+});
+
+describe.each(FAMILIES)('%s: webhooks', (family) => {
+  it(`declares ${WEBHOOK_COUNT[family]} webhook(s)`, () => {
+    const bundle = bundleOf(family);
+    const webhooks = operationsOf(requireDocument(bundle)).filter((entry) => entry.kind === 'webhook');
+    expect(
+      webhooks.map((entry) => entry.key),
+      `${bundle.file} should declare ${WEBHOOK_COUNT[family]} webhook(s)`,
+    ).toHaveLength(WEBHOOK_COUNT[family]);
+  });
+});
+
+describe('gateway webhooks', () => {
+  it.each(['transaction', 'refund'])('one webhook carries the %s event (payload property of that name)', (event) => {
+    const bundle = bundleOf('gateway');
+    const document = requireDocument(bundle);
+    const carrying = operationsOf(document)
+      .filter((entry) => entry.kind === 'webhook')
+      .filter((entry) => {
+        const body = derefObject(document, entry.operation.requestBody);
+        const content = body?.content;
+        if (!isObject(content)) return false;
+        return Object.values(content).some((mediaType) => {
+          const properties = topLevelProperties(document, isObject(mediaType) ? mediaType.schema : undefined);
+          // The refund event may mention its transaction; the transaction event carries no refund key.
+          return properties.has(event) && (event === 'refund' || !properties.has('refund'));
+        });
+      })
+      .map((entry) => entry.key);
+    expect(carrying, `${bundle.file}: webhooks whose payload has a top-level '${event}' property`).toHaveLength(1);
+  });
+});
