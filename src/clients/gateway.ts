@@ -36,13 +36,13 @@ export interface GatewayClientOptions extends ClientOptions {
  * Safe to repeat: reads, disabling a merchant (idempotent, D10) and a refund that names its own
  * `refund.id` (a repeat answers the existing refund, D18).
  */
-const gatewaySafeToRepeat: SafeToRepeat = async (request) => {
+const gatewaySafeToRepeat: SafeToRepeat = (request) => {
   if (request.method === 'GET' || request.method === 'HEAD') return true;
   const path = new URL(request.url).pathname;
   if (request.method === 'POST' && path.endsWith('/disable')) return true;
-  if (request.method === 'POST' && path.endsWith('/refund')) {
+  if (request.method === 'POST' && path.endsWith('/refund') && request.body !== undefined) {
     try {
-      const body = (await request.json()) as { refund?: { id?: unknown } };
+      const body = JSON.parse(new TextDecoder().decode(request.body)) as { refund?: { id?: unknown } };
       return typeof body.refund?.id === 'string';
     } catch {
       return false;

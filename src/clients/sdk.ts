@@ -1,5 +1,5 @@
 /**
- * Typed client of the SDK flow (initiate, status, refund). Every request is signed in middleware
+ * Typed client of the SDK flow (initiate, status, refund). Every request is signed as it is sent
  * over the exact body bytes sent: `X-Signature` = base64(SHA-256(body + privateKey)), with
  * `X-Partnerid`. Callers never pass `X-Signature` themselves.
  */
@@ -7,7 +7,7 @@ import type { Client } from 'openapi-fetch';
 import type { components, operations, paths } from '../../generated/types/sdk.js';
 import { sdkSignature } from '../signature.js';
 import { checkPartnerCredentials, type PartnerCredentials } from './signed.js';
-import { buildClient, signing, type ClientOptions, type SafeToRepeat, type SignedPaths } from './transport.js';
+import { buildClient, type ClientOptions, type SafeToRepeat, type SignedPaths } from './transport.js';
 
 export type { components as SdkComponents, operations as SdkOperations, paths as SdkPaths };
 export type SdkSchemas = components['schemas'];
@@ -24,9 +24,11 @@ export function createSdkClient(options: SdkClientOptions): Client<SdkClientPath
   return buildClient(
     options,
     sdkSafeToRepeat,
-    signing((body) => ({
-      'X-Partnerid': partnerId,
-      'X-Signature': sdkSignature(body, privateKey),
-    }))
+    {
+      sign: (body) => ({
+        'X-Partnerid': partnerId,
+        'X-Signature': sdkSignature(body, privateKey),
+      }),
+    },
   );
 }

@@ -4,7 +4,7 @@
  *
  * Nothing here imports node: modules, so the Basic-auth clients can be bundled for a browser.
  */
-import createClient, { type Client, type Middleware } from 'openapi-fetch';
+import createClient, { type Client } from 'openapi-fetch';
 
 /** Opt-in retries. Only requests that are safe to repeat are ever retried. */
 export interface RetryOptions {
@@ -42,13 +42,31 @@ export class RequestTimeoutError extends Error {
   }
 }
 
+/** What a retry decision sees of a request. */
+export interface OutgoingRequest {
+  method: string;
+  url: string;
+  /** The exact body bytes, or `undefined` for none. */
+  body: Uint8Array | undefined;
+}
+
 /** Decides whether a request may be sent again without risk of doing something twice. */
-export type SafeToRepeat = (request: Request) => boolean | Promise<boolean>;
+export type SafeToRepeat = (request: OutgoingRequest) => boolean;
 
 /** GET and HEAD never change anything. */
 export const readOnly: SafeToRepeat = (request) => request.method === 'GET' || request.method === 'HEAD';
 
+/** Computes the signature headers of a request from its exact body bytes and path and query. */
+export type Signer = (body: Uint8Array, pathAndQuery: string) => Record<string, string>;
+
+/** How a client authenticates: fixed headers (HTTP Basic), a signature, or both. */
+export interface Authentication {
+  headers?: Record<string, string>;
+  sign?: Signer;
+}
+
 const RETRY_STATUSES = new Set([429, 500, 502, 503, 504]);
+const EMPTY = new Uint8Array(0);
 
 function checkOptions(options: ClientOptions): void {
   if (typeof options.baseUrl !== 'string' || !/^https?:\/\//.test(options.baseUrl)) {
@@ -75,33 +93,58 @@ function delayFor(attempt: number, retry: RetryOptions, response: Response | und
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
- * Wraps fetch with the per-attempt timeout and, when `retry` is set, retries of safe requests on a
- * network error, a timeout, or HTTP 429/500/502/503/504.
+ * The fetch that every client hands to openapi-fetch. It reads the body of the request openapi-fetch
+ * built once, adds the authentication headers and the signature computed over exactly those bytes
+ * and the exact path and query, and sends them: with a time limit per attempt (until the response
+ * headers arrive), and, when `retry` is set, again for a safe request after a network error, a
+ * timeout, or HTTP 429/500/502/503/504.
  */
-export function createTransport(options: ClientOptions, safeToRepeat: SafeToRepeat): (request: Request) => Promise<Response> {
+export function createTransport(options: ClientOptions, safeToRepeat: SafeToRepeat, auth: Authentication = {}): (request: Request) => Promise<Response> {
   checkOptions(options);
-  const baseFetch = options.fetch ?? ((request: Request) => globalThis.fetch(request));
+  const custom = options.fetch;
   const timeoutMs = options.timeoutMs ?? 30_000;
+  const fixed = { ...options.headers, ...auth.headers };
 
-  async function attempt(request: Request): Promise<Response> {
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = AbortSignal.any([request.signal, timeout]);
+  async function attempt(url: string, init: RequestInit, outer: AbortSignal): Promise<Response> {
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, timeoutMs);
+    const forward = () => controller.abort(outer.reason);
+    outer.addEventListener('abort', forward, { once: true });
     try {
-      return await baseFetch(new Request(request, { signal }));
+      const sent = { ...init, signal: controller.signal };
+      return await (custom ? custom(new Request(url, sent)) : fetch(url, sent));
     } catch (error) {
-      if (timeout.aborted && !request.signal.aborted) throw new RequestTimeoutError(request.method, request.url, timeoutMs);
+      if (timedOut) throw new RequestTimeoutError(init.method ?? 'GET', url, timeoutMs);
       throw error;
+    } finally {
+      clearTimeout(timer);
+      outer.removeEventListener('abort', forward);
     }
   }
 
   return async (request) => {
+    const body = request.body === null ? undefined : new Uint8Array(await request.arrayBuffer());
+    const headers = request.headers;
+    for (const name in fixed) headers.set(name, fixed[name] as string);
+    if (auth.sign) {
+      const url = new URL(request.url);
+      const signed = auth.sign(body ?? EMPTY, `${url.pathname}${url.search}`);
+      for (const name in signed) headers.set(name, signed[name] as string);
+    }
+    const init: RequestInit = { method: request.method, headers, body };
     const retry = options.retry;
-    if (retry === undefined || !(await safeToRepeat(request.clone()))) return attempt(request);
+    if (retry === undefined || !safeToRepeat({ method: request.method, url: request.url, body })) {
+      return attempt(request.url, init, request.signal);
+    }
     for (let n = 0; ; n++) {
       const last = n >= retry.retries;
       let response: Response | undefined;
       try {
-        response = await attempt(last ? request : request.clone());
+        response = await attempt(request.url, init, request.signal);
       } catch (error) {
         if (last || request.signal.aborted) throw error;
       }
@@ -124,8 +167,8 @@ export interface BasicCredentials {
   password: string;
 }
 
-/** A middleware that sends HTTP Basic credentials with every request. */
-export function basicAuth(credentials: BasicCredentials, what: string): Middleware {
+/** The `Authorization` header of HTTP Basic credentials, after checking them. */
+export function basicAuth(credentials: BasicCredentials, what: string): Authentication {
   const { username, password } = credentials ?? ({} as BasicCredentials);
   if (typeof username !== 'string' || username === '' || username.includes(':')) {
     throw new TypeError(`${what}: username must be a non-empty string without ':'`);
@@ -133,13 +176,7 @@ export function basicAuth(credentials: BasicCredentials, what: string): Middlewa
   if (typeof password !== 'string' || password === '') {
     throw new TypeError(`${what}: password must be a non-empty string`);
   }
-  const header = `Basic ${base64Utf8(`${username}:${password}`)}`;
-  return {
-    onRequest({ request }) {
-      request.headers.set('Authorization', header);
-      return request;
-    },
-  };
+  return { headers: { Authorization: `Basic ${base64Utf8(`${username}:${password}`)}` } };
 }
 
 /** Removes a header parameter from every operation's type, for headers a middleware sets itself. */
@@ -155,41 +192,10 @@ export type SignedPaths<Paths, Name extends string = 'X-Signature'> = {
 };
 
 /**
- * A middleware that signs each request as the last step before it is sent: `sign` receives the
- * exact body bytes and the path and query exactly as they will be sent.
+ * Assembles a client: openapi-fetch builds the request from the generated types; the transport
+ * authenticates and sends it. No middleware is involved, so nothing can change the request after
+ * it was signed.
  */
-export function signing(headers: (body: Uint8Array, pathAndQuery: string) => Record<string, string>): Middleware {
-  return {
-    async onRequest({ request }) {
-      const body = new Uint8Array(await request.clone().arrayBuffer());
-      const url = new URL(request.url);
-      for (const [name, value] of Object.entries(headers(body, `${url.pathname}${url.search}`))) {
-        request.headers.set(name, value);
-      }
-      return request;
-    },
-  };
-}
-
-/** Extra headers sent with every request. */
-export function staticHeaders(headers: Record<string, string> | undefined): Middleware | undefined {
-  if (headers === undefined || Object.keys(headers).length === 0) return undefined;
-  return {
-    onRequest({ request }) {
-      for (const [name, value] of Object.entries(headers)) request.headers.set(name, value);
-      return request;
-    },
-  };
-}
-
-/**
- * Assembles a client: openapi-fetch over the transport, the extra headers, then the authentication
- * middleware last, so that a signature covers the request exactly as it is sent.
- */
-export function buildClient<Paths extends {}>(options: ClientOptions, safeToRepeat: SafeToRepeat, auth: Middleware): Client<Paths> {
-  const client = createClient<Paths>({ baseUrl: options.baseUrl, fetch: createTransport(options, safeToRepeat) });
-  const extra = staticHeaders(options.headers);
-  if (extra) client.use(extra);
-  client.use(auth);
-  return client;
+export function buildClient<Paths extends {}>(options: ClientOptions, safeToRepeat: SafeToRepeat, auth: Authentication): Client<Paths> {
+  return createClient<Paths>({ baseUrl: options.baseUrl, fetch: createTransport(options, safeToRepeat, auth) });
 }

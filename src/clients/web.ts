@@ -1,5 +1,5 @@
 /**
- * Typed client of the web-initiated flow. Every request is signed in middleware, as its last step,
+ * Typed client of the web-initiated flow. Every request is signed as the last step before it is sent,
  * over the exact body bytes and the exact path and query sent (a path prefix of `baseUrl`
  * included): `X-Signature` = base64(SHA-256(body + pathAndQuery + privateKey)), with `X-Partner-Id`.
  * Callers never pass `X-Signature` themselves.
@@ -8,7 +8,7 @@ import type { Client } from 'openapi-fetch';
 import type { components, operations, paths } from '../../generated/types/web.js';
 import { webSignature } from '../signature.js';
 import { checkPartnerCredentials, type PartnerCredentials } from './signed.js';
-import { buildClient, readOnly, signing, type ClientOptions, type SignedPaths } from './transport.js';
+import { buildClient, readOnly, type ClientOptions, type SignedPaths } from './transport.js';
 
 export type { components as WebComponents, operations as WebOperations, paths as WebPaths };
 export type WebSchemas = components['schemas'];
@@ -23,9 +23,11 @@ export function createWebClient(options: WebClientOptions): Client<WebClientPath
   return buildClient(
     options,
     readOnly,
-    signing((body, pathAndQuery) => ({
-      'X-Partner-Id': partnerId,
-      'X-Signature': webSignature(body, pathAndQuery, privateKey),
-    }))
+    {
+      sign: (body, pathAndQuery) => ({
+        'X-Partner-Id': partnerId,
+        'X-Signature': webSignature(body, pathAndQuery, privateKey),
+      }),
+    },
   );
 }
