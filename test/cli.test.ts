@@ -376,7 +376,7 @@ describe.concurrent('errors', () => {
     );
     expectUsageError(expect, await paylater(['bogus']), 'paylater', /unknown command 'bogus'/);
     expectUsageError(expect, await paylater(['--bogus']), 'paylater', /unknown option --bogus/);
-    expectUsageError(expect, await paylater([]), 'paylater', /missing command \(one of: sign, verify\)/);
+    expectUsageError(expect, await paylater([]), 'paylater', /missing command \(one of: sign, verify, sandbox\)/);
     expectUsageError(expect, await paylater(['sign', 'hex']), 'paylater sign', /unknown kind 'hex'/);
     expectUsageError(expect, await paylater(['verify']), 'paylater verify', /missing kind/);
   });
