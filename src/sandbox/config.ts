@@ -1,0 +1,207 @@
+/**
+ * The sandbox's settings and test credentials: documented defaults (docs/sandbox.md), overridable
+ * by environment variables and then by explicit options (the CLI flags).
+ *
+ * The credentials here are sandbox test values, published on purpose. Secrets are still handled as
+ * secrets: compared in constant time ({@link secretEquals}) and never logged.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+
+export interface BasicCredentials {
+  username: string;
+  password: string;
+}
+
+/** The one partner of the direct integration (web and SDK flows) that the sandbox knows. */
+export interface PartnerConfig {
+  /** The value of `X-Partner-Id` (web) and `X-Partnerid` (SDK). */
+  id: string;
+  /** The private key: signs requests, webhooks and status signatures. */
+  privateKey: string;
+  /** Where web and SDK webhooks go; `undefined`: none configured, events are recorded as not sent. */
+  webhookUrl: string | undefined;
+  /** Shown on the hosted page (web flow). */
+  merchantName: string;
+  /** The default of `redirect.url` of a web transaction (the merchant's homepage). */
+  homePageUrl: string;
+}
+
+export interface SandboxConfig {
+  host: string;
+  port: number;
+  /** Gateway Merchant API credentials (HTTP Basic). */
+  merchantApi: BasicCredentials;
+  /** Extras credentials (HTTP Basic, D26). */
+  extras: BasicCredentials;
+  partner: PartnerConfig;
+  /** The largest request body accepted, in bytes (D24: 1 MiB). */
+  bodyLimit: number;
+  /** The origin used in URLs the sandbox hands out (redirectUrl); default: the address it listens on. */
+  publicUrl: string | undefined;
+}
+
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_PORT = 4000;
+export const BODY_LIMIT = 1024 * 1024;
+
+/** The documented sandbox test values. */
+export const DEFAULT_CONFIG: SandboxConfig = Object.freeze({
+  host: DEFAULT_HOST,
+  port: DEFAULT_PORT,
+  merchantApi: Object.freeze({ username: 'pg_test', password: 'pg_test_secret' }),
+  extras: Object.freeze({ username: 'extras_test', password: 'extras_test_secret' }),
+  partner: Object.freeze({
+    id: 'partner_test',
+    privateKey: 'test_private_key',
+    webhookUrl: undefined,
+    merchantName: 'Sandbox Test Merchant',
+    homePageUrl: 'https://merchant.example.in/',
+  }),
+  bodyLimit: BODY_LIMIT,
+  publicUrl: undefined,
+}) as SandboxConfig;
+
+/** The environment variables the sandbox reads. */
+export const ENVIRONMENT = {
+  host: 'PAYLATER_HOST',
+  port: 'PAYLATER_PORT',
+  merchantApiUsername: 'PAYLATER_MERCHANT_API_USERNAME',
+  merchantApiPassword: 'PAYLATER_MERCHANT_API_PASSWORD',
+  extrasUsername: 'PAYLATER_EXTRAS_USERNAME',
+  extrasPassword: 'PAYLATER_EXTRAS_PASSWORD',
+  partnerId: 'PAYLATER_PARTNER_ID',
+  privateKey: 'PAYLATER_PRIVATE_KEY',
+  webhookUrl: 'PAYLATER_WEBHOOK_URL',
+} as const;
+
+/** Overrides of the defaults; nested objects are merged field by field. */
+export interface ConfigOverrides {
+  host?: string;
+  port?: number;
+  merchantApi?: Partial<BasicCredentials>;
+  extras?: Partial<BasicCredentials>;
+  partner?: Partial<PartnerConfig>;
+  bodyLimit?: number;
+  publicUrl?: string;
+}
+
+/** A setting that cannot be used; the message names the setting, never a secret's value. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/**
+ * The configuration: defaults, then the environment variables of {@link ENVIRONMENT} (when `env` is
+ * given), then `overrides`. An empty environment variable counts as unset.
+ */
+export function resolveConfig(
+  overrides: ConfigOverrides = {},
+  env: Record<string, string | undefined> = {},
+): SandboxConfig {
+  const fromEnv = (name: string): string | undefined => {
+    const value = env[name];
+    return value === undefined || value === '' ? undefined : value;
+  };
+  const envPort = fromEnv(ENVIRONMENT.port);
+
+  const config: SandboxConfig = {
+    host: overrides.host ?? fromEnv(ENVIRONMENT.host) ?? DEFAULT_CONFIG.host,
+    port:
+      overrides.port ??
+      (envPort === undefined ? DEFAULT_CONFIG.port : parsePort(envPort, ENVIRONMENT.port)),
+    merchantApi: {
+      username:
+        overrides.merchantApi?.username ??
+        fromEnv(ENVIRONMENT.merchantApiUsername) ??
+        DEFAULT_CONFIG.merchantApi.username,
+      password:
+        overrides.merchantApi?.password ??
+        fromEnv(ENVIRONMENT.merchantApiPassword) ??
+        DEFAULT_CONFIG.merchantApi.password,
+    },
+    extras: {
+      username:
+        overrides.extras?.username ?? fromEnv(ENVIRONMENT.extrasUsername) ?? DEFAULT_CONFIG.extras.username,
+      password:
+        overrides.extras?.password ?? fromEnv(ENVIRONMENT.extrasPassword) ?? DEFAULT_CONFIG.extras.password,
+    },
+    partner: {
+      id: overrides.partner?.id ?? fromEnv(ENVIRONMENT.partnerId) ?? DEFAULT_CONFIG.partner.id,
+      privateKey:
+        overrides.partner?.privateKey ?? fromEnv(ENVIRONMENT.privateKey) ?? DEFAULT_CONFIG.partner.privateKey,
+      webhookUrl:
+        overrides.partner && 'webhookUrl' in overrides.partner
+          ? overrides.partner.webhookUrl
+          : fromEnv(ENVIRONMENT.webhookUrl),
+      merchantName: overrides.partner?.merchantName ?? DEFAULT_CONFIG.partner.merchantName,
+      homePageUrl: overrides.partner?.homePageUrl ?? DEFAULT_CONFIG.partner.homePageUrl,
+    },
+    bodyLimit: overrides.bodyLimit ?? DEFAULT_CONFIG.bodyLimit,
+    publicUrl: overrides.publicUrl ?? DEFAULT_CONFIG.publicUrl,
+  };
+  checkConfig(config);
+  return config;
+}
+
+/** Parses a TCP port (0 picks a free one). */
+export function parsePort(value: string, setting: string): number {
+  if (!/^[0-9]{1,5}$/.test(value) || Number(value) > 65535) {
+    throw new ConfigError(`${setting} must be a port number from 0 to 65535`);
+  }
+  return Number(value);
+}
+
+function checkConfig(config: SandboxConfig): void {
+  if (!Number.isInteger(config.port) || config.port < 0 || config.port > 65535) {
+    throw new ConfigError('the port must be a number from 0 to 65535');
+  }
+  if (config.host === '') throw new ConfigError('the host must not be empty');
+  for (const [name, value] of [
+    ['the Merchant API username', config.merchantApi.username],
+    ['the Merchant API password', config.merchantApi.password],
+    ['the extras username', config.extras.username],
+    ['the extras password', config.extras.password],
+    ['the partner id', config.partner.id],
+    ['the private key', config.partner.privateKey],
+  ] as const) {
+    if (value === '') throw new ConfigError(`${name} must not be empty`);
+  }
+  if (config.merchantApi.username.includes(':') || config.extras.username.includes(':')) {
+    throw new ConfigError('a Basic username must not contain ":"');
+  }
+  if (config.partner.webhookUrl !== undefined && !isHttpUrl(config.partner.webhookUrl)) {
+    throw new ConfigError('the webhook URL must be an absolute http or https URL');
+  }
+  if (config.publicUrl !== undefined && !isHttpUrl(config.publicUrl)) {
+    throw new ConfigError('the public URL must be an absolute http or https URL');
+  }
+  if (!Number.isInteger(config.bodyLimit) || config.bodyLimit < 1) {
+    throw new ConfigError('the body limit must be a positive integer');
+  }
+}
+
+export function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Compares a received secret with the expected one in constant time: both sides are hashed first,
+ * so neither their contents nor their lengths leak through timing.
+ */
+export function secretEquals(received: string, expected: string): boolean {
+  const a = createHash('sha256').update(received, 'utf8').digest();
+  const b = createHash('sha256').update(expected, 'utf8').digest();
+  return timingSafeEqual(a, b);
+}
+
+/** True when `received` are exactly the expected Basic credentials (both parts always compared). */
+export function credentialsEqual(received: BasicCredentials, expected: BasicCredentials): boolean {
+  const username = secretEquals(received.username, expected.username);
+  const password = secretEquals(received.password, expected.password);
+  return username && password;
+}

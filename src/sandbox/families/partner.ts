@@ -1,0 +1,77 @@
+/**
+ * The partner of the direct integration (web and SDK flows): who it is, and the `authenticate`
+ * functions that check its partner id header and request signature (D28).
+ */
+import { SIGNATURE_PATTERN, verifySdkSignature, verifyWebSignature } from '../../signature.js';
+import { secretEquals, type SandboxConfig } from '../config.js';
+import type { ErrorHelpers } from '../errors.js';
+import type { AuthResult, IncomingRequest } from '../router.js';
+
+export interface Partner {
+  id: string;
+  privateKey: string;
+  webhookUrl: string | undefined;
+}
+
+/** The partner with this id, compared in constant time. */
+export function findPartner(config: SandboxConfig, id: string): Partner | undefined {
+  const { partner } = config;
+  return secretEquals(id, partner.id)
+    ? { id: partner.id, privateKey: partner.privateKey, webhookUrl: partner.webhookUrl }
+    : undefined;
+}
+
+/**
+ * Checks `<partnerHeader>` and `X-Signature`. `verify` says whether a well-formed signature matches
+ * the request for the partner's key. Every failure is 401 AUTHORIZATION_FAILED with a detail.
+ */
+export function partnerAuth(
+  config: SandboxConfig,
+  errors: ErrorHelpers,
+  partnerHeader: 'X-Partnerid' | 'X-Partner-Id',
+  verify: (signature: string, request: IncomingRequest, partner: Partner) => boolean,
+  mismatch: string,
+): (request: IncomingRequest) => AuthResult<Partner> {
+  const fail = (detail: string): AuthResult<Partner> => ({ ok: false, reply: errors.unauthorized(detail) });
+  return (request) => {
+    const partnerId = request.header(partnerHeader);
+    if (partnerId === undefined || partnerId === '') return fail(`${partnerHeader} is missing.`);
+    const partner = findPartner(config, partnerId);
+    if (partner === undefined) return fail(`${partnerHeader} '${printable(partnerId)}' is not known.`);
+    const signature = request.header('X-Signature');
+    if (signature === undefined || signature === '') return fail('X-Signature is missing.');
+    if (!SIGNATURE_PATTERN.test(signature)) {
+      return fail('X-Signature must be standard base64 of a SHA-256 digest: 44 characters ending in "=" (D28).');
+    }
+    if (!verify(signature, request, partner)) return fail(mismatch);
+    return { ok: true, principal: partner };
+  };
+}
+
+/** SDK flow: X-Partnerid, and X-Signature over the raw body + key. */
+export function sdkAuth(config: SandboxConfig, errors: ErrorHelpers) {
+  return partnerAuth(
+    config,
+    errors,
+    'X-Partnerid',
+    (signature, request, partner) => verifySdkSignature(signature, request.rawBody, partner.privateKey),
+    'X-Signature does not match the request body.',
+  );
+}
+
+/** Web flow: X-Partner-Id, and X-Signature over the raw body + path and query as received + key. */
+export function webAuth(config: SandboxConfig, errors: ErrorHelpers) {
+  return partnerAuth(
+    config,
+    errors,
+    'X-Partner-Id',
+    (signature, request, partner) => verifyWebSignature(signature, request.rawBody, request.url, partner.privateKey),
+    'X-Signature does not match the request body, path and query.',
+  );
+}
+
+/** A header value safe to echo in a message: printable ASCII, at most 64 characters. */
+function printable(value: string): string {
+  const cleaned = value.replace(/[^\x20-\x7e]/g, '?');
+  return cleaned.length > 64 ? `${cleaned.slice(0, 64)}...` : cleaned;
+}

@@ -1,0 +1,204 @@
+/**
+ * The SDK flow (openapi/sdk.yaml): initiate, status check and refund, signed with X-Partnerid and
+ * X-Signature; the user's confirmation in the app is played by the sandbox endpoints
+ * `POST /sandbox/sdk/transactions/{merchantTransactionId}/confirm|cancel|fail`.
+ *
+ * Rules: D03 (error format), D13 (60 s expiry to FAILURE), D23 (webhooks), D24 (limits),
+ * D27 (NO_SUCH_TRANSACTION on a status check, TRANSACTION_NOT_REFUNDABLE, transitions), D28.
+ */
+import type { operations } from '../../../generated/types/sdk.js';
+import { sdkSignature } from '../../signature.js';
+import type { FamilyContext } from '../context.js';
+import { sdkAuth, type Partner } from './partner.js';
+import { USER_ACTIONS, type DirectStatus } from './direct.js';
+
+/** D13: an SDK transaction not confirmed within 60 seconds fails. */
+export const SDK_EXPIRY_MS = 60_000;
+
+export interface SdkRefund {
+  amount: number;
+  refundedAt: string;
+}
+
+/** The record of an SDK-flow transaction (collection `sdk.transactions`, keyed by its id). */
+export interface SdkTransaction {
+  merchantTransactionId: string;
+  partnerId: string;
+  userPhoneNumber: string;
+  userId: string;
+  amount: number;
+  status: DirectStatus;
+  /** How a FAILURE came about. */
+  failureReason?: 'USER_FAILED' | 'EXPIRED';
+  amountRefunded: number;
+  refunds: SdkRefund[];
+  createdAt: number;
+  updatedAt: number;
+  expiresAt: number;
+}
+
+export const SDK_TRANSACTIONS = 'sdk.transactions';
+
+export function registerSdk(ctx: FamilyContext): void {
+  const { errors, clock, config } = ctx;
+  const transactions = ctx.store.collection<SdkTransaction>(SDK_TRANSACTIONS);
+  const authenticate = sdkAuth(config, errors);
+
+  const noSuchTransaction = (id: string) =>
+    errors.error(400, 'NO_SUCH_TRANSACTION', `No transaction with merchantTransactionId '${id}'.`);
+
+  /** The transaction of this partner, after applying an expiry that is due. */
+  const find = (id: string, partner?: Partner): SdkTransaction | undefined => {
+    const transaction = transactions.get(id);
+    if (transaction === undefined || (partner !== undefined && transaction.partnerId !== partner.id)) return undefined;
+    return expireIfDue(transaction);
+  };
+
+  const expireIfDue = (transaction: SdkTransaction): SdkTransaction => {
+    if (transaction.status === 'PENDING' && clock.now() >= transaction.expiresAt) {
+      return finish(transaction, 'FAILURE', 'EXPIRED', transaction.expiresAt);
+    }
+    return transaction;
+  };
+
+  /** Moves a PENDING transaction to a final status and sends the webhook. */
+  const finish = (
+    transaction: SdkTransaction,
+    status: Exclude<DirectStatus, 'PENDING'>,
+    failureReason?: SdkTransaction['failureReason'],
+    at: number = clock.now(),
+  ): SdkTransaction => {
+    const updated: SdkTransaction = { ...transaction, status, updatedAt: at };
+    if (status === 'FAILURE' && failureReason !== undefined) updated.failureReason = failureReason;
+    transactions.set(updated.merchantTransactionId, updated);
+
+    const body = JSON.stringify({ merchantTransactionId: updated.merchantTransactionId, status });
+    ctx.deliveries.enqueue({
+      url: config.partner.webhookUrl,
+      body,
+      headers: { 'X-Signature': sdkSignature(body, config.partner.privateKey) },
+      orderingKey: `sdk:${updated.partnerId}:${updated.merchantTransactionId}`,
+      successStatus: 200,
+      family: 'sdk',
+      event: 'transactionStatus',
+      transactionId: updated.merchantTransactionId,
+    });
+    return updated;
+  };
+
+  ctx.route<operations['initiateSdkTransaction'], Partner>('initiateSdkTransaction', {
+    authenticate,
+    handle({ body, principal }) {
+      const id = body.merchantTransactionId;
+      if (transactions.has(id)) {
+        return errors.error(400, 'DUPLICATE_TRANSACTION_ID', `merchantTransactionId '${id}' was already initiated.`);
+      }
+      const now = clock.now();
+      const transaction: SdkTransaction = {
+        merchantTransactionId: id,
+        partnerId: principal.id,
+        userPhoneNumber: body.userPhoneNumber,
+        userId: body.userId,
+        amount: body.amount,
+        status: 'PENDING',
+        amountRefunded: 0,
+        refunds: [],
+        createdAt: now,
+        updatedAt: now,
+        expiresAt: now + SDK_EXPIRY_MS,
+      };
+      transactions.set(id, transaction);
+      clock.schedule(transaction.expiresAt, () => {
+        const current = transactions.get(id);
+        if (current !== undefined) expireIfDue(current);
+      });
+      return { status: 201, body: { message: 'TRANSACTION_INITIATED' } };
+    },
+  });
+
+  ctx.route<operations['checkSdkTransactionStatus'], Partner>('checkSdkTransactionStatus', {
+    authenticate,
+    handle({ body, principal }) {
+      const transaction = find(body.merchantTransactionId, principal);
+      if (transaction === undefined) return noSuchTransaction(body.merchantTransactionId);
+      return { status: 200, body: { message: transaction.status } };
+    },
+  });
+
+  ctx.route<operations['refundSdkTransaction'], Partner>('refundSdkTransaction', {
+    authenticate,
+    handle({ body, principal }) {
+      // Check and update without an await in between: concurrent refunds cannot overspend.
+      const transaction = find(body.merchantTransactionId, principal);
+      if (transaction === undefined) return noSuchTransaction(body.merchantTransactionId);
+      if (transaction.status !== 'SUCCESS') {
+        return errors.error(
+          400,
+          'TRANSACTION_NOT_REFUNDABLE',
+          `The transaction's status is ${transaction.status}; only a SUCCESS transaction can be refunded.`,
+        );
+      }
+      const remaining = transaction.amount - transaction.amountRefunded;
+      if (remaining <= 0) {
+        return errors.error(400, 'ALREADY_REFUNDED', `The whole amount of ${transaction.amount} was already refunded.`);
+      }
+      const requested = body.amount === undefined || body.amount === 0 ? remaining : body.amount;
+      if (requested > remaining) {
+        return errors.error(400, 'REFUND_AMOUNT_TOO_LARGE', `Refund of ${requested} exceeds the remaining ${remaining}.`);
+      }
+      transactions.set(transaction.merchantTransactionId, {
+        ...transaction,
+        amountRefunded: transaction.amountRefunded + requested,
+        refunds: [...transaction.refunds, { amount: requested, refundedAt: clock.iso() }],
+        updatedAt: clock.now(),
+      });
+      return { status: 200, body: { message: 'ok' } };
+    },
+  });
+
+  // The user's action in the app.
+  for (const [action, status] of Object.entries(USER_ACTIONS)) {
+    ctx.sandboxRoute('POST', `/sandbox/sdk/transactions/{merchantTransactionId}/${action}`, (request) => {
+      const id = request.params.merchantTransactionId ?? '';
+      const transaction = find(id);
+      if (transaction === undefined) {
+        return ctx.sandboxErrors.notFound(`No SDK transaction with merchantTransactionId '${id}'.`);
+      }
+      if (transaction.status !== 'PENDING') {
+        return ctx.sandboxErrors.error(
+          409,
+          'INVALID_STATE',
+          `The transaction is already ${transaction.status}${transaction.failureReason === 'EXPIRED' ? ' (expired)' : ''}.`,
+        );
+      }
+      const updated = finish(transaction, status, status === 'FAILURE' ? 'USER_FAILED' : undefined);
+      return { status: 200, body: { merchantTransactionId: updated.merchantTransactionId, status: updated.status } };
+    });
+  }
+
+  ctx.sandboxRoute('GET', '/sandbox/sdk/transactions/{merchantTransactionId}', (request) => {
+    const id = request.params.merchantTransactionId ?? '';
+    const transaction = find(id);
+    if (transaction === undefined) {
+      return ctx.sandboxErrors.notFound(`No SDK transaction with merchantTransactionId '${id}'.`);
+    }
+    return { status: 200, body: describeSdkTransaction(transaction) };
+  });
+}
+
+/** The public view of an SDK transaction for the sandbox endpoints (times as RFC 3339). */
+export function describeSdkTransaction(transaction: SdkTransaction) {
+  return {
+    merchantTransactionId: transaction.merchantTransactionId,
+    status: transaction.status,
+    ...(transaction.failureReason === undefined ? {} : { failureReason: transaction.failureReason }),
+    amount: transaction.amount,
+    amountRefunded: transaction.amountRefunded,
+    refunds: transaction.refunds,
+    userPhoneNumber: transaction.userPhoneNumber,
+    userId: transaction.userId,
+    createdAt: new Date(transaction.createdAt).toISOString(),
+    updatedAt: new Date(transaction.updatedAt).toISOString(),
+    expiresAt: new Date(transaction.expiresAt).toISOString(),
+  };
+}

@@ -1,0 +1,204 @@
+/**
+ * The web flow (openapi/web.yaml): initiate and status check, signed with X-Partner-Id and
+ * X-Signature over body + path and query as received + key. The user's confirmation on the hosted
+ * page is played by `POST /sandbox/web/transactions/{id}/confirm|cancel|fail`; the hosted page
+ * reads `GET /sandbox/web/transactions/{id}`.
+ *
+ * Rules: D03 (errors), D13 (15-minute expiry to FAILURE), D20, D21 (answers and webhook), D22
+ * (status signature), D23 (webhook delivery), D24, D27, D28.
+ */
+import type { components, operations } from '../../../generated/types/web.js';
+import { sdkSignature, statusSignature } from '../../signature.js';
+import type { FamilyContext } from '../context.js';
+import { USER_ACTIONS, type DirectStatus } from './direct.js';
+import { webAuth, type Partner } from './partner.js';
+
+/** D13: a web transaction not confirmed within 15 minutes fails. */
+export const WEB_EXPIRY_MS = 15 * 60_000;
+
+/** The record of a web-flow transaction (collection `web.transactions`, keyed by its id). */
+export interface WebTransaction {
+  id: string;
+  partnerId: string;
+  amount: number;
+  user: components['schemas']['User'];
+  redirect?: components['schemas']['WebRedirect'];
+  status: DirectStatus;
+  failureReason?: 'USER_FAILED' | 'EXPIRED';
+  createdAt: number;
+  updatedAt: number;
+  expiresAt: number;
+}
+
+export const WEB_TRANSACTIONS = 'web.transactions';
+
+export function registerWeb(ctx: FamilyContext): void {
+  const { errors, clock, config } = ctx;
+  const transactions = ctx.store.collection<WebTransaction>(WEB_TRANSACTIONS);
+  const authenticate = webAuth(config, errors);
+
+  const find = (id: string, partner?: Partner): WebTransaction | undefined => {
+    const transaction = transactions.get(id);
+    if (transaction === undefined || (partner !== undefined && transaction.partnerId !== partner.id)) return undefined;
+    return expireIfDue(transaction);
+  };
+
+  const expireIfDue = (transaction: WebTransaction): WebTransaction => {
+    if (transaction.status === 'PENDING' && clock.now() >= transaction.expiresAt) {
+      return finish(transaction, 'FAILURE', 'EXPIRED', transaction.expiresAt);
+    }
+    return transaction;
+  };
+
+  const finish = (
+    transaction: WebTransaction,
+    status: Exclude<DirectStatus, 'PENDING'>,
+    failureReason?: WebTransaction['failureReason'],
+    at: number = clock.now(),
+  ): WebTransaction => {
+    const updated: WebTransaction = { ...transaction, status, updatedAt: at };
+    if (status === 'FAILURE' && failureReason !== undefined) updated.failureReason = failureReason;
+    transactions.set(updated.id, updated);
+
+    const event: components['schemas']['WebWebhookEvent'] = {
+      transactionId: updated.id,
+      status,
+      signature: statusSignature(updated.id, status, config.partner.privateKey),
+    };
+    const body = JSON.stringify(event);
+    ctx.deliveries.enqueue({
+      url: config.partner.webhookUrl,
+      body,
+      headers: { 'X-Signature': sdkSignature(body, config.partner.privateKey) },
+      orderingKey: `web:${updated.partnerId}:${updated.id}`,
+      successStatus: '2xx',
+      family: 'web',
+      event: 'transactionStatus',
+      transactionId: updated.id,
+    });
+    return updated;
+  };
+
+  ctx.route<operations['initiateWebTransaction'], Partner>('initiateWebTransaction', {
+    authenticate,
+    handle({ body, principal }) {
+      if (transactions.has(body.id)) {
+        return errors.error(400, 'DUPLICATE_TRANSACTION_ID', `id '${body.id}' was already initiated.`);
+      }
+      const now = clock.now();
+      const transaction: WebTransaction = {
+        id: body.id,
+        partnerId: principal.id,
+        amount: body.amount,
+        user: body.user,
+        ...(body.redirect === undefined ? {} : { redirect: body.redirect }),
+        status: 'PENDING',
+        createdAt: now,
+        updatedAt: now,
+        expiresAt: now + WEB_EXPIRY_MS,
+      };
+      transactions.set(transaction.id, transaction);
+      clock.schedule(transaction.expiresAt, () => {
+        const current = transactions.get(transaction.id);
+        if (current !== undefined) expireIfDue(current);
+      });
+      return {
+        status: 200,
+        body: { message: 'TRANSACTION_INITIATED', redirectUrl: checkoutUrl(ctx.publicUrl(), transaction.id) },
+      };
+    },
+  });
+
+  ctx.route<operations['getWebTransactionStatus'], Partner>('getWebTransactionStatus', {
+    authenticate,
+    handle({ query, principal }) {
+      const transaction = find(query.id, principal);
+      if (transaction === undefined) {
+        return errors.error(404, 'NO_SUCH_TRANSACTION', `No transaction with id '${query.id}'.`);
+      }
+      return {
+        status: 200,
+        body: {
+          transactionId: transaction.id,
+          status: transaction.status,
+          signature: statusSignature(transaction.id, transaction.status, principal.privateKey),
+        },
+      };
+    },
+  });
+
+  const notFound = (id: string) => ctx.sandboxErrors.notFound(`No web transaction with id '${id}'.`);
+
+  // The user's action on the hosted page.
+  for (const [action, status] of Object.entries(USER_ACTIONS)) {
+    ctx.sandboxRoute('POST', `/sandbox/web/transactions/{id}/${action}`, (request) => {
+      const id = request.params.id ?? '';
+      const transaction = find(id);
+      if (transaction === undefined) return notFound(id);
+      if (transaction.status !== 'PENDING') {
+        return ctx.sandboxErrors.error(
+          409,
+          'INVALID_STATE',
+          `The transaction is already ${transaction.status}${transaction.failureReason === 'EXPIRED' ? ' (expired)' : ''}.`,
+        );
+      }
+      const updated = finish(transaction, status, status === 'FAILURE' ? 'USER_FAILED' : undefined);
+      return {
+        status: 200,
+        body: {
+          transactionId: updated.id,
+          status: updated.status,
+          signature: statusSignature(updated.id, updated.status, config.partner.privateKey),
+          redirectTo: redirectTarget(updated, config.partner.homePageUrl),
+        },
+      };
+    });
+  }
+
+  // What the hosted page shows.
+  ctx.sandboxRoute('GET', '/sandbox/web/transactions/{id}', (request) => {
+    const id = request.params.id ?? '';
+    const transaction = find(id);
+    if (transaction === undefined) return notFound(id);
+    return {
+      status: 200,
+      body: {
+        transactionId: transaction.id,
+        status: transaction.status,
+        ...(transaction.failureReason === undefined ? {} : { failureReason: transaction.failureReason }),
+        signature: statusSignature(transaction.id, transaction.status, config.partner.privateKey),
+        amount: transaction.amount,
+        merchant: { name: config.partner.merchantName, homePageUrl: config.partner.homePageUrl },
+        user: transaction.user,
+        redirect: {
+          url: transaction.redirect?.url ?? config.partner.homePageUrl,
+          failureUrl: transaction.redirect?.failureUrl ?? null,
+          logoOverride: transaction.redirect?.logoOverride ?? null,
+          colorOverride: transaction.redirect?.colorOverride ?? null,
+        },
+        redirectTo: transaction.status === 'PENDING' ? null : redirectTarget(transaction, config.partner.homePageUrl),
+        createdAt: new Date(transaction.createdAt).toISOString(),
+        updatedAt: new Date(transaction.updatedAt).toISOString(),
+        expiresAt: new Date(transaction.expiresAt).toISOString(),
+      },
+    };
+  });
+}
+
+/** The hosted page of a transaction: `<origin>/checkout/<id>`. */
+export function checkoutUrl(origin: string, id: string): string {
+  return `${origin}/checkout/${encodeURIComponent(id)}`;
+}
+
+/**
+ * Where the hosted page sends the user after a final status (D21): `redirect.failureUrl` after a
+ * failure or cancellation when it is set, otherwise `redirect.url`, whose default is the merchant's
+ * homepage.
+ */
+export function redirectTarget(transaction: WebTransaction, homePageUrl: string): string {
+  const url = transaction.redirect?.url ?? homePageUrl;
+  if (transaction.status !== 'SUCCESS' && transaction.redirect?.failureUrl !== undefined) {
+    return transaction.redirect.failureUrl;
+  }
+  return url;
+}

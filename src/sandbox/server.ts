@@ -1,0 +1,202 @@
+/**
+ * The stateful sandbox: one local HTTP server that behaves like the pay-later service for every
+ * API family, with a virtual clock, webhook delivery and sandbox-only endpoints to act as the user.
+ *
+ *   const sandbox = await createSandbox({ config: { partner: { webhookUrl } } });
+ *   await sandbox.listen(0);          // a free port; sandbox.url tells which
+ *   ...
+ *   await sandbox.close();
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { VirtualClock } from './clock.js';
+import { resolveConfig, type ConfigOverrides, type SandboxConfig } from './config.js';
+import type { FamilyContext, RegisterFamily, SandboxMethod } from './context.js';
+import { registerControl } from './control.js';
+import { DeliveryDispatcher } from './delivery.js';
+import { errorHelpers, type ErrorFormat } from './errors.js';
+import { registerExtras } from './families/extras.js';
+import { registerGateway } from './families/gateway.js';
+import { registerSdk } from './families/sdk.js';
+import { registerWeb } from './families/web.js';
+import { Router, type Logger, type RouteInfo } from './router.js';
+import { MemoryStore, type Store } from './store.js';
+import { loadContract, type FamilyName } from './validation.js';
+
+interface FamilyModule {
+  family: FamilyName;
+  errorFormat: ErrorFormat;
+  register: RegisterFamily;
+}
+
+/**
+ * The families the sandbox serves, registered in this order.
+ * GATEWAY: the gateway family plugs in here with one import and one entry:
+ *   import { registerGateway } from './families/gateway.js';
+ *   { family: 'gateway', errorFormat: 'apiError', register: registerGateway },
+ */
+export const FAMILY_MODULES: readonly FamilyModule[] = [
+  { family: 'sdk', errorFormat: 'messageError', register: registerSdk },
+  { family: 'web', errorFormat: 'messageError', register: registerWeb },
+  { family: 'extras', errorFormat: 'apiError', register: registerExtras },
+  { family: 'gateway', errorFormat: 'apiError', register: registerGateway },
+];
+
+export interface SandboxOptions {
+  /** Settings over the documented defaults (environment variables are read only when `env` is given). */
+  config?: ConfigOverrides;
+  /** Environment variables to read (the CLI passes `process.env`); default: none. */
+  env?: Record<string, string | undefined>;
+  /** Default: a new in-memory store. */
+  store?: Store;
+  /** Default: a new virtual clock at the real time. */
+  clock?: VirtualClock;
+  /** Default: console, prefixed `sandbox:`. */
+  logger?: Logger;
+  /** Log one line per request (method, path without query, status, duration). */
+  logRequests?: boolean;
+  /** Which families to serve; default every one of {@link FAMILY_MODULES}. */
+  families?: readonly FamilyName[];
+  /** The fetch used for webhook deliveries (default: the global fetch). */
+  fetch?: typeof fetch;
+}
+
+export interface Sandbox {
+  /** `http://host:port` once listening (throws before). */
+  readonly url: string;
+  /** Starts listening; default port and host from the configuration. Resolves to `url`. */
+  listen(port?: number, host?: string): Promise<string>;
+  /** Stops webhook deliveries and timers, closes every connection and the server. */
+  close(): Promise<void>;
+  readonly clock: VirtualClock;
+  readonly store: Store;
+  readonly deliveries: DeliveryDispatcher;
+  readonly config: SandboxConfig;
+  readonly server: Server;
+  /** Every route served (contract operations and sandbox endpoints). */
+  readonly routes: readonly RouteInfo[];
+}
+
+export const consoleLogger: Logger = {
+  info: (message) => console.log(`sandbox: ${message}`),
+  warn: (message) => console.warn(`sandbox: ${message}`),
+  error: (message, error) => console.error(`sandbox: ${message}${error === undefined ? '' : `: ${describeError(error)}`}`),
+};
+
+/** An error for a log line: its name, message and stack; never request data. */
+function describeError(error: unknown): string {
+  if (error instanceof Error) return error.stack ?? `${error.name}: ${error.message}`;
+  return typeof error;
+}
+
+export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const config = resolveConfig(options.config, options.env);
+  const log = options.logger ?? consoleLogger;
+  const store = options.store ?? new MemoryStore();
+  const clock =
+    options.clock ?? new VirtualClock({ onError: (error) => log.error('a scheduled task failed', error) });
+  const deliveries = new DeliveryDispatcher({
+    store,
+    clock,
+    log: (level, message) => log[level](message),
+    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+  });
+  const sandboxErrors = errorHelpers('apiError');
+  const router = new Router({ bodyLimit: config.bodyLimit, log, fallbackErrors: sandboxErrors });
+  const sandboxRoute = (method: SandboxMethod, path: string, handler: Parameters<Router['addSandbox']>[3]) =>
+    router.addSandbox(sandboxErrors, method, path, handler);
+
+  let url: string | undefined;
+  const publicUrl = (): string => {
+    const base = config.publicUrl ?? url;
+    if (base === undefined) throw new Error('the sandbox is not listening yet');
+    return base.replace(/\/+$/, '');
+  };
+
+  registerControl({ sandboxRoute, clock, deliveries, errors: sandboxErrors });
+
+  const wanted = options.families ?? FAMILY_MODULES.map((module) => module.family);
+  for (const module of FAMILY_MODULES) {
+    if (!wanted.includes(module.family)) continue;
+    const contract = await loadContract(module.family);
+    const errors = errorHelpers(module.errorFormat);
+    const ctx: FamilyContext = {
+      family: module.family,
+      contract,
+      errors,
+      sandboxErrors,
+      route: (operationId, route) => router.addOperation(module.family, contract, errors, operationId, route),
+      sandboxRoute,
+      store,
+      clock,
+      deliveries,
+      config,
+      publicUrl,
+      log,
+    };
+    module.register(ctx);
+  }
+  const unknown = wanted.filter((family) => !FAMILY_MODULES.some((module) => module.family === family));
+  if (unknown.length > 0) throw new Error(`no sandbox module for the family ${unknown.join(', ')}`);
+
+  const server = createServer({ requestTimeout: 60_000, headersTimeout: 30_000 }, (request, response) => {
+    const started = performance.now();
+    if (options.logRequests === true) {
+      response.on('finish', () => {
+        const path = (request.url ?? '/').split('?', 1)[0];
+        log.info(`${request.method} ${path} ${response.statusCode} ${Math.round(performance.now() - started)} ms`);
+      });
+    }
+    void router.handle(request, response);
+  });
+  server.on('clientError', (_error, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    else socket.destroy();
+  });
+
+  let closed = false;
+  return {
+    get url() {
+      if (url === undefined) throw new Error('the sandbox is not listening yet');
+      return url;
+    },
+    async listen(port = config.port, host = config.host) {
+      await new Promise<void>((resolve, reject) => {
+        const onError = (error: Error) => reject(error);
+        server.once('error', onError);
+        server.listen(port, host, () => {
+          server.off('error', onError);
+          resolve();
+        });
+      });
+      const address = server.address() as AddressInfo;
+      url = `http://${urlHost(host, address)}:${address.port}`;
+      return url;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      clock.stop();
+      await deliveries.stop();
+      if (!server.listening) return;
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+    clock,
+    store,
+    deliveries,
+    config,
+    server,
+    routes: router.list(),
+  };
+}
+
+/** The host to write in URLs: a wildcard address becomes the loopback one. */
+function urlHost(host: string, address: AddressInfo): string {
+  if (host === '0.0.0.0') return '127.0.0.1';
+  if (host === '::' || host === '[::]') return '[::1]';
+  const actual = host === 'localhost' ? host : address.address;
+  return actual.includes(':') ? `[${actual}]` : actual;
+}

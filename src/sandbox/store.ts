@@ -1,0 +1,81 @@
+/**
+ * Where the sandbox keeps its state. Every family reads and writes through a {@link Store}: named
+ * collections of records keyed by id. The in-memory store is the default; a persistent store
+ * (a file, SQLite) can implement the same interface later.
+ *
+ * Rules for callers, so that another implementation behaves the same:
+ * - the interface is synchronous: a handler checks and updates state without an `await` in
+ *   between, which is what makes concurrent requests safe (one id created once, refunds never
+ *   exceeding the amount);
+ * - records are plain JSON data (no class instances, functions or Dates; times are epoch ms or
+ *   ISO strings);
+ * - a record read with `get` is a snapshot: change a copy and `set` it back.
+ */
+
+export interface Collection<T> {
+  get(id: string): T | undefined;
+  set(id: string, value: T): void;
+  has(id: string): boolean;
+  delete(id: string): boolean;
+  /** Every record, in insertion order. */
+  values(): T[];
+  readonly size: number;
+}
+
+export interface Store {
+  /** The collection of this name; the same name always gives the same collection. */
+  collection<T>(name: string): Collection<T>;
+  /** Empties every collection. */
+  clear(): void;
+}
+
+/** The embedded default: everything in memory, lost when the process ends. */
+export class MemoryStore implements Store {
+  private readonly collections = new Map<string, MemoryCollection<unknown>>();
+
+  collection<T>(name: string): Collection<T> {
+    let collection = this.collections.get(name);
+    if (collection === undefined) {
+      collection = new MemoryCollection<unknown>();
+      this.collections.set(name, collection);
+    }
+    return collection as Collection<T>;
+  }
+
+  clear(): void {
+    for (const collection of this.collections.values()) collection.clear();
+  }
+}
+
+class MemoryCollection<T> implements Collection<T> {
+  private readonly records = new Map<string, T>();
+
+  get(id: string): T | undefined {
+    const value = this.records.get(id);
+    return value === undefined ? undefined : structuredClone(value);
+  }
+
+  set(id: string, value: T): void {
+    this.records.set(id, structuredClone(value));
+  }
+
+  has(id: string): boolean {
+    return this.records.has(id);
+  }
+
+  delete(id: string): boolean {
+    return this.records.delete(id);
+  }
+
+  values(): T[] {
+    return [...this.records.values()].map((value) => structuredClone(value));
+  }
+
+  get size(): number {
+    return this.records.size;
+  }
+
+  clear(): void {
+    this.records.clear();
+  }
+}

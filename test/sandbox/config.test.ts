@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, DEFAULT_CONFIG, resolveConfig, secretEquals } from '../../src/sandbox/config.js';
+import { banner, runSandbox } from '../../src/sandbox/cli.js';
+import { UsageError } from '../../src/cli/command-line.js';
+
+describe('configuration', () => {
+  it('has the documented defaults', () => {
+    const config = resolveConfig();
+    expect(config).toMatchObject({
+      host: '127.0.0.1',
+      port: 4000,
+      merchantApi: { username: 'pg_test', password: 'pg_test_secret' },
+      extras: { username: 'extras_test', password: 'extras_test_secret' },
+      partner: { id: 'partner_test', privateKey: 'test_private_key', webhookUrl: undefined },
+      bodyLimit: 1_048_576,
+    });
+    expect(config).toEqual(resolveConfig({}, {}));
+    expect(DEFAULT_CONFIG.partner.id).toBe('partner_test');
+  });
+
+  it('reads the environment, and explicit options win over it', () => {
+    const env = {
+      PAYLATER_HOST: '0.0.0.0',
+      PAYLATER_PORT: '4100',
+      PAYLATER_MERCHANT_API_USERNAME: 'pg',
+      PAYLATER_MERCHANT_API_PASSWORD: 'pg-secret',
+      PAYLATER_EXTRAS_USERNAME: 'ex',
+      PAYLATER_EXTRAS_PASSWORD: 'ex-secret',
+      PAYLATER_PARTNER_ID: 'partner_x',
+      PAYLATER_PRIVATE_KEY: 'key_x',
+      PAYLATER_WEBHOOK_URL: 'http://127.0.0.1:9999/hook',
+    };
+    expect(resolveConfig({}, env)).toMatchObject({
+      host: '0.0.0.0',
+      port: 4100,
+      merchantApi: { username: 'pg', password: 'pg-secret' },
+      extras: { username: 'ex', password: 'ex-secret' },
+      partner: { id: 'partner_x', privateKey: 'key_x', webhookUrl: 'http://127.0.0.1:9999/hook' },
+    });
+    expect(resolveConfig({ port: 5000, partner: { webhookUrl: 'https://x.example/h' } }, env)).toMatchObject({
+      port: 5000,
+      partner: { id: 'partner_x', webhookUrl: 'https://x.example/h' },
+    });
+  });
+
+  it('rejects unusable settings without echoing secrets', () => {
+    expect(() => resolveConfig({}, { PAYLATER_PORT: 'abc' })).toThrow(ConfigError);
+    expect(() => resolveConfig({ partner: { webhookUrl: 'ftp://x' } })).toThrow(/webhook URL/);
+    try {
+      resolveConfig({ partner: { privateKey: '' } });
+      expect.unreachable();
+    } catch (error) {
+      expect((error as Error).message).toBe('the private key must not be empty');
+    }
+  });
+
+  it('compares secrets in constant time, whatever their lengths', () => {
+    expect(secretEquals('pg_test_secret', 'pg_test_secret')).toBe(true);
+    expect(secretEquals('pg_test_secre', 'pg_test_secret')).toBe(false);
+    expect(secretEquals('', 'x')).toBe(false);
+  });
+});
+
+describe('the sandbox command', () => {
+  it('prints its help', async () => {
+    let output = '';
+    expect(await runSandbox(['--help'], { write: (text) => (output += text) })).toBe(0);
+    expect(output).toContain('--webhook-url');
+    expect(output).toContain('PAYLATER_PRIVATE_KEY');
+  });
+
+  it('rejects a bad port and unknown options', async () => {
+    await expect(runSandbox(['--port', 'x'], { write: () => undefined })).rejects.toThrow(UsageError);
+    await expect(runSandbox(['--key', 'x'], { write: () => undefined })).rejects.toThrow(UsageError);
+  });
+
+  it('starts, prints its address and the labelled test credentials, and stops', async () => {
+    let output = '';
+    let stop!: () => void;
+    const until = new Promise<void>((resolve) => (stop = resolve));
+    const running = runSandbox(['--port', '0', '--webhook-url', 'http://127.0.0.1:1/hook'], {
+      env: {},
+      write: (text) => (output += text),
+      until,
+    });
+    while (!output.includes('listening on')) await new Promise((resolve) => setTimeout(resolve, 20));
+    const url = /listening on (http:\/\/\S+)/.exec(output)![1]!;
+    const clock = await fetch(`${url}/sandbox/clock`);
+    expect(clock.status).toBe(200);
+    stop();
+    expect(await running).toBe(0);
+    expect(output).toContain('Sandbox test credentials');
+    expect(output).toContain('pg_test / pg_test_secret');
+    expect(output).toContain('extras_test / extras_test_secret');
+    expect(output).toContain('partner_test');
+    expect(output).toContain('test_private_key');
+    expect(output).toContain('http://127.0.0.1:1/hook');
+    await expect(fetch(`${url}/sandbox/clock`)).rejects.toThrow();
+  });
+
+  it('banner() names every credential', () => {
+    const text = banner('http://127.0.0.1:4000', resolveConfig());
+    expect(text).toMatch(/Merchant API .*pg_test/);
+  });
+});

@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MemoryStore, type Collection, type Store } from '../../src/sandbox/store.js';
+import { EXTRAS_AUTH, startSandbox, type TestSandbox } from './helpers.js';
+
+/** A store whose `broken` collections throw on every read: an unexpected failure of the service. */
+class BrokenStore implements Store {
+  private readonly inner = new MemoryStore();
+  constructor(private readonly broken: readonly string[]) {}
+  collection<T>(name: string): Collection<T> {
+    const collection = this.inner.collection<T>(name);
+    if (!this.broken.includes(name)) return collection;
+    const fail = (): never => {
+      throw new Error(`storage of ${name} is unavailable`);
+    };
+    return { get: fail, set: fail, has: fail, delete: fail, values: fail, size: 0 };
+  }
+  clear(): void {
+    this.inner.clear();
+  }
+}
+
+let t: TestSandbox;
+beforeAll(async () => {
+  t = await startSandbox({ store: new BrokenStore(['sdk.transactions', 'extras.identifications']) });
+});
+afterAll(async () => {
+  await t.close();
+});
+
+describe('an unexpected failure', () => {
+  it('answers the SDK family 500 INTERNAL_SERVER_ERROR and is logged without request data', async () => {
+    const body = { merchantTransactionId: 'ord_broken', userPhoneNumber: '+919000000001', userId: 'u', amount: 100 };
+    const answer = await t.sdk('/merchant/credit/initiateTransaction', body);
+    expect(answer.status).toBe(500);
+    expect(answer.body.message).toBe('INTERNAL_SERVER_ERROR');
+    expect(t.loggedErrors).toHaveLength(1);
+    expect(t.loggedErrors[0]).toContain('initiateSdkTransaction');
+    expect(t.loggedErrors[0]).toContain('storage of sdk.transactions is unavailable');
+    expect(t.loggedErrors[0]).not.toContain('ord_broken');
+    expect(t.loggedErrors[0]).not.toContain('test_private_key');
+    t.loggedErrors.length = 0;
+  });
+
+  it('answers the extras family 500 INTERNAL_ERROR', async () => {
+    const answer = await t.request('POST', '/service/database/merchant/user/feed/identification', {
+      body: JSON.stringify({ userPhoneNumber: '+919000000001', identification: { panNumber: 'ABCDE1234F' } }),
+      headers: { 'Content-Type': 'application/json', Authorization: EXTRAS_AUTH },
+    });
+    expect(answer.status).toBe(500);
+    expect(answer.body).toEqual({ errorCode: 'INTERNAL_ERROR', message: 'The service could not complete the request. Retry later.' });
+    expect(t.loggedErrors).toHaveLength(1);
+    expect(t.loggedErrors[0]).not.toContain('ABCDE1234F');
+    expect(t.loggedErrors[0]).not.toContain('extras_test_secret');
+    t.loggedErrors.length = 0;
+  });
+
+  it('leaves the rest of the sandbox working', async () => {
+    const answer = await t.extras('/service/payments/merchant/user/credit/info?userPhoneNumber=%2B919000000003');
+    expect(answer.status).toBe(200);
+  });
+});

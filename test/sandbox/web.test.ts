@@ -1,0 +1,168 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { statusSignature, verifyStatusSignature, webSignature } from '../../src/signature.js';
+import { PRIVATE_KEY, startSandbox, type TestSandbox } from './helpers.js';
+
+let t: TestSandbox;
+let counter = 0;
+const newId = () => `web_${Date.now()}_${counter++}`;
+const user = { name: 'Asha Rao', phoneNumber: '+919000000001', email: 'asha.rao@example.in' };
+
+beforeAll(async () => {
+  t = await startSandbox();
+});
+afterAll(async () => {
+  await t.close();
+});
+afterEach(() => {
+  expect(t.loggedErrors).toEqual([]);
+});
+
+const statusPath = (id: string) => `/api/transaction/status?id=${encodeURIComponent(id)}`;
+
+describe('initiate', () => {
+  it('answers 200 TRANSACTION_INITIATED with the hosted page as redirectUrl', async () => {
+    const id = newId();
+    const answer = await t.web('POST', '/api/transaction', { id, amount: 150_000, user });
+    expect(answer.status).toBe(200);
+    expect(answer.operationId).toBe('initiateWebTransaction');
+    expect(answer.body).toEqual({ message: 'TRANSACTION_INITIATED', redirectUrl: `${t.url}/checkout/${id}` });
+  });
+
+  it('accepts the worked example of the documentation', async () => {
+    const body =
+      '{"id":"web_20261122_0007","amount":150000,"user":{"name":"Asha Rao","phoneNumber":"+919000000001","email":"asha.rao@example.in"}}';
+    const answer = await t.web('POST', '/api/transaction', body, { signature: 'ALXqn45gRZgB3Utc71vcVHJbzlMqr+P1EmQbdYSh+yM=' });
+    expect(answer.status).toBe(200);
+    const status = await t.web('GET', '/api/transaction/status?id=web_20261122_0007', undefined, {
+      signature: 'annUDNqYp8/26vqnOCsgZAGzNvV4GuvtwFTJPKqybYc=',
+    });
+    expect(status.body).toEqual({
+      transactionId: 'web_20261122_0007',
+      status: 'PENDING',
+      signature: 'lOGAPL7Kg+EzfdM+B1P9zd7FNIDInhVLciudjRLnm7s=',
+    });
+  });
+
+  it('answers 401 AUTHORIZATION_FAILED for a wrong signature, unknown partner, malformed or missing headers', async () => {
+    const body = { id: newId(), amount: 150_000, user };
+    for (const options of [{ key: 'wrong_key' }, { partnerId: 'partner_unknown' }, { signature: 'abc' }, { signature: null }, { partnerId: null }]) {
+      const answer = await t.web('POST', '/api/transaction', body, options);
+      expect(answer.status, JSON.stringify(options)).toBe(401);
+      expect(answer.body.message).toBe('AUTHORIZATION_FAILED');
+    }
+  });
+
+  it('covers the path and query as sent: a signature over another path does not verify', async () => {
+    const text = JSON.stringify({ id: newId(), amount: 150_000, user });
+    const answer = await t.web('POST', '/api/transaction', text, { signature: webSignature(text, '/api/transaction?x=1', PRIVATE_KEY) });
+    expect(answer.status).toBe(401);
+    // The query is part of what is signed, exactly as sent.
+    const withQuery = await t.web('POST', '/api/transaction?source=test%2Dsuite', text);
+    expect(withQuery.status).toBe(200);
+  });
+
+  it('answers 400 DUPLICATE_TRANSACTION_ID for an id used before', async () => {
+    const id = newId();
+    expect((await t.web('POST', '/api/transaction', { id, amount: 150_000, user })).status).toBe(200);
+    const again = await t.web('POST', '/api/transaction', { id, amount: 150_000, user });
+    expect(again.status).toBe(400);
+    expect(again.body).toEqual({ message: 'DUPLICATE_TRANSACTION_ID', detail: `id '${id}' was already initiated.` });
+  });
+
+  it('answers 400 BAD_REQUEST for an invalid body (D20: name and phone number required)', async () => {
+    const answer = await t.web('POST', '/api/transaction', { id: newId(), amount: 150_000, user: { phoneNumber: '+91900' } });
+    expect(answer.status).toBe(400);
+    expect(answer.body.message).toBe('BAD_REQUEST');
+    expect(answer.body.detail).toContain('/user/name is required');
+    expect(answer.body.detail).toContain('/user/phoneNumber must match');
+    const colour = await t.web('POST', '/api/transaction', { id: newId(), amount: 150_000, user, redirect: { colorOverride: 'red' } });
+    expect(colour.body.detail).toContain('/redirect/colorOverride must match');
+  });
+
+  it('answers 413 over 1 MiB', async () => {
+    const answer = await t.web('POST', '/api/transaction', { id: newId(), amount: 150_000, user, pad: 'x'.repeat(1_100_000) });
+    expect(answer.status).toBe(413);
+    expect(answer.body.message).toBe('PAYLOAD_TOO_LARGE');
+  });
+});
+
+describe('status check', () => {
+  it('answers the status with a status signature that verifies (D22)', async () => {
+    const id = newId();
+    await t.web('POST', '/api/transaction', { id, amount: 150_000, user });
+    const pending = await t.web('GET', statusPath(id));
+    expect(pending.status).toBe(200);
+    expect(pending.operationId).toBe('getWebTransactionStatus');
+    expect(pending.body.status).toBe('PENDING');
+    expect(verifyStatusSignature(pending.body.signature, id, 'PENDING', PRIVATE_KEY)).toBe(true);
+
+    const action = await t.request('POST', `/sandbox/web/transactions/${id}/confirm`);
+    expect(action.body).toEqual({
+      transactionId: id,
+      status: 'SUCCESS',
+      signature: statusSignature(id, 'SUCCESS', PRIVATE_KEY),
+      redirectTo: 'https://merchant.example.in/',
+    });
+    const success = await t.web('GET', statusPath(id));
+    expect(success.body).toEqual({ transactionId: id, status: 'SUCCESS', signature: statusSignature(id, 'SUCCESS', PRIVATE_KEY) });
+  });
+
+  it('answers 404 NO_SUCH_TRANSACTION for an unknown id', async () => {
+    const answer = await t.web('GET', statusPath('web_unknown'));
+    expect(answer.status).toBe(404);
+    expect(answer.body).toEqual({ message: 'NO_SUCH_TRANSACTION', detail: "No transaction with id 'web_unknown'." });
+  });
+
+  it('answers 400 BAD_REQUEST when id is missing or malformed', async () => {
+    const missing = await t.web('GET', '/api/transaction/status');
+    expect(missing.status).toBe(400);
+    expect(missing.body).toEqual({ message: 'BAD_REQUEST', detail: 'query parameter id is required' });
+    const malformed = await t.web('GET', statusPath('a b'));
+    expect(malformed.status).toBe(400);
+  });
+
+  it('is signed over the empty body and the path and query: an unsigned check is 401', async () => {
+    const answer = await t.web('GET', statusPath('anything'), undefined, { key: 'wrong' });
+    expect(answer.status).toBe(401);
+  });
+
+  it('moves to FAILURE after 15 minutes of virtual time (D13)', async () => {
+    const id = newId();
+    await t.web('POST', '/api/transaction', { id, amount: 150_000, user });
+    await t.advance(14 * 60_000);
+    expect((await t.web('GET', statusPath(id))).body.status).toBe('PENDING');
+    await t.advance(60_000);
+    expect((await t.web('GET', statusPath(id))).body.status).toBe('FAILURE');
+  });
+});
+
+describe('the hosted page endpoints', () => {
+  it('shows the merchant, the amount, the redirect fields and the status', async () => {
+    const id = newId();
+    const redirect = {
+      url: 'https://merchant.example.in/done',
+      failureUrl: 'https://merchant.example.in/failed',
+      colorOverride: '#1A73E8',
+    };
+    await t.web('POST', '/api/transaction', { id, amount: 249_900, user, redirect });
+    const view = await t.request('GET', `/sandbox/web/transactions/${id}`);
+    expect(view.status).toBe(200);
+    expect(view.body).toMatchObject({
+      transactionId: id,
+      status: 'PENDING',
+      amount: 249_900,
+      merchant: { name: 'Sandbox Test Merchant', homePageUrl: 'https://merchant.example.in/' },
+      user,
+      redirect: { ...redirect, logoOverride: null },
+      redirectTo: null,
+    });
+    const cancelled = await t.request('POST', `/sandbox/web/transactions/${id}/cancel`);
+    expect(cancelled.body.redirectTo).toBe('https://merchant.example.in/failed');
+    expect((await t.request('POST', `/sandbox/web/transactions/${id}/fail`)).status).toBe(409);
+  });
+
+  it('answers 404 JSON for an unknown id', async () => {
+    expect((await t.request('GET', '/sandbox/web/transactions/nope')).status).toBe(404);
+    expect((await t.request('POST', '/sandbox/web/transactions/nope/confirm')).body.errorCode).toBe('NOT_FOUND');
+  });
+});
