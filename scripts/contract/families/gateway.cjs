@@ -1,0 +1,576 @@
+'use strict';
+/**
+ * The gateway integration (HTTP Basic: Merchant API credentials for merchant operations, the
+ * merchant's Transactional API credentials for transaction operations).
+ *
+ * Against a real server the setup onboards merchants of this run and drives transactions to the
+ * steps the transactions under test need:
+ *
+ *   merchant  `<run>_m`         documents uploaded, waited until `enabled`; its
+ *                               `basicAuthDetails` are the Transactional API credentials
+ *   merchant  `<run>_m_pending` no documents (uploads that must succeed or fail on the body)
+ *   merchant  `<run>_m_disable` to be disabled
+ *   dashboard access of `<run>.taken@...` on `<run>_m` (the duplicate email)
+ *   transaction `<run>_t_success`  OTP, down payment, waited until SUCCESS, one refund `<run>_r0`
+ *   transaction `<run>_t_fresh`    step authenticate (duplicate id, reads, wrong-state payment)
+ *   transaction `<run>_t_otp`      step authenticate (the OTP that succeeds)
+ *   transaction `<run>_t_otp_bad`  step authenticate (invalid and oversized user inputs)
+ *   transaction `<run>_t_pay`      step payment (the down payment that succeeds; wrong-state OTP)
+ *   transaction `<run>_t_pay_bad`  step payment (invalid and oversized down payments)
+ *
+ * Waiting uses the sandbox's clock (`POST /sandbox/clock/advance {"ms": 60000}`) when the server
+ * has it, else polls once a second, up to --wait-seconds. Everything that only waits on the
+ * clock is done first, so that advancing it cannot expire the OTPs of the later transactions.
+ */
+const { unexpected } = require('../kit.cjs');
+const edit = require('../request-edit.cjs');
+const { genericPlan } = require('../plans.cjs');
+const { basicValue, setBasic } = require('./auth.cjs');
+
+const MERCHANTS = '/api/merchant';
+const MERCHANT = '/api/merchant/{id}';
+const DOCUMENT = '/api/merchant/{id}/document';
+const DISABLE = '/api/merchant/{id}/disable';
+const DASHBOARD = '/api/merchant/{id}/dashboard-access';
+const PRE_ELIGIBILITY = '/api/merchant/transaction/pre-eligibility';
+const TRANSACTIONS = '/api/merchant/transaction';
+const TRANSACTION = '/api/merchant/transaction/{id}';
+const USER_INPUT = '/api/merchant/transaction/{transactionId}/user-inputs/{referenceId}';
+const REGISTER = '/api/merchant/transaction/{transactionId}/payment/register-external';
+const REFUND = '/api/merchant/transaction/{transactionId}/refund';
+const SETTLEMENT = '/api/merchant/settlement';
+
+const codeField = 'errorCode';
+const CODES = { 400: 'BAD_REQUEST', 401: 'UNAUTHORIZED', 404: 'NOT_FOUND', 413: 'PAYLOAD_TOO_LARGE' };
+
+/** The sandbox's correct test OTP (docs/sandbox.md). */
+const TEST_OTP = '123456';
+/** The sandbox's registered, approved test user whose down payments are confirmed. */
+const TEST_USER = { name: 'Asha Rao', phoneNumber: '+919000000001' };
+const DEVICE = { userAgent: 'paylater-contract-kit', ipAddress: '203.0.113.24' };
+/** Small, so that repeated runs do not use up the test user's credit. */
+const TRANSACTION_AMOUNT = 20000;
+const FIRST_REFUND_AMOUNT = 1000;
+const NEW_REFUND_AMOUNT = 2000;
+/** More than any transaction amount can leave (D24). */
+const TOO_LARGE_REFUND = 10000000;
+/** An id longer than the 64 characters every id allows (D04, D24): a 400 in a path. */
+const TOO_LONG_ID = 'x'.repeat(65);
+const UNKNOWN_REFERENCE = '00000000-0000-4000-8000-000000000000';
+/** A tiny PDF (the upload checks the first bytes, D08). */
+const TINY_PDF = Buffer.from('%PDF-1.4\n1 0 obj\n<</Type/Catalog>>\nendobj\ntrailer\n<</Root 1 0 R>>\n%%EOF\n').toString('base64');
+const CLOCK_STEP_MS = 60000;
+
+function merchantCredentials(kit) {
+  return { username: kit.settings.username, password: kit.settings.password };
+}
+
+function schemeOf(kit, op) {
+  const requirement = kit.security(op.path, op.method)[0] || {};
+  return Object.keys(requirement)[0];
+}
+
+function authenticate(kit, transaction, op, mode) {
+  const scheme = schemeOf(kit, op);
+  if (scheme === undefined) return;
+  if (scheme === 'transactionalApiBasic') {
+    // For a wrong password the merchant's username is kept when the setup has it.
+    const credentials = kit.state.transactional || { username: `${kit.settings.runId}_unknown`, password: 'unknown' };
+    setBasic(transaction, credentials, mode);
+  } else {
+    setBasic(transaction, merchantCredentials(kit), mode);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Setup
+
+function merchantCall(kit, method, path, value) {
+  const { username, password } = merchantCredentials(kit);
+  return kit.call(method, path, {
+    body: value === undefined ? undefined : JSON.stringify(value),
+    headers: { Authorization: basicValue(username, password) },
+  });
+}
+
+function transactionalCall(kit, method, path, value) {
+  const { username, password } = kit.state.transactional;
+  return kit.call(method, path, {
+    body: value === undefined ? undefined : JSON.stringify(value),
+    headers: { Authorization: basicValue(username, password) },
+  });
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Waits for `probe` to answer something other than undefined: advances the sandbox clock when
+ * the server has one, else polls once a second, up to --wait-seconds.
+ */
+async function waitFor(kit, what, probe) {
+  const deadline = Date.now() + kit.settings.waitSeconds * 1000;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) {
+      throw new WaitTimeout(`${what} did not happen within --wait-seconds (${kit.settings.waitSeconds} s)`);
+    }
+    if (kit.state.hasClock !== false) {
+      const advanced = await kit.call('POST', '/sandbox/clock/advance', { body: JSON.stringify({ ms: CLOCK_STEP_MS }) });
+      kit.state.hasClock = advanced.status >= 200 && advanced.status < 300;
+    }
+    if (!kit.state.hasClock) await sleep(1000);
+  }
+}
+
+class WaitTimeout extends Error {}
+
+async function createMerchant(kit, id) {
+  const response = await merchantCall(kit, 'POST', MERCHANTS, {
+    merchant: {
+      id,
+      brandName: 'Contract Kit Store',
+      entityName: 'Contract Kit Private Limited',
+      brandHomePageUrl: 'https://contract-kit.example.in',
+      mccCode: 5411,
+    },
+  });
+  if (response.status !== 201) throw new Error(unexpected(`creating merchant ${id}`, response));
+}
+
+async function onboardMerchant(kit, id) {
+  await createMerchant(kit, id);
+  for (const documentType of ['PAN', 'CANCELLED_CHEQUE']) {
+    const response = await merchantCall(kit, 'POST', `${MERCHANTS}/${id}/document`, {
+      documentType,
+      document: { type: 'base64', value: TINY_PDF },
+    });
+    if (response.status !== 200) throw new Error(unexpected(`uploading ${documentType} of ${id}`, response));
+  }
+  const merchant = await waitFor(kit, `merchant ${id} becoming enabled`, async () => {
+    const response = await merchantCall(kit, 'GET', `${MERCHANTS}/${id}`);
+    if (response.status !== 200) throw new Error(unexpected(`reading merchant ${id}`, response));
+    const record = response.json && response.json.merchant;
+    if (record && record.stage === 'enabled') return record;
+    if (record && (record.stage === 'documentsPending' || record.stage === 'disabled')) {
+      const rejected = (record.documents || []).filter((document) => document.status === 'rejected');
+      throw new Error(
+        `merchant ${id} went to ${record.stage} instead of enabled` +
+          (rejected.length ? ` (rejected: ${rejected.map((d) => `${d.documentType}: ${d.rejectionReason}`).join(', ')})` : ''),
+      );
+    }
+    return undefined;
+  });
+  const details = merchant.basicAuthDetails;
+  if (!details || !details.username || !details.password) {
+    throw new Error(`merchant ${id} is enabled but its record has no basicAuthDetails { username, password } (D07)`);
+  }
+  return { username: details.username, password: details.password };
+}
+
+async function createTransaction(kit, suffix) {
+  const id = kit.id(suffix);
+  const response = await transactionalCall(kit, 'POST', TRANSACTIONS, {
+    transaction: { id, amount: TRANSACTION_AMOUNT, notes: { referenceId: `contract_kit_${suffix}` } },
+    user: TEST_USER,
+    deviceInformation: DEVICE,
+  });
+  if (response.status !== 201) throw new Error(unexpected(`creating transaction ${id}`, response));
+  return id;
+}
+
+async function stage(kit, id) {
+  const response = await transactionalCall(kit, 'GET', `${TRANSACTIONS}/${id}?include=stage`);
+  if (response.status !== 200) throw new Error(unexpected(`reading the stage of ${id}`, response));
+  const nextStep = response.json && response.json.transactionStage && response.json.transactionStage.nextStep;
+  if (!nextStep) throw new Error(`the stage of ${id} has no transactionStage.nextStep`);
+  return { transaction: response.json.transaction, nextStep };
+}
+
+/** A transaction in step authenticate, with the referenceId of its OTP option. */
+async function authenticating(kit, suffix) {
+  const id = await createTransaction(kit, suffix);
+  const { nextStep } = await stage(kit, id);
+  const option = nextStep.step === 'authenticate' && (nextStep.options.userInputOptions || [])[0];
+  if (!option) throw new Error(`transaction ${id} starts in step ${nextStep.step}, not authenticate`);
+  return { id, referenceId: option.referenceId };
+}
+
+/** A transaction in step payment, with the down payment amount and its used OTP referenceId. */
+async function paying(kit, suffix) {
+  const { id, referenceId } = await authenticating(kit, suffix);
+  const path = `${TRANSACTIONS}/${id}/user-inputs/${referenceId}`;
+  const response = await transactionalCall(kit, 'POST', path, { value: TEST_OTP });
+  if (response.status !== 200) throw new Error(unexpected(`submitting the test OTP ${TEST_OTP} to ${id}`, response));
+  const { nextStep } = await stage(kit, id);
+  if (nextStep.step !== 'payment') throw new Error(`transaction ${id} is in step ${nextStep.step} after the OTP, not payment`);
+  return { id, referenceId, downPayment: nextStep.options.paymentOptions.amount };
+}
+
+function metaData(amount) {
+  return { paymentMode: 'UPI', pgPaymentId: 'contract_kit_payment', amount };
+}
+
+/** Runs one step of the setup; a failure is recorded against the state keys it would make. */
+async function step(kit, keys, work) {
+  try {
+    await work();
+  } catch (error) {
+    const reason = error && error.message ? error.message : String(error);
+    for (const key of keys) kit.miss(key, reason);
+    if (error instanceof WaitTimeout) for (const key of keys) kit.state[`${key}Timeout`] = reason;
+  }
+}
+
+async function setup(kit) {
+  await step(kit, ['merchantId', 'transactional'], async () => {
+    const id = kit.id('m');
+    kit.state.transactional = await onboardMerchant(kit, id);
+    kit.state.merchantId = id;
+  });
+  await step(kit, ['pendingMerchantId'], async () => {
+    await createMerchant(kit, kit.id('m_pending'));
+    kit.state.pendingMerchantId = kit.id('m_pending');
+  });
+  await step(kit, ['disableMerchantId'], async () => {
+    await createMerchant(kit, kit.id('m_disable'));
+    kit.state.disableMerchantId = kit.id('m_disable');
+  });
+  if (kit.state.merchantId) {
+    await step(kit, ['takenEmail'], async () => {
+      const email = `${kit.settings.runId}.taken@contract-kit.example.in`;
+      const response = await merchantCall(kit, 'POST', `${MERCHANTS}/${kit.state.merchantId}/dashboard-access`, {
+        dashboardUser: { name: 'Contract Kit', email },
+      });
+      if (response.status !== 201) throw new Error(unexpected(`creating dashboard access for ${email}`, response));
+      kit.state.takenEmail = email;
+    });
+  }
+  if (!kit.state.transactional) {
+    const reason = kit.missing.transactional;
+    for (const key of ['successId', 'freshId', 'otp', 'otpBad', 'pay', 'payBad']) kit.miss(key, reason);
+    return;
+  }
+  // First what waits on the clock, then the transactions whose OTPs must not expire.
+  await step(kit, ['successId'], async () => {
+    const { id, downPayment } = await paying(kit, 't_success');
+    const registered = await transactionalCall(kit, 'POST', `${TRANSACTIONS}/${id}/payment/register-external`, {
+      metaData: metaData(downPayment),
+    });
+    if (registered.status !== 200) throw new Error(unexpected(`registering the down payment of ${id}`, registered));
+    await waitFor(kit, `transaction ${id} reaching SUCCESS`, async () => {
+      const { transaction } = await stage(kit, id);
+      if (transaction.status === 'SUCCESS') return transaction;
+      if (transaction.status === 'FAILED') throw new Error(`transaction ${id} became FAILED (${transaction.failureReason}), not SUCCESS`);
+      return undefined;
+    });
+    const refund = await transactionalCall(kit, 'POST', `${TRANSACTIONS}/${id}/refund`, {
+      refund: { id: kit.id('r0'), amount: FIRST_REFUND_AMOUNT },
+    });
+    if (refund.status !== 201) throw new Error(unexpected(`refunding ${FIRST_REFUND_AMOUNT} of ${id}`, refund));
+    kit.state.successId = id;
+  });
+  await step(kit, ['freshId'], async () => {
+    kit.state.freshId = await createTransaction(kit, 't_fresh');
+  });
+  await step(kit, ['otp'], async () => {
+    kit.state.otp = await authenticating(kit, 't_otp');
+  });
+  await step(kit, ['otpBad'], async () => {
+    kit.state.otpBad = await authenticating(kit, 't_otp_bad');
+  });
+  await step(kit, ['pay'], async () => {
+    kit.state.pay = await paying(kit, 't_pay');
+  });
+  await step(kit, ['payBad'], async () => {
+    kit.state.payBad = await paying(kit, 't_pay_bad');
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Plans
+
+function pathTo(template, values) {
+  return (transaction) => edit.setPath(transaction, template, values);
+}
+
+function body(change) {
+  return (transaction) => {
+    const value = edit.jsonBody(transaction) || {};
+    change(value);
+    edit.setJsonBody(transaction, value);
+  };
+}
+
+function all(...edits) {
+  return (transaction) => {
+    for (const change of edits) change(transaction);
+  };
+}
+
+const padded = edit.padBodyOverLimit;
+
+/** The create-transaction body of the document's example, made valid now and unique to this run. */
+function transactionBody(id) {
+  return body((value) => {
+    value.transaction = { ...(value.transaction || {}), id, amount: TRANSACTION_AMOUNT };
+    value.user = TEST_USER;
+    // The example's check id and expiry cannot be valid on another server or at another time.
+    delete value.preEligibilityCheckId;
+    if (value.createConfiguration) {
+      delete value.createConfiguration.expiryTimestamp;
+      delete value.createConfiguration.webhookUrl;
+      if (Object.keys(value.createConfiguration).length === 0) delete value.createConfiguration;
+    }
+  });
+}
+
+function refundBody(id, amount) {
+  return body((value) => {
+    for (const key of Object.keys(value)) delete value[key];
+    value.refund = id === undefined ? { amount } : { id, amount };
+  });
+}
+
+/** Skip reason for the transactions that need a SUCCESS transaction the server did not make in time. */
+function successSkip(kit) {
+  const timeout = kit.state.successIdTimeout;
+  return timeout ? { skip: `needs a transaction that reached SUCCESS: ${timeout}` } : undefined;
+}
+
+function plan(kit, op) {
+  const status = Number(op.status);
+  // Every BAD_REQUEST here is a schema violation (but the settlement range), every 413 too big.
+  const expect = (code, rest) => ({
+    auth: 'valid',
+    expectCode: code,
+    invalid: code === 'BAD_REQUEST' || code === 'PAYLOAD_TOO_LARGE',
+    ...rest,
+  });
+  const wrong = (rest) => ({ auth: 'wrong', expectCode: 'UNAUTHORIZED', ...rest });
+  const generic = () => genericPlan(kit, op, CODES);
+  const unknownMerchant = kit.id('m_unknown');
+  const unknownTransaction = kit.id('t_unknown');
+  const need = (key) => kit.need(key);
+  // Transaction operations need the merchant's credentials, except the 401s.
+  if (status !== 401 && status !== 500 && schemeOf(kit, op) === 'transactionalApiBasic') need('transactional');
+
+  switch (`${op.method} ${op.path} ${status}`) {
+    // --- Merchant API
+    case `POST ${MERCHANTS} 201`:
+      return { auth: 'valid', edit: body((value) => (value.merchant.id = kit.id('m_new'))) };
+    case `POST ${MERCHANTS} 401`:
+      return wrong({ edit: body((value) => (value.merchant.id = kit.id('m_unauthorized'))) });
+    case `POST ${MERCHANTS} 409`:
+      return expect('DUPLICATE_ID', { edit: body((value) => (value.merchant.id = need('merchantId'))) });
+    case `POST ${MERCHANTS} 413`:
+      return expect('PAYLOAD_TOO_LARGE', { edit: all(body((value) => (value.merchant.id = kit.id('m_large'))), padded) });
+
+    case `GET ${MERCHANT} 200`:
+      return { auth: 'valid', edit: pathTo(MERCHANT, { id: need('merchantId') }) };
+    case `GET ${MERCHANT} 400`:
+      return expect('BAD_REQUEST', { edit: pathTo(MERCHANT, { id: TOO_LONG_ID }) });
+    case `GET ${MERCHANT} 401`:
+      return wrong({ edit: pathTo(MERCHANT, { id: kit.state.merchantId || unknownMerchant }) });
+    case `GET ${MERCHANT} 404`:
+      return expect('NOT_FOUND', { edit: pathTo(MERCHANT, { id: unknownMerchant }) });
+
+    case `POST ${DOCUMENT} 200`:
+      return { auth: 'valid', edit: pathTo(DOCUMENT, { id: need('pendingMerchantId') }) };
+    case `POST ${DOCUMENT} 400`:
+      return expect('BAD_REQUEST', {
+        edit: all(pathTo(DOCUMENT, { id: need('pendingMerchantId') }), body((value) => delete value.documentType)),
+      });
+    case `POST ${DOCUMENT} 401`:
+      return wrong({ edit: pathTo(DOCUMENT, { id: kit.state.pendingMerchantId || unknownMerchant }) });
+    case `POST ${DOCUMENT} 404`:
+      return expect('NOT_FOUND', { edit: pathTo(DOCUMENT, { id: unknownMerchant }) });
+    case `POST ${DOCUMENT} 409`:
+      return expect('INVALID_STATE', { edit: pathTo(DOCUMENT, { id: need('merchantId') }) });
+    case `POST ${DOCUMENT} 413`:
+      return expect('PAYLOAD_TOO_LARGE', { edit: all(pathTo(DOCUMENT, { id: need('pendingMerchantId') }), padded) });
+
+    case `POST ${DISABLE} 200`:
+      return { auth: 'valid', edit: pathTo(DISABLE, { id: need('disableMerchantId') }) };
+    case `POST ${DISABLE} 400`:
+      return expect('BAD_REQUEST', {
+        edit: all(pathTo(DISABLE, { id: need('disableMerchantId') }), body((value) => (value.reason = ''))),
+      });
+    case `POST ${DISABLE} 401`:
+      return wrong({ edit: pathTo(DISABLE, { id: kit.state.disableMerchantId || unknownMerchant }) });
+    case `POST ${DISABLE} 404`:
+      return expect('NOT_FOUND', { edit: pathTo(DISABLE, { id: unknownMerchant }) });
+    case `POST ${DISABLE} 413`:
+      return expect('PAYLOAD_TOO_LARGE', { edit: all(pathTo(DISABLE, { id: need('disableMerchantId') }), padded) });
+
+    case `POST ${DASHBOARD} 201`:
+      return {
+        auth: 'valid',
+        edit: all(
+          pathTo(DASHBOARD, { id: need('merchantId') }),
+          body((value) => (value.dashboardUser.email = `${kit.settings.runId}.new@contract-kit.example.in`)),
+        ),
+      };
+    case `POST ${DASHBOARD} 400`:
+      return expect('BAD_REQUEST', {
+        edit: all(pathTo(DASHBOARD, { id: need('merchantId') }), body((value) => delete value.dashboardUser)),
+      });
+    case `POST ${DASHBOARD} 401`:
+      return wrong({ edit: pathTo(DASHBOARD, { id: kit.state.merchantId || unknownMerchant }) });
+    case `POST ${DASHBOARD} 404`:
+      return expect('NOT_FOUND', { edit: pathTo(DASHBOARD, { id: unknownMerchant }) });
+    case `POST ${DASHBOARD} 409`:
+      return expect('DUPLICATE_ID', {
+        edit: all(
+          pathTo(DASHBOARD, { id: need('merchantId') }),
+          body((value) => (value.dashboardUser.email = need('takenEmail'))),
+        ),
+      });
+    case `POST ${DASHBOARD} 413`:
+      return expect('PAYLOAD_TOO_LARGE', {
+        edit: all(
+          pathTo(DASHBOARD, { id: need('merchantId') }),
+          body((value) => (value.dashboardUser.email = `${kit.settings.runId}.large@contract-kit.example.in`)),
+          padded,
+        ),
+      });
+
+    // --- Transactional API
+    case `POST ${PRE_ELIGIBILITY} 200`:
+      return { auth: 'valid', edit: body((value) => (value.user = TEST_USER)) };
+
+    case `POST ${TRANSACTIONS} 201`:
+      return { auth: 'valid', edit: transactionBody(kit.id('t_new')) };
+    case `POST ${TRANSACTIONS} 400`:
+      return expect('BAD_REQUEST', { edit: all(transactionBody(kit.id('t_invalid')), body((value) => delete value.user)) });
+    case `POST ${TRANSACTIONS} 401`:
+      return wrong({ edit: transactionBody(kit.id('t_unauthorized')) });
+    case `POST ${TRANSACTIONS} 409`:
+      return expect('DUPLICATE_ID', { edit: transactionBody(need('freshId')) });
+    case `POST ${TRANSACTIONS} 413`:
+      return expect('PAYLOAD_TOO_LARGE', { edit: all(transactionBody(kit.id('t_large')), padded) });
+
+    case `GET ${TRANSACTIONS} 200`:
+      return { auth: 'valid', edit: (transaction) => edit.setQuery(transaction, 'limit=5') };
+    case `GET ${TRANSACTIONS} 400`:
+      return expect('BAD_REQUEST', { edit: (transaction) => edit.setQuery(transaction, 'limit=0') });
+    case `GET ${TRANSACTIONS} 401`:
+      return wrong({ edit: (transaction) => edit.setQuery(transaction, 'limit=5') });
+
+    case `GET ${TRANSACTION} 200`:
+      return { auth: 'valid', edit: pathTo(TRANSACTION, { id: need('freshId') }) };
+    case `GET ${TRANSACTION} 400`:
+      return expect('BAD_REQUEST', { edit: pathTo(TRANSACTION, { id: TOO_LONG_ID }) });
+    case `GET ${TRANSACTION} 401`:
+      return wrong({ edit: pathTo(TRANSACTION, { id: kit.state.freshId || unknownTransaction }) });
+    case `GET ${TRANSACTION} 404`:
+      return expect('NOT_FOUND', { edit: pathTo(TRANSACTION, { id: unknownTransaction }) });
+
+    case `POST ${USER_INPUT} 200`: {
+      const { id, referenceId } = need('otp');
+      return { auth: 'valid', edit: all(pathTo(USER_INPUT, { transactionId: id, referenceId }), body((value) => (value.value = TEST_OTP))) };
+    }
+    case `POST ${USER_INPUT} 400`: {
+      const { id, referenceId } = need('otpBad');
+      return expect('BAD_REQUEST', {
+        edit: all(pathTo(USER_INPUT, { transactionId: id, referenceId }), body((value) => delete value.value)),
+      });
+    }
+    case `POST ${USER_INPUT} 401`: {
+      const target = kit.state.otpBad || { id: unknownTransaction, referenceId: UNKNOWN_REFERENCE };
+      return wrong({ edit: pathTo(USER_INPUT, { transactionId: target.id, referenceId: target.referenceId }) });
+    }
+    case `POST ${USER_INPUT} 404`:
+      return expect('NOT_FOUND', { edit: pathTo(USER_INPUT, { transactionId: unknownTransaction, referenceId: UNKNOWN_REFERENCE }) });
+    case `POST ${USER_INPUT} 409`: {
+      const { id, referenceId } = need('pay');
+      return expect('INVALID_STATE', {
+        edit: all(pathTo(USER_INPUT, { transactionId: id, referenceId }), body((value) => (value.value = TEST_OTP))),
+      });
+    }
+    case `POST ${USER_INPUT} 413`: {
+      const { id, referenceId } = need('otpBad');
+      return expect('PAYLOAD_TOO_LARGE', {
+        edit: all(pathTo(USER_INPUT, { transactionId: id, referenceId }), body((value) => (value.value = TEST_OTP)), padded),
+      });
+    }
+
+    case `POST ${REGISTER} 200`: {
+      const { id, downPayment } = need('pay');
+      return { auth: 'valid', edit: all(pathTo(REGISTER, { transactionId: id }), body((value) => (value.metaData = metaData(downPayment)))) };
+    }
+    case `POST ${REGISTER} 400`: {
+      const { id } = need('payBad');
+      return expect('BAD_REQUEST', { edit: all(pathTo(REGISTER, { transactionId: id }), body((value) => delete value.metaData)) });
+    }
+    case `POST ${REGISTER} 401`:
+      return wrong({ edit: pathTo(REGISTER, { transactionId: (kit.state.payBad && kit.state.payBad.id) || unknownTransaction }) });
+    case `POST ${REGISTER} 404`:
+      return expect('NOT_FOUND', { edit: pathTo(REGISTER, { transactionId: unknownTransaction }) });
+    case `POST ${REGISTER} 409`:
+      return expect('INVALID_STATE', { edit: pathTo(REGISTER, { transactionId: need('freshId') }) });
+    case `POST ${REGISTER} 413`: {
+      const { id, downPayment } = need('payBad');
+      return expect('PAYLOAD_TOO_LARGE', {
+        edit: all(pathTo(REGISTER, { transactionId: id }), body((value) => (value.metaData = metaData(downPayment))), padded),
+      });
+    }
+
+    case `POST ${REFUND} 200`:
+      return (
+        successSkip(kit) || {
+          auth: 'valid',
+          edit: all(pathTo(REFUND, { transactionId: need('successId') }), refundBody(kit.id('r0'), FIRST_REFUND_AMOUNT)),
+        }
+      );
+    case `POST ${REFUND} 201`:
+      return (
+        successSkip(kit) || {
+          auth: 'valid',
+          edit: all(pathTo(REFUND, { transactionId: need('successId') }), refundBody(kit.id('r_new'), NEW_REFUND_AMOUNT)),
+        }
+      );
+    case `POST ${REFUND} 400`:
+      return expect('BAD_REQUEST', {
+        edit: all(
+          pathTo(REFUND, { transactionId: kit.state.successId || need('freshId') }),
+          body((value) => {
+            for (const key of Object.keys(value)) delete value[key];
+            value.refund = { amount: 'not-a-number' };
+          }),
+        ),
+      });
+    case `POST ${REFUND} 401`:
+      return wrong({ edit: pathTo(REFUND, { transactionId: kit.state.successId || unknownTransaction }) });
+    case `POST ${REFUND} 404`:
+      return expect('NOT_FOUND', { edit: pathTo(REFUND, { transactionId: unknownTransaction }) });
+    case `POST ${REFUND} 409`:
+      return (
+        successSkip(kit) ||
+        expect('REFUND_AMOUNT_TOO_LARGE', {
+          edit: all(pathTo(REFUND, { transactionId: need('successId') }), refundBody(kit.id('r_too_large'), TOO_LARGE_REFUND)),
+        })
+      );
+    case `POST ${REFUND} 413`:
+      return expect('PAYLOAD_TOO_LARGE', {
+        edit: all(
+          pathTo(REFUND, { transactionId: kit.state.successId || need('freshId') }),
+          refundBody(kit.id('r_large'), NEW_REFUND_AMOUNT),
+          padded,
+        ),
+      });
+
+    case `GET ${SETTLEMENT} 200`:
+      return { auth: 'valid', edit: (transaction) => edit.setQuery(transaction, '') };
+    case `GET ${SETTLEMENT} 400`:
+      // `to` before `from` (D19).
+      return expect('BAD_REQUEST', { invalid: false, edit: (transaction) => edit.setQuery(transaction, 'from=2026-01-10&to=2026-01-01') });
+    case `GET ${SETTLEMENT} 401`:
+      return wrong({ edit: (transaction) => edit.setQuery(transaction, '') });
+
+    default:
+      return generic();
+  }
+}
+
+module.exports = { codeField, authenticate, setup, plan };

@@ -1,0 +1,116 @@
+'use strict';
+/**
+ * The SDK flow (`X-Partnerid` + `X-Signature` over the body). Against a real server the setup
+ * initiates two transactions of this run: one left as it is (for the duplicate and the status
+ * check) and one confirmed through the sandbox's test control (for the refund).
+ */
+const { sdkSignature } = require('../signing.cjs');
+const { unexpected } = require('../kit.cjs');
+const edit = require('../request-edit.cjs');
+const { isPublic, setSdkSignature } = require('./auth.cjs');
+
+const INITIATE = '/merchant/credit/initiateTransaction';
+const STATUS = '/merchant/credit/checkTransactionStatus';
+const REFUND = '/merchant/credit/refundTransaction';
+const confirmPath = (id) => `/sandbox/sdk/transactions/${encodeURIComponent(id)}/confirm`;
+
+/** Transactions made by the setup are of this amount; the document's refund example is less. */
+const SETUP_AMOUNT = 250000;
+
+const codeField = 'message';
+
+function authenticate(kit, transaction, op, mode) {
+  if (isPublic(kit, op)) return;
+  setSdkSignature(transaction, kit.settings, mode);
+}
+
+function signedCall(kit, path, value) {
+  const body = value === undefined ? '' : JSON.stringify(value);
+  const headers = { 'X-Partnerid': kit.settings.partnerId, 'X-Signature': sdkSignature(body, kit.settings.privateKey) };
+  return kit.call('POST', path, { body: value === undefined ? undefined : body, headers });
+}
+
+async function initiate(kit, id) {
+  return signedCall(kit, INITIATE, {
+    merchantTransactionId: id,
+    userPhoneNumber: '+919000000001',
+    userId: 'contract_kit',
+    amount: SETUP_AMOUNT,
+  });
+}
+
+async function setup(kit) {
+  const existing = kit.id('existing');
+  const first = await initiate(kit, existing);
+  if (first.status === 201) kit.state.existingId = existing;
+  else kit.miss('existingId', unexpected(`initiating ${existing}`, first));
+
+  const confirmed = kit.id('confirmed');
+  const second = await initiate(kit, confirmed);
+  if (second.status !== 201) {
+    kit.miss('confirmedId', unexpected(`initiating ${confirmed}`, second));
+    return;
+  }
+  const confirm = await signedCall(kit, confirmPath(confirmed));
+  if (confirm.status >= 200 && confirm.status < 300) {
+    kit.state.confirmedId = confirmed;
+  } else if (confirm.status === 404 || confirm.status === 405) {
+    kit.state.noConfirmControl = true;
+  } else {
+    kit.miss('confirmedId', unexpected(`POST ${confirmPath(confirmed)}`, confirm));
+  }
+}
+
+/** Sets merchantTransactionId in the body Dredd will send. */
+function withId(id, more) {
+  return (transaction) => {
+    const body = edit.jsonBody(transaction) || {};
+    body.merchantTransactionId = id;
+    edit.setJsonBody(transaction, body);
+    if (more) more(transaction);
+  };
+}
+
+function plan(kit, op) {
+  const status = Number(op.status);
+  const unknown = kit.id('unknown');
+  const wrong = { auth: 'wrong', expectCode: 'AUTHORIZATION_FAILED' };
+  const large = { auth: 'valid', expectCode: 'PAYLOAD_TOO_LARGE' };
+  switch (`${op.path} ${status}`) {
+    case `${INITIATE} 201`:
+      return { auth: 'valid', edit: withId(kit.id('new')) };
+    case `${INITIATE} 400`:
+      return { auth: 'valid', edit: withId(kit.need('existingId')), expectCode: 'DUPLICATE_TRANSACTION_ID' };
+    case `${INITIATE} 401`:
+      return { ...wrong, edit: withId(kit.id('unauthorized')) };
+    case `${INITIATE} 413`:
+      return { ...large, edit: withId(kit.id('large'), edit.padBodyOverLimit) };
+    case `${STATUS} 200`:
+      return { auth: 'valid', edit: withId(kit.need('existingId')) };
+    case `${STATUS} 400`:
+      return { auth: 'valid', edit: withId(unknown), expectCode: 'NO_SUCH_TRANSACTION' };
+    case `${STATUS} 401`:
+      return { ...wrong, edit: withId(kit.state.existingId || unknown) };
+    case `${STATUS} 413`:
+      return { ...large, edit: withId(unknown, edit.padBodyOverLimit) };
+    case `${REFUND} 200`:
+      if (kit.state.noConfirmControl) {
+        return {
+          skip:
+            '200: needs a transaction confirmed by a user (the server has no test control ' +
+            'POST /sandbox/sdk/transactions/{id}/confirm)',
+        };
+      }
+      return { auth: 'valid', edit: withId(kit.need('confirmedId')) };
+    case `${REFUND} 400`:
+      return { auth: 'valid', edit: withId(unknown), expectCode: 'NO_SUCH_TRANSACTION' };
+    case `${REFUND} 401`:
+      return { ...wrong, edit: withId(kit.state.confirmedId || unknown) };
+    case `${REFUND} 413`:
+      return { ...large, edit: withId(unknown, edit.padBodyOverLimit) };
+    default:
+      return undefined;
+  }
+}
+
+module.exports = { codeField, authenticate, setup, plan };

@@ -1,0 +1,91 @@
+'use strict';
+/**
+ * How the kit drives each documented response code. A plan says how to change the request before
+ * it is sent; the family module makes one per transaction and falls back to these generic ones.
+ *
+ *   { skip: reason }                 do not send; the reason is printed in the summary
+ *   { auth: 'valid' | 'wrong',       credentials to put on the request (as the last step)
+ *     edit(transaction),             changes of body, path or query (before signing)
+ *     expectCode,                    the error code the request was built to cause
+ *     invalid: true,                 the request breaks the contract on purpose (a schema
+ *                                    violation or a body over 1 MiB); a validating proxy in
+ *                                    front of the server answers it itself
+ *     check(real) -> string[] }      extra checks of the real response
+ */
+const edit = require('./request-edit.cjs');
+
+const NO_REQUEST_CAUSES = {
+  500: '500 INTERNAL_SERVER_ERROR: no request can cause a service failure',
+  502: '502: no request can cause a gateway failure',
+  503: '503: no request can make the service unavailable',
+  429: '429: the contract promises no rate limit (D24), so no request is sure to cause it',
+};
+
+/** Against a Prism mock: the same valid request, and `Prefer: code=NNN` chooses the response. */
+function mockPlan(op, extra = {}) {
+  return { auth: 'valid', prefer: `code=${op.status}`, ...extra };
+}
+
+/** A body without the first required property of the request schema (a schema violation: 400). */
+function withoutRequiredField(kit, op) {
+  const schema = kit.requestSchema(op.path, op.method);
+  const required = schema && Array.isArray(schema.required) ? schema.required : [];
+  if (required.length === 0) return undefined;
+  const field = required[0];
+  return {
+    auth: 'valid',
+    invalid: true,
+    edit(transaction) {
+      const body = edit.jsonBody(transaction);
+      if (!body || typeof body !== 'object') throw new Error(`${op.name}: no JSON body to remove '${field}' from`);
+      delete body[field];
+      edit.setJsonBody(transaction, body);
+    },
+  };
+}
+
+/**
+ * The generic plan of a response code against a real server. `codes` maps a status to the error
+ * code a family answers for the generic cause (e.g. { 401: 'UNAUTHORIZED' }).
+ */
+function genericPlan(kit, op, codes = {}) {
+  const plan = genericCause(kit, op);
+  const code = codes[Number(op.status)];
+  return plan.skip || code === undefined ? plan : { ...plan, expectCode: code };
+}
+
+function genericCause(kit, op) {
+  const status = Number(op.status);
+  if (status >= 200 && status < 300) return { auth: 'valid' };
+  if (NO_REQUEST_CAUSES[status]) return { skip: NO_REQUEST_CAUSES[status] };
+  switch (status) {
+    case 400:
+      return (
+        withoutRequiredField(kit, op) || {
+          skip: '400: the kit knows no request of this operation that violates the schema',
+        }
+      );
+    case 401:
+      return { auth: 'wrong' };
+    case 413:
+      return { auth: 'valid', invalid: true, edit: edit.padBodyOverLimit };
+    default:
+      return { skip: `${status}: the kit knows no request that causes it on purpose` };
+  }
+}
+
+/**
+ * Against `prism proxy --errors`: Prism validates every request itself and answers an invalid one
+ * with its own 422 (the server never sees it), and it forwards JSON bodies re-serialized, so a
+ * body padded with whitespace loses its signature. A request invalid on purpose cannot be sent.
+ */
+const PROXY_SKIP =
+  'the request breaks the contract on purpose, and the validating proxy in front of the server (--proxy) ' +
+  'answers such a request itself instead of forwarding it';
+
+/** Marks every plan of a 413, and the 400 plans that send a schema violation, as invalid. */
+function isInvalidRequest(op, plan) {
+  return plan.invalid === true || Number(op.status) === 413;
+}
+
+module.exports = { mockPlan, genericPlan, withoutRequiredField, isInvalidRequest, NO_REQUEST_CAUSES, PROXY_SKIP };

@@ -1,0 +1,93 @@
+'use strict';
+/**
+ * Makes a copy of a bundled document that Dredd 14 can compile. The contract itself is not
+ * changed; only the copy handed to Dredd is:
+ *
+ * - a header, path or required parameter without `example` gets one taken from its schema
+ *   (`examples[0]`, `example`, `default`, `const`, `enum[0]`, a value of its `format`), or a
+ *   placeholder: Dredd's OpenAPI 3 compiler crashes on a header parameter without a value
+ *   ("Cannot read properties of undefined (reading 'toValue')") and cannot expand a path without
+ *   one. The hooks set the real values anyway (signatures, ids). Optional query parameters
+ *   without an example stay out of the request.
+ * - `webhooks` is removed (Dredd ignores it; it describes requests the service sends).
+ */
+const { pointerGet } = require('./response-check.cjs');
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+function deref(document, node) {
+  let current = node;
+  for (let hops = 0; current && typeof current.$ref === 'string' && hops < 20; hops += 1) {
+    current = pointerGet(document, current.$ref);
+  }
+  return current;
+}
+
+function exampleOfSchema(document, schemaNode, depth = 0) {
+  const schema = deref(document, schemaNode);
+  if (!schema || typeof schema !== 'object' || depth > 10) return undefined;
+  if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0];
+  if (schema.example !== undefined) return schema.example;
+  if (schema.default !== undefined) return schema.default;
+  if (schema.const !== undefined) return schema.const;
+  if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
+  for (const keyword of ['allOf', 'oneOf', 'anyOf']) {
+    for (const member of schema[keyword] || []) {
+      const value = exampleOfSchema(document, member, depth + 1);
+      if (value !== undefined) return value;
+    }
+  }
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
+  if (type === 'integer' || type === 'number') return typeof schema.minimum === 'number' ? schema.minimum : 1;
+  if (type === 'boolean') return true;
+  if (FORMAT_EXAMPLES[schema.format] !== undefined) return FORMAT_EXAMPLES[schema.format];
+  return undefined;
+}
+
+/** Values of the right form for a schema that gives no example, so that a mock accepts them. */
+const FORMAT_EXAMPLES = {
+  uuid: '00000000-0000-4000-8000-000000000000',
+  date: '2026-01-01',
+  'date-time': '2026-01-01T00:00:00Z',
+  email: 'contract-kit@example.in',
+  uri: 'https://contract-kit.example.in/',
+};
+
+function fillParameter(document, parameterNode) {
+  const parameter = deref(document, parameterNode);
+  if (!parameter || typeof parameter !== 'object') return;
+  if (parameter.example !== undefined) return;
+  // An optional query or cookie parameter without an example is left out of the request.
+  if (parameter.in !== 'header' && parameter.in !== 'path' && parameter.required !== true) return;
+  if (parameter.examples && typeof parameter.examples === 'object') {
+    const first = Object.values(parameter.examples)[0];
+    const value = first && deref(document, first);
+    if (value && value.value !== undefined) {
+      parameter.example = value.value;
+      return;
+    }
+  }
+  const value = exampleOfSchema(document, parameter.schema);
+  parameter.example = value === undefined ? `example-${parameter.name}` : value;
+}
+
+/** The Dredd-ready copy of a bundled OpenAPI document (an object; the input is not changed). */
+function prepareForDredd(original) {
+  const document = JSON.parse(JSON.stringify(original));
+  delete document.webhooks;
+  for (const parameter of Object.values((document.components && document.components.parameters) || {})) {
+    fillParameter(document, parameter);
+  }
+  for (const item of Object.values(document.paths || {})) {
+    const pathItem = deref(document, item);
+    for (const parameter of pathItem.parameters || []) fillParameter(document, parameter);
+    for (const method of METHODS) {
+      const operation = pathItem[method];
+      if (!operation) continue;
+      for (const parameter of operation.parameters || []) fillParameter(document, parameter);
+    }
+  }
+  return document;
+}
+
+module.exports = { prepareForDredd };
