@@ -257,7 +257,10 @@ export interface paths {
             path: {
                 /** @description The transaction's id, as chosen by the payment gateway at creation (`transaction.id`). */
                 transactionId: components["parameters"]["GatewayTransactionIdPath"];
-                /** @description The `referenceId` of one of the `userInputOptions` of the transaction's `authenticate` step. */
+                /**
+                 * @description The `referenceId` of one of the `userInputOptions` of the transaction's `authenticate` step.
+                 * @example 0b8a3c1e-6a43-4f0e-9d1c-3b1c2f9e7a10
+                 */
                 referenceId: components["parameters"]["GatewayReferenceIdPath"];
             };
             cookie?: never;
@@ -1214,9 +1217,15 @@ export interface components {
         GatewayTransactionIdPathAsId: components["schemas"]["Identifier"];
         /** @description The transaction's id, as chosen by the payment gateway at creation (`transaction.id`). */
         GatewayTransactionIdPath: components["schemas"]["Identifier"];
-        /** @description The `referenceId` of one of the `userInputOptions` of the transaction's `authenticate` step. */
+        /**
+         * @description The `referenceId` of one of the `userInputOptions` of the transaction's `authenticate` step.
+         * @example 0b8a3c1e-6a43-4f0e-9d1c-3b1c2f9e7a10
+         */
         GatewayReferenceIdPath: string;
-        /** @description The request signature. See the document's description for the recipe of this family. Its form is checked here (D28); its value only the service can check. */
+        /**
+         * @description The request signature. See the document's description for the recipe of this family. Its form is checked here (D28); its value only the service can check.
+         * @example qvSZ/F8ixk3Rb7Bq+pEWvRQ2HK0FmL+cMaf0+r8aXOk=
+         */
         XSignature: components["schemas"]["Signature"];
         /** @description **Decided by this contract (D23).** A unique id of this event, the same on every retry of it: store it and ignore an event whose id you have already processed. Sent by this contract's service on every webhook; optional so that a receiver also accepts a sender that omits it. */
         XEventId: string;
@@ -1565,7 +1574,10 @@ export interface operations {
             path: {
                 /** @description The transaction's id, as chosen by the payment gateway at creation (`transaction.id`). */
                 transactionId: components["parameters"]["GatewayTransactionIdPath"];
-                /** @description The `referenceId` of one of the `userInputOptions` of the transaction's `authenticate` step. */
+                /**
+                 * @description The `referenceId` of one of the `userInputOptions` of the transaction's `authenticate` step.
+                 * @example 0b8a3c1e-6a43-4f0e-9d1c-3b1c2f9e7a10
+                 */
                 referenceId: components["parameters"]["GatewayReferenceIdPath"];
             };
             cookie?: never;
@@ -1756,7 +1768,10 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The request signature. See the document's description for the recipe of this family. Its form is checked here (D28); its value only the service can check. */
+                /**
+                 * @description The request signature. See the document's description for the recipe of this family. Its form is checked here (D28); its value only the service can check.
+                 * @example qvSZ/F8ixk3Rb7Bq+pEWvRQ2HK0FmL+cMaf0+r8aXOk=
+                 */
                 "X-Signature": components["parameters"]["XSignature"];
                 /** @description **Decided by this contract (D23).** A unique id of this event, the same on every retry of it: store it and ignore an event whose id you have already processed. Sent by this contract's service on every webhook; optional so that a receiver also accepts a sender that omits it. */
                 "X-Event-Id"?: components["parameters"]["XEventId"];
@@ -1797,7 +1812,10 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The request signature. See the document's description for the recipe of this family. Its form is checked here (D28); its value only the service can check. */
+                /**
+                 * @description The request signature. See the document's description for the recipe of this family. Its form is checked here (D28); its value only the service can check.
+                 * @example qvSZ/F8ixk3Rb7Bq+pEWvRQ2HK0FmL+cMaf0+r8aXOk=
+                 */
                 "X-Signature": components["parameters"]["XSignature"];
                 /** @description **Decided by this contract (D23).** A unique id of this event, the same on every retry of it: store it and ignore an event whose id you have already processed. Sent by this contract's service on every webhook; optional so that a receiver also accepts a sender that omits it. */
                 "X-Event-Id"?: components["parameters"]["XEventId"];

@@ -215,7 +215,10 @@ export interface components {
         };
     };
     parameters: {
-        /** @description The request signature. See the document's description for the recipe of this family. Its form is checked here (D28); its value only the service can check. */
+        /**
+         * @description The request signature. See the document's description for the recipe of this family. Its form is checked here (D28); its value only the service can check.
+         * @example qvSZ/F8ixk3Rb7Bq+pEWvRQ2HK0FmL+cMaf0+r8aXOk=
+         */
         XSignature: components["schemas"]["Signature"];
         /** @description **Decided by this contract (D23).** A unique id of this event, the same on every retry of it: store it and ignore an event whose id you have already processed. Sent by this contract's service on every webhook; optional so that a receiver also accepts a sender that omits it. */
         XEventId: string;
@@ -230,7 +233,10 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The request signature. See the document's description for the recipe of this family. Its form is checked here (D28); its value only the service can check. */
+                /**
+                 * @description The request signature. See the document's description for the recipe of this family. Its form is checked here (D28); its value only the service can check.
+                 * @example qvSZ/F8ixk3Rb7Bq+pEWvRQ2HK0FmL+cMaf0+r8aXOk=
+                 */
                 "X-Signature": components["parameters"]["XSignature"];
             };
             path?: never;
@@ -278,7 +284,10 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The request signature. See the document's description for the recipe of this family. Its form is checked here (D28); its value only the service can check. */
+                /**
+                 * @description The request signature. See the document's description for the recipe of this family. Its form is checked here (D28); its value only the service can check.
+                 * @example qvSZ/F8ixk3Rb7Bq+pEWvRQ2HK0FmL+cMaf0+r8aXOk=
+                 */
                 "X-Signature": components["parameters"]["XSignature"];
             };
             path?: never;
@@ -322,7 +331,10 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The request signature. See the document's description for the recipe of this family. Its form is checked here (D28); its value only the service can check. */
+                /**
+                 * @description The request signature. See the document's description for the recipe of this family. Its form is checked here (D28); its value only the service can check.
+                 * @example qvSZ/F8ixk3Rb7Bq+pEWvRQ2HK0FmL+cMaf0+r8aXOk=
+                 */
                 "X-Signature": components["parameters"]["XSignature"];
             };
             path?: never;
@@ -370,7 +382,10 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The request signature. See the document's description for the recipe of this family. Its form is checked here (D28); its value only the service can check. */
+                /**
+                 * @description The request signature. See the document's description for the recipe of this family. Its form is checked here (D28); its value only the service can check.
+                 * @example qvSZ/F8ixk3Rb7Bq+pEWvRQ2HK0FmL+cMaf0+r8aXOk=
+                 */
                 "X-Signature": components["parameters"]["XSignature"];
                 /** @description **Decided by this contract (D23).** A unique id of this event, the same on every retry of it: store it and ignore an event whose id you have already processed. Sent by this contract's service on every webhook; optional so that a receiver also accepts a sender that omits it. */
                 "X-Event-Id"?: components["parameters"]["XEventId"];

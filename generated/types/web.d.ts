@@ -356,7 +356,10 @@ export interface components {
         };
     };
     parameters: {
-        /** @description The request signature. See the document's description for the recipe of this family. Its form is checked here (D28); its value only the service can check. */
+        /**
+         * @description The request signature. See the document's description for the recipe of this family. Its form is checked here (D28); its value only the service can check.
+         * @example qvSZ/F8ixk3Rb7Bq+pEWvRQ2HK0FmL+cMaf0+r8aXOk=
+         */
         XSignature: components["schemas"]["Signature"];
         /** @description **Decided by this contract (D23).** A unique id of this event, the same on every retry of it: store it and ignore an event whose id you have already processed. Sent by this contract's service on every webhook; optional so that a receiver also accepts a sender that omits it. */
         XEventId: string;
@@ -371,7 +374,10 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The request signature. See the document's description for the recipe of this family. Its form is checked here (D28); its value only the service can check. */
+                /**
+                 * @description The request signature. See the document's description for the recipe of this family. Its form is checked here (D28); its value only the service can check.
+                 * @example qvSZ/F8ixk3Rb7Bq+pEWvRQ2HK0FmL+cMaf0+r8aXOk=
+                 */
                 "X-Signature": components["parameters"]["XSignature"];
             };
             path?: never;
@@ -419,7 +425,10 @@ export interface operations {
                 id: components["schemas"]["WebTransactionId"];
             };
             header: {
-                /** @description The request signature. See the document's description for the recipe of this family. Its form is checked here (D28); its value only the service can check. */
+                /**
+                 * @description The request signature. See the document's description for the recipe of this family. Its form is checked here (D28); its value only the service can check.
+                 * @example qvSZ/F8ixk3Rb7Bq+pEWvRQ2HK0FmL+cMaf0+r8aXOk=
+                 */
                 "X-Signature": components["parameters"]["XSignature"];
             };
             path?: never;
@@ -496,7 +505,10 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The request signature. See the document's description for the recipe of this family. Its form is checked here (D28); its value only the service can check. */
+                /**
+                 * @description The request signature. See the document's description for the recipe of this family. Its form is checked here (D28); its value only the service can check.
+                 * @example qvSZ/F8ixk3Rb7Bq+pEWvRQ2HK0FmL+cMaf0+r8aXOk=
+                 */
                 "X-Signature": components["parameters"]["XSignature"];
                 /** @description **Decided by this contract (D23).** A unique id of this event, the same on every retry of it: store it and ignore an event whose id you have already processed. Sent by this contract's service on every webhook; optional so that a receiver also accepts a sender that omits it. */
                 "X-Event-Id"?: components["parameters"]["XEventId"];
