@@ -54,8 +54,8 @@ describe('VirtualClock', () => {
 
   it('fires timers when real time reaches them', async () => {
     clock = new VirtualClock();
-    const fired = new Promise<number>((resolve) => clock!.after(30, () => resolve(clock!.now())));
     const scheduledAt = clock.now();
+    const fired = new Promise<number>((resolve) => clock!.after(30, () => resolve(clock!.now())));
     expect(await fired).toBeGreaterThanOrEqual(scheduledAt + 30);
   });
 

@@ -1,0 +1,44 @@
+/**
+ * The gateway's two kinds of HTTP Basic credentials:
+ * - Merchant API: the payment gateway's constant pair from the configuration (`pg_test` /
+ *   `pg_test_secret` by default);
+ * - Transactional API: one random pair per merchant, issued when it becomes `enabled` and deleted
+ *   when it is disabled (D07, D09). They identify the merchant.
+ *
+ * Passwords are compared in constant time ({@link secretEquals}) and never logged.
+ */
+import { randomBytes } from 'node:crypto';
+import { basicAuth, fixedCredentials } from '../auth.js';
+import { secretEquals } from '../config.js';
+import type { FamilyContext } from '../context.js';
+import type { AuthResult, IncomingRequest } from '../router.js';
+import type { GatewayState, MerchantPrincipal } from './state.js';
+
+/** Compared against when the username is unknown, so that both cases cost the same. */
+const NO_PASSWORD = randomBytes(24).toString('base64url');
+
+export function merchantApiAuth(ctx: FamilyContext): (request: IncomingRequest) => AuthResult<true> {
+  return basicAuth(ctx.errors, 'paylater Merchant API', fixedCredentials(ctx.config.merchantApi));
+}
+
+export function transactionalApiAuth(
+  ctx: FamilyContext,
+  state: GatewayState,
+): (request: IncomingRequest) => AuthResult<MerchantPrincipal> {
+  return basicAuth(ctx.errors, 'paylater Transactional API', (credentials) => {
+    const record = state.credentials.get(credentials.username);
+    const matches = secretEquals(credentials.password, record?.password ?? NO_PASSWORD);
+    if (record === undefined || !matches) return undefined;
+    // Revoked the moment the merchant leaves `enabled` (D09).
+    if (state.merchants.get(record.merchantId)?.stage !== 'enabled') return undefined;
+    return { merchantId: record.merchantId };
+  });
+}
+
+/** New Transactional API credentials for a merchant. */
+export function issueCredentials(merchantId: string): { username: string; password: string } {
+  return {
+    username: `txn_${merchantId}_${randomBytes(4).toString('hex')}`,
+    password: randomBytes(24).toString('base64url'),
+  };
+}

@@ -1,0 +1,285 @@
+/**
+ * The Merchant API (Merchant API credentials): create, read, upload documents, disable, dashboard
+ * access; automated verification on the virtual clock; and the sandbox helper
+ * `POST /sandbox/gateway/merchants/{id}/verify`.
+ *
+ * Rules: D04 (fields, reserved ids), D05, D06, D07 (record), D08 (documents), D09 (stages),
+ * D10 (disable), D11 (dashboard access), D18 (answers), D02 (errors).
+ */
+import { randomBytes } from 'node:crypto';
+import type { operations } from '../../../generated/types/gateway.js';
+import type { FamilyContext } from '../context.js';
+import { issueCredentials, merchantApiAuth } from './auth.js';
+import {
+  GATEWAY,
+  merchantView,
+  time,
+  type DocumentType,
+  type GatewayState,
+  type MerchantRecord,
+  type StoredDocument,
+} from './state.js';
+
+/** What the first bytes of a file say it is (D08 accepts PDF, PNG and JPEG only). */
+export function detectFormat(bytes: Buffer): StoredDocument['format'] | undefined {
+  if (bytes.subarray(0, 5).toString('latin1') === '%PDF-') return 'PDF';
+  if (bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'PNG';
+  if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'JPEG';
+  return undefined;
+}
+
+export interface MerchantEngine {
+  /** The merchant after applying a verification that is due. */
+  find(id: string): MerchantRecord | undefined;
+}
+
+export function registerMerchants(ctx: FamilyContext, state: GatewayState): MerchantEngine {
+  const { errors, clock } = ctx;
+  const { merchants, credentials, invitations } = state;
+  const authenticate = merchantApiAuth(ctx);
+
+  const notFound = (id: string) => errors.notFound(`No merchant with id '${id}' exists.`);
+
+  /** Applies the automated verification when it is due (timers call it too). */
+  const find = (id: string): MerchantRecord | undefined => {
+    const merchant = merchants.get(id);
+    if (merchant === undefined) return undefined;
+    if (
+      merchant.stage === 'verificationInProgress' &&
+      merchant.verificationDueAt !== undefined &&
+      merchant.verificationDueAt <= clock.now()
+    ) {
+      return verify(merchant, undefined, merchant.verificationDueAt);
+    }
+    return merchant;
+  };
+
+  /**
+   * Runs verification: the first verification of a merchant whose entityName contains "Reject"
+   * rejects its PAN (back to `documentsPending`); otherwise every document is verified, the
+   * merchant becomes `enabled` and its Transactional API credentials are issued.
+   */
+  const verify = (merchant: MerchantRecord, outcome: 'pass' | 'reject' | undefined, at: number): MerchantRecord => {
+    const reject = outcome === undefined
+      ? merchant.verifications === 0 && merchant.entityName.toLowerCase().includes(GATEWAY.rejectTrigger)
+      : outcome === 'reject';
+    const updated: MerchantRecord = { ...merchant, verifications: merchant.verifications + 1, updatedAt: at };
+    delete updated.verificationDueAt;
+    if (reject) {
+      updated.stage = 'documentsPending';
+      updated.documents = merchant.documents.map((document) =>
+        document.documentType === 'PAN'
+          ? {
+              ...document,
+              status: 'rejected',
+              rejectionReason: 'The name on the PAN does not match the legal entity name. Upload a PAN of the entity.',
+            }
+          : { ...document, status: 'verified' },
+      );
+    } else {
+      updated.stage = 'enabled';
+      updated.documents = merchant.documents.map(({ rejectionReason: _ignored, ...document }) => ({
+        ...document,
+        status: 'verified',
+      }));
+      const issued = issueCredentials(merchant.id);
+      updated.credentials = issued;
+      credentials.set(issued.username, { ...issued, merchantId: merchant.id });
+    }
+    merchants.set(updated.id, updated);
+    return updated;
+  };
+
+  ctx.route<operations['createMerchant'], true>('createMerchant', {
+    authenticate,
+    handle({ body }) {
+      const input = body.merchant;
+      // The schema already rejects the reserved ids `transaction` and `settlement` (D04).
+      if (merchants.has(input.id)) {
+        return errors.error(409, 'DUPLICATE_ID', `A merchant with id '${input.id}' exists already.`);
+      }
+      const now = clock.now();
+      const merchant: MerchantRecord = {
+        id: input.id,
+        brandName: input.brandName,
+        entityName: input.entityName,
+        brandHomePageUrl: input.brandHomePageUrl,
+        mccCode: input.mccCode,
+        ...(input.defaultWebhookUrl === undefined ? {} : { defaultWebhookUrl: input.defaultWebhookUrl }),
+        ...(input.defaultColor === undefined ? {} : { defaultColor: input.defaultColor }),
+        ...(input.settlementDetails === undefined ? {} : { settlementDetails: input.settlementDetails }),
+        hasLogo: input.defaultLogo !== undefined,
+        hasFavicon: input.defaultFavicon !== undefined,
+        stage: 'documentsPending',
+        documents: [],
+        verifications: 0,
+        dashboardUsers: [],
+        createdAt: now,
+        updatedAt: now,
+      };
+      merchants.set(merchant.id, merchant);
+      return { status: 201, body: { merchant: merchantView(merchant) } };
+    },
+  });
+
+  ctx.route<operations['getMerchant'], true>('getMerchant', {
+    authenticate,
+    handle({ params }) {
+      const merchant = find(params.id);
+      if (merchant === undefined) return notFound(params.id);
+      return { status: 200, body: { merchant: merchantView(merchant) } };
+    },
+  });
+
+  ctx.route<operations['uploadMerchantDocument'], true>('uploadMerchantDocument', {
+    authenticate,
+    handle({ params, body }) {
+      const merchant = find(params.id);
+      if (merchant === undefined) return notFound(params.id);
+      if (merchant.stage !== 'documentsPending') {
+        return errors.error(
+          409,
+          'INVALID_STATE',
+          `Documents can be uploaded only while the merchant is documentsPending; it is ${merchant.stage}.`,
+        );
+      }
+      const value = body.document.value;
+      const field = '/document/value';
+      if (value.length % 4 !== 0) {
+        return errors.badRequest('document.value is not valid base64: its length must be a multiple of 4 (with = padding).', [
+          { field, issue: 'must be standard base64 with padding' },
+        ]);
+      }
+      const bytes = Buffer.from(value, 'base64');
+      if (bytes.length > GATEWAY.maxDocumentBytes) {
+        return errors.badRequest(`The document is ${bytes.length} bytes; at most ${GATEWAY.maxDocumentBytes} bytes (700 KiB) are accepted.`, [
+          { field, issue: 'must decode to at most 700 KiB' },
+        ]);
+      }
+      const format = detectFormat(bytes);
+      if (format === undefined) {
+        return errors.badRequest(
+          'The document must be a PDF, PNG or JPEG file; its first bytes match none of them (checked by content, not by name).',
+          [{ field, issue: 'must be the base64 of a PDF, PNG or JPEG file' }],
+        );
+      }
+      const now = clock.now();
+      const stored: StoredDocument = {
+        documentType: body.documentType,
+        status: 'uploaded',
+        format,
+        bytes: bytes.length,
+        uploadedAt: now,
+      };
+      const documents = [...merchant.documents.filter((document) => document.documentType !== body.documentType), stored];
+      const updated: MerchantRecord = { ...merchant, documents, updatedAt: now };
+      const complete = GATEWAY.requiredDocumentTypes.every((type: DocumentType) =>
+        documents.some((document) => document.documentType === type && document.status !== 'rejected'),
+      );
+      if (complete) {
+        updated.stage = 'verificationInProgress';
+        updated.verificationDueAt = now + GATEWAY.verificationDelayMs;
+        clock.schedule(updated.verificationDueAt, () => find(updated.id));
+      }
+      merchants.set(updated.id, updated);
+      return { status: 200, body: { merchant: merchantView(updated) } };
+    },
+  });
+
+  ctx.route<operations['disableMerchant'], true>('disableMerchant', {
+    authenticate,
+    handle({ params, body }) {
+      const merchant = find(params.id);
+      if (merchant === undefined) return notFound(params.id);
+      if (merchant.stage === 'disabled') return { status: 200, body: { merchant: merchantView(merchant) } };
+      const updated: MerchantRecord = { ...merchant, stage: 'disabled', updatedAt: clock.now() };
+      delete updated.verificationDueAt;
+      if (body?.reason !== undefined) updated.disabledReason = body.reason;
+      // Revoked at once (D09); the password stays on the record to sign late webhooks.
+      if (merchant.credentials !== undefined) credentials.delete(merchant.credentials.username);
+      merchants.set(updated.id, updated);
+      return { status: 200, body: { merchant: merchantView(updated) } };
+    },
+  });
+
+  ctx.route<operations['createDashboardAccess'], true>('createDashboardAccess', {
+    authenticate,
+    handle({ params, body }) {
+      const merchant = find(params.id);
+      if (merchant === undefined) return notFound(params.id);
+      if (merchant.stage === 'disabled') {
+        return errors.error(409, 'INVALID_STATE', 'The merchant is disabled; dashboard access cannot be created.');
+      }
+      const { name, email } = body.dashboardUser;
+      if (merchant.dashboardUsers.some((user) => user.email.toLowerCase() === email.toLowerCase())) {
+        return errors.error(409, 'DUPLICATE_ID', `${email} already has access to this merchant's dashboard.`);
+      }
+      const now = clock.now();
+      const token = randomBytes(16).toString('hex');
+      const expiresAt = now + GATEWAY.invitationValidityMs;
+      merchants.set(merchant.id, {
+        ...merchant,
+        dashboardUsers: [...merchant.dashboardUsers, { email, name, token, invitedAt: now, expiresAt }],
+        updatedAt: now,
+      });
+      invitations.set(token, { token, merchantId: merchant.id, email, name, createdAt: now, expiresAt });
+      return {
+        status: 201,
+        body: {
+          dashboardAccess: {
+            email,
+            name,
+            loginUrl: `${ctx.publicUrl()}/sandbox/gateway/dashboard/invitations/${token}`,
+            invitationExpiresAt: time.iso(expiresAt),
+          },
+        },
+      };
+    },
+  });
+
+  // --- Sandbox helpers -------------------------------------------------------------------------
+
+  // Finish the automated verification at once: {"outcome": "pass" | "reject"} (default: the rule).
+  ctx.sandboxRoute('POST', '/sandbox/gateway/merchants/{id}/verify', (request) => {
+    const id = request.params.id ?? '';
+    const body = request.json();
+    const outcome =
+      body === undefined ? undefined : body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as { outcome?: unknown }).outcome : null;
+    if (outcome !== undefined && outcome !== 'pass' && outcome !== 'reject') {
+      return ctx.sandboxErrors.badRequest('The body is optional; when sent it is {"outcome": "pass"} or {"outcome": "reject"}.', [
+        { field: '/outcome', issue: 'must be "pass" or "reject"' },
+      ]);
+    }
+    const merchant = find(id);
+    if (merchant === undefined) return ctx.sandboxErrors.notFound(`No merchant with id '${id}' exists.`);
+    if (merchant.stage !== 'verificationInProgress') {
+      return ctx.sandboxErrors.error(
+        409,
+        'INVALID_STATE',
+        `Only a merchant in verificationInProgress can be verified; this one is ${merchant.stage}.`,
+      );
+    }
+    const updated = verify(merchant, outcome, clock.now());
+    return { status: 200, body: { merchant: merchantView(updated) } };
+  });
+
+  // Where `dashboardAccess.loginUrl` points: the invitation, as the dashboard would show it.
+  ctx.sandboxRoute('GET', '/sandbox/gateway/dashboard/invitations/{token}', (request) => {
+    const invitation = invitations.get(request.params.token ?? '');
+    if (invitation === undefined) return ctx.sandboxErrors.notFound('No such invitation.');
+    const merchant = merchants.get(invitation.merchantId);
+    return {
+      status: 200,
+      body: {
+        merchantId: invitation.merchantId,
+        brandName: merchant?.brandName ?? null,
+        name: invitation.name,
+        email: invitation.email,
+        valid: clock.now() < invitation.expiresAt && merchant?.stage !== 'disabled',
+        invitationExpiresAt: time.iso(invitation.expiresAt),
+      },
+    };
+  });
+
+  return { find };
+}

@@ -1,0 +1,110 @@
+/**
+ * Refunds (D18): full or partial, repeatable, of a SUCCESS transaction; `refund.id` makes a retry
+ * safe. A refund is PENDING and becomes SUCCESS one second later (virtual time), when the refund
+ * webhook is sent (D23). The sandbox endpoint
+ * `POST /sandbox/gateway/transactions/{merchantId}/{transactionId}/refunds/{refundId}/fail`
+ * fails a PENDING refund instead, to rehearse a FAILED refund.
+ *
+ * The check of the remaining amount and the update happen without an `await` in between, so
+ * parallel refunds never exceed the transaction's amount.
+ */
+import { randomBytes } from 'node:crypto';
+import type { operations } from '../../../generated/types/gateway.js';
+import type { FamilyContext } from '../context.js';
+import { transactionalApiAuth } from './auth.js';
+import type { TransactionEngine } from './engine.js';
+import {
+  GATEWAY,
+  amountRefunded,
+  refundView,
+  statusOf,
+  type GatewayState,
+  type MerchantPrincipal,
+  type RefundRecord,
+  type TransactionRecord,
+} from './state.js';
+
+export function registerRefunds(ctx: FamilyContext, state: GatewayState, engine: TransactionEngine): void {
+  const { errors, clock } = ctx;
+  const authenticate = transactionalApiAuth(ctx, state);
+
+  ctx.route<operations['refundTransaction'], MerchantPrincipal>('refundTransaction', {
+    authenticate,
+    handle({ params, body, principal }) {
+      const transaction = engine.find(principal.merchantId, params.transactionId);
+      if (transaction === undefined) {
+        return errors.notFound(`No transaction with id '${params.transactionId}' exists for this merchant.`);
+      }
+      const requestedAmount = body.refund?.amount ?? 0;
+      const refundId = body.refund?.id;
+
+      // D18: a repeated request (same id and amount) answers the existing refund.
+      if (refundId !== undefined) {
+        const existing = transaction.refunds.find((refund) => refund.id === refundId);
+        if (existing !== undefined) {
+          if (requestedAmount === existing.requestedAmount || requestedAmount === existing.amount) {
+            return { status: 200, body: { refund: refundView(transaction, existing) } };
+          }
+          return errors.error(
+            409,
+            'DUPLICATE_ID',
+            `Refund '${refundId}' exists already with amount ${existing.amount}; a refund id cannot be reused for another amount.`,
+          );
+        }
+      }
+
+      const status = statusOf(transaction.step);
+      if (status !== 'SUCCESS') {
+        return errors.error(409, 'INVALID_STATE', `Only a SUCCESS transaction can be refunded; this one is ${status}.`);
+      }
+      const remaining = transaction.amount - amountRefunded(transaction);
+      if (remaining <= 0) {
+        return errors.error(409, 'ALREADY_REFUNDED', `The whole amount of ${transaction.amount} was already refunded.`);
+      }
+      const amount = requestedAmount === 0 ? remaining : requestedAmount;
+      if (amount > remaining) {
+        return errors.error(
+          409,
+          'REFUND_AMOUNT_TOO_LARGE',
+          `A refund of ${amount} exceeds the remaining unrefunded amount of ${remaining}.`,
+        );
+      }
+
+      const now = clock.now();
+      const refund: RefundRecord = {
+        id: refundId ?? `rfnd_${randomBytes(12).toString('hex')}`,
+        amount,
+        requestedAmount,
+        status: 'PENDING',
+        ...(body.createConfiguration?.webhookUrl === undefined ? {} : { webhookUrl: body.createConfiguration.webhookUrl }),
+        createdAt: now,
+        updatedAt: now,
+        completesAt: now + GATEWAY.refundDelayMs,
+      };
+      const updated: TransactionRecord = { ...transaction, refunds: [...transaction.refunds, refund], updatedAt: now };
+      engine.save(updated);
+      engine.wakeAt(updated.merchantId, updated.id, refund.completesAt);
+      return { status: 201, body: { refund: refundView(updated, refund) } };
+    },
+  });
+
+  // Rehearse a refund that fails: a PENDING refund becomes FAILED (and no longer counts).
+  ctx.sandboxRoute(
+    'POST',
+    '/sandbox/gateway/transactions/{merchantId}/{transactionId}/refunds/{refundId}/fail',
+    (request) => {
+      const { merchantId = '', transactionId = '', refundId = '' } = request.params;
+      const transaction = engine.find(merchantId, transactionId);
+      const refund = transaction?.refunds.find((candidate) => candidate.id === refundId);
+      if (transaction === undefined || refund === undefined) {
+        return ctx.sandboxErrors.notFound(`No refund '${refundId}' of transaction '${transactionId}' of merchant '${merchantId}'.`);
+      }
+      if (refund.status !== 'PENDING') {
+        return ctx.sandboxErrors.error(409, 'INVALID_STATE', `The refund is already ${refund.status}.`);
+      }
+      const updated = engine.completeRefund(transaction, refundId, 'FAILED', clock.now());
+      const failed = updated.refunds.find((candidate) => candidate.id === refundId)!;
+      return { status: 200, body: { refund: refundView(updated, failed) } };
+    },
+  );
+}

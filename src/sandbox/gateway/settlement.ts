@@ -1,0 +1,107 @@
+/**
+ * Settlement information (D19), computed from the merchant's successful transactions and refunds.
+ *
+ * - A transaction counts on the IST calendar day it became SUCCESS, a refund on the IST day it
+ *   became SUCCESS; that day's entry is paid out the next day (T+1): `settlementDate` = day + 1.
+ * - `feeAmount` = 2 % of `grossAmount` (rounded half up to whole paise) when the merchant's
+ *   `settlementDetails.mdrChargedOnMerchant` is true, else 0 (also when no settlement details
+ *   were given); `netAmount = grossAmount − refundedAmount − feeAmount`.
+ * - An entry is PENDING until its settlement date has passed on the virtual clock (IST), then
+ *   SETTLED with a `utr` (deterministic: `SBX` + the date + 9 characters of a hash).
+ */
+import { createHash } from 'node:crypto';
+import type { operations } from '../../../generated/types/gateway.js';
+import type { FamilyContext } from '../context.js';
+import { transactionalApiAuth } from './auth.js';
+import type { TransactionEngine } from './engine.js';
+import { GATEWAY, time, type GatewayState, type MerchantPrincipal, type SettlementView } from './state.js';
+
+/** India Standard Time is UTC+05:30 all year. */
+const IST_OFFSET_MS = 330 * time.MINUTE;
+
+/** The IST calendar day (`YYYY-MM-DD`) of an instant. */
+export function istDate(at: number): string {
+  return new Date(at + IST_OFFSET_MS).toISOString().slice(0, 10);
+}
+
+/** `YYYY-MM-DD` plus `days` (may be negative). */
+export function addDays(date: string, days: number): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + days * time.DAY).toISOString().slice(0, 10);
+}
+
+function daysBetween(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / time.DAY);
+}
+
+export function utrFor(merchantId: string, settlementDate: string): string {
+  const hash = createHash('sha256').update(`${merchantId}|${settlementDate}`).digest('hex').toUpperCase();
+  return `SBX${settlementDate.replaceAll('-', '')}${hash.slice(0, 9)}`;
+}
+
+export function registerSettlement(ctx: FamilyContext, state: GatewayState, engine: TransactionEngine): void {
+  const { errors, clock } = ctx;
+  const authenticate = transactionalApiAuth(ctx, state);
+
+  ctx.route<operations['getSettlement'], MerchantPrincipal>('getSettlement', {
+    authenticate,
+    handle({ query, principal }) {
+      const today = istDate(clock.now());
+      const to = query.to ?? today;
+      const from = query.from ?? addDays(to, -(GATEWAY.defaultSettlementDays - 1));
+      if (to < from) {
+        return errors.badRequest(`The range ends (to ${to}) before it starts (from ${from}).`, [
+          { field: 'to', issue: 'must not be before from' },
+        ]);
+      }
+      if (daysBetween(from, to) > GATEWAY.maxSettlementRangeDays) {
+        return errors.badRequest(`The range from ${from} to ${to} is longer than ${GATEWAY.maxSettlementRangeDays} days.`, [
+          { field: 'to', issue: `must be at most ${GATEWAY.maxSettlementRangeDays} days after from` },
+        ]);
+      }
+
+      engine.catchUpMerchant(principal.merchantId);
+      const merchant = state.merchants.get(principal.merchantId);
+      const chargesFee = merchant?.settlementDetails?.mdrChargedOnMerchant === true;
+
+      const days = new Map<string, { gross: number; refunded: number; count: number }>();
+      const entry = (settlementDate: string) => {
+        let found = days.get(settlementDate);
+        if (found === undefined) {
+          found = { gross: 0, refunded: 0, count: 0 };
+          days.set(settlementDate, found);
+        }
+        return found;
+      };
+      for (const transaction of state.transactions.values()) {
+        if (transaction.merchantId !== principal.merchantId) continue;
+        if (transaction.step === 'success' && transaction.finishedAt !== undefined) {
+          const day = entry(addDays(istDate(transaction.finishedAt), 1));
+          day.gross += transaction.amount;
+          day.count += 1;
+        }
+        for (const refund of transaction.refunds) {
+          if (refund.status === 'SUCCESS') entry(addDays(istDate(refund.updatedAt), 1)).refunded += refund.amount;
+        }
+      }
+
+      const settlements: SettlementView[] = [...days.entries()]
+        .filter(([settlementDate]) => settlementDate >= from && settlementDate <= to)
+        .sort(([a], [b]) => (a < b ? 1 : a > b ? -1 : 0))
+        .map(([settlementDate, day]) => {
+          const feeAmount = chargesFee ? Math.floor((day.gross * GATEWAY.mdrPercent + 50) / 100) : 0;
+          const settled = today > settlementDate;
+          return {
+            settlementDate,
+            status: settled ? 'SETTLED' : 'PENDING',
+            grossAmount: day.gross,
+            refundedAmount: day.refunded,
+            feeAmount,
+            netAmount: day.gross - day.refunded - feeAmount,
+            transactionCount: day.count,
+            ...(settled ? { utr: utrFor(principal.merchantId, settlementDate) } : {}),
+          };
+        });
+      return { status: 200, body: { settlements } };
+    },
+  });
+}

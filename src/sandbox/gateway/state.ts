@@ -1,0 +1,436 @@
+/**
+ * The gateway family's state: the records it keeps in the store, the documented sandbox values,
+ * the public views of the records (exactly the contract's shapes) and the signed webhooks (D23).
+ *
+ * Records are plain JSON (store.ts): times are epoch milliseconds and become RFC 3339 strings in the
+ * views. Every rule that changes a record reads, checks and writes it without an `await` in
+ * between, so concurrent requests cannot both pass a check.
+ */
+import type { components } from '../../../generated/types/gateway.js';
+import { sdkSignature } from '../../signature.js';
+import type { FamilyContext } from '../context.js';
+import type { Collection } from '../store.js';
+
+type Schemas = components['schemas'];
+
+export type MerchantView = Schemas['GatewayMerchant'];
+export type MerchantStage = Schemas['GatewayMerchantStage'];
+export type DocumentType = Schemas['GatewayDocumentType'];
+export type DocumentStatus = Schemas['GatewayMerchantDocument']['status'];
+export type TransactionView = Schemas['GatewayTransaction'];
+export type TransactionStatus = Schemas['GatewayTransactionStatus'];
+export type FailureReason = Schemas['GatewayFailureReason'];
+export type RefundView = Schemas['GatewayRefund'];
+export type RefundStatus = Schemas['GatewayRefundStatus'];
+export type NextStep = Schemas['GatewayNextStep'];
+export type Step = NextStep['step'];
+export type StageResponse = Schemas['GatewayTransactionStageResponse'];
+export type PreEligibilityView = Schemas['GatewayPreEligibilityCheck'];
+export type IneligibilityReason = Schemas['GatewayIneligibilityReason'];
+export type PaymentMetaData = Schemas['GatewayPaymentMetaData'];
+export type SettlementView = Schemas['GatewaySettlement'];
+
+// ---------------------------------------------------------------------------------------------
+// The documented sandbox values (docs/sandbox.md, section Gateway)
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+export const GATEWAY = Object.freeze({
+  /** D08: verification needs these two documents. */
+  requiredDocumentTypes: Object.freeze(['PAN', 'CANCELLED_CHEQUE'] as const satisfies readonly DocumentType[]),
+  /** D08: a document file is at most 700 KiB before encoding. */
+  maxDocumentBytes: 700 * 1024,
+  /** Automated verification completes this long (virtual time) after the last required upload. */
+  verificationDelayMs: 5 * SECOND,
+  /** An entityName containing this (any case) fails the merchant's first verification (PAN rejected). */
+  rejectTrigger: 'reject',
+  /** D11: an invitation to the dashboard is valid for 7 days. */
+  invitationValidityMs: 7 * DAY,
+  /** D12: a pre-eligibility check is reusable for 15 minutes. */
+  checkValidityMs: 15 * MINUTE,
+  /** The available credit of a phone number that is not one of the documented test users (₹50,000). */
+  defaultCreditLimit: 5_000_000,
+  /** D13: without expiryTimestamp a transaction expires 15 minutes after creation. */
+  defaultExpiryMs: 15 * MINUTE,
+  /** D13: expiryTimestamp lies between 1 minute and 24 hours after creation. */
+  minExpiryMs: MINUTE,
+  maxExpiryMs: 24 * HOUR,
+  /** The OTP every user "receives". */
+  correctOtp: '123456',
+  /** An OTP that always answers OTP_EXPIRED (and issues a new referenceId). */
+  expiredOtp: '000000',
+  otpLength: 6,
+  /** An OTP (its referenceId) expires this long after it was issued. */
+  otpValidityMs: 5 * MINUTE,
+  /** D15: the third wrong OTP fails the transaction. */
+  maxOtpAttempts: 3,
+  /** The down payment is this share of the amount (percent), rounded half up to whole paise. */
+  downPaymentPercent: 25,
+  /** A down payment is at least ₹1 (the contract's minimum amount) and at most the whole amount. */
+  minDownPayment: 100,
+  /** D16: `waitOptions.pollIntervalSeconds`. */
+  pollIntervalSeconds: 2,
+  /** A registered down payment is confirmed (or not) this long after register-external. */
+  confirmationDelayMs: 2 * SECOND,
+  /** A refund becomes SUCCESS this long after it was requested. */
+  refundDelayMs: 1 * SECOND,
+  /** D19: the fee (per cent of the day's gross) when `mdrChargedOnMerchant` is true. */
+  mdrPercent: 2,
+  /** D19: the default and the longest settlement range. */
+  defaultSettlementDays: 7,
+  maxSettlementRangeDays: 31,
+  /** D19: list page size. */
+  defaultListLimit: 20,
+});
+
+/** The down payment of an amount: 25 %, rounded half up, at least 100 paise, at most the amount. */
+export function downPaymentFor(amount: number): number {
+  const share = Math.floor((amount * GATEWAY.downPaymentPercent + 50) / 100);
+  return Math.min(amount, Math.max(GATEWAY.minDownPayment, share));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Records
+
+export interface StoredDocument {
+  documentType: DocumentType;
+  status: DocumentStatus;
+  rejectionReason?: string;
+  /** What the first bytes showed (the file itself is not kept). */
+  format: 'PDF' | 'PNG' | 'JPEG';
+  bytes: number;
+  uploadedAt: number;
+}
+
+export interface DashboardUser {
+  email: string;
+  name: string;
+  token: string;
+  invitedAt: number;
+  expiresAt: number;
+}
+
+/** Collection `gateway.merchants`, keyed by merchant id. */
+export interface MerchantRecord {
+  id: string;
+  brandName: string;
+  entityName: string;
+  brandHomePageUrl: string;
+  mccCode: number;
+  defaultWebhookUrl?: string;
+  defaultColor?: string;
+  settlementDetails?: Schemas['GatewaySettlementDetails'];
+  hasLogo: boolean;
+  hasFavicon: boolean;
+  stage: MerchantStage;
+  documents: StoredDocument[];
+  /** When automated verification completes (virtual time), while `verificationInProgress`. */
+  verificationDueAt?: number;
+  /** How many verifications ran (the reject trigger fails only the first). */
+  verifications: number;
+  /**
+   * The Transactional API credentials, issued on enable. They stop working on disable (their
+   * index entry is deleted) but are kept here to sign the webhooks of transactions still running.
+   */
+  credentials?: { username: string; password: string };
+  disabledReason?: string;
+  dashboardUsers: DashboardUser[];
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** Collection `gateway.credentials`, keyed by Basic username: which merchant they identify. */
+export interface CredentialRecord {
+  username: string;
+  password: string;
+  merchantId: string;
+}
+
+/** Collection `gateway.invitations`, keyed by token: the dashboard invitations (D11). */
+export interface InvitationRecord {
+  token: string;
+  merchantId: string;
+  email: string;
+  name: string;
+  createdAt: number;
+  expiresAt: number;
+}
+
+/** Collection `gateway.checks`, keyed by check id (a UUID): pre-eligibility checks (D12). */
+export interface CheckRecord {
+  id: string;
+  merchantId: string;
+  phoneNumber: string;
+  amount: number;
+  eligible: boolean;
+  ineligibilityReason?: IneligibilityReason;
+  createdAt: number;
+  expiresAt: number;
+  /** The ids of the merchant's transactions that reference the check, in creation order. */
+  attempts: string[];
+  /** The one attempt that succeeded; set at the moment of success, never changed afterwards. */
+  succeededTransactionId?: string;
+}
+
+export interface OtpState {
+  referenceId: string;
+  issuedAt: number;
+  expiresAt: number;
+  /** Wrong OTPs submitted so far (over every referenceId of the transaction). */
+  wrongAttempts: number;
+  /** referenceIds issued before the current one (they answer OTP_EXPIRED). */
+  previousReferenceIds: string[];
+}
+
+export interface RefundRecord {
+  id: string;
+  amount: number;
+  /** `refund.amount` as requested (0 when absent): a repeat with the same id compares it too. */
+  requestedAmount: number;
+  status: RefundStatus;
+  webhookUrl?: string;
+  createdAt: number;
+  updatedAt: number;
+  /** When the refund completes (virtual time) while PENDING. */
+  completesAt: number;
+}
+
+/** Collection `gateway.transactions`, keyed by {@link transactionKey}. */
+export interface TransactionRecord {
+  merchantId: string;
+  id: string;
+  amount: number;
+  notes: Record<string, string>;
+  user: Schemas['User'];
+  deviceInformation: Schemas['DeviceInformation'];
+  uri: string;
+  preEligibilityCheckId?: string;
+  /** createConfiguration without expiryTimestamp (webhook URL, hosted-page options). */
+  configuration: Omit<Schemas['GatewayTransactionCreateConfiguration'], 'expiryTimestamp'>;
+  step: Step;
+  failureReason?: FailureReason;
+  otp?: OtpState;
+  downPaymentAmount: number;
+  downPayment?: { amount: number; metaData: PaymentMetaData; registeredAt: number };
+  /** When the registered down payment is confirmed or not, while in `wait`. */
+  confirmsAt?: number;
+  refunds: RefundRecord[];
+  createdAt: number;
+  updatedAt: number;
+  expiresAt: number;
+  /** When it reached `success` or `failure`. */
+  finishedAt?: number;
+}
+
+export const COLLECTIONS = Object.freeze({
+  merchants: 'gateway.merchants',
+  credentials: 'gateway.credentials',
+  invitations: 'gateway.invitations',
+  checks: 'gateway.checks',
+  transactions: 'gateway.transactions',
+});
+
+/** Transactions are per merchant: the same id may exist at two merchants. */
+export function transactionKey(merchantId: string, transactionId: string): string {
+  return `${merchantId}/${transactionId}`;
+}
+
+export interface GatewayState {
+  merchants: Collection<MerchantRecord>;
+  credentials: Collection<CredentialRecord>;
+  invitations: Collection<InvitationRecord>;
+  checks: Collection<CheckRecord>;
+  transactions: Collection<TransactionRecord>;
+}
+
+export function gatewayState(ctx: FamilyContext): GatewayState {
+  return {
+    merchants: ctx.store.collection<MerchantRecord>(COLLECTIONS.merchants),
+    credentials: ctx.store.collection<CredentialRecord>(COLLECTIONS.credentials),
+    invitations: ctx.store.collection<InvitationRecord>(COLLECTIONS.invitations),
+    checks: ctx.store.collection<CheckRecord>(COLLECTIONS.checks),
+    transactions: ctx.store.collection<TransactionRecord>(COLLECTIONS.transactions),
+  };
+}
+
+/** The authenticated merchant of a Transactional API call. */
+export interface MerchantPrincipal {
+  merchantId: string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Views: the contract's shapes, built field by field (nothing internal leaks)
+
+const iso = (at: number) => new Date(at).toISOString();
+
+export function merchantView(merchant: MerchantRecord): MerchantView {
+  const enabled = merchant.stage === 'enabled' && merchant.credentials !== undefined;
+  return {
+    id: merchant.id,
+    brandName: merchant.brandName,
+    entityName: merchant.entityName,
+    brandHomePageUrl: merchant.brandHomePageUrl,
+    mccCode: merchant.mccCode,
+    ...(merchant.defaultWebhookUrl === undefined ? {} : { defaultWebhookUrl: merchant.defaultWebhookUrl }),
+    ...(merchant.defaultColor === undefined ? {} : { defaultColor: merchant.defaultColor }),
+    stage: merchant.stage,
+    documents: merchant.documents.map((document) => ({
+      documentType: document.documentType,
+      status: document.status,
+      ...(document.status === 'rejected' && document.rejectionReason !== undefined
+        ? { rejectionReason: document.rejectionReason }
+        : {}),
+    })),
+    requiredDocumentTypes: [...GATEWAY.requiredDocumentTypes],
+    ...(enabled
+      ? { basicAuthDetails: { username: merchant.credentials!.username, password: merchant.credentials!.password } }
+      : {}),
+    createdAt: iso(merchant.createdAt),
+    updatedAt: iso(merchant.updatedAt),
+  };
+}
+
+export function checkView(check: CheckRecord): PreEligibilityView {
+  return {
+    id: check.id,
+    eligible: check.eligible,
+    ...(check.eligible || check.ineligibilityReason === undefined ? {} : { ineligibilityReason: check.ineligibilityReason }),
+    amount: check.amount,
+    expiresAt: iso(check.expiresAt),
+  };
+}
+
+export function statusOf(step: Step): TransactionStatus {
+  return step === 'success' ? 'SUCCESS' : step === 'failure' ? 'FAILED' : 'PENDING';
+}
+
+export function isFinal(step: Step): boolean {
+  return step === 'success' || step === 'failure';
+}
+
+export function refundView(transaction: TransactionRecord, refund: RefundRecord): RefundView {
+  return {
+    id: refund.id,
+    transactionId: transaction.id,
+    amount: refund.amount,
+    status: refund.status,
+    createdAt: iso(refund.createdAt),
+    updatedAt: iso(refund.updatedAt),
+  };
+}
+
+/** D14: `amountRefunded` counts PENDING and SUCCESS refunds. */
+export function amountRefunded(transaction: TransactionRecord): number {
+  return transaction.refunds.reduce((sum, refund) => (refund.status === 'FAILED' ? sum : sum + refund.amount), 0);
+}
+
+export function transactionView(transaction: TransactionRecord): TransactionView {
+  const status = statusOf(transaction.step);
+  return {
+    id: transaction.id,
+    amount: transaction.amount,
+    status,
+    ...(status === 'FAILED' && transaction.failureReason !== undefined ? { failureReason: transaction.failureReason } : {}),
+    notes: { ...transaction.notes },
+    user: { ...transaction.user },
+    uri: transaction.uri,
+    ...(transaction.preEligibilityCheckId === undefined ? {} : { preEligibilityCheckId: transaction.preEligibilityCheckId }),
+    ...(transaction.downPayment === undefined
+      ? {}
+      : {
+          downPayment: {
+            amount: transaction.downPayment.amount,
+            metaData: transaction.downPayment.metaData,
+            registeredAt: iso(transaction.downPayment.registeredAt),
+          },
+        }),
+    amountRefunded: amountRefunded(transaction),
+    refunds: transaction.refunds.map((refund) => refundView(transaction, refund)),
+    createdAt: iso(transaction.createdAt),
+    updatedAt: iso(transaction.updatedAt),
+    expiresAt: iso(transaction.expiresAt),
+  };
+}
+
+/** `+919000000001` as `+91 90000 00001`, for the OTP's description. */
+function spacedPhone(phoneNumber: string): string {
+  const digits = phoneNumber.slice(3);
+  return `+91 ${digits.slice(0, 5)} ${digits.slice(5)}`;
+}
+
+/** D15/D16: the next step and its options. */
+export function nextStepOf(transaction: TransactionRecord): NextStep {
+  switch (transaction.step) {
+    case 'authenticate':
+      return {
+        step: 'authenticate',
+        options: {
+          userInputOptions: [
+            {
+              inputType: 'otp',
+              referenceId: transaction.otp?.referenceId ?? '',
+              label: 'OTP',
+              description: `Enter the ${GATEWAY.otpLength}-digit OTP sent to ${spacedPhone(transaction.user.phoneNumber)}.`,
+              length: GATEWAY.otpLength,
+              type: 'numeric',
+            },
+          ],
+        },
+      };
+    case 'payment':
+      return {
+        step: 'payment',
+        options: { paymentOptions: { amount: transaction.downPaymentAmount, shouldEnforceAutopay: false } },
+      };
+    case 'wait':
+      return { step: 'wait', options: { waitOptions: { pollIntervalSeconds: GATEWAY.pollIntervalSeconds } } };
+    case 'success':
+      return { step: 'success', options: {} };
+    case 'failure':
+      return { step: 'failure', options: { failureOptions: { failureReason: transaction.failureReason ?? 'EXPIRED' } } };
+  }
+}
+
+export function stageView(transaction: TransactionRecord): StageResponse {
+  return { transaction: transactionView(transaction), transactionStage: { nextStep: nextStepOf(transaction) } };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Webhooks (D23)
+
+/**
+ * Sends a gateway webhook: the exact body signed with the merchant's Transactional API password
+ * (`base64(SHA-256(body + password))`), in order per transaction, success on any 2xx. Without a
+ * URL the event is recorded as `not_sent`.
+ */
+export function sendWebhook(
+  ctx: FamilyContext,
+  merchant: MerchantRecord,
+  event: 'transactionUpdated' | 'refundUpdated',
+  url: string | undefined,
+  transactionId: string,
+  payload: unknown,
+): void {
+  const body = JSON.stringify(payload);
+  const password = merchant.credentials?.password;
+  ctx.deliveries.enqueue({
+    url: url ?? null,
+    body,
+    headers: password === undefined ? {} : { 'X-Signature': sdkSignature(body, password) },
+    orderingKey: `gateway:${merchant.id}:${transactionId}`,
+    successStatus: '2xx',
+    family: 'gateway',
+    event,
+    transactionId,
+  });
+}
+
+/** The transaction webhook's URL: the transaction's override, else the merchant's default. */
+export function transactionWebhookUrl(merchant: MerchantRecord | undefined, transaction: TransactionRecord): string | undefined {
+  return transaction.configuration.webhookUrl ?? merchant?.defaultWebhookUrl;
+}
+
+export const time = { SECOND, MINUTE, HOUR, DAY, iso };

@@ -1,0 +1,341 @@
+/**
+ * The Transactional API's transaction operations: pre-eligibility, create, read (record or stage),
+ * user input (OTP), register-external, list; and the hosted page `uri` as a sandbox endpoint.
+ *
+ * Rules: D12 (checks), D13 (expiry), D14 (record), D15 (steps), D16 (options), D17 (down payment),
+ * D18 (answers), D19 (list), D23 (webhooks through the engine), D02 (errors).
+ */
+import { randomUUID } from 'node:crypto';
+import type { operations } from '../../../generated/types/gateway.js';
+import type { FamilyContext } from '../context.js';
+import { transactionalApiAuth } from './auth.js';
+import { gatewayEligibility, newOtp, type TransactionEngine } from './engine.js';
+import {
+  GATEWAY,
+  checkView,
+  downPaymentFor,
+  isFinal,
+  nextStepOf,
+  stageView,
+  statusOf,
+  time,
+  transactionKey,
+  transactionView,
+  type CheckRecord,
+  type FailureReason,
+  type GatewayState,
+  type MerchantPrincipal,
+  type TransactionRecord,
+} from './state.js';
+
+/** The list cursor: base64url of `<createdAt>:<id>` of the last transaction of the page. */
+export function encodeCursor(transaction: Pick<TransactionRecord, 'createdAt' | 'id'>): string {
+  return Buffer.from(`${transaction.createdAt}:${transaction.id}`, 'utf8').toString('base64url');
+}
+
+export function decodeCursor(cursor: string): { createdAt: number; id: string } | undefined {
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  const match = /^([0-9]{1,15}):([A-Za-z0-9_-]{1,64})$/.exec(text);
+  if (match === null) return undefined;
+  const decoded = { createdAt: Number(match[1]), id: match[2]! };
+  return encodeCursor(decoded) === cursor ? decoded : undefined;
+}
+
+/** Newest first; the id orders transactions created in the same millisecond. */
+function newestFirst(a: TransactionRecord, b: TransactionRecord): number {
+  if (a.createdAt !== b.createdAt) return b.createdAt - a.createdAt;
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+}
+
+export function registerTransactions(ctx: FamilyContext, state: GatewayState, engine: TransactionEngine): void {
+  const { errors, clock } = ctx;
+  const { checks, transactions, merchants } = state;
+  const authenticate = transactionalApiAuth(ctx, state);
+
+  const notFound = (id: string) => errors.notFound(`No transaction with id '${id}' exists for this merchant.`);
+
+  /** The stage, after issuing a new OTP option when the current one expired (D02 OTP_EXPIRED). */
+  const withFreshOtp = (transaction: TransactionRecord): TransactionRecord => {
+    if (transaction.step !== 'authenticate' || transaction.otp === undefined) return transaction;
+    const now = clock.now();
+    if (now < transaction.otp.expiresAt) return transaction;
+    const updated: TransactionRecord = { ...transaction, otp: newOtp(now, transaction.otp) };
+    engine.save(updated);
+    return updated;
+  };
+
+  ctx.route<operations['checkPreEligibility'], MerchantPrincipal>('checkPreEligibility', {
+    authenticate,
+    handle({ body, principal }) {
+      const now = clock.now();
+      const result = gatewayEligibility(body.user.phoneNumber, body.transaction.amount);
+      const check: CheckRecord = {
+        id: randomUUID(),
+        merchantId: principal.merchantId,
+        phoneNumber: body.user.phoneNumber,
+        amount: body.transaction.amount,
+        eligible: result.eligible,
+        ...(result.eligible ? {} : { ineligibilityReason: result.reason }),
+        createdAt: now,
+        expiresAt: now + GATEWAY.checkValidityMs,
+        attempts: [],
+      };
+      checks.set(check.id, check);
+      return { status: 200, body: { preEligibilityCheck: checkView(check) } };
+    },
+  });
+
+  ctx.route<operations['createTransaction'], MerchantPrincipal>('createTransaction', {
+    authenticate,
+    handle({ body, principal }) {
+      const now = clock.now();
+      const { merchantId } = principal;
+      const { expiryTimestamp, ...configuration } = body.createConfiguration ?? {};
+
+      // D13: 1 minute to 24 hours after creation, in epoch milliseconds.
+      if (expiryTimestamp !== undefined) {
+        const earliest = now + GATEWAY.minExpiryMs;
+        const latest = now + GATEWAY.maxExpiryMs;
+        if (expiryTimestamp < earliest || expiryTimestamp > latest) {
+          return errors.badRequest(
+            `createConfiguration.expiryTimestamp must lie between 1 minute and 24 hours after now (epoch milliseconds from ${earliest} to ${latest}).`,
+            [{ field: '/createConfiguration/expiryTimestamp', issue: `must be from ${earliest} to ${latest}` }],
+          );
+        }
+      }
+
+      // D12: the check must be one of this merchant's.
+      let check: CheckRecord | undefined;
+      if (body.preEligibilityCheckId !== undefined) {
+        check = checks.get(body.preEligibilityCheckId);
+        if (check === undefined || check.merchantId !== merchantId) {
+          return errors.error(
+            400,
+            'UNKNOWN_PRE_ELIGIBILITY_CHECK',
+            `preEligibilityCheckId '${body.preEligibilityCheckId}' names no pre-eligibility check of this merchant.`,
+            [{ field: '/preEligibilityCheckId', issue: 'names no check of this merchant' }],
+          );
+        }
+      }
+
+      const key = transactionKey(merchantId, body.transaction.id);
+      if (transactions.has(key)) {
+        return errors.error(409, 'DUPLICATE_ID', `A transaction with id '${body.transaction.id}' exists already for this merchant.`);
+      }
+
+      // D15: a transaction that is not eligible or differs from its check starts in `failure`.
+      let failure: FailureReason | undefined;
+      const amount = body.transaction.amount;
+      if (check !== undefined && now < check.expiresAt) {
+        if (check.phoneNumber !== body.user.phoneNumber || check.amount !== amount) failure = 'PRE_ELIGIBILITY_MISMATCH';
+        else if (!check.eligible) failure = 'NOT_ELIGIBLE';
+      } else {
+        // No check, or an expired one (treated as absent): the checks run again (rule 2).
+        if (!gatewayEligibility(body.user.phoneNumber, amount).eligible) failure = 'NOT_ELIGIBLE';
+      }
+      // Only one attempt on a check can succeed: once one has, a new attempt cannot.
+      if (failure === undefined && check?.succeededTransactionId !== undefined) failure = 'OTHER_ATTEMPT_SUCCEEDED';
+
+      const origin = ctx.publicUrl();
+      const transaction: TransactionRecord = {
+        merchantId,
+        id: body.transaction.id,
+        amount,
+        notes: { ...(body.transaction.notes ?? {}) },
+        user: body.user,
+        deviceInformation: body.deviceInformation,
+        uri: `${origin}/sandbox/gateway/checkout/${encodeURIComponent(merchantId)}/${encodeURIComponent(body.transaction.id)}`,
+        ...(body.preEligibilityCheckId === undefined ? {} : { preEligibilityCheckId: body.preEligibilityCheckId }),
+        configuration,
+        step: failure === undefined ? 'authenticate' : 'failure',
+        ...(failure === undefined ? { otp: newOtp(now) } : { failureReason: failure, finishedAt: now }),
+        downPaymentAmount: downPaymentFor(amount),
+        refunds: [],
+        createdAt: now,
+        updatedAt: now,
+        expiresAt: expiryTimestamp ?? now + GATEWAY.defaultExpiryMs,
+      };
+      transactions.set(key, transaction);
+      if (check !== undefined) checks.set(check.id, { ...check, attempts: [...check.attempts, transaction.id] });
+
+      if (failure === undefined) engine.wakeAt(merchantId, transaction.id, transaction.expiresAt);
+      else engine.announceFinal(transaction);
+      return { status: 201, body: { transaction: transactionView(transaction) } };
+    },
+  });
+
+  ctx.route<operations['getTransaction'], MerchantPrincipal>('getTransaction', {
+    authenticate,
+    handle({ params, query, principal }) {
+      const transaction = engine.find(principal.merchantId, params.id);
+      if (transaction === undefined) return notFound(params.id);
+      if (query.include === 'stage') return { status: 200, body: stageView(withFreshOtp(transaction)) };
+      return { status: 200, body: { transaction: transactionView(transaction) } };
+    },
+  });
+
+  ctx.route<operations['submitUserInput'], MerchantPrincipal>('submitUserInput', {
+    authenticate,
+    handle({ params, body, principal }) {
+      const { transactionId, referenceId } = params;
+      const transaction = engine.find(principal.merchantId, transactionId);
+      if (transaction === undefined) return notFound(transactionId);
+      if (transaction.step !== 'authenticate' || transaction.otp === undefined) {
+        return errors.error(
+          409,
+          'INVALID_STATE',
+          `The transaction is in step ${transaction.step}, not authenticate; no user input is expected.`,
+        );
+      }
+      const otp = transaction.otp;
+      if (otp.referenceId !== referenceId) {
+        if (otp.previousReferenceIds.includes(referenceId)) {
+          return errors.error(
+            400,
+            'OTP_EXPIRED',
+            'The OTP of this referenceId expired and a new one was issued: read the stage (include=stage) for the current referenceId.',
+          );
+        }
+        return errors.notFound(`The transaction has no user-input option with referenceId '${referenceId}'.`);
+      }
+      const now = clock.now();
+      if (now >= otp.expiresAt || body.value === GATEWAY.expiredOtp) {
+        engine.save({ ...transaction, otp: newOtp(now, otp) });
+        return errors.error(
+          400,
+          'OTP_EXPIRED',
+          'The OTP expired. A new OTP was sent with a new referenceId: read the stage (include=stage) for it.',
+        );
+      }
+      if (body.value === GATEWAY.correctOtp) {
+        const updated: TransactionRecord = { ...transaction, step: 'payment', updatedAt: now };
+        engine.save(updated);
+        return { status: 200, body: stageView(updated) };
+      }
+      const wrongAttempts = otp.wrongAttempts + 1;
+      const withAttempt: TransactionRecord = { ...transaction, otp: { ...otp, wrongAttempts } };
+      engine.save(withAttempt);
+      if (wrongAttempts >= GATEWAY.maxOtpAttempts) {
+        engine.fail(withAttempt, 'OTP_ATTEMPTS_EXCEEDED', now);
+        return errors.error(
+          400,
+          'INVALID_OTP',
+          `The OTP does not match. That was the ${GATEWAY.maxOtpAttempts}rd wrong OTP: the transaction failed (OTP_ATTEMPTS_EXCEEDED).`,
+        );
+      }
+      const left = GATEWAY.maxOtpAttempts - wrongAttempts;
+      return errors.error(400, 'INVALID_OTP', `The OTP does not match; ${left} attempt${left === 1 ? '' : 's'} left.`);
+    },
+  });
+
+  ctx.route<operations['registerExternalPayment'], MerchantPrincipal>('registerExternalPayment', {
+    authenticate,
+    handle({ params, body, principal }) {
+      const transaction = engine.find(principal.merchantId, params.transactionId);
+      if (transaction === undefined) return notFound(params.transactionId);
+      if (transaction.step !== 'payment') {
+        return errors.error(
+          409,
+          'INVALID_STATE',
+          `A down payment can be registered only in step payment; the transaction is in step ${transaction.step}.`,
+        );
+      }
+      if (body.metaData.amount !== transaction.downPaymentAmount) {
+        return errors.error(
+          400,
+          'DOWN_PAYMENT_AMOUNT_MISMATCH',
+          `metaData.amount is ${body.metaData.amount} but paymentOptions.amount is ${transaction.downPaymentAmount}.`,
+          [{ field: '/metaData/amount', issue: `must equal paymentOptions.amount (${transaction.downPaymentAmount})` }],
+        );
+      }
+      const now = clock.now();
+      const updated: TransactionRecord = {
+        ...transaction,
+        step: 'wait',
+        downPayment: { amount: body.metaData.amount, metaData: body.metaData, registeredAt: now },
+        confirmsAt: now + GATEWAY.confirmationDelayMs,
+        updatedAt: now,
+      };
+      engine.save(updated);
+      engine.wakeAt(updated.merchantId, updated.id, updated.confirmsAt!);
+      return { status: 200, body: stageView(updated) };
+    },
+  });
+
+  ctx.route<operations['listTransactions'], MerchantPrincipal>('listTransactions', {
+    authenticate,
+    handle({ query, principal }) {
+      let after: { createdAt: number; id: string } | undefined;
+      if (query.cursor !== undefined) {
+        after = decodeCursor(query.cursor);
+        if (after === undefined) {
+          return errors.badRequest('cursor is not a cursor this service issued; pass nextCursor of the previous page unchanged.', [
+            { field: 'cursor', issue: 'is not a valid cursor' },
+          ]);
+        }
+      }
+      engine.catchUpMerchant(principal.merchantId);
+      const from = query.createdFrom === undefined ? undefined : Date.parse(query.createdFrom);
+      const to = query.createdTo === undefined ? undefined : Date.parse(query.createdTo);
+      const limit = query.limit ?? GATEWAY.defaultListLimit;
+      const matching = transactions
+        .values()
+        .filter(
+          (transaction) =>
+            transaction.merchantId === principal.merchantId &&
+            (query.status === undefined || statusOf(transaction.step) === query.status) &&
+            (from === undefined || transaction.createdAt >= from) &&
+            (to === undefined || transaction.createdAt < to) &&
+            (after === undefined ||
+              transaction.createdAt < after.createdAt ||
+              (transaction.createdAt === after.createdAt && transaction.id < after.id)),
+        )
+        .sort(newestFirst);
+      const page = matching.slice(0, limit);
+      const last = page[page.length - 1];
+      return {
+        status: 200,
+        body: {
+          transactions: page.map(transactionView),
+          nextCursor: matching.length > limit && last !== undefined ? encodeCursor(last) : null,
+        },
+      };
+    },
+  });
+
+  // The hosted page (`transaction.uri`): what it shows and where it sends the user.
+  ctx.sandboxRoute('GET', '/sandbox/gateway/checkout/{merchantId}/{transactionId}', (request) => {
+    const merchantId = request.params.merchantId ?? '';
+    const transactionId = request.params.transactionId ?? '';
+    const merchant = merchants.get(merchantId);
+    const transaction = merchant === undefined ? undefined : engine.find(merchantId, transactionId);
+    if (merchant === undefined || transaction === undefined) {
+      return ctx.sandboxErrors.notFound(`No gateway transaction '${transactionId}' of merchant '${merchantId}'.`);
+    }
+    const config = transaction.configuration;
+    const redirectTo =
+      transaction.step === 'success'
+        ? (config.successRedirectUrl ?? null)
+        : transaction.step === 'failure'
+          ? (config.failureRedirectUrl ?? null)
+          : null;
+    return {
+      status: 200,
+      body: {
+        merchant: {
+          id: merchant.id,
+          brandName: merchant.brandName,
+          brandHomePageUrl: merchant.brandHomePageUrl,
+          color: config.colorOverride ?? merchant.defaultColor ?? null,
+          logo: config.logoOverride ?? (merchant.hasLogo ? 'defaultLogo' : null),
+        },
+        transaction: transactionView(transaction),
+        nextStep: nextStepOf(transaction),
+        final: isFinal(transaction.step),
+        cancelRedirectUrl: config.cancelRedirectUrl ?? null,
+        redirectTo,
+        now: time.iso(clock.now()),
+      },
+    };
+  });
+}

@@ -1,0 +1,439 @@
+/**
+ * The Transactional API's transactions in the gateway sandbox: pre-eligibility with the test users
+ * (D12), create and its failures (D13, D15), the step machine with OTPs (D15, D16), the down
+ * payment (D17), several attempts on one check, expiry on the virtual clock, isolation between
+ * merchants (D02), the list (D19) and the transaction webhook (D23). Every answer is validated
+ * against the bundled document.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { checkWebhook, startGateway, type Credentials, type GatewayTest } from './gateway-helpers.js';
+import { startReceiver, waitFor, type Receiver } from './helpers.js';
+
+const MINUTE = 60_000;
+
+let t: GatewayTest;
+let hook: Receiver;
+let merchant: { id: string; credentials: Credentials };
+let auth: string;
+
+beforeAll(async () => {
+  t = await startGateway();
+  hook = await startReceiver();
+  merchant = await t.onboard({ defaultWebhookUrl: hook.url });
+  auth = merchant.credentials.auth;
+});
+afterAll(async () => {
+  await t.close();
+  await hook.close();
+});
+afterEach(() => {
+  expect(t.loggedErrors).toEqual([]);
+});
+
+async function now(): Promise<number> {
+  return (await t.request('GET', '/sandbox/clock')).body.nowMs as number;
+}
+
+const submit = (transactionId: string, referenceId: string, value: string) =>
+  t.call('POST', `/api/merchant/transaction/${transactionId}/user-inputs/${referenceId}`, auth, { value });
+
+const referenceOf = (stage: any): string => stage.transactionStage.nextStep.options.userInputOptions[0].referenceId;
+
+/** The transaction webhooks received for one transaction id. */
+function webhooksOf(id: string) {
+  return hook.received.filter((item) => JSON.parse(item.body).transaction?.id === id);
+}
+
+describe('pre-eligibility (D12) with the documented test users', () => {
+  it.each([
+    ['+919000000001', 150_000, true, undefined],
+    ['+919000000001', 3_750_000, true, undefined],
+    ['+919000000001', 3_750_001, false, 'CREDIT_LIMIT_EXCEEDED'],
+    ['+919000000002', 1_000, false, 'RISK_DECLINED'],
+    ['+919000000003', 1_000_000, true, undefined],
+    ['+919000000003', 1_000_001, false, 'CREDIT_LIMIT_EXCEEDED'],
+    ['+919000000005', 1_000, false, 'CREDIT_LIMIT_EXCEEDED'],
+    ['+919000000009', 1_000, false, 'USER_BLOCKED'],
+    ['+919812345678', 5_000_000, true, undefined],
+    ['+919812345678', 5_000_001, false, 'CREDIT_LIMIT_EXCEEDED'],
+  ])('%s for %i paise: eligible %s %s', async (phoneNumber, amount, eligible, reason) => {
+    const before = await now();
+    const check = await t.check(auth, phoneNumber, amount);
+    expect(check.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(check.eligible).toBe(eligible);
+    expect(check.amount).toBe(amount);
+    if (reason === undefined) expect(check).not.toHaveProperty('ineligibilityReason');
+    else expect(check.ineligibilityReason).toBe(reason);
+    const validity = Date.parse(check.expiresAt) - before;
+    expect(validity).toBeGreaterThanOrEqual(15 * MINUTE);
+    expect(validity).toBeLessThan(15 * MINUTE + 5_000);
+  });
+
+  it('answers 400 BAD_REQUEST for a malformed phone number or amount', async () => {
+    const answer = await t.call('POST', '/api/merchant/transaction/pre-eligibility', auth, {
+      user: { name: 'A', phoneNumber: '9000000001' },
+      transaction: { amount: 99 },
+      deviceInformation: { userAgent: 'x', ipAddress: '1.2.3.4' },
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.body.details.map((detail: { field: string }) => detail.field).sort()).toEqual(['/transaction/amount', '/user/phoneNumber']);
+  });
+});
+
+describe('create transaction', () => {
+  it('answers 201 with the record (D14), the check referenced, notes and expiry defaulted', async () => {
+    const check = await t.check(auth, '+919000000001', 99_900);
+    const id = t.id('txn');
+    const before = await now();
+    const answer = await t.createTransaction(auth, { id, amount: 99_900, checkId: check.id });
+    expect(answer.status).toBe(201);
+    expect(answer.operationId).toBe('createTransaction');
+    const transaction = answer.body.transaction;
+    expect(transaction).toMatchObject({ id, amount: 99_900, status: 'PENDING', notes: {}, preEligibilityCheckId: check.id, amountRefunded: 0, refunds: [] });
+    expect(transaction).not.toHaveProperty('failureReason');
+    expect(transaction).not.toHaveProperty('downPayment');
+    expect(Date.parse(transaction.expiresAt) - Date.parse(transaction.createdAt)).toBe(15 * MINUTE);
+    expect(Date.parse(transaction.createdAt)).toBeGreaterThanOrEqual(before);
+
+    const page = await t.request('GET', new URL(transaction.uri).pathname);
+    expect(page.status).toBe(200);
+    expect(page.body).toMatchObject({ transaction: { id }, nextStep: { step: 'authenticate' }, final: false });
+  });
+
+  it('answers 409 DUPLICATE_ID for an id used before by this merchant; another merchant may use it', async () => {
+    const id = t.id('dup');
+    expect((await t.createTransaction(auth, { id, amount: 10_000 })).status).toBe(201);
+    const again = await t.createTransaction(auth, { id, amount: 10_000 });
+    expect(again.status).toBe(409);
+    expect(again.body.errorCode).toBe('DUPLICATE_ID');
+    const other = await t.onboard();
+    expect((await t.createTransaction(other.credentials.auth, { id, amount: 10_000 })).status).toBe(201);
+  });
+
+  it('answers 400 UNKNOWN_PRE_ELIGIBILITY_CHECK for an unknown check and for another merchant\'s check', async () => {
+    const unknown = await t.createTransaction(auth, { id: t.id('txn'), amount: 10_000, checkId: randomUUID() });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.errorCode).toBe('UNKNOWN_PRE_ELIGIBILITY_CHECK');
+    const other = await t.onboard();
+    const foreign = await t.check(other.credentials.auth, '+919000000001', 10_000);
+    const answer = await t.createTransaction(auth, { id: t.id('txn'), amount: 10_000, checkId: foreign.id });
+    expect(answer.status).toBe(400);
+    expect(answer.body.errorCode).toBe('UNKNOWN_PRE_ELIGIBILITY_CHECK');
+  });
+
+  it('answers 400 for an expiryTimestamp in seconds, under 1 minute or over 24 hours ahead', async () => {
+    const at = await now();
+    for (const expiryTimestamp of [Math.floor(at / 1000) + 600, at + 30_000, at + 25 * 60 * MINUTE]) {
+      const answer = await t.createTransaction(auth, { id: t.id('exp'), amount: 10_000, expiryTimestamp });
+      expect(answer.status, String(expiryTimestamp)).toBe(400);
+      expect(answer.body.errorCode).toBe('BAD_REQUEST');
+      expect(answer.body.details[0].field).toBe('/createConfiguration/expiryTimestamp');
+    }
+  });
+
+  it('creates FAILED NOT_ELIGIBLE (with or without a check), with the failure stage and a webhook', async () => {
+    const check = await t.check(auth, '+919000000002', 10_000);
+    const withCheck = t.id('ne');
+    const created = await t.createTransaction(auth, { id: withCheck, amount: 10_000, phoneNumber: '+919000000002', checkId: check.id });
+    expect(created.status).toBe(201);
+    expect(created.body.transaction).toMatchObject({ status: 'FAILED', failureReason: 'NOT_ELIGIBLE' });
+    const stage = await t.stage(auth, withCheck);
+    expect(stage.transactionStage.nextStep).toEqual({ step: 'failure', options: { failureOptions: { failureReason: 'NOT_ELIGIBLE' } } });
+
+    const withoutCheck = t.id('ne');
+    const blocked = await t.createTransaction(auth, { id: withoutCheck, amount: 10_000, phoneNumber: '+919000000009' });
+    expect(blocked.body.transaction).toMatchObject({ status: 'FAILED', failureReason: 'NOT_ELIGIBLE' });
+
+    await waitFor(() => (webhooksOf(withoutCheck).length === 1 ? true : undefined));
+    const event = await checkWebhook(webhooksOf(withoutCheck)[0]!, 'notifyTransactionUpdated', merchant.credentials.password);
+    expect(event.transaction).toMatchObject({ id: withoutCheck, status: 'FAILED', failureReason: 'NOT_ELIGIBLE' });
+  });
+
+  it('creates FAILED PRE_ELIGIBILITY_MISMATCH when the phone number or the amount differs from the check', async () => {
+    const check = await t.check(auth, '+919000000001', 50_000);
+    const phone = await t.createTransaction(auth, { id: t.id('mm'), amount: 50_000, phoneNumber: '+919000000003', checkId: check.id });
+    expect(phone.body.transaction).toMatchObject({ status: 'FAILED', failureReason: 'PRE_ELIGIBILITY_MISMATCH' });
+    const amount = await t.createTransaction(auth, { id: t.id('mm'), amount: 50_001, checkId: check.id });
+    expect(amount.body.transaction).toMatchObject({ status: 'FAILED', failureReason: 'PRE_ELIGIBILITY_MISMATCH' });
+    const same = await t.createTransaction(auth, { id: t.id('mm'), amount: 50_000, checkId: check.id });
+    expect(same.body.transaction.status).toBe('PENDING');
+  });
+
+  it('treats an expired check as absent: the checks run again on the transaction\'s own data', async () => {
+    const check = await t.check(auth, '+919000000001', 50_000);
+    await t.advance(15 * MINUTE);
+    const answer = await t.createTransaction(auth, { id: t.id('ex'), amount: 60_000, checkId: check.id });
+    expect(answer.status).toBe(201);
+    expect(answer.body.transaction).toMatchObject({ status: 'PENDING', preEligibilityCheckId: check.id });
+    const declined = await t.createTransaction(auth, { id: t.id('ex'), amount: 3_750_001, checkId: check.id });
+    expect(declined.body.transaction).toMatchObject({ status: 'FAILED', failureReason: 'NOT_ELIGIBLE' });
+  });
+});
+
+describe('steps and OTPs (D15, D16)', () => {
+  it('fails the transaction on the third wrong OTP (still 400 INVALID_OTP), then answers 409 INVALID_STATE', async () => {
+    const id = t.id('otp');
+    await t.createTransaction(auth, { id, amount: 20_000 });
+    const stage = await t.stage(auth, id);
+    expect(stage.transactionStage.nextStep.options.userInputOptions[0]).toMatchObject({
+      inputType: 'otp',
+      label: 'OTP',
+      length: 6,
+      type: 'numeric',
+      description: expect.stringContaining('+91 90000 00001'),
+    });
+    const reference = referenceOf(stage);
+    for (const attempt of [1, 2, 3]) {
+      const answer = await submit(id, reference, `99999${attempt}`);
+      expect(answer.status).toBe(400);
+      expect(answer.body.errorCode).toBe('INVALID_OTP');
+    }
+    const failed = await t.stage(auth, id);
+    expect(failed.transaction).toMatchObject({ status: 'FAILED', failureReason: 'OTP_ATTEMPTS_EXCEEDED' });
+    expect(failed.transactionStage.nextStep.step).toBe('failure');
+    const later = await submit(id, reference, '123456');
+    expect(later.status).toBe(409);
+    expect(later.body.errorCode).toBe('INVALID_STATE');
+  });
+
+  it('answers 404 for an unknown referenceId and 400 for one that is not a UUID', async () => {
+    const id = t.id('otp');
+    await t.createTransaction(auth, { id, amount: 20_000 });
+    const unknown = await submit(id, randomUUID(), '123456');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.errorCode).toBe('NOT_FOUND');
+    const malformed = await submit(id, 'not-a-uuid', '123456');
+    expect(malformed.status).toBe(400);
+    expect((await submit('no_such_txn', randomUUID(), '123456')).status).toBe(404);
+  });
+
+  it('expires an OTP after 5 minutes of virtual time: OTP_EXPIRED, and a new referenceId is issued', async () => {
+    const id = t.id('otp');
+    await t.createTransaction(auth, { id, amount: 20_000 });
+    const first = referenceOf(await t.stage(auth, id));
+    await t.advance(5 * MINUTE);
+    const expired = await submit(id, first, '123456');
+    expect(expired.status).toBe(400);
+    expect(expired.body.errorCode).toBe('OTP_EXPIRED');
+    const second = referenceOf(await t.stage(auth, id));
+    expect(second).not.toBe(first);
+    // Reading the stage after another 5 minutes shows a fresh option at once.
+    await t.advance(5 * MINUTE);
+    const third = referenceOf(await t.stage(auth, id));
+    expect(third).not.toBe(second);
+    expect((await submit(id, second, '123456')).body.errorCode).toBe('OTP_EXPIRED');
+    const verified = await submit(id, third, '123456');
+    expect(verified.status).toBe(200);
+    expect(verified.body.transactionStage.nextStep.step).toBe('payment');
+  });
+
+  it('computes the down payment as 25 % rounded half up, at least ₹1 and at most the amount', async () => {
+    for (const [amount, down] of [
+      [150_002, 37_501],
+      [150_001, 37_500],
+      [100, 100],
+      [399, 100],
+      [5_000_000, 1_250_000],
+    ] as const) {
+      const id = t.id('dp');
+      await t.createTransaction(auth, { id, amount, phoneNumber: '+919812345678' });
+      const answer = await submit(id, referenceOf(await t.stage(auth, id)), '123456');
+      expect(answer.body.transactionStage.nextStep.options.paymentOptions.amount, String(amount)).toBe(down);
+    }
+  });
+
+  it('register-external: 409 outside payment, 400 DOWN_PAYMENT_AMOUNT_MISMATCH, then wait → success', async () => {
+    const id = t.id('pay');
+    await t.createTransaction(auth, { id, amount: 40_000 });
+    const metaData = { paymentMode: 'CARD', pgPaymentId: 'pay_x', amount: 10_000 };
+    const early = await t.call('POST', `/api/merchant/transaction/${id}/payment/register-external`, auth, { metaData });
+    expect(early.status).toBe(409);
+    expect(early.body.errorCode).toBe('INVALID_STATE');
+    await submit(id, referenceOf(await t.stage(auth, id)), '123456');
+    const mismatch = await t.call('POST', `/api/merchant/transaction/${id}/payment/register-external`, auth, {
+      metaData: { ...metaData, amount: 9_999 },
+    });
+    expect(mismatch.status).toBe(400);
+    expect(mismatch.body.errorCode).toBe('DOWN_PAYMENT_AMOUNT_MISMATCH');
+    const missing = await t.call('POST', `/api/merchant/transaction/${id}/payment/register-external`, auth, { metaData: { amount: 10_000 } });
+    expect(missing.status).toBe(400);
+    expect(missing.body.errorCode).toBe('BAD_REQUEST');
+
+    const wait = await t.call('POST', `/api/merchant/transaction/${id}/payment/register-external`, auth, { metaData });
+    expect(wait.status).toBe(200);
+    expect(wait.body.transactionStage.nextStep.step).toBe('wait');
+    const twice = await t.call('POST', `/api/merchant/transaction/${id}/payment/register-external`, auth, { metaData });
+    expect(twice.status).toBe(409);
+    await t.advance(2_000);
+    const done = await t.stage(auth, id);
+    expect(done.transactionStage.nextStep).toEqual({ step: 'success', options: {} });
+    expect(done.transaction.status).toBe('SUCCESS');
+    const final = await submit(id, randomUUID(), '123456');
+    expect(final.status).toBe(409);
+  });
+
+  it('fails the down payment of +919000000004 with PAYMENT_NOT_CONFIRMED', async () => {
+    const id = t.id('pnc');
+    await t.createTransaction(auth, { id, amount: 40_000, phoneNumber: '+919000000004' });
+    await t.payDownPayment(auth, id);
+    await t.advance(2_000);
+    const stage = await t.stage(auth, id);
+    expect(stage.transaction).toMatchObject({ status: 'FAILED', failureReason: 'PAYMENT_NOT_CONFIRMED' });
+    expect(stage.transactionStage.nextStep).toEqual({ step: 'failure', options: { failureOptions: { failureReason: 'PAYMENT_NOT_CONFIRMED' } } });
+    expect(stage.transaction.downPayment.amount).toBe(10_000);
+  });
+});
+
+describe('expiry on the virtual clock (D13)', () => {
+  it('fails a PENDING transaction with EXPIRED after 15 minutes by default, and sends the webhook', async () => {
+    const id = t.id('exp');
+    await t.createTransaction(auth, { id, amount: 20_000 });
+    await t.advance(14 * MINUTE);
+    expect((await t.transaction(auth, id)).status).toBe('PENDING');
+    await t.advance(MINUTE);
+    const expired = await t.transaction(auth, id);
+    expect(expired).toMatchObject({ status: 'FAILED', failureReason: 'EXPIRED' });
+    expect(expired.updatedAt).toBe(expired.expiresAt);
+    await waitFor(() => (webhooksOf(id).length === 1 ? true : undefined));
+    const event = await checkWebhook(webhooksOf(id)[0]!, 'notifyTransactionUpdated', merchant.credentials.password);
+    expect(event.transaction.failureReason).toBe('EXPIRED');
+  });
+
+  it('honours expiryTimestamp, also in the payment and wait steps', async () => {
+    const at = await now();
+    const id = t.id('exp');
+    const created = await t.createTransaction(auth, { id, amount: 20_000, expiryTimestamp: at + 2 * MINUTE });
+    expect(created.body.transaction.expiresAt).toBe(new Date(at + 2 * MINUTE).toISOString());
+    await submit(id, referenceOf(await t.stage(auth, id)), '123456');
+    await t.advance(2 * MINUTE);
+    const stage = await t.stage(auth, id);
+    expect(stage.transaction).toMatchObject({ status: 'FAILED', failureReason: 'EXPIRED' });
+    const register = await t.call('POST', `/api/merchant/transaction/${id}/payment/register-external`, auth, {
+      metaData: { paymentMode: 'UPI', pgPaymentId: 'p', amount: 5_000 },
+    });
+    expect(register.status).toBe(409);
+  });
+});
+
+describe('several attempts on one check', () => {
+  it('lets one succeed and fails the others OTHER_ATTEMPT_SUCCEEDED; a later attempt starts failed', async () => {
+    const check = await t.check(auth, '+919000000001', 30_000);
+    const [a, b, c] = [t.id('att'), t.id('att'), t.id('att')];
+    for (const id of [a, b, c]) expect((await t.createTransaction(auth, { id, amount: 30_000, checkId: check.id })).status).toBe(201);
+    await t.payDownPayment(auth, a);
+    await t.payDownPayment(auth, b);
+    await submit(c, referenceOf(await t.stage(auth, c)), '123456');
+    await t.advance(2_000);
+    const [ra, rb, rc] = await Promise.all([a, b, c].map((id) => t.transaction(auth, id)));
+    expect(ra.status).toBe('SUCCESS');
+    expect(rb).toMatchObject({ status: 'FAILED', failureReason: 'OTHER_ATTEMPT_SUCCEEDED' });
+    expect(rc).toMatchObject({ status: 'FAILED', failureReason: 'OTHER_ATTEMPT_SUCCEEDED' });
+    const late = await t.createTransaction(auth, { id: t.id('att'), amount: 30_000, checkId: check.id });
+    expect(late.body.transaction).toMatchObject({ status: 'FAILED', failureReason: 'OTHER_ATTEMPT_SUCCEEDED' });
+  });
+});
+
+describe('isolation between merchants (D02)', () => {
+  it('answers 404 for another merchant\'s transaction on every operation, and lists only its own', async () => {
+    const own = await t.successful(auth, 10_000);
+    const other = await t.onboard();
+    const otherAuth = other.credentials.auth;
+    const calls: [string, string, unknown][] = [
+      ['GET', `/api/merchant/transaction/${own}`, undefined],
+      ['GET', `/api/merchant/transaction/${own}?include=stage`, undefined],
+      ['POST', `/api/merchant/transaction/${own}/user-inputs/${randomUUID()}`, { value: '123456' }],
+      ['POST', `/api/merchant/transaction/${own}/payment/register-external`, { metaData: { paymentMode: 'UPI', pgPaymentId: 'p', amount: 2_500 } }],
+      ['POST', `/api/merchant/transaction/${own}/refund`, {}],
+    ];
+    for (const [method, path, body] of calls) {
+      const answer = await t.call(method, path, otherAuth, body);
+      expect(answer.status, `${method} ${path}`).toBe(404);
+      expect(answer.body.errorCode).toBe('NOT_FOUND');
+      expect(answer.body.message).not.toContain(merchant.id);
+    }
+    const list = await t.call('GET', '/api/merchant/transaction?limit=100', otherAuth);
+    expect(list.body.transactions.map((item: { id: string }) => item.id)).not.toContain(own);
+    expect((await t.transaction(auth, own)).amountRefunded).toBe(0);
+  });
+});
+
+describe('list transactions (D19)', () => {
+  it('pages newest first with an opaque cursor and filters by status and creation time', async () => {
+    const other = await t.onboard();
+    const listAuth = other.credentials.auth;
+    const ids: string[] = [];
+    const times: number[] = [];
+    for (let index = 0; index < 7; index++) {
+      const id = `list_${index}`;
+      ids.push(id);
+      times.push(await now());
+      expect((await t.createTransaction(listAuth, { id, amount: 1_000 + index, phoneNumber: index % 3 === 0 ? '+919000000002' : '+919000000001' })).status).toBe(201);
+      await t.advance(1_000);
+    }
+    const all: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const query: string = cursor === null ? '?limit=3' : `?limit=3&cursor=${encodeURIComponent(cursor)}`;
+      const answer = await t.call('GET', `/api/merchant/transaction${query}`, listAuth);
+      expect(answer.status).toBe(200);
+      expect(answer.operationId).toBe('listTransactions');
+      expect(answer.body.transactions.length).toBeLessThanOrEqual(3);
+      all.push(...answer.body.transactions.map((item: { id: string }) => item.id));
+      cursor = answer.body.nextCursor;
+      pages++;
+    } while (cursor !== null);
+    expect(pages).toBe(3);
+    expect(all).toEqual([...ids].reverse());
+
+    const failed = await t.call('GET', '/api/merchant/transaction?status=FAILED', listAuth);
+    expect(failed.body.transactions.map((item: { id: string }) => item.id)).toEqual(['list_6', 'list_3', 'list_0']);
+    expect(failed.body.nextCursor).toBeNull();
+
+    const from = new Date(times[2]! + 500).toISOString();
+    const to = new Date(times[5]! + 500).toISOString();
+    const range = await t.call('GET', `/api/merchant/transaction?createdFrom=${from}&createdTo=${to}`, listAuth);
+    expect(range.body.transactions.map((item: { id: string }) => item.id)).toEqual(['list_5', 'list_4', 'list_3']);
+
+    const createdAt = (await t.transaction(listAuth, 'list_4')).createdAt;
+    const inclusive = await t.call('GET', `/api/merchant/transaction?createdFrom=${createdAt}&createdTo=${createdAt}`, listAuth);
+    expect(inclusive.body.transactions).toEqual([]);
+    const exact = await t.call(
+      'GET',
+      `/api/merchant/transaction?createdFrom=${createdAt}&createdTo=${new Date(Date.parse(createdAt) + 1).toISOString()}`,
+      listAuth,
+    );
+    expect(exact.body.transactions.map((item: { id: string }) => item.id)).toEqual(['list_4']);
+
+    const defaultPage = await t.call('GET', '/api/merchant/transaction', listAuth);
+    expect(defaultPage.body.transactions).toHaveLength(7);
+    expect(defaultPage.body.nextCursor).toBeNull();
+  });
+
+  it('answers 400 for an invalid cursor, limit, status or date', async () => {
+    for (const query of ['cursor=garbage', `cursor=${Buffer.from('12:x:y').toString('base64url')}`, 'limit=0', 'limit=101', 'status=DONE', 'createdFrom=yesterday']) {
+      const answer = await t.call('GET', `/api/merchant/transaction?${query}`, auth);
+      expect(answer.status, query).toBe(400);
+      expect(answer.body.errorCode).toBe('BAD_REQUEST');
+    }
+  });
+});
+
+describe('transaction webhook URL (D23)', () => {
+  it('records the event as not_sent when neither the transaction nor the merchant has a URL', async () => {
+    const bare = await t.onboard();
+    const id = t.id('nohook');
+    await t.createTransaction(bare.credentials.auth, { id, amount: 10_000, phoneNumber: '+919000000002' });
+    const deliveries = (await t.deliveries(id)).filter((delivery) => delivery.family === 'gateway');
+    expect(deliveries).toHaveLength(1);
+    expect(deliveries[0]).toMatchObject({ status: 'not_sent', url: null, event: 'transactionUpdated' });
+  });
+
+  it('sends SUCCESS to the merchant default URL when the transaction has none', async () => {
+    const id = await t.successful(auth, 12_345);
+    const [event] = await waitFor(() => (webhooksOf(id).length > 0 ? webhooksOf(id) : undefined));
+    const body = await checkWebhook(event!, 'notifyTransactionUpdated', merchant.credentials.password);
+    expect(body).toEqual({ transaction: await t.transaction(auth, id) });
+  });
+});
