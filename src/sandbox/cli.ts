@@ -18,6 +18,7 @@ Options:
   --port PORT         port to listen on (default 4000; 0 picks a free one)   [${ENVIRONMENT.port}]
   --host HOST         address to listen on (default 127.0.0.1)               [${ENVIRONMENT.host}]
   --webhook-url URL   the partner's webhook receiver for web and SDK events  [${ENVIRONMENT.webhookUrl}]
+  --quiet             do not print a line per request
   -h, --help          show this help
 
 Environment variables (sandbox test values by default):
@@ -30,6 +31,7 @@ const OPTIONS = {
   port: { type: 'string' },
   host: { type: 'string' },
   'webhook-url': { type: 'string' },
+  quiet: { type: 'boolean' },
 } as const;
 
 export interface RunSandboxOptions {
@@ -62,7 +64,7 @@ export async function runSandbox(argv: string[], options: RunSandboxOptions = {}
 
   let sandbox;
   try {
-    sandbox = await createSandbox({ config: overrides, env: options.env ?? process.env, logRequests: true });
+    sandbox = await createSandbox({ config: overrides, env: options.env ?? process.env, logRequests: line.values.quiet !== true });
     await sandbox.listen();
   } catch (error) {
     await sandbox?.close();

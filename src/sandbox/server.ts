@@ -19,6 +19,7 @@ import { registerExtras } from './families/extras.js';
 import { registerGateway } from './families/gateway.js';
 import { registerSdk } from './families/sdk.js';
 import { registerWeb } from './families/web.js';
+import { landingPage } from './pages/landing.js';
 import { Router, type Logger, type RouteInfo } from './router.js';
 import { MemoryStore, type Store } from './store.js';
 import { loadContract, type FamilyName } from './validation.js';
@@ -77,8 +78,23 @@ export interface Sandbox {
   readonly routes: readonly RouteInfo[];
 }
 
+// Request lines are gathered and written once per turn of the event loop: a write to a file or a
+// terminal is synchronous, and one per request halved the sandbox's throughput.
+let pendingLines: string[] = [];
+function flushLines(): void {
+  const text = pendingLines.join('');
+  pendingLines = [];
+  process.stdout.write(text);
+}
+process.on('exit', () => {
+  if (pendingLines.length > 0) flushLines();
+});
+
 export const consoleLogger: Logger = {
-  info: (message) => console.log(`sandbox: ${message}`),
+  info: (message) => {
+    if (pendingLines.length === 0) setImmediate(flushLines);
+    pendingLines.push(`sandbox: ${message}\n`);
+  },
   warn: (message) => console.warn(`sandbox: ${message}`),
   error: (message, error) => console.error(`sandbox: ${message}${error === undefined ? '' : `: ${describeError(error)}`}`),
 };
@@ -105,6 +121,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const router = new Router({ bodyLimit: config.bodyLimit, log, fallbackErrors: sandboxErrors });
   const sandboxRoute = (method: SandboxMethod, path: string, handler: Parameters<Router['addSandbox']>[3]) =>
     router.addSandbox(sandboxErrors, method, path, handler);
+  // Pages outside /sandbox/ and the contract: the landing page and the hosted checkout page (web).
+  const pageRoute = (path: string, handler: Parameters<Router['addPage']>[2]) => router.addPage(sandboxErrors, path, handler);
 
   let url: string | undefined;
   const publicUrl = (): string => {
@@ -114,6 +132,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   };
 
   registerControl({ sandboxRoute, clock, deliveries, errors: sandboxErrors });
+  pageRoute('/', () => landingPage(options.families ?? FAMILY_MODULES.map((module) => module.family)));
 
   const wanted = options.families ?? FAMILY_MODULES.map((module) => module.family);
   for (const module of FAMILY_MODULES) {
@@ -127,6 +146,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       sandboxErrors,
       route: (operationId, route) => router.addOperation(module.family, contract, errors, operationId, route),
       sandboxRoute,
+      pageRoute,
       store,
       clock,
       deliveries,
