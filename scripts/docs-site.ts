@@ -1,0 +1,517 @@
+/**
+ * Builds the published documentation into site/ (used by `npm run docs` and the browser tests):
+ *
+ *   site/index.html              the landing page: the service, the four references, every guide
+ *   site/<family>.html           the API reference of each family, rendered by Redocly (Redoc)
+ *   site/<guide>.html            every docs/*.md, rendered from Markdown
+ *   site/openapi/<family>.json   the bundled documents, to download
+ *   site/assets/                 the style sheet, the favicon and the logos
+ *
+ * Every page works without a network: the Redoc script is inlined (`--inlineBundle`), Redoc's
+ * telemetry is switched off (REDOCLY_TELEMETRY=off sets `disableTelemetry` in the page), the
+ * "API docs by Redocly" logo that Redoc loads from Redocly's CDN is served from site/assets, and a
+ * Content-Security-Policy limits every page to its own origin, so nothing can leave the machine.
+ *
+ * The guides are found, not listed: every docs/*.md becomes a page, titled by its first heading.
+ */
+import { spawn } from 'node:child_process';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { Marked, type Tokens } from 'marked';
+import { FAMILIES, MOCK_PORTS, type Family } from './families.js';
+
+const root = resolve(import.meta.dirname, '..');
+
+/** A page could not be built; the message says which and why. */
+export class DocsBuildError extends Error {
+  override readonly name = 'DocsBuildError';
+}
+
+export interface DocsOptions {
+  /** Where to write the site; default site/ of this repository. Replaced as a whole. */
+  outDir?: string;
+  /** The families to render; default all four. */
+  families?: readonly Family[];
+  /** Where the guides are; default docs/. */
+  docsDir?: string;
+  /** Where the bundled documents are; default generated/openapi/. */
+  documentsDir?: string;
+  /** Called with a line of progress for each page. */
+  log?: (line: string) => void;
+}
+
+export interface SitePage {
+  /** The file under the site, e.g. `sdk.html`. */
+  file: string;
+  title: string;
+  kind: 'home' | 'reference' | 'guide';
+  family?: Family;
+  /** For a guide: its Markdown file name under docs/. */
+  source?: string;
+}
+
+export interface Guide {
+  /** The Markdown file name, e.g. `getting-started.md`. */
+  source: string;
+  /** The page it becomes, e.g. `getting-started.html`. */
+  file: string;
+  /** The text of its first heading. */
+  title: string;
+  /** Its first paragraph as plain text, shortened. */
+  summary: string;
+}
+
+/** The guides that come first on the landing page, in this order; any other follows by title. */
+const GUIDE_ORDER = ['getting-started.md', 'authentication.md', 'flows.md', 'states.md', 'mock.md', 'sandbox.md'];
+const GUIDE_LAST = ['e2e.md', 'decisions.md'];
+
+const FAMILY_INTRO: Record<Family, { audience: string; label: string }> = {
+  gateway: { label: 'Gateway integration', audience: 'Payment gateways: merchant onboarding (Merchant API) and transactions, OTPs, down payments, refunds, settlement (Transactional API).' },
+  extras: { label: 'Extras', audience: 'Merchants of the direct integration: a user\'s credit info, identification and data pushes.' },
+  web: { label: 'Web flow', audience: 'Merchants\' websites: a signed initiate, the browser script sdk.js, status checks and webhooks.' },
+  sdk: { label: 'SDK flow', audience: 'Merchants\' mobile apps: a signed initiate, confirmation in the mobile SDK, status checks, refunds and webhooks.' },
+};
+
+/** The CDN addresses of the "API docs by Redocly" logo in Redoc's page, and their local copies. */
+const REDOC_LOGOS: [string, string][] = [
+  ['https://cdn.redoc.ly/redoc/logo-mini-full.svg', 'assets/redocly-logo-full.svg'],
+  ['https://cdn.redoc.ly/redoc/logo-mini.svg', 'assets/redocly-logo.svg'],
+];
+
+/**
+ * The policy of every page: its own origin only (blob: and data: are created by the page itself).
+ * Redoc needs inline scripts and styles; the guides need neither but may hold inline styles.
+ */
+const CSP =
+  "default-src 'self'; script-src 'self' 'unsafe-inline' blob:; style-src 'self' 'unsafe-inline'; " +
+  "img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self' blob: data:; worker-src 'self' blob:; " +
+  "frame-src 'none'; object-src 'none'; base-uri 'self'; form-action 'none'";
+
+/** Every docs/*.md, in landing-page order, with its title and summary. */
+export function listGuides(docsDir = join(root, 'docs')): Guide[] {
+  if (!existsSync(docsDir)) return [];
+  const guides = readdirSync(docsDir)
+    .filter((name) => name.endsWith('.md') && !name.startsWith('.'))
+    .map((source) => {
+      const markdown = readFileSync(join(docsDir, source), 'utf8');
+      return { source, file: `${source.slice(0, -3)}.html`, ...describeMarkdown(markdown, source) };
+    });
+  const rank = (g: Guide) => {
+    const first = GUIDE_ORDER.indexOf(g.source);
+    if (first >= 0) return first;
+    const last = GUIDE_LAST.indexOf(g.source);
+    return last >= 0 ? 1000 + last : 500;
+  };
+  return guides.sort((a, b) => rank(a) - rank(b) || a.title.localeCompare(b.title));
+}
+
+/** The title (first heading) and the first paragraph of a Markdown text, as plain text. */
+export function describeMarkdown(markdown: string, source: string): { title: string; summary: string } {
+  const tokens = new Marked().lexer(markdown);
+  const heading = tokens.find((t): t is Tokens.Heading => t.type === 'heading');
+  const paragraph = tokens.find((t): t is Tokens.Paragraph => t.type === 'paragraph');
+  const title = heading ? plain(heading.text) : basename(source, '.md');
+  let summary = paragraph ? plain(paragraph.text).replace(/\s+/g, ' ').trim() : '';
+  if (summary.length > 220) summary = `${summary.slice(0, 217).replace(/\s+\S*$/, '')}...`;
+  return { title, summary };
+}
+
+/** Markdown inline text without its marks: `code`, **bold**, [links](x). */
+function plain(text: string): string {
+  return text
+    .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/[`*_]/g, '')
+    .trim();
+}
+
+/** Builds the whole site and returns its pages (landing page first). */
+export async function buildDocs(options: DocsOptions = {}): Promise<SitePage[]> {
+  const outDir = resolve(options.outDir ?? join(root, 'site'));
+  const families = options.families ?? FAMILIES;
+  const docsDir = options.docsDir ?? join(root, 'docs');
+  const documentsDir = options.documentsDir ?? join(root, 'generated', 'openapi');
+  const log = options.log ?? (() => {});
+
+  const documents = new Map<Family, Record<string, unknown>>();
+  for (const family of families) {
+    const path = join(documentsDir, `${family}.json`);
+    if (!existsSync(path)) {
+      throw new DocsBuildError(`The bundled document of ${family} (${relative(process.cwd(), path)}) is missing; run \`npm run generate\` first.`);
+    }
+    try {
+      documents.set(family, JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>);
+    } catch (error) {
+      throw new DocsBuildError(`${relative(process.cwd(), path)} is not valid JSON (${(error as Error).message}); run \`npm run generate\`.`);
+    }
+  }
+  const guides = listGuides(docsDir);
+
+  // Build in a temporary folder, then replace the site, so that a failed build leaves the old one.
+  const work = mkdtempSync(join(tmpdir(), 'paylater-site-'));
+  try {
+    mkdirSync(join(work, 'assets'));
+    mkdirSync(join(work, 'openapi'));
+    writeAssets(join(work, 'assets'));
+
+    const pages: SitePage[] = [{ file: 'index.html', title: 'Pay-later API documentation', kind: 'home' }];
+    const references = await mapLimit([...documents], 2, async ([family, document]) => {
+      const html = await renderReference(family, document);
+      writeFileSync(join(work, `${family}.html`), html);
+      writeFileSync(join(work, 'openapi', `${family}.json`), `${JSON.stringify(document, null, 2)}\n`);
+      const title = String((document.info as Record<string, unknown> | undefined)?.title ?? family);
+      log(`${family}.html  ${title}`);
+      return { file: `${family}.html`, title, kind: 'reference', family } satisfies SitePage;
+    });
+    pages.push(...references);
+
+    const guideFiles = new Set(guides.map((g) => g.source));
+    for (const guide of guides) {
+      const markdown = readFileSync(join(docsDir, guide.source), 'utf8');
+      writeFileSync(join(work, guide.file), renderGuide(guide, markdown, guides, families, guideFiles));
+      log(`${guide.file}  ${guide.title}`);
+      pages.push({ file: guide.file, title: guide.title, kind: 'guide', source: guide.source });
+    }
+
+    writeFileSync(join(work, 'index.html'), renderHome(documents, guides, families));
+    log('index.html  the landing page');
+
+    rmSync(outDir, { recursive: true, force: true });
+    mkdirSync(dirname(outDir), { recursive: true });
+    cpSync(work, outDir, { recursive: true });
+    chmodSync(outDir, 0o755); // the temporary folder was private
+    return pages;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+async function mapLimit<T, R>(items: T[], limit: number, worker: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array<R>(items.length);
+  let next = 0;
+  const runners = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await worker(items[index] as T);
+    }
+  });
+  await Promise.all(runners);
+  return results;
+}
+
+// ---------------------------------------------------------------------------------------------
+// API references
+
+/** Renders one family with `redocly build-docs --inlineBundle` and makes the page self-contained. */
+async function renderReference(family: Family, document: Record<string, unknown>): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), `paylater-docs-${family}-`));
+  try {
+    // The rendered copy only: the sidebar logo leads back to the landing page.
+    const info = { ...(document.info as Record<string, unknown>) };
+    info['x-logo'] = { url: 'assets/logo.svg', href: 'index.html', altText: 'Pay-later API documentation: home' };
+    const input = join(dir, `${family}.json`);
+    const output = join(dir, `${family}.html`);
+    writeFileSync(input, JSON.stringify({ ...document, info }));
+    const title = `${String(info.title ?? family)} | Pay-later API reference`;
+    await run(join(root, 'node_modules', '.bin', 'redocly'), [
+      'build-docs', input, '--inlineBundle', '--output', output, '--title', title, '--lint-config', 'off',
+    ]);
+    return makeSelfContained(readFileSync(output, 'utf8'), family);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function run(command: string, args: string[]): Promise<void> {
+  return new Promise((resolveRun, reject) => {
+    const child = spawn(command, args, {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // REDOCLY_TELEMETRY=off: no usage report from the CLI, and `disableTelemetry: true` in the page.
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', NO_COLOR: '1', FORCE_COLOR: '0' },
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('error', (error) => reject(new DocsBuildError(`could not run ${basename(command)}: ${error.message}`)));
+    child.once('exit', (code) => {
+      if (code === 0) resolveRun();
+      else reject(new DocsBuildError(`${basename(command)} ${args.slice(0, 2).join(' ')} failed (exit ${code}):\n${output.trim()}`));
+    });
+  });
+}
+
+/**
+ * Makes Redoc's page work offline: the logo from the local assets, a favicon, a
+ * Content-Security-Policy that keeps every request on the page's own origin. Throws when the page
+ * still loads a script or style sheet from elsewhere (the Redoc bundle must be inline).
+ */
+export function makeSelfContained(html: string, family: string): string {
+  let page = html;
+  for (const [remote, local] of REDOC_LOGOS) page = page.split(remote).join(local);
+  const head = `<meta charset="utf8" />`;
+  const extra = `\n  <meta http-equiv="Content-Security-Policy" content="${CSP}">\n  <link rel="icon" href="assets/favicon.svg" type="image/svg+xml">`;
+  if (!page.includes(head)) throw new DocsBuildError(`${family}.html: Redoc's page has no \`${head}\` to put the security policy after.`);
+  page = page.replace(head, `${head}${extra}`);
+  page = hashRoutes(page, family);
+  const external = page.match(/<(?:script|link)\b[^>]*\b(?:src|href)=["']?(?:https?:)?\/\/[^"'\s>]+/i);
+  if (external) throw new DocsBuildError(`${family}.html still loads ${external[0]}: the Redoc bundle must be inlined.`);
+  if (!/"disableTelemetry":true/.test(page)) throw new DocsBuildError(`${family}.html: Redoc's telemetry is not disabled.`);
+  return page;
+}
+
+/**
+ * Redoc's page routes by the URL's hash (`sdk.html#/webhooks`), but the HTML that Redocly renders
+ * ahead of time links the routes as paths (`href="/webhooks"`). React keeps those attributes when
+ * the page hydrates at its first route, so a link opened in a new tab would lead to a missing page.
+ * Writing them as the hash routes the page uses makes both agree.
+ */
+function hashRoutes(page: string, family: string): string {
+  const start = page.indexOf('<div id="redoc">');
+  const end = page.indexOf('<script type="module">', start);
+  if (start < 0 || end < 0) throw new DocsBuildError(`${family}.html: Redoc's page has no prerendered <div id="redoc">.`);
+  const content = page.slice(start, end).replace(/\bhref="\/(?!\/)/g, 'href="#/');
+  return page.slice(0, start) + content + page.slice(end);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Guides and the landing page
+
+function renderGuide(guide: Guide, markdown: string, guides: Guide[], families: readonly Family[], guideFiles: Set<string>): string {
+  const marked = new Marked({ gfm: true });
+  const slugs = new Map<string, number>();
+  marked.use({
+    renderer: {
+      heading({ tokens, depth, text }) {
+        const base = slug(plain(text)) || 'section';
+        const seen = slugs.get(base) ?? 0;
+        slugs.set(base, seen + 1);
+        const id = seen === 0 ? base : `${base}-${seen}`;
+        return `<h${depth} id="${id}">${this.parser.parseInline(tokens)}<a class="anchor" href="#${id}" aria-label="Link to this section">#</a></h${depth}>\n`;
+      },
+      link({ href, title, tokens }) {
+        const target = rewriteLink(href, guideFiles);
+        const titleAttribute = title ? ` title="${escapeHtml(title)}"` : '';
+        return `<a href="${escapeHtml(target)}"${titleAttribute}>${this.parser.parseInline(tokens)}</a>`;
+      },
+    },
+  });
+  const body = marked.parse(markdown, { async: false });
+  return layout({
+    title: guide.title,
+    current: guide.file,
+    guides,
+    families,
+    main: `<article class="guide">\n${body}\n<p class="source">Source: <code>docs/${escapeHtml(guide.source)}</code></p>\n</article>`,
+  });
+}
+
+/** Links between guides point at their pages; a link into the repository outside docs/ is left as it is. */
+function rewriteLink(href: string, guideFiles: Set<string>): string {
+  const match = href.match(/^(?:\.\/)?(?:docs\/)?([^/?#]+\.md)(#.*)?$/);
+  if (match && guideFiles.has(match[1] as string)) return `${(match[1] as string).slice(0, -3)}.html${match[2] ?? ''}`;
+  const family = href.match(/^(?:\.\.\/)?(?:generated\/)?openapi\/(gateway|extras|web|sdk)\.(?:ya?ml|json)$/);
+  if (family) return `${family[1]}.html`;
+  return href;
+}
+
+function slug(text: string): string {
+  return text
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+}
+
+function renderHome(documents: Map<Family, Record<string, unknown>>, guides: Guide[], families: readonly Family[]): string {
+  const cards = families
+    .map((family) => {
+      const document = documents.get(family) ?? {};
+      const info = (document.info ?? {}) as Record<string, unknown>;
+      const operations = countOperations(document);
+      return `      <li class="card">
+        <h3><a href="${family}.html">${escapeHtml(String(info.title ?? family))}</a></h3>
+        <p class="label">${escapeHtml(FAMILY_INTRO[family].label)} · version ${escapeHtml(String(info.version ?? ''))} · ${operations.operations} operations${operations.webhooks ? `, ${operations.webhooks} webhook${operations.webhooks > 1 ? 's' : ''}` : ''}</p>
+        <p>${escapeHtml(String(info.summary ?? ''))}</p>
+        <p class="audience">${escapeHtml(FAMILY_INTRO[family].audience)}</p>
+        <p class="links"><a href="${family}.html">Reference</a> · <a href="openapi/${family}.json" download>OpenAPI document</a> · mock on port <code>${MOCK_PORTS[family]}</code></p>
+      </li>`;
+    })
+    .join('\n');
+  const guideItems = guides
+    .map(
+      (g) => `      <li><a href="${escapeHtml(g.file)}">${escapeHtml(g.title)}</a>${g.summary ? `<br><span>${escapeHtml(g.summary)}</span>` : ''}</li>`,
+    )
+    .join('\n');
+  const main = `<section class="intro">
+    <h1>Pay-later API documentation</h1>
+    <p>The pay-later service lets shoppers buy now and pay later at a merchant's checkout. Payment
+    gateways offer it to their merchants through the <strong>gateway integration</strong>; merchants
+    can also integrate directly, on their website (the <strong>web flow</strong>) or in their mobile
+    app (the <strong>SDK flow</strong>), and use the <strong>extras</strong> to read a user's credit.</p>
+    <p>This site is the reference contract of the service: four OpenAPI 3.1 documents, rendered
+    below, with guides to authentication, signatures, flows and states. Develop against the Prism
+    mock (<code>npm run mock</code>) or the stateful sandbox (<code>npm start</code>). All amounts are
+    integers in paise (₹1 = 100 paise).</p>
+    ${guides.some((g) => g.source === 'getting-started.md') ? '<p><a class="button" href="getting-started.html">Get started in five minutes</a></p>' : ''}
+  </section>
+  <section>
+    <h2 id="references">API references</h2>
+    <ul class="cards">
+${cards}
+    </ul>
+  </section>
+  <section>
+    <h2 id="guides">Guides</h2>
+    <ul class="guides">
+${guideItems}
+    </ul>
+  </section>`;
+  return layout({ title: 'Pay-later API documentation', current: 'index.html', guides, families, main });
+}
+
+function countOperations(document: Record<string, unknown>): { operations: number; webhooks: number } {
+  const count = (items: unknown) =>
+    Object.values((items ?? {}) as Record<string, Record<string, unknown>>).reduce(
+      (sum, item) => sum + Object.keys(item).filter((k) => ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'].includes(k)).length,
+      0,
+    );
+  return { operations: count(document.paths), webhooks: count(document.webhooks) };
+}
+
+function layout(page: {
+  title: string;
+  current: string;
+  guides: Guide[];
+  families: readonly Family[];
+  main: string;
+}): string {
+  const nav = [
+    `<a href="index.html"${page.current === 'index.html' ? ' aria-current="page"' : ''}>Home</a>`,
+    ...page.families.map((f) => `<a href="${f}.html">${escapeHtml(FAMILY_INTRO[f].label)}</a>`),
+  ].join('\n        ');
+  const guideNav = page.guides
+    .map((g) => `<li><a href="${escapeHtml(g.file)}"${g.file === page.current ? ' aria-current="page"' : ''}>${escapeHtml(g.title)}</a></li>`)
+    .join('\n          ');
+  const fullTitle = page.current === 'index.html' ? page.title : `${page.title} | Pay-later API documentation`;
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta http-equiv="Content-Security-Policy" content="${CSP}">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>${escapeHtml(fullTitle)}</title>
+  <link rel="icon" href="assets/favicon.svg" type="image/svg+xml">
+  <link rel="stylesheet" href="assets/site.css">
+</head>
+<body>
+  <header class="top">
+    <a class="brand" href="index.html"><img src="assets/logo.svg" alt="" width="28" height="28"> Pay-later API</a>
+    <nav aria-label="API references">
+        ${nav}
+    </nav>
+  </header>
+  <div class="page">
+    <nav class="side" aria-label="Guides">
+      <h2>Guides</h2>
+      <ul>
+          ${guideNav}
+      </ul>
+    </nav>
+    <main>
+  ${page.main}
+    </main>
+  </div>
+  <footer>Generated by <code>npm run docs</code> from <code>openapi/</code> and <code>docs/</code>. Works offline.</footer>
+</body>
+</html>
+`;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Assets
+
+function writeAssets(dir: string): void {
+  writeFileSync(join(dir, 'site.css'), SITE_CSS);
+  writeFileSync(join(dir, 'logo.svg'), LOGO_SVG);
+  writeFileSync(join(dir, 'favicon.svg'), LOGO_SVG);
+  // Local stand-ins for the attribution logo Redoc loads from cdn.redoc.ly.
+  writeFileSync(join(dir, 'redocly-logo-full.svg'), REDOCLY_WORDMARK);
+  writeFileSync(join(dir, 'redocly-logo.svg'), REDOCLY_MARK);
+}
+
+const LOGO_SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64" viewBox="0 0 64 64" role="img" aria-label="Pay-later">
+  <rect width="64" height="64" rx="14" fill="#0b5cad"/>
+  <path d="M18 44V20h14a9 9 0 0 1 0 18h-7" fill="none" stroke="#fff" stroke-width="6" stroke-linecap="round" stroke-linejoin="round"/>
+  <circle cx="44" cy="44" r="5" fill="#7fd1ff"/>
+</svg>
+`;
+
+const REDOCLY_WORDMARK = `<svg xmlns="http://www.w3.org/2000/svg" width="60" height="16" viewBox="0 0 60 16" role="img" aria-label="Redocly">
+  <text x="0" y="12.5" font-family="system-ui, -apple-system, 'Segoe UI', sans-serif" font-size="13" font-weight="600" fill="#0044d4">Redocly</text>
+</svg>
+`;
+
+const REDOCLY_MARK = `<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16" viewBox="0 0 16 16" role="img" aria-label="Redocly">
+  <rect width="16" height="16" rx="4" fill="#0044d4"/>
+  <text x="4" y="12.5" font-family="system-ui, -apple-system, 'Segoe UI', sans-serif" font-size="12" font-weight="700" fill="#fff">R</text>
+</svg>
+`;
+
+const SITE_CSS = `:root {
+  --fg: #1d2330; --muted: #5a6478; --line: #dde2ea; --bg: #ffffff; --soft: #f5f7fa;
+  --accent: #0b5cad; --code-bg: #f2f4f8;
+  font-family: system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif;
+  color: var(--fg); background: var(--bg); line-height: 1.55;
+}
+* { box-sizing: border-box; }
+body { margin: 0; }
+a { color: var(--accent); }
+code, pre { font-family: ui-monospace, 'SFMono-Regular', Menlo, Consolas, 'Liberation Mono', monospace; font-size: 0.92em; }
+code { background: var(--code-bg); padding: 0.1em 0.3em; border-radius: 4px; }
+p > code, li > code { overflow-wrap: anywhere; }
+pre { background: var(--code-bg); padding: 0.9em 1em; border-radius: 8px; overflow-x: auto; line-height: 1.45; }
+pre code { background: none; padding: 0; }
+header.top { display: flex; flex-wrap: wrap; align-items: center; gap: 0.5em 1.5em; padding: 0.8em 1.5em; border-bottom: 1px solid var(--line); }
+header.top .brand { display: flex; align-items: center; gap: 0.5em; font-weight: 700; color: var(--fg); text-decoration: none; font-size: 1.1em; }
+header.top nav { display: flex; flex-wrap: wrap; gap: 0.3em 1.2em; }
+header.top nav a { text-decoration: none; }
+header.top nav a[aria-current] { font-weight: 600; color: var(--fg); }
+.page { display: flex; gap: 2.5em; max-width: 1200px; margin: 0 auto; padding: 1.5em; }
+nav.side { flex: 0 0 220px; font-size: 0.95em; }
+nav.side h2 { font-size: 0.8em; text-transform: uppercase; letter-spacing: 0.06em; color: var(--muted); margin: 0.4em 0; }
+nav.side ul { list-style: none; padding: 0; margin: 0; }
+nav.side li { margin: 0.35em 0; }
+nav.side a { text-decoration: none; }
+nav.side a[aria-current] { font-weight: 600; color: var(--fg); }
+main { flex: 1 1 auto; min-width: 0; max-width: 880px; }
+h1, h2, h3, h4 { line-height: 1.25; }
+h1 { font-size: 2em; margin-top: 0.2em; }
+h2 { margin-top: 1.8em; padding-bottom: 0.2em; border-bottom: 1px solid var(--line); }
+h1 .anchor, h2 .anchor, h3 .anchor, h4 .anchor { margin-left: 0.4em; text-decoration: none; color: var(--line); font-weight: 400; }
+h1:hover .anchor, h2:hover .anchor, h3:hover .anchor, h4:hover .anchor { color: var(--muted); }
+table { border-collapse: collapse; margin: 1em 0; display: block; overflow-x: auto; }
+th, td { border: 1px solid var(--line); padding: 0.4em 0.7em; text-align: left; vertical-align: top; }
+th { background: var(--soft); }
+blockquote { margin: 1em 0; padding: 0.2em 1em; border-left: 4px solid var(--line); color: var(--muted); }
+.source { color: var(--muted); font-size: 0.85em; margin-top: 3em; }
+.intro p { font-size: 1.08em; max-width: 46em; }
+.button { display: inline-block; background: var(--accent); color: #fff; padding: 0.55em 1.1em; border-radius: 6px; text-decoration: none; font-weight: 600; }
+ul.cards { list-style: none; padding: 0; display: grid; grid-template-columns: repeat(auto-fill, minmax(320px, 1fr)); gap: 1em; }
+.card { border: 1px solid var(--line); border-radius: 10px; padding: 0.4em 1.2em 0.8em; background: var(--soft); }
+.card h3 { margin: 0.6em 0 0.2em; }
+.card .label { color: var(--muted); font-size: 0.88em; margin: 0; }
+.card .audience { font-size: 0.95em; }
+.card .links { font-size: 0.92em; }
+ul.guides { padding-left: 1.2em; }
+ul.guides li { margin: 0.6em 0; }
+ul.guides span { color: var(--muted); font-size: 0.93em; }
+footer { border-top: 1px solid var(--line); color: var(--muted); font-size: 0.85em; padding: 1em 1.5em; text-align: center; }
+@media (max-width: 760px) { .page { flex-direction: column; } nav.side { flex-basis: auto; } }
+`;

@@ -1,0 +1,46 @@
+/**
+ * `npm run docs`: builds the documentation site into site/ (see scripts/docs-site.ts): the landing
+ * page, the API reference of each family and every guide under docs/. The pages work offline.
+ *
+ *   npm run docs                  build site/
+ *   npm run docs -- --out public  build elsewhere
+ *   npm run docs:serve            then serve it on http://127.0.0.1:4080
+ */
+import { relative } from 'node:path';
+import { parseArgs } from 'node:util';
+import { DocsBuildError, buildDocs } from './docs-site.js';
+
+const USAGE = `Usage: npm run docs -- [--out <dir>]
+
+  --out <dir>   where to write the site; default site/ (replaced as a whole)
+  --help        show this text`;
+
+let values: { out?: string; help?: boolean };
+try {
+  ({ values } = parseArgs({ options: { out: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }));
+} catch (error) {
+  process.stderr.write(`docs: ${(error as Error).message}\n\n${USAGE}\n`);
+  process.exit(2);
+}
+if (values.help) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+
+const started = Date.now();
+try {
+  const pages = await buildDocs({
+    ...(values.out ? { outDir: values.out } : {}),
+    log: (line) => process.stdout.write(`  ${line}\n`),
+  });
+  const where = relative(process.cwd(), values.out ?? 'site') || '.';
+  process.stdout.write(
+    `Wrote ${pages.length} pages to ${where}/ in ${((Date.now() - started) / 1000).toFixed(1)} s. Serve them with \`npm run docs:serve\`.\n`,
+  );
+} catch (error) {
+  if (error instanceof DocsBuildError) {
+    process.stderr.write(`docs: ${error.message}\n`);
+    process.exit(1);
+  }
+  throw error;
+}

@@ -1,0 +1,311 @@
+/**
+ * Starts and stops the Prism mock servers: one Prism process per API family, each serving the
+ * bundled document generated/openapi/<family>.json.
+ *
+ * Used by `npm run mock` (scripts/mock.ts), the mock tests and the contract kit:
+ *
+ *   const mocks = await startMocks({ families: ['sdk'], ports: { sdk: 4113 } });
+ *   await fetch(`${mocks.urls.sdk}/merchant/credit/initiateTransaction`, ...);
+ *   await mocks.stop();
+ *
+ * Every failure to start (a document missing, a port in use, Prism not answering in time, Prism
+ * exiting) is a {@link MockStartError} with a message for a person; the processes already started
+ * are stopped before it is thrown.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createConnection, createServer } from 'node:net';
+import { join, relative, resolve } from 'node:path';
+import { FAMILIES, MOCK_PORTS, type Family } from './families.js';
+
+const root = resolve(import.meta.dirname, '..');
+const PRISM_ENTRY = join(root, 'node_modules', '@stoplight', 'prism-cli', 'dist', 'index.js');
+
+/** What each family's mock serves, for people reading the start-up lines. */
+export const FAMILY_LABELS: Record<Family, string> = {
+  gateway: 'Merchant and Transactional API',
+  extras: 'Extras API: credit information',
+  web: 'Web-initiated flow API',
+  sdk: 'SDK flow API',
+};
+
+export interface MockOptions {
+  /** The families to serve; default all four. */
+  families?: readonly Family[];
+  /** The address Prism listens on; default 127.0.0.1. */
+  host?: string;
+  /** Ports per family; default {@link MOCK_PORTS} (gateway 4010, extras 4011, web 4012, sdk 4013). */
+  ports?: Partial<Record<Family, number>>;
+  /** Where the bundled documents are; default generated/openapi of this repository. */
+  documentsDir?: string;
+  /** How long to wait for each Prism to answer, in milliseconds; default 60 000. */
+  startTimeoutMs?: number;
+  /** Called with every line Prism writes (its start-up log, then one line per request). */
+  onOutput?: (family: Family, line: string) => void;
+}
+
+/** A Prism process that ended while it was expected to run. */
+export interface MockExit {
+  family: Family;
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** The last lines Prism wrote. */
+  output: string;
+}
+
+export interface RunningMocks {
+  /** Base URL per started family, e.g. `{ sdk: 'http://127.0.0.1:4013' }`. */
+  urls: Partial<Record<Family, string>>;
+  /** Port per started family. */
+  ports: Partial<Record<Family, number>>;
+  /** Process id per started family. */
+  pids: Partial<Record<Family, number>>;
+  /**
+   * Settles when the first Prism ends on its own (a crash, or a signal from outside); never
+   * settles for the ends caused by {@link RunningMocks.stop}.
+   */
+  unexpectedExit: Promise<MockExit>;
+  /** Stops every Prism and waits until each has exited. Safe to call more than once. */
+  stop(): Promise<void>;
+}
+
+/** The mocks could not be started; the message says why and what to do. */
+export class MockStartError extends Error {
+  override readonly name = 'MockStartError';
+}
+
+const OUTPUT_LINES_KEPT = 60;
+const STOP_GRACE_MS = 5_000;
+
+interface Child {
+  family: Family;
+  process: ChildProcess;
+  port: number;
+  output: string[];
+  exited: Promise<void>;
+  hasExited: () => boolean;
+}
+
+/** Starts one Prism per family and resolves once each of them accepts connections. */
+export async function startMocks(options: MockOptions = {}): Promise<RunningMocks> {
+  const families = [...new Set(options.families ?? FAMILIES)];
+  const host = options.host ?? '127.0.0.1';
+  const documentsDir = options.documentsDir ?? join(root, 'generated', 'openapi');
+  const timeoutMs = options.startTimeoutMs ?? 60_000;
+  if (families.length === 0) throw new MockStartError('No family to start.');
+  for (const family of families) {
+    if (!(FAMILIES as readonly string[]).includes(family)) {
+      throw new MockStartError(`Unknown family '${family}'; the families are ${FAMILIES.join(', ')}.`);
+    }
+  }
+  if (!existsSync(PRISM_ENTRY)) {
+    throw new MockStartError(`Prism is not installed (${relative(process.cwd(), PRISM_ENTRY)} is missing); run \`npm ci\`.`);
+  }
+
+  const ports = Object.fromEntries(families.map((f) => [f, options.ports?.[f] ?? MOCK_PORTS[f]])) as Record<Family, number>;
+  const seen = new Map<number, Family>();
+  for (const family of families) {
+    const port = ports[family];
+    if (!Number.isInteger(port) || port < 1 || port > 65_535) {
+      throw new MockStartError(`Port ${port} for ${family} is not a valid TCP port (1-65535).`);
+    }
+    const other = seen.get(port);
+    if (other) throw new MockStartError(`Port ${port} is given to both ${other} and ${family}.`);
+    seen.set(port, family);
+  }
+
+  const documents = new Map<Family, string>();
+  for (const family of families) {
+    const document = join(documentsDir, `${family}.json`);
+    if (!existsSync(document)) {
+      throw new MockStartError(
+        `The bundled document of ${family} (${relative(process.cwd(), document)}) is missing; run \`npm run generate\` first.`,
+      );
+    }
+    documents.set(family, document);
+  }
+
+  for (const family of families) {
+    const problem = await portProblem(host, ports[family]);
+    if (problem) throw new MockStartError(`Port ${ports[family]} (${family}) ${problem} on ${host}.`);
+  }
+
+  const children: Child[] = families.map((family) =>
+    spawnPrism(family, documents.get(family) as string, host, ports[family], options.onOutput),
+  );
+  let stopping = false;
+  let stopped: Promise<void> | undefined;
+  // A safety net: if this process exits without stop() (an uncaught error, process.exit() during
+  // start-up), kill the Prism processes rather than leave them running.
+  const killOnExit = () => {
+    for (const child of children) signal(child, 'SIGKILL');
+  };
+  process.once('exit', killOnExit);
+  const stop = (): Promise<void> => {
+    stopping = true;
+    stopped ??= Promise.all(children.map(stopChild)).then(() => {
+      process.removeListener('exit', killOnExit);
+    });
+    return stopped;
+  };
+
+  const unexpectedExit = new Promise<MockExit>((resolveExit) => {
+    for (const child of children) {
+      void child.exited.then(() => {
+        if (stopping) return;
+        resolveExit({
+          family: child.family,
+          code: child.process.exitCode,
+          signal: child.process.signalCode,
+          output: child.output.join('\n'),
+        });
+      });
+    }
+  });
+
+  try {
+    await Promise.all(children.map((child) => waitUntilListening(child, host, timeoutMs)));
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+
+  const urlHost = connectHost(host).includes(':') ? `[${connectHost(host)}]` : connectHost(host);
+  const result: RunningMocks = { urls: {}, ports: {}, pids: {}, unexpectedExit, stop };
+  for (const child of children) {
+    result.urls[child.family] = `http://${urlHost}:${child.port}`;
+    result.ports[child.family] = child.port;
+    if (child.process.pid !== undefined) result.pids[child.family] = child.process.pid;
+  }
+  return result;
+}
+
+function spawnPrism(
+  family: Family,
+  document: string,
+  host: string,
+  port: number,
+  onOutput: MockOptions['onOutput'],
+): Child {
+  // Prism runs in a process group of its own (detached), so that stopping it can signal the whole
+  // group; Node is started directly (no npx, no shell) so the pid is Prism's own.
+  const child = spawn(process.execPath, [PRISM_ENTRY, 'mock', '-h', host, '-p', String(port), document], {
+    cwd: root,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+  });
+  const output: string[] = [];
+  const collect = (chunk: Buffer) => {
+    for (const line of chunk.toString('utf8').split(/\r?\n/)) {
+      if (line.trim() === '') continue;
+      output.push(line);
+      if (output.length > OUTPUT_LINES_KEPT) output.shift();
+      onOutput?.(family, line);
+    }
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  let done = false;
+  const exited = new Promise<void>((resolveExit) => {
+    child.once('exit', () => {
+      done = true;
+      resolveExit();
+    });
+    child.once('error', (error) => {
+      output.push(`could not start Prism: ${error.message}`);
+      done = true;
+      resolveExit();
+    });
+  });
+  return { family, process: child, port, output, exited, hasExited: () => done };
+}
+
+async function stopChild(child: Child): Promise<void> {
+  if (child.hasExited()) return;
+  signal(child, 'SIGTERM');
+  const timer = setTimeout(() => signal(child, 'SIGKILL'), STOP_GRACE_MS);
+  try {
+    await child.exited;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function signal(child: Child, name: NodeJS.Signals): void {
+  const pid = child.process.pid;
+  if (pid === undefined || child.hasExited()) return;
+  try {
+    // The negative pid addresses the process group: Prism and anything it started.
+    process.kill(process.platform === 'win32' ? pid : -pid, name);
+  } catch {
+    try {
+      child.process.kill(name);
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+async function waitUntilListening(child: Child, host: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.hasExited()) {
+      throw new MockStartError(
+        `Prism for ${child.family} (port ${child.port}) exited while starting` +
+          `${child.process.exitCode === null ? '' : ` with code ${child.process.exitCode}`}. Its output:\n${indent(child.output)}`,
+      );
+    }
+    if (await canConnect(connectHost(host), child.port)) return;
+    if (Date.now() > deadline) {
+      throw new MockStartError(
+        `Prism for ${child.family} did not answer on port ${child.port} within ${Math.round(timeoutMs / 1000)} s. Its output:\n${indent(child.output)}`,
+      );
+    }
+    await new Promise((r) => setTimeout(r, 150));
+  }
+}
+
+function indent(lines: string[]): string {
+  return lines.length === 0 ? '  (no output)' : lines.map((line) => `  ${line}`).join('\n');
+}
+
+/** Where to connect to reach a server listening on `host` (a wildcard address means this machine). */
+function connectHost(host: string): string {
+  if (host === '0.0.0.0' || host === '') return '127.0.0.1';
+  if (host === '::' || host === '[::]') return '::1';
+  return host.replace(/^\[(.*)\]$/, '$1');
+}
+
+function canConnect(host: string, port: number): Promise<boolean> {
+  return new Promise((resolveConnect) => {
+    const socket = createConnection({ host, port });
+    const finish = (ok: boolean) => {
+      socket.destroy();
+      resolveConnect(ok);
+    };
+    socket.setTimeout(1_000, () => finish(false));
+    socket.once('connect', () => finish(true));
+    socket.once('error', () => finish(false));
+  });
+}
+
+/**
+ * Tries to bind the port the way Prism will; resolves undefined when it is free, else a phrase
+ * saying why it cannot be used ("is already in use", ...).
+ */
+export function portProblem(host: string, port: number): Promise<string | undefined> {
+  return new Promise((resolveProblem) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EADDRINUSE') resolveProblem('is already in use');
+      else if (error.code === 'EACCES') resolveProblem('may not be used by this user');
+      else if (error.code === 'EADDRNOTAVAIL') resolveProblem('cannot be bound: the address is not on this machine');
+      else resolveProblem(`cannot be bound (${error.code ?? error.message})`);
+    });
+    server.listen({ host: host.replace(/^\[(.*)\]$/, '$1'), port, exclusive: true }, () => {
+      server.close(() => resolveProblem(undefined));
+    });
+  });
+}

@@ -1,0 +1,49 @@
+/**
+ * `npm run docs:serve`: serves the built site (site/, see `npm run docs`) on
+ * http://127.0.0.1:4080. Options: --port <n>, --host <address>, --dir <folder>. Ctrl-C stops.
+ */
+import { parseArgs } from 'node:util';
+import { ServeError, serveDocs } from './docs-server.js';
+
+const USAGE = `Usage: npm run docs:serve -- [--port <n>] [--host <address>] [--dir <folder>]
+
+  --port <n>          default 4080 (0 picks a free port)
+  --host <address>    default 127.0.0.1
+  --dir <folder>      default site/
+  --help              show this text`;
+
+function usageError(message: string): never {
+  process.stderr.write(`docs:serve: ${message}\n\n${USAGE}\n`);
+  process.exit(2);
+}
+
+let values: { port?: string; host?: string; dir?: string; help?: boolean };
+try {
+  ({ values } = parseArgs({
+    options: { port: { type: 'string' }, host: { type: 'string' }, dir: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  }));
+} catch (error) {
+  usageError((error as Error).message);
+}
+if (values.help) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+const port = Number(values.port ?? '4080');
+if (!/^\d+$/.test(values.port ?? '4080') || port > 65_535) usageError(`--port must be a number from 0 to 65535 (got '${values.port}').`);
+
+try {
+  const server = await serveDocs({ port, ...(values.host ? { host: values.host } : {}), ...(values.dir ? { dir: values.dir } : {}) });
+  process.stdout.write(`Serving the documentation on ${server.url}/ (Ctrl-C stops)\n`);
+  for (const name of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(name, () => {
+      void server.close().then(() => process.exit(0));
+    });
+  }
+} catch (error) {
+  if (error instanceof ServeError) {
+    process.stderr.write(`docs:serve: ${error.message}\n`);
+    process.exit(1);
+  }
+  throw error;
+}

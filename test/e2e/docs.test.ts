@@ -1,0 +1,268 @@
+/**
+ * The published documentation in a real browser (Chromium, driven by playwright-core): the site is
+ * built with the docs function, served locally, and every page (the landing page, each guide, each
+ * family's reference) must load without console errors or failed requests, and without a single
+ * request to any host other than the local server. Each reference must show every operation and
+ * webhook of its bundled document. Full-page screenshots go to artifacts/screenshots/.
+ *
+ * Needs Chromium at /usr/bin/chromium (or CHROMIUM_PATH): `bash .ci/e2e-setup.sh`. See docs/e2e.md.
+ */
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildDocs, listGuides, type SitePage } from '../../scripts/docs-site.js';
+import { serveDocs, type DocsServer } from '../../scripts/docs-server.js';
+import { FAMILIES, type Family } from '../../scripts/families.js';
+
+const root = resolve(import.meta.dirname, '..', '..');
+const siteDir = join(root, 'site');
+const shotsDir = join(root, 'artifacts', 'screenshots');
+const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const guides = listGuides(join(root, 'docs'));
+
+let server: DocsServer | undefined;
+let browser: Browser | undefined;
+let built: SitePage[] = [];
+
+beforeAll(async () => {
+  if (!existsSync(executablePath)) {
+    throw new Error(`Chromium is not installed at ${executablePath}; run \`bash .ci/e2e-setup.sh\` (or set CHROMIUM_PATH).`);
+  }
+  mkdirSync(shotsDir, { recursive: true });
+  built = await buildDocs({ outDir: siteDir });
+  server = await serveDocs({ dir: siteDir, port: 0 });
+  browser = await chromium.launch({
+    executablePath,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-quic',
+      '--no-first-run',
+    ],
+  });
+});
+
+afterAll(async () => {
+  try {
+    await browser?.close();
+  } finally {
+    await server?.close();
+  }
+});
+
+/** A page opened in a fresh context, with everything that went wrong while it was open. */
+interface Visit {
+  page: Page;
+  context: BrowserContext;
+  /** Console errors, page errors, failed requests, HTTP errors. */
+  problems: string[];
+  /** Requests to anything but the local server (data: and the page's own blob: URLs are local). */
+  foreign: string[];
+  requests: string[];
+}
+
+async function visit(path: string): Promise<Visit> {
+  if (!browser || !server) throw new Error('the browser or the server did not start');
+  const origin = server.url;
+  const isLocal = (url: string) =>
+    url.startsWith(`${origin}/`) || url.startsWith('data:') || url.startsWith(`blob:${origin}/`) || url === 'about:blank';
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  const result: Visit = { page, context, problems: [], foreign: [], requests: [] };
+  page.on('console', (message) => {
+    if (message.type() === 'error') result.problems.push(`console error: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => result.problems.push(`page error: ${error.message}`));
+  page.on('requestfailed', (request) => result.problems.push(`failed request: ${request.url()} (${request.failure()?.errorText})`));
+  page.on('response', (response) => {
+    if (response.status() >= 400) result.problems.push(`HTTP ${response.status()} for ${response.url()}`);
+  });
+  page.on('request', (request) => {
+    result.requests.push(request.url());
+    if (!isLocal(request.url())) result.foreign.push(request.url());
+  });
+  await page.goto(`${origin}/${path}`, { waitUntil: 'load' });
+  return result;
+}
+
+/** Lets late requests (images, Redoc's lazy parts) happen before the checks. */
+async function settle(page: Page): Promise<void> {
+  await page.waitForLoadState('networkidle', { timeout: 15_000 }).catch(() => undefined);
+  await page.waitForTimeout(500);
+}
+
+function expectClean(v: Visit): void {
+  expect(v.foreign, 'requests to hosts other than the local server').toEqual([]);
+  expect(v.problems, 'console errors and failed requests').toEqual([]);
+}
+
+async function screenshot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(shotsDir, `${name}.png`), fullPage: true });
+}
+
+interface Operation {
+  label: string;
+  operationId: string;
+  summary?: string;
+}
+
+/** Every operation and webhook of a family's bundled document. */
+function operationsOf(family: Family): Operation[] {
+  const document = JSON.parse(readFileSync(join(root, 'generated', 'openapi', `${family}.json`), 'utf8')) as {
+    paths?: Record<string, Record<string, { operationId?: string; summary?: string }>>;
+    webhooks?: Record<string, Record<string, { operationId?: string; summary?: string }>>;
+  };
+  const methods = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
+  const list: Operation[] = [];
+  for (const [kind, items] of [['path', document.paths], ['webhook', document.webhooks]] as const) {
+    for (const [name, item] of Object.entries(items ?? {})) {
+      for (const [method, op] of Object.entries(item)) {
+        if (!methods.includes(method)) continue;
+        list.push({
+          label: `${kind === 'webhook' ? 'webhook ' : ''}${method.toUpperCase()} ${name}`,
+          operationId: op.operationId ?? '',
+          ...(op.summary ? { summary: op.summary } : {}),
+        });
+      }
+    }
+  }
+  return list;
+}
+
+/** The text of Redoc's content pane (without the sidebar). */
+function contentText(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const redoc = document.querySelector('#redoc');
+    if (!redoc) return '';
+    const copy = redoc.cloneNode(true) as HTMLElement;
+    copy.querySelectorAll('.menu-content').forEach((menu) => menu.remove());
+    return copy.textContent ?? '';
+  });
+}
+
+/**
+ * Scrolls down step by step until the end of the page: Redoc renders the operations of a route
+ * lazily, as they come into view, so a jump straight to the end would skip the ones in between.
+ */
+async function renderAll(page: Page): Promise<void> {
+  let stableRounds = 0;
+  let lastHeight = -1;
+  // At the end, wait until the height has not changed for about two seconds: rendering can lag.
+  for (let round = 0; round < 400 && stableRounds < 8; round++) {
+    const state = await page.evaluate(() => {
+      window.scrollBy(0, window.innerHeight);
+      const height = document.documentElement.scrollHeight;
+      return { height, atEnd: window.scrollY + window.innerHeight >= height - 2 };
+    });
+    await page.waitForTimeout(200);
+    stableRounds = state.atEnd && state.height === lastHeight ? stableRounds + 1 : 0;
+    lastHeight = state.height;
+  }
+}
+
+describe('the landing page', () => {
+  it('loads offline, links every reference and every guide, and every local link works', async () => {
+    expect(built.map((p) => p.file)).toContain('index.html');
+    const v = await visit('index.html');
+    try {
+      await settle(v.page);
+      await expect.poll(() => v.page.locator('h1').first().innerText()).toBe('Pay-later API documentation');
+      const hrefs = await v.page.$$eval('a[href]', (links) => links.map((a) => a.getAttribute('href') ?? ''));
+      for (const family of FAMILIES) expect(hrefs).toContain(`${family}.html`);
+      expect(guides.length).toBeGreaterThan(0);
+      for (const guide of guides) expect(hrefs).toContain(guide.file);
+      const text = await v.page.innerText('body');
+      for (const guide of guides) expect(text).toContain(guide.title);
+
+      const local = [...new Set(hrefs.filter((h) => !/^[a-z]+:/i.test(h) && !h.startsWith('#')))];
+      for (const href of local) {
+        const response = await fetch(`${server?.url}/${href}`);
+        expect(response.status, href).toBe(200);
+      }
+      await screenshot(v.page, 'index');
+      expectClean(v);
+    } finally {
+      await v.context.close();
+    }
+  });
+});
+
+describe('the guides', () => {
+  it('include the four core guides and every docs/*.md', () => {
+    const sources = guides.map((g) => g.source);
+    for (const name of ['getting-started.md', 'authentication.md', 'flows.md', 'states.md', 'mock.md', 'decisions.md']) {
+      expect(sources).toContain(name);
+    }
+    expect(built.filter((p) => p.kind === 'guide').map((p) => p.source).sort()).toEqual([...sources].sort());
+  });
+
+  it.each(guides.map((g) => [g.source, g] as const))('%s renders offline with its title', async (_source, guide) => {
+    const v = await visit(guide.file);
+    try {
+      await settle(v.page);
+      expect(await v.page.locator('main h1').first().innerText()).toContain(guide.title);
+      expect((await v.page.innerText('main')).length).toBeGreaterThan(200);
+      // Links between guides point at pages that exist.
+      const hrefs = await v.page.$$eval('main a[href$=".html"], main a[href*=".html#"]', (links) =>
+        links.map((a) => a.getAttribute('href') ?? ''),
+      );
+      for (const href of hrefs.filter((h) => !/^[a-z]+:/i.test(h))) {
+        expect(existsSync(join(siteDir, href.split('#')[0] as string)), `${guide.source} links to ${href}`).toBe(true);
+      }
+      await screenshot(v.page, guide.file.replace(/\.html$/, ''));
+      expectClean(v);
+    } finally {
+      await v.context.close();
+    }
+  });
+});
+
+describe('the API references', () => {
+  it.each(FAMILIES.map((f) => [f] as const))('%s shows every operation and webhook, offline', async (family) => {
+    const operations = operationsOf(family);
+    expect(operations.length).toBeGreaterThan(0);
+    const v = await visit(`${family}.html`);
+    try {
+      const { page } = v;
+      // Redoc has hydrated when the attribution logo appears: it is rendered in the browser only.
+      await page.waitForSelector('img[alt="redocly logo"]', { state: 'attached', timeout: 30_000 });
+      await settle(page);
+      const title = JSON.parse(readFileSync(join(root, 'generated', 'openapi', `${family}.json`), 'utf8')).info.title as string;
+      expect(await contentText(page)).toContain(title);
+      // The overview (the document's description), rendered ahead of time, in full.
+      await screenshot(page, family);
+
+      // Redoc shows one route at a time: the overview, then one per tag (each after the overview).
+      // Visit each tag's route and scroll through it.
+      const routes = await page.$$eval('.menu-content a[href^="#/"]', (links) =>
+        [...new Set(links.map((a) => a.getAttribute('href') ?? ''))].filter((h) => /^#\/[^/#]+$/.test(h)),
+      );
+      expect(routes.length).toBeGreaterThan(0);
+      let seen = await contentText(page);
+      for (const route of routes) {
+        await page.evaluate((hash) => {
+          window.location.hash = hash;
+        }, route);
+        await page.waitForFunction((hash) => window.location.hash.startsWith(hash), route);
+        await page.waitForTimeout(500);
+        // The start of the tag: its description and first operation (the rest renders on scrolling).
+        await page.screenshot({ path: join(shotsDir, `${family}-${route.slice(2)}.png`) });
+        await renderAll(page);
+        seen += `\n${await contentText(page)}`;
+      }
+
+      const missing = operations.filter((op) => !seen.includes(op.summary ?? op.operationId));
+      expect(missing.map((op) => `${op.label} (${op.operationId})`), 'operations not rendered').toEqual([]);
+      await settle(page);
+      expectClean(v);
+      expect(v.requests.some((url) => url.endsWith('/assets/redocly-logo-full.svg'))).toBe(true);
+    } finally {
+      await v.context.close();
+    }
+  }, 240_000);
+});

@@ -1,0 +1,443 @@
+/**
+ * The Prism mocks (scripts/mock-servers.ts and the `npm run mock` CLI): every family answers its
+ * documented examples, `Prefer` picks responses, and what the mock can check (Basic credentials,
+ * the form of X-Signature, request bodies) is rejected when wrong. The CLI fails fast on a taken
+ * port and leaves no Prism behind when it is stopped.
+ *
+ * Ports: each test takes a block of four free ports at a random offset from the usual ones
+ * (4010-4013), so that a running `npm run mock`, or other tests, do not disturb it.
+ */
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FAMILIES, MOCK_PORTS, type Family } from '../scripts/families.js';
+import { MockStartError, startMocks, type RunningMocks } from '../scripts/mock-servers.js';
+import { sdkSignature, webSignature } from '../src/signature.js';
+
+const root = resolve(import.meta.dirname, '..');
+const PRIVATE_KEY = 'test_private_key';
+const BASIC = `Basic ${Buffer.from('merchant_demo:secret_demo').toString('base64')}`;
+const WELL_FORMED_SIGNATURE = 'qvSZ/F8ixk3Rb7Bq+pEWvRQ2HK0FmL+cMaf0+r8aXOk=';
+
+type Json = Record<string, unknown>;
+const documents = Object.fromEntries(
+  FAMILIES.map((f) => [f, JSON.parse(readFileSync(join(root, 'generated', 'openapi', `${f}.json`), 'utf8')) as Json]),
+) as Record<Family, Json>;
+
+/** Follows a local `$ref` of the bundled document. */
+function deref(document: Json, value: unknown): Json {
+  let current = value as Json;
+  for (let hops = 0; typeof current?.$ref === 'string' && hops < 20; hops++) {
+    const pointer = (current.$ref as string).replace(/^#\//, '').split('/');
+    current = pointer.reduce<unknown>((node, key) => (node as Json)[key.replace(/~1/g, '/').replace(/~0/g, '~')], document) as Json;
+  }
+  return current;
+}
+
+function operation(family: Family, operationId: string): { path: string; method: string; op: Json } {
+  const paths = documents[family].paths as Record<string, Record<string, Json>>;
+  for (const [path, item] of Object.entries(paths)) {
+    for (const [method, op] of Object.entries(item)) {
+      if (op.operationId === operationId) return { path, method: method.toUpperCase(), op };
+    }
+  }
+  throw new Error(`${family} has no operation ${operationId}`);
+}
+
+/** The named examples of one response (or of the request body when status is 'request'). */
+function examples(family: Family, operationId: string, status: string): Record<string, unknown> {
+  const { op } = operation(family, operationId);
+  const holder =
+    status === 'request'
+      ? deref(documents[family], op.requestBody)
+      : deref(documents[family], (op.responses as Json)[status]);
+  const media = (holder.content as Record<string, Json>)['application/json'] as Json;
+  const named = (media.examples ?? {}) as Record<string, unknown>;
+  return Object.fromEntries(Object.entries(named).map(([name, ex]) => [name, deref(documents[family], ex).value]));
+}
+
+function firstExample(family: Family, operationId: string, status: string): unknown {
+  const values = Object.values(examples(family, operationId, status));
+  if (values.length === 0) throw new Error(`${family} ${operationId} ${status} has no example`);
+  return values[0];
+}
+
+interface Answer {
+  status: number;
+  body: unknown;
+  headers: Headers;
+}
+
+async function call(url: string, method: string, headers: Record<string, string>, body?: string): Promise<Answer> {
+  const response = await fetch(url, {
+    method,
+    headers: body === undefined ? headers : { 'Content-Type': 'application/json', ...headers },
+    ...(body === undefined ? {} : { body }),
+  });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // Not JSON: keep the text.
+  }
+  return { status: response.status, body: parsed, headers: response.headers };
+}
+
+let mocks: RunningMocks | undefined;
+const base = (family: Family): string => {
+  const url = mocks?.urls[family];
+  if (!url) throw new Error(`the ${family} mock is not running`);
+  return url;
+};
+
+// Requests built from the documents' own examples, one per family.
+const gatewayGet = () => call(`${base('gateway')}/api/merchant/m_1`, 'GET', { Authorization: BASIC });
+const extrasCreditPath = () => {
+  const { path } = operation('extras', 'getCreditInfo');
+  return `${path}?userPhoneNumber=${encodeURIComponent('+919000000001')}`;
+};
+const webBody = () => JSON.stringify(firstExample('web', 'initiateWebTransaction', 'request'));
+const sdkBody = () => JSON.stringify(firstExample('sdk', 'initiateSdkTransaction', 'request'));
+const sdkInitiate = (headers: Record<string, string>, body = sdkBody()) =>
+  call(`${base('sdk')}/merchant/credit/initiateTransaction`, 'POST', { 'X-Partnerid': 'partner_demo', ...headers }, body);
+const webInitiate = (headers: Record<string, string>, body = webBody()) =>
+  call(`${base('web')}/api/transaction`, 'POST', { 'X-Partner-Id': 'partner_demo', ...headers }, body);
+
+function violations(answer: Answer): string {
+  return answer.headers.get('sl-violations') ?? '';
+}
+
+describe('startMocks', () => {
+  let ports: Record<Family, number>;
+  beforeAll(async () => {
+    ports = portsAt(await freeOffset());
+    mocks = await startMocks({ ports });
+  }, 90_000);
+
+  afterAll(async () => {
+    await mocks?.stop();
+  });
+
+  it('serves every family on the ports asked for', () => {
+    for (const family of FAMILIES) {
+      expect(mocks?.urls[family]).toBe(`http://127.0.0.1:${ports[family]}`);
+      expect(mocks?.pids[family]).toBeGreaterThan(0);
+    }
+  });
+
+  it('gateway: GET /api/merchant/{id} with Basic credentials answers the documented example', async () => {
+    const answer = await gatewayGet();
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual(firstExample('gateway', 'getMerchant', '200'));
+  });
+
+  it('extras: credit info with Basic credentials answers the documented example', async () => {
+    const answer = await call(`${base('extras')}${extrasCreditPath()}`, 'POST', { Authorization: BASIC });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual(firstExample('extras', 'getCreditInfo', '200'));
+  });
+
+  it('web: a signed POST /api/transaction answers the documented example', async () => {
+    const body = webBody();
+    const answer = await webInitiate({ 'X-Signature': webSignature(body, '/api/transaction', PRIVATE_KEY) }, body);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual(firstExample('web', 'initiateWebTransaction', '200'));
+  });
+
+  it('sdk: a signed initiate answers the documented example', async () => {
+    const body = sdkBody();
+    const answer = await sdkInitiate({ 'X-Signature': sdkSignature(body, PRIVATE_KEY) }, body);
+    expect(answer.status).toBe(201);
+    expect(answer.body).toEqual(firstExample('sdk', 'initiateSdkTransaction', '201'));
+  });
+
+  it('`Prefer: code=401` selects the documented 401 answer', async () => {
+    const sdk = await sdkInitiate({ 'X-Signature': sdkSignature(sdkBody(), PRIVATE_KEY), Prefer: 'code=401' });
+    expect(sdk.status).toBe(401);
+    expect(sdk.body).toEqual(firstExample('sdk', 'initiateSdkTransaction', '401'));
+
+    const gateway = await call(`${base('gateway')}/api/merchant/m_1`, 'GET', { Authorization: BASIC, Prefer: 'code=401' });
+    expect(gateway.status).toBe(401);
+    expect(gateway.body).toEqual(firstExample('gateway', 'getMerchant', '401'));
+  });
+
+  it('`Prefer: example=<name>` selects that example', async () => {
+    const named = examples('gateway', 'getMerchant', '200');
+    const last = Object.keys(named).at(-1) as string;
+    expect(Object.keys(named).length).toBeGreaterThan(1);
+    const gateway = await call(`${base('gateway')}/api/merchant/m_1`, 'GET', { Authorization: BASIC, Prefer: `example=${last}` });
+    expect(gateway.status).toBe(200);
+    expect(gateway.body).toEqual(named[last]);
+
+    const status = JSON.stringify({ merchantTransactionId: 'ord_1' });
+    const cancelled = await call(
+      `${base('sdk')}/merchant/credit/checkTransactionStatus`,
+      'POST',
+      { 'X-Partnerid': 'partner_demo', 'X-Signature': sdkSignature(status, PRIVATE_KEY), Prefer: 'example=cancelled' },
+      status,
+    );
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toEqual(examples('sdk', 'checkSdkTransactionStatus', '200').cancelled);
+  });
+
+  it('`Prefer: code=...` and `example=...` together select an error example', async () => {
+    const named = examples('sdk', 'initiateSdkTransaction', '400');
+    const name = Object.keys(named).at(-1) as string;
+    const answer = await sdkInitiate({ 'X-Signature': sdkSignature(sdkBody(), PRIVATE_KEY), Prefer: `code=400, example=${name}` });
+    expect(answer.status).toBe(400);
+    expect(answer.body).toEqual(named[name]);
+  });
+
+  it('a request without Basic credentials is answered 401 (gateway and extras)', async () => {
+    const gateway = await call(`${base('gateway')}/api/merchant/m_1`, 'GET', {});
+    expect(gateway.status).toBe(401);
+    const extras = await call(`${base('extras')}${extrasCreditPath()}`, 'POST', {});
+    expect(extras.status).toBe(401);
+  });
+
+  it('Basic credentials of the wrong form (no colon) are answered 401', async () => {
+    const answer = await call(`${base('gateway')}/api/merchant/m_1`, 'GET', {
+      Authorization: `Basic ${Buffer.from('no-colon-here').toString('base64')}`,
+    });
+    expect(answer.status).toBe(401);
+  });
+
+  it('a missing X-Signature is rejected (web and sdk)', async () => {
+    const web = await webInitiate({});
+    expect(web.status).toBeGreaterThanOrEqual(400);
+    expect(web.status).toBeLessThan(500);
+    expect(violations(web).toLowerCase()).toContain('x-signature');
+
+    const sdk = await sdkInitiate({});
+    expect(sdk.status).toBeGreaterThanOrEqual(400);
+    expect(sdk.status).toBeLessThan(500);
+    expect(violations(sdk).toLowerCase()).toContain('x-signature');
+  });
+
+  it('a malformed X-Signature (hex, not base64 of 32 bytes) is rejected (web and sdk)', async () => {
+    const hex = 'd2231c75465262f00e64f75ed8671b57761d1db9df896eb2258476f459441b70';
+    const web = await webInitiate({ 'X-Signature': hex });
+    expect(web.status).toBeGreaterThanOrEqual(400);
+    expect(web.status).toBeLessThan(500);
+    expect(violations(web)).toContain('pattern');
+
+    const sdk = await sdkInitiate({ 'X-Signature': 'not-a-signature' });
+    expect(sdk.status).toBeGreaterThanOrEqual(400);
+    expect(sdk.status).toBeLessThan(500);
+    expect(violations(sdk)).toContain('pattern');
+  });
+
+  it('a request without the partner id header is answered 401 (web and sdk)', async () => {
+    const body = sdkBody();
+    const sdk = await call(`${base('sdk')}/merchant/credit/initiateTransaction`, 'POST', { 'X-Signature': sdkSignature(body, PRIVATE_KEY) }, body);
+    expect(sdk.status).toBe(401);
+    const webPayload = webBody();
+    const web = await call(`${base('web')}/api/transaction`, 'POST', { 'X-Signature': webSignature(webPayload, '/api/transaction', PRIVATE_KEY) }, webPayload);
+    expect(web.status).toBe(401);
+  });
+
+  it('an invalid body is rejected with the violations named', async () => {
+    const bad = JSON.stringify({ amount: 'ten rupees' });
+    const sdk = await sdkInitiate({ 'X-Signature': sdkSignature(bad, PRIVATE_KEY) }, bad);
+    expect(sdk.status).toBe(400);
+    expect(violations(sdk)).toContain('amount');
+
+    const web = await webInitiate({ 'X-Signature': webSignature(bad, '/api/transaction', PRIVATE_KEY) }, bad);
+    expect(web.status).toBe(400);
+    expect(violations(web)).toContain('amount');
+
+    const gateway = await call(`${base('gateway')}/api/merchant`, 'POST', { Authorization: BASIC }, JSON.stringify({ merchant: {} }));
+    expect(gateway.status).toBe(400);
+    expect(violations(gateway)).toContain('required');
+  });
+});
+
+describe('startMocks failures and stop()', () => {
+  it('refuses a port in use, naming the port and the family', async () => {
+    const port = portsAt(await freeOffset()).web;
+    const blocker = await occupy(port);
+    try {
+      const error = await startMocks({ families: ['web'], ports: { web: port } }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(MockStartError);
+      expect((error as Error).message).toContain(`Port ${port} (web) is already in use`);
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('stop() ends every Prism process it started', async () => {
+    const started = await startMocks({ families: ['sdk', 'extras'], ports: portsAt(await freeOffset()) });
+    const pids = Object.values(started.pids);
+    try {
+      expect(pids).toHaveLength(2);
+      for (const pid of pids) expect(isAlive(pid)).toBe(true);
+    } finally {
+      await started.stop();
+    }
+    for (const pid of pids) expect(isAlive(pid)).toBe(false);
+  }, 60_000);
+
+  it('reports a Prism that dies on its own (the CLI then stops the others and exits 1)', async () => {
+    const started = await startMocks({ families: ['web', 'sdk'], ports: portsAt(await freeOffset()) });
+    try {
+      process.kill(started.pids.web as number, 'SIGKILL');
+      const exit = await started.unexpectedExit;
+      expect(exit.family).toBe('web');
+      expect(exit.signal).toBe('SIGKILL');
+      expect(exit.output).toContain('Prism is listening');
+      expect(isAlive(started.pids.sdk as number)).toBe(true);
+    } finally {
+      await started.stop();
+    }
+    expect(isAlive(started.pids.sdk as number)).toBe(false);
+  }, 60_000);
+});
+
+describe('npm run mock (the CLI)', () => {
+  it('exits 1 with a clear message when a port is in use', async () => {
+    const offset = await freeOffset();
+    const port = portsAt(offset).sdk;
+    const blocker = await occupy(port);
+    try {
+      const cli = spawn('npx', ['tsx', 'scripts/mock.ts', '--family', 'sdk', '--port-offset', String(offset)], {
+        cwd: root,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const result = await finished(cli, 45_000);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`Port ${port} (sdk) is already in use on 127.0.0.1`);
+      expect(result.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    } finally {
+      blocker.close();
+    }
+  }, 60_000);
+
+  it('leaves no Prism process behind after SIGTERM', async () => {
+    const offset = await freeOffset();
+    const ports = portsAt(offset);
+    const cli = spawn('npx', ['tsx', 'scripts/mock.ts', '--port-offset', String(offset), '--quiet'], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true, // a process group of its own, so that the finally below can clean up whatever happens
+    });
+    let stdout = '';
+    let stderr = '';
+    cli.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    cli.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    let prisms: number[] = [];
+    try {
+      await waitFor(() => FAMILIES.every((f) => stdout.includes(`127.0.0.1:${ports[f]} `)), 60_000, () => `CLI output:\n${stdout}\n${stderr}`);
+      expect(stdout).toMatch(new RegExp(`^gateway\\s+http://127\\.0\\.0\\.1:${ports.gateway}\\s+\\(Merchant and Transactional API\\)$`, 'm'));
+      prisms = prismPids(Object.values(ports));
+      expect(prisms).toHaveLength(4);
+
+      process.kill(cli.pid as number, 'SIGTERM');
+      await waitFor(() => prisms.every((pid) => !isAlive(pid)), 20_000, () => `still running: ${prisms.filter(isAlive).join(', ')}`);
+      expect(prismPids(Object.values(ports))).toEqual([]);
+      await waitFor(() => !groupAlive(cli.pid as number), 20_000, () => 'the CLI process group is still running');
+    } finally {
+      try {
+        process.kill(-(cli.pid as number), 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+      for (const pid of prisms) {
+        try {
+          process.kill(-pid, 'SIGKILL');
+        } catch {
+          // Already gone.
+        }
+      }
+    }
+  }, 120_000);
+});
+
+function portsAt(offset: number): Record<Family, number> {
+  return Object.fromEntries(FAMILIES.map((f) => [f, MOCK_PORTS[f] + offset])) as Record<Family, number>;
+}
+
+/** A random offset (a multiple of 10 between 1000 and 20990) at which the four mock ports are free. */
+async function freeOffset(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const offset = 1000 + 10 * Math.floor(Math.random() * 2000);
+    const free = await Promise.all(Object.values(portsAt(offset)).map(isFree));
+    if (free.every(Boolean)) return offset;
+  }
+  throw new Error('found no block of four free ports');
+}
+
+function isFree(port: number): Promise<boolean> {
+  return new Promise((resolveFree) => {
+    const server = createServer();
+    server.once('error', () => resolveFree(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolveFree(true)));
+  });
+}
+
+function occupy(port: number): Promise<Server> {
+  return new Promise((resolveServer, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolveServer(server));
+  });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The pids of the Prism mock processes listening on these ports, from the process list. */
+function prismPids(ports: number[]): number[] {
+  const list = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
+  return list
+    .split('\n')
+    .map((line) => line.trim().match(/^(\d+)\s+(.*)$/))
+    .filter((m): m is RegExpMatchArray => m !== null)
+    .filter(([, , args]) => /prism-cli\/dist\/index\.js mock /.test(args ?? '') && ports.some((p) => (args ?? '').includes(` -p ${p} `)))
+    .map(([, pid]) => Number(pid));
+}
+
+async function waitFor(condition: () => boolean, timeoutMs: number, describeFailure: () => string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms; ${describeFailure()}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+function finished(child: ChildProcess, timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolveRun, reject) => {
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the CLI did not exit within ${timeoutMs} ms; output:\n${stdout}\n${stderr}`));
+    }, timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolveRun({ code, stdout, stderr });
+    });
+  });
+}
