@@ -37,6 +37,11 @@ export interface FamilyContext {
   ): void;
   /** Registers a sandbox-only endpoint; `path` starts with `/sandbox/` and may use `{name}`. */
   sandboxRoute(method: SandboxMethod, path: string, handler: SandboxHandler): void;
+  /**
+   * Registers a GET page outside `/sandbox/` and outside the contract (the web flow's hosted
+   * checkout page `/checkout/{id}`); the handler answers the whole reply, usually HTML.
+   */
+  pageRoute(path: string, handler: SandboxHandler): void;
   readonly store: Store;
   readonly clock: VirtualClock;
   /** Webhook delivery (D23): `ctx.deliveries.enqueue({...})`. */

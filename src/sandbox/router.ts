@@ -211,6 +211,17 @@ export class Router {
     this.add('sandbox', errors, method, path, undefined, run);
   }
 
+  /**
+   * A page outside `/sandbox/` and outside the contract (the hosted checkout page, the landing
+   * page): GET only, no body read, the handler answers the whole reply (usually HTML).
+   */
+  addPage(errors: ErrorHelpers, path: string, handler: SandboxHandler): void {
+    if (path.startsWith('/sandbox/') || path.startsWith('/api/')) throw new Error(`a page cannot live under ${path}`);
+    const run = (request: IncomingMessage, response: ServerResponse, params: Record<string, string | undefined>) =>
+      this.runSandbox(errors, handler, request, response, params);
+    this.add('sandbox', errors, 'GET', path, undefined, run);
+  }
+
   private add(
     family: FamilyName | 'sandbox',
     errors: ErrorHelpers,
@@ -538,12 +549,39 @@ function parseJsonBody(request: IncomingRequest, errors: ErrorHelpers): Parsed {
   } catch {
     return { ok: false, reply: errors.badRequest('The request body is not valid UTF-8.') };
   }
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(text) as unknown };
+    value = JSON.parse(text) as unknown;
   } catch (error) {
     const reason = error instanceof SyntaxError ? error.message : 'syntax error';
     return { ok: false, reply: errors.badRequest(`The request body is not valid JSON: ${reason}`) };
   }
+  if (nestedDeeperThan(value, MAX_JSON_DEPTH)) {
+    return {
+      ok: false,
+      reply: errors.badRequest(`The request body is nested more than ${MAX_JSON_DEPTH} levels deep.`),
+    };
+  }
+  return { ok: true, value };
+}
+
+/**
+ * The deepest nesting of arrays and objects a JSON body may have. Deeper data (a 10 KB body can be
+ * thousands of levels deep) would overflow the stack where it is validated, copied into the store
+ * (structuredClone) or serialized again, and turn a client mistake into a 500.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/** Whether arrays and objects nest more than `limit` levels (the body itself is level 1); iterative. */
+function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const pending: [unknown, number][] = [[value, 1]];
+  while (pending.length > 0) {
+    const [node, level] = pending.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    if (level > limit) return true;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) pending.push([child, level + 1]);
+  }
+  return false;
 }
 
 /** `application/json`, optionally with `charset=utf-8`; nothing else. */

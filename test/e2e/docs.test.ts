@@ -9,7 +9,8 @@
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchChromium } from './browser.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDocs, listGuides, type SitePage } from '../../scripts/docs-site.js';
 import { serveDocs, type DocsServer } from '../../scripts/docs-server.js';
@@ -18,7 +19,6 @@ import { FAMILIES, type Family } from '../../scripts/families.js';
 const root = resolve(import.meta.dirname, '..', '..');
 const siteDir = join(root, 'site');
 const shotsDir = join(root, 'artifacts', 'screenshots');
-const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const guides = listGuides(join(root, 'docs'));
 
 let server: DocsServer | undefined;
@@ -26,25 +26,10 @@ let browser: Browser | undefined;
 let built: SitePage[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(executablePath)) {
-    throw new Error(`Chromium is not installed at ${executablePath}; run \`bash .ci/e2e-setup.sh\` (or set CHROMIUM_PATH).`);
-  }
   mkdirSync(shotsDir, { recursive: true });
   built = await buildDocs({ outDir: siteDir });
   server = await serveDocs({ dir: siteDir, port: 0 });
-  browser = await chromium.launch({
-    executablePath,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--disable-quic',
-      '--no-first-run',
-    ],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

@@ -2,7 +2,9 @@
  * The web flow (openapi/web.yaml): initiate and status check, signed with X-Partner-Id and
  * X-Signature over body + path and query as received + key. The user's confirmation on the hosted
  * page is played by `POST /sandbox/web/transactions/{id}/confirm|cancel|fail`; the hosted page
- * reads `GET /sandbox/web/transactions/{id}`.
+ * reads `GET /sandbox/web/transactions/{id}`. The browser side (`GET /sdk.js`, the hosted page at
+ * `/checkout/{id}` and its OTP, payment and popup-closed endpoints) is at the end, and in
+ * web-checkout.ts.
  *
  * Rules: D03 (errors), D13 (15-minute expiry to FAILURE), D20, D21 (answers and webhook), D22
  * (status signature), D23 (webhook delivery), D24, D27, D28.
@@ -10,7 +12,9 @@
 import type { components, operations } from '../../../generated/types/web.js';
 import { sdkSignature, statusSignature } from '../../signature.js';
 import type { FamilyContext } from '../context.js';
+import { loadBrowserAsset } from '../browser-assets.js';
 import { USER_ACTIONS, type DirectStatus } from './direct.js';
+import { registerWebCheckout } from './web-checkout.js';
 import { webAuth, type Partner } from './partner.js';
 
 /** D13: a web transaction not confirmed within 15 minutes fails. */
@@ -24,7 +28,8 @@ export interface WebTransaction {
   user: components['schemas']['User'];
   redirect?: components['schemas']['WebRedirect'];
   status: DirectStatus;
-  failureReason?: 'USER_FAILED' | 'EXPIRED';
+  /** `OTP_ATTEMPTS_EXCEEDED`: three wrong OTPs on the hosted page (web-checkout.ts). */
+  failureReason?: 'USER_FAILED' | 'EXPIRED' | 'OTP_ATTEMPTS_EXCEEDED';
   createdAt: number;
   updatedAt: number;
   expiresAt: number;
@@ -182,6 +187,36 @@ export function registerWeb(ctx: FamilyContext): void {
         expiresAt: new Date(transaction.expiresAt).toISOString(),
       },
     };
+  });
+
+  // ---------------------------------------------------------------------------------------------
+  // The browser side: GET /sdk.js (src/browser/sdk.ts, built to dist/browser/sdk.js) and the hosted
+  // page at redirectUrl with its endpoints (web-checkout.ts).
+
+  ctx.route<operations['downloadBrowserScript']>('downloadBrowserScript', {
+    async handle() {
+      const script = await loadBrowserAsset('sdk');
+      if (!script.ok) {
+        ctx.log.error(`GET /sdk.js: ${script.problem}`);
+        return errors.error(500, 'INTERNAL_SERVER_ERROR', script.problem);
+      }
+      return {
+        status: 200,
+        body: script.code,
+        headers: {
+          'Content-Type': 'application/javascript; charset=utf-8',
+          'Cache-Control': 'no-cache',
+          'X-Content-Type-Options': 'nosniff',
+          'Access-Control-Allow-Origin': '*',
+        },
+      };
+    },
+  });
+
+  registerWebCheckout(ctx, {
+    find: (id) => find(id),
+    finish: (transaction, status, failureReason) => finish(transaction, status, failureReason),
+    redirectTo: (transaction) => redirectTarget(transaction, config.partner.homePageUrl),
   });
 }
 
