@@ -3,7 +3,7 @@
  * Settings: flags over environment variables over the documented defaults (docs/sandbox.md).
  */
 import { parseCommandLine, UsageError, CliError, type Command } from '../cli/command-line.js';
-import { ConfigError, ENVIRONMENT, parsePort, type ConfigOverrides, type SandboxConfig } from './config.js';
+import { ConfigError, DEFAULT_CONFIG, ENVIRONMENT, parsePort, type ConfigOverrides, type SandboxConfig } from './config.js';
 import { createSandbox } from './server.js';
 
 const COMMAND = 'paylater sandbox';
@@ -89,18 +89,28 @@ export async function runSandbox(argv: string[], options: RunSandboxOptions = {}
   return 0;
 }
 
+/**
+ * A secret for the banner: the published sandbox test value is printed; any other value was set by
+ * the operator and is never printed, only where it came from.
+ */
+function shown(value: string, published: string, variable: string): string {
+  return value === published ? value : `(set, not shown; from ${variable} or the options)`;
+}
+
 /** What the sandbox prints on start: its address and its (published, test-only) credentials. */
 export function banner(url: string, config: SandboxConfig): string {
+  const defaults = DEFAULT_CONFIG;
   return [
     `Pay-later sandbox listening on ${url}`,
     '',
     'Sandbox test credentials (test values for this local sandbox only, see docs/sandbox.md):',
-    `  Merchant API (gateway) Basic:  ${config.merchantApi.username} / ${config.merchantApi.password}`,
-    `  Extras Basic:                  ${config.extras.username} / ${config.extras.password}`,
+    `  Merchant API (gateway) Basic:  ${config.merchantApi.username} / ${shown(config.merchantApi.password, defaults.merchantApi.password, ENVIRONMENT.merchantApiPassword)}`,
+    `  Extras Basic:                  ${config.extras.username} / ${shown(config.extras.password, defaults.extras.password, ENVIRONMENT.extrasPassword)}`,
     `  Partner id (web and SDK):      ${config.partner.id}`,
-    `  Private key (web and SDK):     ${config.partner.privateKey}`,
+    `  Private key (web and SDK):     ${shown(config.partner.privateKey, defaults.partner.privateKey, ENVIRONMENT.privateKey)}`,
     `  Partner webhook URL:           ${config.partner.webhookUrl ?? '(none: events are recorded as not_sent)'}`,
     '',
+    `Landing page: ${url}/   Browser script: ${url}/sdk.js   Hosted checkout: ${url}/checkout/<id>`,
     `Virtual clock: ${url}/sandbox/clock   Webhook deliveries: ${url}/sandbox/webhooks/deliveries`,
     'Press Ctrl+C to stop.',
     '',

@@ -100,6 +100,19 @@ describe('the sandbox command', () => {
 
   it('banner() names every credential', () => {
     const text = banner('http://127.0.0.1:4000', resolveConfig());
-    expect(text).toMatch(/Merchant API .*pg_test/);
+    expect(text).toMatch(/Merchant API .*pg_test \/ pg_test_secret/);
+    expect(text).toMatch(/Private key .*test_private_key/);
+  });
+
+  it('banner() never prints a secret the operator set, only where it came from', () => {
+    const config = resolveConfig({
+      merchantApi: { username: 'pg_live', password: 'live-Secret-1' },
+      extras: { username: 'ex_live', password: 'live-Secret-2' },
+      partner: { id: 'partner_live', privateKey: 'live-Private-Key-3' },
+    });
+    const text = banner('http://127.0.0.1:4000', config);
+    for (const secret of ['live-Secret-1', 'live-Secret-2', 'live-Private-Key-3']) expect(text).not.toContain(secret);
+    expect(text).toContain('pg_live');
+    expect(text).toMatch(/Private key .*set, not shown; from PAYLATER_PRIVATE_KEY/);
   });
 });
