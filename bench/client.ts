@@ -50,18 +50,38 @@ export async function benchClients(): Promise<ClientFigures[]> {
         });
         return response.json();
       },
-      400,
-      7,
+      1500,
+      9,
     );
     const gateway = createTransactionalApiClient({ baseUrl: base, credentials: { username: 'u_bench', password: 'p_bench' } });
     const authorization = `Basic ${Buffer.from('u_bench:p_bench').toString('base64')}`;
     const gatewayPair = await compareAsync(
       async () => (await gateway.GET('/api/merchant/transaction', { params: { query: { limit: 20 } } })).data,
       async () => (await fetch(`${base}/api/merchant/transaction?limit=20`, { headers: { Authorization: authorization } })).json(),
-      400,
-      7,
+      1500,
+      9,
     );
-    return [toFigures('sdk client (signed POST)', sdkPair), toFigures('gateway client (Basic GET)', gatewayPair)];
+    // With a time limit, against a plain fetch given the same limit.
+    const timed = createSdkClient({ baseUrl: base, partnerId: 'partner_bench', privateKey: key, timeoutMs: 10_000 });
+    const timedPair = await compareAsync(
+      async () => (await timed.POST('/merchant/credit/checkTransactionStatus', { body: { merchantTransactionId: 'ord_bench_1' } })).data,
+      async () => {
+        const response = await fetch(`${base}/merchant/credit/checkTransactionStatus`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', 'X-Partnerid': 'partner_bench', 'X-Signature': sdkSignature(body, key) },
+          body,
+          signal: AbortSignal.timeout(10_000),
+        });
+        return response.json();
+      },
+      1500,
+      9,
+    );
+    return [
+      toFigures('sdk client (signed POST)', sdkPair),
+      toFigures('gateway client (Basic GET)', gatewayPair),
+      toFigures('sdk client, timeoutMs set', timedPair),
+    ];
   } finally {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
