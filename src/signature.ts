@@ -39,13 +39,7 @@ export class SignatureArgumentError extends TypeError {
   }
 }
 
-const DIGEST_BYTES = 32;
 const SIGNATURE_LENGTH = 44;
-// The canonical form: 43 base64 characters carry 258 bits, of which the last 2 must be zero, so the
-// 43rd character is one whose low two bits are zero. Exactly one accepted string per digest, checked
-// without decoding and encoding again. (A private pattern, so that changes to the exported object
-// cannot weaken verification.)
-const CANONICAL = /^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/;
 
 /** Web-initiated flow: base64(SHA-256(body + pathAndQuery + privateKey)). */
 export function webSignature(
@@ -149,20 +143,20 @@ function finish(hash: Hash, privateKey: unknown): Hash {
   return hash.update(privateKey, 'utf8');
 }
 
-// Two scratch buffers for the comparison: verification is synchronous, so one pair serves every
-// call, and no Buffer is allocated per verification (allocating them was measurably slower than
-// the hash itself on small bodies).
-const candidateBytes = Buffer.alloc(DIGEST_BYTES);
-const expectedBytes = Buffer.alloc(DIGEST_BYTES);
+// The comparison is of the base64 strings themselves, code unit by code unit: the service's
+// signature is canonical base64 of a 32-byte digest, so any other candidate (hex, base64url, a
+// non-canonical last character, a different length) differs from it and is refused without being
+// decoded. Both strings are written as UTF-16 into two scratch buffers (verification is synchronous,
+// so one pair serves every call) and compared with timingSafeEqual: constant time, no allocation.
+const candidateUnits = Buffer.alloc(SIGNATURE_LENGTH * 2);
+const expectedUnits = Buffer.alloc(SIGNATURE_LENGTH * 2);
 
 /** Compares a candidate signature with the expected one (base64) in constant time. */
 function matches(candidate: unknown, expected: string): boolean {
-  if (typeof candidate !== 'string' || candidate.length !== SIGNATURE_LENGTH || !CANONICAL.test(candidate)) {
-    return false;
-  }
-  candidateBytes.write(candidate, 'base64');
-  expectedBytes.write(expected, 'base64');
-  return timingSafeEqual(candidateBytes, expectedBytes);
+  if (typeof candidate !== 'string' || candidate.length !== SIGNATURE_LENGTH) return false;
+  candidateUnits.write(candidate, 'utf16le');
+  expectedUnits.write(expected, 'utf16le');
+  return timingSafeEqual(candidateUnits, expectedUnits);
 }
 
 function requireString(argument: string, value: unknown): string {
