@@ -207,7 +207,7 @@ export class DeliveryDispatcher {
     };
 
     // Re-read: the record is a snapshot and the store is the source of truth.
-    const current = this.deliveries.get(id) ?? delivery;
+    const current = { ...(this.deliveries.get(id) ?? delivery) };
     current.attempts = [...current.attempts, attempt];
     const succeeded =
       statusCode !== undefined &&

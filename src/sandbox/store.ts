@@ -9,7 +9,9 @@
  *   exceeding the amount);
  * - records are plain JSON data (no class instances, functions or Dates; times are epoch ms or
  *   ISO strings);
- * - a record read with `get` is a snapshot: change a copy and `set` it back.
+ * - a record read with `get` is a snapshot and is frozen: build a changed copy (`{ ...record, x }`)
+ *   and `set` it back. The in-memory store copies a record once, when it is set, and freezes the
+ *   copy, so reads share it without copying (a copy per read was a fifth of a request's time).
  */
 
 export interface Collection<T> {
@@ -47,16 +49,24 @@ export class MemoryStore implements Store {
   }
 }
 
+/** Freezes a plain-data value and everything in it. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+  }
+  return value;
+}
+
 class MemoryCollection<T> implements Collection<T> {
   private readonly records = new Map<string, T>();
 
   get(id: string): T | undefined {
-    const value = this.records.get(id);
-    return value === undefined ? undefined : structuredClone(value);
+    return this.records.get(id);
   }
 
   set(id: string, value: T): void {
-    this.records.set(id, structuredClone(value));
+    this.records.set(id, deepFreeze(structuredClone(value)));
   }
 
   has(id: string): boolean {
@@ -68,7 +78,7 @@ class MemoryCollection<T> implements Collection<T> {
   }
 
   values(): T[] {
-    return [...this.records.values()].map((value) => structuredClone(value));
+    return [...this.records.values()];
   }
 
   get size(): number {
