@@ -76,14 +76,14 @@ async function sandboxTransaction(base: string): Promise<{ path: string; authori
   return { path: '/api/merchant/transaction/txn_bench', authorization: `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64')}` };
 }
 
-async function load(url: string, operation: 'read' | 'initiate', read: { path: string; authorization: string }) {
+async function load(url: string, operation: 'read' | 'initiate', read: { path: string; authorization: string }, duration = SECONDS) {
   if (operation === 'read') {
-    return autocannon({ url: `${url}${read.path}`, connections: CONNECTIONS, duration: SECONDS, headers: { Authorization: read.authorization } });
+    return autocannon({ url: `${url}${read.path}`, connections: CONNECTIONS, duration, headers: { Authorization: read.authorization } });
   }
   return autocannon({
     url,
     connections: CONNECTIONS,
-    duration: SECONDS,
+    duration,
     requests: [
       {
         method: 'POST',
@@ -112,6 +112,8 @@ export async function benchSandbox(): Promise<SandboxFigures> {
     };
     const rows: ServerFigures[] = [];
     for (const operation of ['read', 'initiate'] as const) {
+      // An unrecorded warm-up of each server, so that neither is measured while its JIT is cold.
+      for (const server of ['sandbox', 'prism'] as const) await load(targets[server][operation], operation, targets[server].readRequest, 2);
       for (let round = 0; round < ROUNDS; round++) {
         const order = round % 2 === 0 ? (['sandbox', 'prism'] as const) : (['prism', 'sandbox'] as const);
         for (const server of order) {
