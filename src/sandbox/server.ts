@@ -169,9 +169,22 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     }
     void router.handle(request, response);
   });
-  server.on('clientError', (_error, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
-    else socket.destroy();
+  // A request Node cannot parse never reaches a family, so it gets a short JSON answer of its own:
+  // 431 for headers over Node's limit, 400 otherwise.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    const body = JSON.stringify({
+      errorCode: 'BAD_REQUEST',
+      message: tooLarge ? 'The request headers exceed the limit of 16 KiB.' : 'The request is not valid HTTP.',
+    });
+    const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
+    socket.end(
+      `HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
   });
 
   let closed = false;

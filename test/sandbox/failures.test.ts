@@ -59,3 +59,33 @@ describe('an unexpected failure', () => {
     expect(answer.status).toBe(200);
   });
 });
+
+/** Sends raw bytes and returns what came back on the socket. */
+async function raw(url: string, request: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  const { connect } = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.end(request));
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString('utf8')));
+    socket.on('end', () => resolve(answer));
+    socket.on('error', reject);
+  });
+}
+
+describe('a request Node cannot parse', () => {
+  it('answers 431 with a JSON body for headers over the limit', async () => {
+    const answer = await raw(t.url, `GET /sandbox/clock HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(answer).toMatch(/^HTTP\/1\.1 431 /);
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({
+      errorCode: 'BAD_REQUEST',
+      message: 'The request headers exceed the limit of 16 KiB.',
+    });
+  });
+
+  it('answers 400 with a JSON body for a malformed request line', async () => {
+    const answer = await raw(t.url, 'NOT HTTP AT ALL\r\n\r\n');
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer).toContain('"errorCode":"BAD_REQUEST"');
+  });
+});

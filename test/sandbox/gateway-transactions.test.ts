@@ -412,7 +412,7 @@ describe('list transactions (D19)', () => {
   });
 
   it('answers 400 for an invalid cursor, limit, status or date', async () => {
-    for (const query of ['cursor=garbage', `cursor=${Buffer.from('12:x:y').toString('base64url')}`, 'limit=0', 'limit=101', 'status=DONE', 'createdFrom=yesterday']) {
+    for (const query of ['cursor=garbage', `cursor=${Buffer.from('12:x:y').toString('base64url')}`, `cursor=${Buffer.from('123:abc').toString('base64url')}`, 'limit=0', 'limit=101', 'status=DONE', 'createdFrom=yesterday']) {
       const answer = await t.call('GET', `/api/merchant/transaction?${query}`, auth);
       expect(answer.status, query).toBe(400);
       expect(answer.body.errorCode).toBe('BAD_REQUEST');

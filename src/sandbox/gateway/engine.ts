@@ -49,7 +49,8 @@ export function newOtp(now: number, previous?: OtpState): OtpState {
     issuedAt: now,
     expiresAt: now + GATEWAY.otpValidityMs,
     wrongAttempts: previous?.wrongAttempts ?? 0,
-    previousReferenceIds: previous === undefined ? [] : [...previous.previousReferenceIds, previous.referenceId],
+    // The last 20 expired reference ids still answer OTP_EXPIRED; older ones answer 404.
+    previousReferenceIds: previous === undefined ? [] : [...previous.previousReferenceIds, previous.referenceId].slice(-20),
   };
 }
 

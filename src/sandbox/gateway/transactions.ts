@@ -268,7 +268,9 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
       let after: { createdAt: number; id: string } | undefined;
       if (query.cursor !== undefined) {
         after = decodeCursor(query.cursor);
-        if (after === undefined) {
+        // A cursor this service issued names a transaction of this merchant, created at that time.
+        const anchor = after === undefined ? undefined : transactions.get(transactionKey(principal.merchantId, after.id));
+        if (after === undefined || anchor === undefined || anchor.createdAt !== after.createdAt) {
           return errors.badRequest('cursor is not a cursor this service issued; pass nextCursor of the previous page unchanged.', [
             { field: 'cursor', issue: 'is not a valid cursor' },
           ]);
