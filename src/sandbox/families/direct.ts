@@ -1,7 +1,11 @@
 /**
- * What the web and SDK flows share (D27): the statuses of a direct-integration transaction and the
- * user's actions that finish it, played by the sandbox endpoints `.../confirm|cancel|fail`.
+ * What the web and SDK flows share (D27): the statuses of a direct-integration transaction, the
+ * user's actions that finish it, played by the sandbox endpoints `.../confirm|cancel|fail`, and the
+ * lifecycle that expires, finishes and announces it.
  */
+import { sdkSignature } from '../../signature.js';
+import type { FamilyContext } from '../context.js';
+import type { Collection } from '../store.js';
 
 export type DirectStatus = 'PENDING' | 'SUCCESS' | 'CANCELLED' | 'FAILURE';
 
@@ -13,3 +17,102 @@ export const USER_ACTIONS = Object.freeze({
 } as const satisfies Record<string, Exclude<DirectStatus, 'PENDING'>>);
 
 export type UserAction = keyof typeof USER_ACTIONS;
+
+/** What the lifecycle needs of a web or SDK transaction record. */
+export interface DirectRecord {
+  partnerId: string;
+  status: DirectStatus;
+  failureReason?: string;
+  updatedAt: number;
+  expiresAt: number;
+}
+
+export type FinalStatus = Exclude<DirectStatus, 'PENDING'>;
+
+export interface DirectLifecycleSettings<T extends DirectRecord> {
+  collection: Collection<T>;
+  idOf(transaction: T): string;
+  /** The exact webhook body of a final status (D21, D23); the lifecycle signs and sends it. */
+  webhookBody(transaction: T): string;
+  /** HTTP 200 only for the SDK flow, as described; any 2xx otherwise (D23). */
+  successStatus: 200 | '2xx';
+  /** How the sandbox endpoints name a transaction: the path parameter and a label for messages. */
+  pathParam: string;
+  label: string;
+}
+
+/**
+ * The life of a direct-integration transaction (D13, D27), the same in the web and SDK flows: it
+ * starts PENDING, expires to FAILURE when due, reaches one final status once, and each final status
+ * sends the signed webhook to the partner's URL. Also registers the user's actions,
+ * `POST /sandbox/<family>/transactions/{id}/confirm|cancel|fail`.
+ */
+export function directLifecycle<T extends DirectRecord>(ctx: FamilyContext, settings: DirectLifecycleSettings<T>) {
+  const { collection, idOf } = settings;
+  const { clock, config } = ctx;
+
+  const expireIfDue = (transaction: T): T =>
+    transaction.status === 'PENDING' && clock.now() >= transaction.expiresAt
+      ? finish(transaction, 'FAILURE', 'EXPIRED', transaction.expiresAt)
+      : transaction;
+
+  /** Moves a PENDING transaction to a final status and sends the webhook. */
+  function finish(transaction: T, status: FinalStatus, failureReason?: T['failureReason'], at: number = clock.now()): T {
+    const updated: T = { ...transaction, status, updatedAt: at };
+    if (status === 'FAILURE' && failureReason !== undefined) updated.failureReason = failureReason;
+    collection.set(idOf(updated), updated);
+    const body = settings.webhookBody(updated);
+    ctx.deliveries.enqueue({
+      url: config.partner.webhookUrl,
+      body,
+      headers: { 'X-Signature': sdkSignature(body, config.partner.privateKey) },
+      orderingKey: `${ctx.family}:${updated.partnerId}:${idOf(updated)}`,
+      successStatus: settings.successStatus,
+      family: ctx.family,
+      event: 'transactionStatus',
+      transactionId: idOf(updated),
+    });
+    return updated;
+  }
+
+  /** The transaction (of this partner, when one is given), after applying an expiry that is due. */
+  function find(id: string, partner?: { id: string }): T | undefined {
+    const transaction = collection.get(id);
+    if (transaction === undefined || (partner !== undefined && transaction.partnerId !== partner.id)) return undefined;
+    return expireIfDue(transaction);
+  }
+
+  /** Stores a new PENDING transaction and schedules its expiry. */
+  function start(transaction: T): void {
+    const id = idOf(transaction);
+    collection.set(id, transaction);
+    clock.schedule(transaction.expiresAt, () => {
+      const current = collection.get(id);
+      if (current !== undefined) expireIfDue(current);
+    });
+  }
+
+  /** Registers the user's actions; `answer` gives each family's reply body. */
+  function registerUserActions(answer: (updated: T) => unknown): void {
+    for (const [action, status] of Object.entries(USER_ACTIONS)) {
+      ctx.sandboxRoute('POST', `/sandbox/${ctx.family}/transactions/{${settings.pathParam}}/${action}`, (request) => {
+        const id = request.params[settings.pathParam] ?? '';
+        const transaction = find(id);
+        if (transaction === undefined) return notFound(id);
+        if (transaction.status !== 'PENDING') {
+          return ctx.sandboxErrors.error(
+            409,
+            'INVALID_STATE',
+            `The transaction is already ${transaction.status}${transaction.failureReason === 'EXPIRED' ? ' (expired)' : ''}.`,
+          );
+        }
+        const updated = finish(transaction, status, (status === 'FAILURE' ? 'USER_FAILED' : undefined) as T['failureReason']);
+        return { status: 200, body: answer(updated) };
+      });
+    }
+  }
+
+  const notFound = (id: string) => ctx.sandboxErrors.notFound(`No ${settings.label} with ${settings.pathParam} '${id}'.`);
+
+  return { find, finish, start, registerUserActions, notFound };
+}

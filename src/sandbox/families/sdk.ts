@@ -7,10 +7,9 @@
  * D27 (NO_SUCH_TRANSACTION on a status check, TRANSACTION_NOT_REFUNDABLE, transitions), D28.
  */
 import type { operations } from '../../../generated/types/sdk.js';
-import { sdkSignature } from '../../signature.js';
 import type { FamilyContext } from '../context.js';
 import { sdkAuth, type Partner } from './partner.js';
-import { USER_ACTIONS, type DirectStatus } from './direct.js';
+import { directLifecycle, type DirectStatus } from './direct.js';
 
 /** D13: an SDK transaction not confirmed within 60 seconds fails. */
 export const SDK_EXPIRY_MS = 60_000;
@@ -47,44 +46,16 @@ export function registerSdk(ctx: FamilyContext): void {
   const noSuchTransaction = (id: string) =>
     errors.error(400, 'NO_SUCH_TRANSACTION', `No transaction with merchantTransactionId '${id}'.`);
 
-  /** The transaction of this partner, after applying an expiry that is due. */
-  const find = (id: string, partner?: Partner): SdkTransaction | undefined => {
-    const transaction = transactions.get(id);
-    if (transaction === undefined || (partner !== undefined && transaction.partnerId !== partner.id)) return undefined;
-    return expireIfDue(transaction);
-  };
-
-  const expireIfDue = (transaction: SdkTransaction): SdkTransaction => {
-    if (transaction.status === 'PENDING' && clock.now() >= transaction.expiresAt) {
-      return finish(transaction, 'FAILURE', 'EXPIRED', transaction.expiresAt);
-    }
-    return transaction;
-  };
-
-  /** Moves a PENDING transaction to a final status and sends the webhook. */
-  const finish = (
-    transaction: SdkTransaction,
-    status: Exclude<DirectStatus, 'PENDING'>,
-    failureReason?: SdkTransaction['failureReason'],
-    at: number = clock.now(),
-  ): SdkTransaction => {
-    const updated: SdkTransaction = { ...transaction, status, updatedAt: at };
-    if (status === 'FAILURE' && failureReason !== undefined) updated.failureReason = failureReason;
-    transactions.set(updated.merchantTransactionId, updated);
-
-    const body = JSON.stringify({ merchantTransactionId: updated.merchantTransactionId, status });
-    ctx.deliveries.enqueue({
-      url: config.partner.webhookUrl,
-      body,
-      headers: { 'X-Signature': sdkSignature(body, config.partner.privateKey) },
-      orderingKey: `sdk:${updated.partnerId}:${updated.merchantTransactionId}`,
-      successStatus: 200,
-      family: 'sdk',
-      event: 'transactionStatus',
-      transactionId: updated.merchantTransactionId,
-    });
-    return updated;
-  };
+  const lifecycle = directLifecycle(ctx, {
+    collection: transactions,
+    idOf: (transaction) => transaction.merchantTransactionId,
+    webhookBody: (transaction) =>
+      JSON.stringify({ merchantTransactionId: transaction.merchantTransactionId, status: transaction.status }),
+    successStatus: 200,
+    pathParam: 'merchantTransactionId',
+    label: 'SDK transaction',
+  });
+  const { find } = lifecycle;
 
   ctx.route<operations['initiateSdkTransaction'], Partner>('initiateSdkTransaction', {
     authenticate,
@@ -107,11 +78,7 @@ export function registerSdk(ctx: FamilyContext): void {
         updatedAt: now,
         expiresAt: now + SDK_EXPIRY_MS,
       };
-      transactions.set(id, transaction);
-      clock.schedule(transaction.expiresAt, () => {
-        const current = transactions.get(id);
-        if (current !== undefined) expireIfDue(current);
-      });
+      lifecycle.start(transaction);
       return { status: 201, body: { message: 'TRANSACTION_INITIATED' } };
     },
   });
@@ -157,31 +124,12 @@ export function registerSdk(ctx: FamilyContext): void {
   });
 
   // The user's action in the app.
-  for (const [action, status] of Object.entries(USER_ACTIONS)) {
-    ctx.sandboxRoute('POST', `/sandbox/sdk/transactions/{merchantTransactionId}/${action}`, (request) => {
-      const id = request.params.merchantTransactionId ?? '';
-      const transaction = find(id);
-      if (transaction === undefined) {
-        return ctx.sandboxErrors.notFound(`No SDK transaction with merchantTransactionId '${id}'.`);
-      }
-      if (transaction.status !== 'PENDING') {
-        return ctx.sandboxErrors.error(
-          409,
-          'INVALID_STATE',
-          `The transaction is already ${transaction.status}${transaction.failureReason === 'EXPIRED' ? ' (expired)' : ''}.`,
-        );
-      }
-      const updated = finish(transaction, status, status === 'FAILURE' ? 'USER_FAILED' : undefined);
-      return { status: 200, body: { merchantTransactionId: updated.merchantTransactionId, status: updated.status } };
-    });
-  }
+  lifecycle.registerUserActions((updated) => ({ merchantTransactionId: updated.merchantTransactionId, status: updated.status }));
 
   ctx.sandboxRoute('GET', '/sandbox/sdk/transactions/{merchantTransactionId}', (request) => {
     const id = request.params.merchantTransactionId ?? '';
     const transaction = find(id);
-    if (transaction === undefined) {
-      return ctx.sandboxErrors.notFound(`No SDK transaction with merchantTransactionId '${id}'.`);
-    }
+    if (transaction === undefined) return lifecycle.notFound(id);
     return { status: 200, body: describeSdkTransaction(transaction) };
   });
 }

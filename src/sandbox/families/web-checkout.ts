@@ -84,7 +84,8 @@ function isReturnUrl(value: string | null): value is string {
 export function registerWebCheckout(ctx: FamilyContext, access: WebCheckoutAccess): void {
   const { config } = ctx;
   const sessions = ctx.store.collection<CheckoutSession>('web.checkout');
-  const sessionOf = (id: string): CheckoutSession => sessions.get(id) ?? { wrongAttempts: 0, verified: false, codesSent: 1 };
+  // A changeable copy: records read from the store are frozen snapshots.
+  const sessionOf = (id: string): CheckoutSession => ({ ...(sessions.get(id) ?? { wrongAttempts: 0, verified: false, codesSent: 1 }) });
   const base = (id: string) => `/sandbox/web/transactions/${encodeURIComponent(id)}`;
   const signatureOf = (transaction: WebTransaction) => statusSignature(transaction.id, transaction.status, config.partner.privateKey);
   const notFound = (id: string) => ctx.sandboxErrors.notFound(`No web transaction with id '${id}'.`);

@@ -10,10 +10,10 @@
  * (status signature), D23 (webhook delivery), D24, D27, D28.
  */
 import type { components, operations } from '../../../generated/types/web.js';
-import { sdkSignature, statusSignature } from '../../signature.js';
+import { statusSignature } from '../../signature.js';
 import type { FamilyContext } from '../context.js';
 import { loadBrowserAsset } from '../browser-assets.js';
-import { USER_ACTIONS, type DirectStatus } from './direct.js';
+import { directLifecycle, type DirectStatus } from './direct.js';
 import { registerWebCheckout } from './web-checkout.js';
 import { webAuth, type Partner } from './partner.js';
 
@@ -42,47 +42,22 @@ export function registerWeb(ctx: FamilyContext): void {
   const transactions = ctx.store.collection<WebTransaction>(WEB_TRANSACTIONS);
   const authenticate = webAuth(config, errors);
 
-  const find = (id: string, partner?: Partner): WebTransaction | undefined => {
-    const transaction = transactions.get(id);
-    if (transaction === undefined || (partner !== undefined && transaction.partnerId !== partner.id)) return undefined;
-    return expireIfDue(transaction);
-  };
-
-  const expireIfDue = (transaction: WebTransaction): WebTransaction => {
-    if (transaction.status === 'PENDING' && clock.now() >= transaction.expiresAt) {
-      return finish(transaction, 'FAILURE', 'EXPIRED', transaction.expiresAt);
-    }
-    return transaction;
-  };
-
-  const finish = (
-    transaction: WebTransaction,
-    status: Exclude<DirectStatus, 'PENDING'>,
-    failureReason?: WebTransaction['failureReason'],
-    at: number = clock.now(),
-  ): WebTransaction => {
-    const updated: WebTransaction = { ...transaction, status, updatedAt: at };
-    if (status === 'FAILURE' && failureReason !== undefined) updated.failureReason = failureReason;
-    transactions.set(updated.id, updated);
-
-    const event: components['schemas']['WebWebhookEvent'] = {
-      transactionId: updated.id,
-      status,
-      signature: statusSignature(updated.id, status, config.partner.privateKey),
-    };
-    const body = JSON.stringify(event);
-    ctx.deliveries.enqueue({
-      url: config.partner.webhookUrl,
-      body,
-      headers: { 'X-Signature': sdkSignature(body, config.partner.privateKey) },
-      orderingKey: `web:${updated.partnerId}:${updated.id}`,
-      successStatus: '2xx',
-      family: 'web',
-      event: 'transactionStatus',
-      transactionId: updated.id,
-    });
-    return updated;
-  };
+  const lifecycle = directLifecycle(ctx, {
+    collection: transactions,
+    idOf: (transaction) => transaction.id,
+    webhookBody: (transaction) => {
+      const event: components['schemas']['WebWebhookEvent'] = {
+        transactionId: transaction.id,
+        status: transaction.status as components['schemas']['WebWebhookEvent']['status'],
+        signature: statusSignature(transaction.id, transaction.status, config.partner.privateKey),
+      };
+      return JSON.stringify(event);
+    },
+    successStatus: '2xx',
+    pathParam: 'id',
+    label: 'web transaction',
+  });
+  const { find, finish, notFound } = lifecycle;
 
   ctx.route<operations['initiateWebTransaction'], Partner>('initiateWebTransaction', {
     authenticate,
@@ -102,11 +77,7 @@ export function registerWeb(ctx: FamilyContext): void {
         updatedAt: now,
         expiresAt: now + WEB_EXPIRY_MS,
       };
-      transactions.set(transaction.id, transaction);
-      clock.schedule(transaction.expiresAt, () => {
-        const current = transactions.get(transaction.id);
-        if (current !== undefined) expireIfDue(current);
-      });
+      lifecycle.start(transaction);
       return {
         status: 200,
         body: { message: 'TRANSACTION_INITIATED', redirectUrl: checkoutUrl(ctx.publicUrl(), transaction.id) },
@@ -132,33 +103,13 @@ export function registerWeb(ctx: FamilyContext): void {
     },
   });
 
-  const notFound = (id: string) => ctx.sandboxErrors.notFound(`No web transaction with id '${id}'.`);
-
   // The user's action on the hosted page.
-  for (const [action, status] of Object.entries(USER_ACTIONS)) {
-    ctx.sandboxRoute('POST', `/sandbox/web/transactions/{id}/${action}`, (request) => {
-      const id = request.params.id ?? '';
-      const transaction = find(id);
-      if (transaction === undefined) return notFound(id);
-      if (transaction.status !== 'PENDING') {
-        return ctx.sandboxErrors.error(
-          409,
-          'INVALID_STATE',
-          `The transaction is already ${transaction.status}${transaction.failureReason === 'EXPIRED' ? ' (expired)' : ''}.`,
-        );
-      }
-      const updated = finish(transaction, status, status === 'FAILURE' ? 'USER_FAILED' : undefined);
-      return {
-        status: 200,
-        body: {
-          transactionId: updated.id,
-          status: updated.status,
-          signature: statusSignature(updated.id, updated.status, config.partner.privateKey),
-          redirectTo: redirectTarget(updated, config.partner.homePageUrl),
-        },
-      };
-    });
-  }
+  lifecycle.registerUserActions((updated) => ({
+    transactionId: updated.id,
+    status: updated.status,
+    signature: statusSignature(updated.id, updated.status, config.partner.privateKey),
+    redirectTo: redirectTarget(updated, config.partner.homePageUrl),
+  }));
 
   // What the hosted page shows.
   ctx.sandboxRoute('GET', '/sandbox/web/transactions/{id}', (request) => {
