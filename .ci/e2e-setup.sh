@@ -30,7 +30,7 @@ fi
 echo "e2e-setup: installing Chromium with apt-get..."
 export DEBIAN_FRONTEND=noninteractive
 ${sudo[@]+"${sudo[@]}"} apt-get update
-${sudo[@]+"${sudo[@]}"} env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium
+${sudo[@]+"${sudo[@]}"} env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
 
 if [[ ! -x "$chromium" ]]; then
   echo "e2e-setup: apt-get finished but $chromium is still missing; set CHROMIUM_PATH to the browser." >&2
