@@ -14,7 +14,7 @@
  * Strings are hashed as UTF-8 without any normalisation; a lone UTF-16 surrogate in a string is
  * encoded as U+FFFD, so pass the body as bytes to sign exactly what travels on the wire.
  */
-import { createHash, timingSafeEqual, type Hash } from 'node:crypto';
+import { createHash, hash, timingSafeEqual } from 'node:crypto';
 import { types } from 'node:util';
 
 /** The exact form of every signature (D28): 32 digest bytes in standard base64 with padding. */
@@ -47,17 +47,17 @@ export function webSignature(
   pathAndQuery: string,
   privateKey: string,
 ): string {
-  return webHash(body, pathAndQuery, privateKey).digest('base64');
+  return sha256Base64(body, [requireString('pathAndQuery', pathAndQuery), key(privateKey)]);
 }
 
 /** SDK flow and gateway webhooks (D23): base64(SHA-256(body + privateKey)). */
 export function sdkSignature(body: SignatureBody, privateKey: string): string {
-  return sdkHash(body, privateKey).digest('base64');
+  return sha256Base64(body, [key(privateKey)]);
 }
 
 /** Callbacks, status answer and web webhook (D22): base64(SHA-256(transactionId + "|" + status + privateKey)). */
 export function statusSignature(transactionId: string, status: string, privateKey: string): string {
-  return statusHash(transactionId, status, privateKey).digest('base64');
+  return statusDigest(transactionId, status, privateKey);
 }
 
 /**
@@ -71,7 +71,7 @@ export function verifyWebSignature(
   pathAndQuery: string,
   privateKey: string,
 ): boolean {
-  return matches(signature, webHash(body, pathAndQuery, privateKey).digest('base64'));
+  return matches(signature, sha256Base64(body, [requireString('pathAndQuery', pathAndQuery), key(privateKey)]));
 }
 
 /** True when `signature` is the SDK signature of `body`; see {@link verifyWebSignature}. */
@@ -80,7 +80,7 @@ export function verifySdkSignature(
   body: SignatureBody,
   privateKey: string,
 ): boolean {
-  return matches(signature, sdkHash(body, privateKey).digest('base64'));
+  return matches(signature, sha256Base64(body, [key(privateKey)]));
 }
 
 /** True when `signature` is the status signature of the pair; see {@link verifyWebSignature}. */
@@ -90,57 +90,62 @@ export function verifyStatusSignature(
   status: string,
   privateKey: string,
 ): boolean {
-  return matches(signature, statusHash(transactionId, status, privateKey).digest('base64'));
+  return matches(signature, statusDigest(transactionId, status, privateKey));
 }
 
-function webHash(body: SignatureBody, pathAndQuery: string, privateKey: string): Hash {
-  const hash = createHash('sha256');
-  updateBody(hash, body);
-  hash.update(requireString('pathAndQuery', pathAndQuery), 'utf8');
-  return finish(hash, privateKey);
+function statusDigest(transactionId: string, status: string, privateKey: string): string {
+  return sha256Base64(requireString('transactionId', transactionId), ['|', requireString('status', status), key(privateKey)]);
 }
 
-function sdkHash(body: SignatureBody, privateKey: string): Hash {
-  const hash = createHash('sha256');
-  updateBody(hash, body);
-  return finish(hash, privateKey);
+/**
+ * Bodies of bytes up to this size are copied once and hashed in one call, which is cheaper than a
+ * Hash object; larger ones are hashed incrementally, without a copy.
+ */
+const ONE_SHOT_BYTES = 16 * 1024;
+
+/** A string whose last code unit is a high surrogate: joined to a next string, it would pair. */
+function endsInHighSurrogate(text: string): boolean {
+  const last = text.charCodeAt(text.length - 1);
+  return last >= 0xd800 && last <= 0xdbff;
 }
 
-function statusHash(transactionId: string, status: string, privateKey: string): Hash {
-  const hash = createHash('sha256');
-  hash.update(requireString('transactionId', transactionId), 'utf8');
-  hash.update('|', 'utf8');
-  hash.update(requireString('status', status), 'utf8');
-  return finish(hash, privateKey);
-}
-
-function updateBody(hash: Hash, body: unknown): void {
+/**
+ * base64(SHA-256(body + rest...)), strings as UTF-8. Joining the strings first and encoding once
+ * gives the same bytes as encoding each, unless a part ends in a lone high surrogate (joined, it
+ * would pair with the next part): then, and for large byte bodies, the parts are hashed one by one.
+ */
+function sha256Base64(body: SignatureBody, rest: readonly string[]): string {
+  const joinable = rest.every((part, index) => index === rest.length - 1 || !endsInHighSurrogate(part));
   if (typeof body === 'string') {
-    hash.update(body, 'utf8');
-  } else if (types.isUint8Array(body)) {
-    hash.update(body);
-  } else if (types.isArrayBuffer(body)) {
-    hash.update(new Uint8Array(body));
+    if (joinable && !endsInHighSurrogate(body)) return hash('sha256', body + rest.join(''), 'base64');
   } else {
-    throw new SignatureArgumentError(
-      'body',
-      `body must be a string, a Uint8Array or an ArrayBuffer (got ${describe(body)})`,
-    );
+    const bytes = bodyBytes(body);
+    if (joinable && bytes.byteLength <= ONE_SHOT_BYTES) {
+      return hash('sha256', Buffer.concat([bytes, Buffer.from(rest.join(''), 'utf8')]), 'base64');
+    }
   }
+  const incremental = createHash('sha256');
+  if (typeof body === 'string') incremental.update(body, 'utf8');
+  else incremental.update(bodyBytes(body));
+  for (const part of rest) incremental.update(part, 'utf8');
+  return incremental.digest('base64');
 }
 
-/** Adds the key last; the caller takes the digest in the form it needs. */
-function finish(hash: Hash, privateKey: unknown): Hash {
+function bodyBytes(body: unknown): Uint8Array {
+  if (types.isUint8Array(body)) return body;
+  if (types.isArrayBuffer(body)) return new Uint8Array(body);
+  throw new SignatureArgumentError('body', `body must be a string, a Uint8Array or an ArrayBuffer (got ${describe(body)})`);
+}
+
+/** The private key, checked: a string, not empty. */
+function key(privateKey: unknown): string {
   if (typeof privateKey !== 'string') {
-    throw new SignatureArgumentError(
-      'privateKey',
-      `privateKey must be a string (got ${describe(privateKey)})`,
-    );
+    throw new SignatureArgumentError('privateKey', `privateKey must be a string (got ${describe(privateKey)})`);
   }
   if (privateKey.length === 0) {
     throw new SignatureArgumentError('privateKey', 'privateKey must not be empty');
   }
-  return hash.update(privateKey, 'utf8');
+  return privateKey;
 }
 
 // The comparison is of the base64 strings themselves, code unit by code unit: the service's
