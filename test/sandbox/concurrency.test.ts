@@ -1,16 +1,7 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { initiateSdk, startSandbox, type TestSandbox } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { initiateSdk, useSandbox } from './helpers.js';
 
-let t: TestSandbox;
-beforeAll(async () => {
-  t = await startSandbox();
-});
-afterAll(async () => {
-  await t.close();
-});
-afterEach(() => {
-  expect(t.loggedErrors).toEqual([]);
-});
+const t = useSandbox();
 
 describe('concurrency', () => {
   it('50 parallel refunds of one transaction never exceed its amount', async () => {

@@ -1,21 +1,12 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { nextDueDate, TEST_USERS } from '../../src/sandbox/test-users.js';
-import { startSandbox, type TestSandbox } from './helpers.js';
+import { useSandbox } from './helpers.js';
 
 const CREDIT = '/service/payments/merchant/user/credit/info';
 const IDENTIFICATION = '/service/database/merchant/user/feed/identification';
 const DATA = '/service/database/merchant/user/feed/merchant-data';
 
-let t: TestSandbox;
-beforeAll(async () => {
-  t = await startSandbox();
-});
-afterAll(async () => {
-  await t.close();
-});
-afterEach(() => {
-  expect(t.loggedErrors).toEqual([]);
-});
+const t = useSandbox();
 
 const credit = (phone: string) => t.extras(`${CREDIT}?userPhoneNumber=${encodeURIComponent(phone)}`);
 const DEFAULTS = { creditLimit: 0, creditTaken: 0, paymentLink: '', upcomingDueDate: '', outstandingAmount: 0, dueAmount: 0 };

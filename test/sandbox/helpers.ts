@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { sdkSignature, webSignature } from '../../src/signature.js';
 import { createSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/server.js';
 import type { Logger } from '../../src/sandbox/router.js';
@@ -71,6 +71,24 @@ export async function checkAgainstContract(method: string, pathAndQuery: string,
     return operation.operationId;
   }
   return undefined;
+}
+
+/**
+ * The usual setup of a test file: one sandbox for the file, closed after it, and no error logged
+ * by any test. The handle is filled in before the first test runs.
+ */
+export function useSandbox(options: SandboxOptions = {}): TestSandbox {
+  const handle = {} as TestSandbox;
+  beforeAll(async () => {
+    Object.assign(handle, await startSandbox(options));
+  });
+  afterAll(async () => {
+    await handle.close?.();
+  });
+  afterEach(() => {
+    expect(handle.loggedErrors).toEqual([]);
+  });
+  return handle;
 }
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<TestSandbox> {

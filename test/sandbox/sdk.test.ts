@@ -1,24 +1,14 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sdkSignature } from '../../src/signature.js';
-import { initiateSdk, PARTNER_ID, PRIVATE_KEY, startSandbox, type TestSandbox } from './helpers.js';
+import { initiateSdk, PARTNER_ID, PRIVATE_KEY, useSandbox } from './helpers.js';
 
 const INITIATE = '/merchant/credit/initiateTransaction';
 const STATUS = '/merchant/credit/checkTransactionStatus';
 const REFUND = '/merchant/credit/refundTransaction';
 
-let t: TestSandbox;
+const t = useSandbox();
 let counter = 0;
 const newId = () => `sdk_${Date.now()}_${counter++}`;
-
-beforeAll(async () => {
-  t = await startSandbox();
-});
-afterAll(async () => {
-  await t.close();
-});
-afterEach(() => {
-  expect(t.loggedErrors).toEqual([]);
-});
 
 async function status(id: string): Promise<string> {
   const answer = await t.sdk(STATUS, { merchantTransactionId: id });

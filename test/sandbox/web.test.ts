@@ -1,21 +1,11 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { statusSignature, verifyStatusSignature, webSignature } from '../../src/signature.js';
-import { PRIVATE_KEY, startSandbox, type TestSandbox } from './helpers.js';
+import { PRIVATE_KEY, useSandbox } from './helpers.js';
 
-let t: TestSandbox;
+const t = useSandbox();
 let counter = 0;
 const newId = () => `web_${Date.now()}_${counter++}`;
 const user = { name: 'Asha Rao', phoneNumber: '+919000000001', email: 'asha.rao@example.in' };
-
-beforeAll(async () => {
-  t = await startSandbox();
-});
-afterAll(async () => {
-  await t.close();
-});
-afterEach(() => {
-  expect(t.loggedErrors).toEqual([]);
-});
 
 const statusPath = (id: string) => `/api/transaction/status?id=${encodeURIComponent(id)}`;
 
