@@ -57,14 +57,13 @@
 import { readFileSync } from 'node:fs';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { types } from 'node:util';
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type { webhooks as GatewayWebhooks } from '../generated/types/gateway.js';
 import type { webhooks as SdkWebhooks } from '../generated/types/sdk.js';
 import type { webhooks as WebWebhooks } from '../generated/types/web.js';
+import { createContractAjv, registerDocument } from './contract-schemas.js';
 import { SIGNATURE_PATTERN, verifySdkSignature, verifyStatusSignature } from './signature.js';
 
-const addFormats = addFormatsModule.default;
 
 // ---------------------------------------------------------------------------------------------
 // Types: every payload type comes from the generated modules.
@@ -503,14 +502,8 @@ function loadDocument(family: WebhookFamily): Record<string, unknown> {
 
 function compileContract(family: WebhookFamily, document: Record<string, unknown>): Contract {
   const base = `https://contract.paylater.invalid/${family}.json`;
-  const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true, unicodeRegExp: true });
-  addFormats(ajv);
-  // OpenAPI's annotations and the contract's vendor extensions carry no validation.
-  const annotations = new Set(['example', 'discriminator', 'xml', 'externalDocs', 'components', 'webhooks']);
-  for (const key of vendorExtensions(document)) annotations.add(key);
-  for (const keyword of annotations) ajv.addKeyword({ keyword });
-  // Registered whole (the parts a schema can reference), so that `#/components/...` resolve.
-  ajv.addSchema({ $id: base, components: document.components ?? {}, webhooks: document.webhooks ?? {} });
+  const ajv = createContractAjv();
+  registerDocument(ajv, document, base);
 
   const bodies = new Map<string, ValidateFunction>();
   const signatureHeader = new Map<string, 'required' | 'optional' | 'absent'>();
@@ -566,18 +559,6 @@ function at(value: unknown, segments: readonly string[]): unknown {
     current = (current as Record<string, unknown>)[segment];
   }
   return current;
-}
-
-function vendorExtensions(value: unknown, found = new Set<string>()): Set<string> {
-  if (Array.isArray(value)) {
-    for (const item of value) vendorExtensions(item, found);
-  } else if (isObject(value)) {
-    for (const [key, child] of Object.entries(value)) {
-      if (key.startsWith('x-')) found.add(key);
-      vendorExtensions(child, found);
-    }
-  }
-  return found;
 }
 
 function toIssues(errors: ErrorObject[] | null | undefined): WebhookPayloadIssue[] {

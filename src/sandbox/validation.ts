@@ -9,10 +9,9 @@
  * parameter), which the families turn into their error format (D02, D03).
  */
 import { readFile } from 'node:fs/promises';
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import { createContractAjv, registerDocument } from '../contract-schemas.js';
 
-const addFormats = addFormatsModule.default;
 
 export type FamilyName = 'gateway' | 'extras' | 'web' | 'sdk';
 
@@ -250,51 +249,10 @@ const instances = new Map<boolean, Ajv2020>();
 function sharedAjv(coerce: boolean): Ajv2020 {
   let ajv = instances.get(coerce);
   if (ajv === undefined) {
-    ajv = new Ajv2020({
-      allErrors: true,
-      strict: true,
-      allowUnionTypes: true,
-      coerceTypes: coerce ? 'array' : false,
-      unicodeRegExp: true,
-    });
-    addFormats(ajv);
-    // OpenAPI's annotations carry no validation; `components`, `paths` and `webhooks` hold the
-    // registered documents.
-    for (const keyword of ['example', 'discriminator', 'xml', 'externalDocs', 'components', 'paths', 'webhooks']) {
-      ajv.addKeyword({ keyword });
-    }
+    ajv = createContractAjv({ coerce });
     instances.set(coerce, ajv);
   }
   return ajv;
-}
-
-function registerDocument(ajv: Ajv2020, document: OpenApiDocument, base: string): void {
-  // This contract's vendor extensions (`x-decision`, ...) are annotations too.
-  for (const keyword of vendorExtensions(document)) {
-    if (ajv.getKeyword(keyword) === false) ajv.addKeyword({ keyword });
-  }
-  // The document is registered whole, so that `#/components/...` references resolve. Only the
-  // parts a schema can reference are given, so its root is a valid (empty) schema. Validating the
-  // whole document against the JSON Schema meta-schema would be slow and say nothing (it is not a
-  // schema); every schema compiled from it is still checked in strict mode.
-  ajv.addSchema(
-    { $id: base, components: document.components ?? {}, paths: document.paths ?? {}, webhooks: document.webhooks ?? {} },
-    undefined,
-    undefined,
-    false,
-  );
-}
-
-function vendorExtensions(value: unknown, found = new Set<string>()): Set<string> {
-  if (Array.isArray(value)) {
-    for (const item of value) vendorExtensions(item, found);
-  } else if (value !== null && typeof value === 'object') {
-    for (const [key, child] of Object.entries(value)) {
-      if (key.startsWith('x-')) found.add(key);
-      vendorExtensions(child, found);
-    }
-  }
-  return found;
 }
 
 interface CompileInput {
