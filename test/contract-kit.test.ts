@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAMILIES, type Family } from '../scripts/families.js';
 import { runContract, type ContractReport } from '../scripts/contract/run.js';
 import { sdkSignature, statusSignature, verifySdkSignature, webSignature } from '../src/signature.js';
+import { stopChild, waitUntilAnswers } from './support/processes.js';
 import { bodyBytes, vectors } from './support/signature-vectors.js';
 
 const root = resolve(import.meta.dirname, '..');
@@ -75,29 +76,6 @@ function statusOf(name: string): number {
   return Number(match[1]);
 }
 
-async function waitUntilAnswers(url: string, child: ChildProcess, timeoutMs = 90_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`${url}: the server exited with code ${child.exitCode}`);
-    try {
-      await fetch(url, { signal: AbortSignal.timeout(2_000) });
-      return;
-    } catch {
-      await new Promise((done) => setTimeout(done, 250));
-    }
-  }
-  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((done) => child.once('exit', () => done()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-  await exited;
-  clearTimeout(timer);
-}
-
 async function listen(handler: (request: IncomingMessage, body: Buffer, response: ServerResponse) => void): Promise<{ server: Server; url: string }> {
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -137,7 +115,7 @@ describe('contract kit against a Prism mock of each family', { timeout: KIT_TIME
   });
 
   afterAll(async () => {
-    await Promise.all([...prisms.values()].map(stop));
+    await Promise.all([...prisms.values()].map(stopChild));
   });
 
   it.each(FAMILIES)('%s: no failure; every non-2xx response passes or is skipped with a reason', async (family) => {

@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runContract, type ContractOptions, type ContractReport } from '../../scripts/contract/run.js';
 import type { Family } from '../../scripts/families.js';
 import { loadContract } from '../../src/sandbox/validation.js';
+import { stopChild, waitUntilAnswers } from '../support/processes.js';
 import { startSandbox, type TestSandbox } from './helpers.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
@@ -69,27 +70,8 @@ async function startProxy(family: Family, upstream: string): Promise<Proxy> {
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`prism proxy (${family}) exited with ${child.exitCode}:\n${output}`);
-    try {
-      await fetch(`${url}/`, { signal: AbortSignal.timeout(2_000) });
-      break;
-    } catch {
-      if (Date.now() > deadline) throw new Error(`prism proxy (${family}) did not answer within 90 s:\n${output}`);
-      await new Promise((done) => setTimeout(done, 250));
-    }
-  }
+  await waitUntilAnswers(`${url}/`, child, 90_000, () => output);
   return { url, child, output: () => output };
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((done) => child.once('exit', () => done()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-  await exited;
-  clearTimeout(timer);
 }
 
 /** One line per failure and skip, for the test output. */
@@ -142,7 +124,7 @@ beforeAll(async () => {
 }, 150_000);
 
 afterAll(async () => {
-  await Promise.all([...proxies.values()].map((proxy) => stop(proxy.child)));
+  await Promise.all([...proxies.values()].map((proxy) => stopChild(proxy.child)));
   if (broken !== undefined) {
     broken.closeAllConnections();
     await new Promise<void>((done) => broken!.close(() => done()));

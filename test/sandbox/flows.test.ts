@@ -26,7 +26,7 @@ import {
   type VerifiedWebhook,
   type WebhookFamily,
 } from '../../src/index.js';
-import { checkAgainstContract, startSandbox, waitFor, type TestSandbox } from './helpers.js';
+import { startSandbox, validatingFetch, waitFor, type TestSandbox } from './helpers.js';
 
 const PARTNER = { partnerId: 'partner_test', privateKey: 'test_private_key' };
 const MERCHANT_API: BasicCredentials = { username: 'pg_test', password: 'pg_test_secret' };
@@ -34,26 +34,6 @@ const EXTRAS: BasicCredentials = { username: 'extras_test', password: 'extras_te
 const DEVICE = { userAgent: 'Mozilla/5.0 (flows test)', ipAddress: '203.0.113.24' };
 const PDF = Buffer.from('%PDF-1.4\n1 0 obj\n<</Type/Catalog>>\nendobj\n%%EOF\n').toString('base64');
 
-/** A fetch for the clients that validates every answer against the bundled documents. */
-const validatingFetch = async (request: Request): Promise<Response> => {
-  const url = new URL(request.url);
-  const response = await fetch(request);
-  const text = await response.clone().text();
-  let body: unknown;
-  try {
-    body = text === '' ? undefined : JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
-  const operationId = await checkAgainstContract(request.method, `${url.pathname}${url.search}`, {
-    status: response.status,
-    headers: response.headers,
-    text,
-    body,
-  });
-  expect(operationId, `${request.method} ${url.pathname} is an operation of the documents`).toBeDefined();
-  return response;
-};
 
 interface Receiver<F extends WebhookFamily> {
   url: string;

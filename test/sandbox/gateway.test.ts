@@ -12,8 +12,8 @@ import {
   transactionalCredentials,
   type GatewaySchemas,
 } from '../../src/clients/gateway.js';
-import { checkGatewayAnswer, checkWebhook, DEVICE, FILES, gatewayContract, received, startGateway, type GatewayTest } from './gateway-helpers.js';
-import { startReceiver, waitFor, type Receiver } from './helpers.js';
+import { checkWebhook, DEVICE, FILES, gatewayContract, received, startGateway, type GatewayTest } from './gateway-helpers.js';
+import { startReceiver, validatingFetch, waitFor, type Receiver } from './helpers.js';
 
 let t: GatewayTest;
 let merchantHook: Receiver;
@@ -31,21 +31,6 @@ afterAll(async () => {
   await Promise.all([merchantHook.close(), transactionHook.close(), refundHook.close()]);
 });
 
-/** A fetch that validates every answer against the gateway document. */
-const validatingFetch = async (request: Request): Promise<Response> => {
-  const method = request.method;
-  const url = new URL(request.url);
-  const response = await fetch(request);
-  const text = await response.clone().text();
-  let body: unknown;
-  try {
-    body = text === '' ? undefined : JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
-  await checkGatewayAnswer(method, `${url.pathname}${url.search}`, { status: response.status, body, text, headers: response.headers });
-  return response;
-};
 
 describe('gateway end to end (typed clients)', () => {
   it('onboards, authenticates, collects the down payment, succeeds, refunds, and sends signed webhooks', async () => {

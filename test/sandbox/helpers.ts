@@ -59,6 +59,30 @@ function allContracts(): Promise<Contract[]> {
 }
 
 /** Validates one answer against the contract; returns the matched operationId. */
+/**
+ * A fetch for the package's clients that checks every answer against the bundled documents: the
+ * operation must exist and the answer must be documented and valid.
+ */
+export async function validatingFetch(request: Request): Promise<Response> {
+  const url = new URL(request.url);
+  const response = await fetch(request);
+  const text = await response.clone().text();
+  let body: unknown;
+  try {
+    body = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  const operationId = await checkAgainstContract(request.method, `${url.pathname}${url.search}`, {
+    status: response.status,
+    headers: response.headers,
+    text,
+    body,
+  });
+  expect(operationId, `${request.method} ${url.pathname} is an operation of the documents`).toBeDefined();
+  return response;
+}
+
 export async function checkAgainstContract(method: string, pathAndQuery: string, answer: Omit<Answer, 'operationId'>): Promise<string | undefined> {
   const pathname = pathAndQuery.split('?', 1)[0] ?? '/';
   for (const contract of await allContracts()) {
