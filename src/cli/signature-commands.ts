@@ -91,253 +91,166 @@ function report(valid: boolean, signature: string): number {
   return 1;
 }
 
-const signWeb: Command = {
+/** What one kind of signature needs: its inputs, how to read them, and its primitive. */
+interface Kind<Inputs> {
+  summary: string;
+  /** The first lines of the help: what is signed, ending with a colon before the recipe. */
+  signs: string;
+  checks: string;
+  recipe: string;
+  /** The usage line: the kind's required options, then the optional ones. */
+  usage: [required: string, optional: string];
+  options: Record<string, { type: 'string' | 'boolean' }>;
+  optionHelp: string[];
+  takesBody: boolean;
+  example: (command: string) => string;
+  /** Checks and takes the kind's options (the body, when it has one, is read later). */
+  parse(values: Values, command: string): Inputs;
+  sign(inputs: Inputs, body: Buffer, key: string): string;
+  verify(signature: string, inputs: Inputs, body: Buffer, key: string): boolean;
+}
+
+type Values = Record<string, string | boolean | undefined>;
+
+const stringValue = (value: string | boolean | undefined) => (typeof value === 'string' ? value : undefined);
+
+const web: Kind<{ path: string }> = {
   summary: 'web-initiated flow requests',
-  async run(argv) {
-    const command = 'paylater sign web';
-    const line = parseCommandLine(argv, {
-      command,
-      options: { path: { type: 'string' }, ...BODY_OPTIONS },
-      maxPositionals: 1,
-    });
-    if (line.help) {
-      return printHelp(
-        help([
-          `Usage: ${command} --path PATH_AND_QUERY [--strip-newline] [--key-file FILE] [FILE|-]`,
-          '',
-          'Print the signature of a web-initiated flow request (X-Signature):',
-          `  ${WEB_RECIPE}`,
-          '',
-          'Options:',
-          PATH_OPTION,
-          STRIP_OPTION,
-          KEY_OPTION,
-          HELP_OPTION,
-          '',
-          BODY_NOTE,
-          '',
-          KEY_NOTE,
-          '',
-          'Example:',
-          `  printf '%s' '{"id":"txn_001"}' | ${command} --path '/api/transaction'`,
-        ]),
-      );
-    }
-    const path = requirePath(line.values.path, command);
-    const key = await readPrivateKey(line.values['key-file']);
-    const body = await readBody(line.positionals[0], {
-      stripNewline: line.values['strip-newline'] === true,
-      command,
-    });
-    process.stdout.write(`${webSignature(body, path, key)}\n`);
-    return 0;
-  },
+  signs: 'Print the signature of a web-initiated flow request (X-Signature):',
+  checks: 'Check the signature of a web-initiated flow request:',
+  recipe: WEB_RECIPE,
+  usage: ['--path PATH_AND_QUERY', '[--strip-newline] [--key-file FILE] [FILE|-]'],
+  options: { path: { type: 'string' }, ...BODY_OPTIONS },
+  optionHelp: [PATH_OPTION, STRIP_OPTION],
+  takesBody: true,
+  example: (command) => `printf '%s' '{"id":"txn_001"}' | ${command} --path '/api/transaction'`,
+  parse: (values, command) => ({ path: requirePath(stringValue(values.path), command) }),
+  sign: ({ path }, body, key) => webSignature(body, path, key),
+  verify: (signature, { path }, body, key) => verifyWebSignature(signature, body, path, key),
 };
 
-const signSdk: Command = {
+const sdk: Kind<Record<string, never>> = {
   summary: 'SDK-flow requests and webhooks; gateway webhooks',
-  async run(argv) {
-    const command = 'paylater sign sdk';
-    const line = parseCommandLine(argv, { command, options: BODY_OPTIONS, maxPositionals: 1 });
-    if (line.help) {
-      return printHelp(
-        help([
-          `Usage: ${command} [--strip-newline] [--key-file FILE] [FILE|-]`,
-          '',
-          'Print the signature of an SDK-flow request or webhook, or of a gateway webhook',
-          "(whose key is the merchant's Transactional API password):",
-          `  ${SDK_RECIPE}`,
-          '',
-          'Options:',
-          STRIP_OPTION,
-          KEY_OPTION,
-          HELP_OPTION,
-          '',
-          BODY_NOTE,
-          '',
-          KEY_NOTE,
-          '',
-          'Example:',
-          `  ${command} --key-file merchant.key webhook-body.json`,
-        ]),
-      );
-    }
-    const key = await readPrivateKey(line.values['key-file']);
-    const body = await readBody(line.positionals[0], {
-      stripNewline: line.values['strip-newline'] === true,
-      command,
-    });
-    process.stdout.write(`${sdkSignature(body, key)}\n`);
-    return 0;
-  },
+  signs: "Print the signature of an SDK-flow request or webhook, or of a gateway webhook\n(whose key is the merchant's Transactional API password):",
+  checks: "Check the signature of an SDK-flow request or webhook, or of a gateway webhook\n(whose key is the merchant's Transactional API password):",
+  recipe: SDK_RECIPE,
+  usage: ['', '[--strip-newline] [--key-file FILE] [FILE|-]'],
+  options: BODY_OPTIONS,
+  optionHelp: [STRIP_OPTION],
+  takesBody: true,
+  example: (command) => `${command} --key-file merchant.key webhook-body.json`,
+  parse: () => ({}),
+  sign: (_inputs, body, key) => sdkSignature(body, key),
+  verify: (signature, _inputs, body, key) => verifySdkSignature(signature, body, key),
 };
 
-const signStatus: Command = {
+const status: Kind<{ id: string; status: string }> = {
   summary: 'browser callbacks, web status-check answer, web webhook',
-  async run(argv) {
-    const command = 'paylater sign status';
-    const line = parseCommandLine(argv, {
-      command,
-      options: { id: { type: 'string' }, status: { type: 'string' }, 'key-file': { type: 'string' } },
-      maxPositionals: 0,
-    });
-    if (line.help) {
-      return printHelp(
-        help([
-          `Usage: ${command} --id ID --status STATUS [--key-file FILE]`,
-          '',
-          'Print the status signature carried by the browser callbacks, the web status-check',
-          'answer and the web webhook:',
-          `  ${STATUS_RECIPE}`,
-          '',
-          'Options:',
-          STATUS_OPTIONS,
-          KEY_OPTION,
-          HELP_OPTION,
-          '',
-          KEY_NOTE,
-          '',
-          'Example:',
-          `  ${command} --id txn_001 --status SUCCESS`,
-        ]),
-      );
-    }
-    const id = requireNonEmpty(line.values.id, 'id', command);
-    const status = requireNonEmpty(line.values.status, 'status', command);
-    const key = await readPrivateKey(line.values['key-file']);
-    process.stdout.write(`${statusSignature(id, status, key)}\n`);
-    return 0;
-  },
+  signs: 'Print the status signature carried by the browser callbacks, the web status-check\nanswer and the web webhook:',
+  checks: 'Check the status signature of a browser callback, the web status-check answer or\nthe web webhook:',
+  recipe: STATUS_RECIPE,
+  usage: ['--id ID --status STATUS', '[--key-file FILE]'],
+  options: { id: { type: 'string' }, status: { type: 'string' }, 'key-file': { type: 'string' } },
+  optionHelp: [STATUS_OPTIONS],
+  takesBody: false,
+  example: (command) => `${command} --id txn_001 --status SUCCESS`,
+  parse: (values, command) => ({
+    id: requireNonEmpty(stringValue(values.id), 'id', command),
+    status: requireNonEmpty(stringValue(values.status), 'status', command),
+  }),
+  sign: (inputs, _body, key) => statusSignature(inputs.id, inputs.status, key),
+  verify: (signature, inputs, _body, key) => verifyStatusSignature(signature, inputs.id, inputs.status, key),
 };
 
-const verifyWeb: Command = {
-  summary: 'web-initiated flow requests',
-  async run(argv) {
-    const command = 'paylater verify web';
-    const line = parseCommandLine(argv, {
-      command,
-      options: { path: { type: 'string' }, signature: { type: 'string' }, ...BODY_OPTIONS },
-      maxPositionals: 1,
-    });
-    if (line.help) {
-      return printHelp(
-        help([
-          `Usage: ${command} --path PATH_AND_QUERY --signature SIG [--strip-newline]`,
-          '                           [--key-file FILE] [FILE|-]',
-          '',
-          'Check the signature of a web-initiated flow request:',
-          `  ${WEB_RECIPE}`,
-          '',
-          'Options:',
-          PATH_OPTION,
-          SIGNATURE_OPTION,
-          STRIP_OPTION,
-          KEY_OPTION,
-          HELP_OPTION,
-          '',
-          BODY_NOTE,
-          '',
-          KEY_NOTE,
-          '',
-          VERIFY_EXIT,
-        ]),
-      );
-    }
-    const path = requirePath(line.values.path, command);
-    const signature = requireOption(line.values.signature, 'signature', command);
-    const key = await readPrivateKey(line.values['key-file']);
-    const body = await readBody(line.positionals[0], {
-      stripNewline: line.values['strip-newline'] === true,
-      command,
-    });
-    return report(verifyWebSignature(signature, body, path, key), signature);
-  },
-};
+const usageLine = (command: string, ...parts: string[]) => ['Usage:', command, ...parts.filter((part) => part !== '')].join(' ');
 
-const verifySdk: Command = {
-  summary: 'SDK-flow requests and webhooks; gateway webhooks',
-  async run(argv) {
-    const command = 'paylater verify sdk';
-    const line = parseCommandLine(argv, {
-      command,
-      options: { signature: { type: 'string' }, ...BODY_OPTIONS },
-      maxPositionals: 1,
-    });
-    if (line.help) {
-      return printHelp(
-        help([
-          `Usage: ${command} --signature SIG [--strip-newline] [--key-file FILE] [FILE|-]`,
-          '',
-          'Check the signature of an SDK-flow request or webhook, or of a gateway webhook',
-          "(whose key is the merchant's Transactional API password):",
-          `  ${SDK_RECIPE}`,
-          '',
-          'Options:',
-          SIGNATURE_OPTION,
-          STRIP_OPTION,
-          KEY_OPTION,
-          HELP_OPTION,
-          '',
-          BODY_NOTE,
-          '',
-          KEY_NOTE,
-          '',
-          VERIFY_EXIT,
-        ]),
-      );
-    }
-    const signature = requireOption(line.values.signature, 'signature', command);
-    const key = await readPrivateKey(line.values['key-file']);
-    const body = await readBody(line.positionals[0], {
-      stripNewline: line.values['strip-newline'] === true,
-      command,
-    });
-    return report(verifySdkSignature(signature, body, key), signature);
-  },
-};
+const NO_BODY = Buffer.alloc(0);
 
-const verifyStatus: Command = {
-  summary: 'browser callbacks, web status-check answer, web webhook',
-  async run(argv) {
-    const command = 'paylater verify status';
-    const line = parseCommandLine(argv, {
-      command,
-      options: {
-        id: { type: 'string' },
-        status: { type: 'string' },
-        signature: { type: 'string' },
-        'key-file': { type: 'string' },
-      },
-      maxPositionals: 0,
-    });
-    if (line.help) {
-      return printHelp(
-        help([
-          `Usage: ${command} --id ID --status STATUS --signature SIG [--key-file FILE]`,
-          '',
-          'Check the status signature of a browser callback, the web status-check answer or',
-          'the web webhook:',
-          `  ${STATUS_RECIPE}`,
-          '',
-          'Options:',
-          STATUS_OPTIONS,
-          SIGNATURE_OPTION,
-          KEY_OPTION,
-          HELP_OPTION,
-          '',
-          KEY_NOTE,
-          '',
-          VERIFY_EXIT,
-        ]),
-      );
-    }
-    const id = requireNonEmpty(line.values.id, 'id', command);
-    const status = requireNonEmpty(line.values.status, 'status', command);
-    const signature = requireOption(line.values.signature, 'signature', command);
-    const key = await readPrivateKey(line.values['key-file']);
-    return report(verifyStatusSignature(signature, id, status, key), signature);
-  },
-};
+/** The body from FILE or standard input, for the kinds that sign one. */
+function bodyOf(kind: Kind<unknown>, positionals: string[], values: Values, command: string): Promise<Buffer> {
+  if (!kind.takesBody) return Promise.resolve(NO_BODY);
+  return readBody(positionals[0], { stripNewline: values['strip-newline'] === true, command });
+}
+
+/** `paylater sign <kind>`: prints the signature of the inputs. */
+function signFor<Inputs>(name: string, kind: Kind<Inputs>): Command {
+  const command = `paylater sign ${name}`;
+  return {
+    summary: kind.summary,
+    async run(argv) {
+      const line = parseCommandLine(argv, { command, options: kind.options, maxPositionals: kind.takesBody ? 1 : 0 });
+      if (line.help) {
+        return printHelp(
+          help([
+            usageLine(command, kind.usage[0], kind.usage[1]),
+            '',
+            kind.signs,
+            `  ${kind.recipe}`,
+            '',
+            'Options:',
+            ...kind.optionHelp,
+            KEY_OPTION,
+            HELP_OPTION,
+            '',
+            ...(kind.takesBody ? [BODY_NOTE, ''] : []),
+            KEY_NOTE,
+            '',
+            'Example:',
+            `  ${kind.example(command)}`,
+          ]),
+        );
+      }
+      const values: Values = line.values;
+      const inputs = kind.parse(values, command);
+      const key = await readPrivateKey(stringValue(values['key-file']));
+      const body = await bodyOf(kind, line.positionals, values, command);
+      process.stdout.write(`${kind.sign(inputs, body, key)}\n`);
+      return 0;
+    },
+  };
+}
+
+/** `paylater verify <kind>`: exit 0 when `--signature` is the signature of the inputs, 1 when not. */
+function verifyFor<Inputs>(name: string, kind: Kind<Inputs>): Command {
+  const command = `paylater verify ${name}`;
+  return {
+    summary: kind.summary,
+    async run(argv) {
+      const line = parseCommandLine(argv, {
+        command,
+        options: { signature: { type: 'string' }, ...kind.options },
+        maxPositionals: kind.takesBody ? 1 : 0,
+      });
+      if (line.help) {
+        return printHelp(
+          help([
+            usageLine(command, kind.usage[0], '--signature SIG', kind.usage[1]),
+            '',
+            kind.checks,
+            `  ${kind.recipe}`,
+            '',
+            'Options:',
+            ...kind.optionHelp,
+            SIGNATURE_OPTION,
+            KEY_OPTION,
+            HELP_OPTION,
+            '',
+            ...(kind.takesBody ? [BODY_NOTE, ''] : []),
+            KEY_NOTE,
+            '',
+            VERIFY_EXIT,
+          ]),
+        );
+      }
+      const values: Values = line.values;
+      const inputs = kind.parse(values, command);
+      const signature = requireOption(stringValue(values.signature), 'signature', command);
+      const key = await readPrivateKey(stringValue(values['key-file']));
+      const body = await bodyOf(kind, line.positionals, values, command);
+      return report(kind.verify(signature, inputs, body, key), signature);
+    },
+  };
+}
 
 const KINDS_NOTE = `A signature is the standard base64 (with padding, 44 characters ending in '=') of
 the raw SHA-256 digest of a concatenation of body bytes and UTF-8 strings that ends
@@ -348,7 +261,7 @@ export const signCommand: Command = commandGroup({
   summary: 'print the signature of a request, webhook or status',
   noun: 'kind',
   description: `Print a signature of the pay-later service.\n\n${KINDS_NOTE}`,
-  subcommands: { web: signWeb, sdk: signSdk, status: signStatus },
+  subcommands: { web: signFor('web', web), sdk: signFor('sdk', sdk), status: signFor('status', status) },
 });
 
 export const verifyCommand: Command = commandGroup({
@@ -356,5 +269,5 @@ export const verifyCommand: Command = commandGroup({
   summary: 'check a signature (exit 0 when valid, 1 when not)',
   noun: 'kind',
   description: `Check a signature of the pay-later service, in constant time.\n\n${KINDS_NOTE}`,
-  subcommands: { web: verifyWeb, sdk: verifySdk, status: verifyStatus },
+  subcommands: { web: verifyFor('web', web), sdk: verifyFor('sdk', sdk), status: verifyFor('status', status) },
 });
