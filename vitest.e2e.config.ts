@@ -2,6 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
+    setupFiles: ['test/support/hermetic.ts'],
     include: ['test/e2e/**/*.test.ts'],
     testTimeout: 120_000,
     hookTimeout: 180_000,

@@ -5,7 +5,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FAMILIES } from '../scripts/families.js';
 import { startMocks, type RunningMocks } from '../scripts/mock-servers.js';
+import { freePorts } from './support/processes.js';
 import { createExtrasClient } from '../src/clients/extras.js';
 import {
   createMerchantApiClient,
@@ -33,7 +35,7 @@ function mockUrl(family: 'gateway' | 'extras' | 'web' | 'sdk'): string {
 }
 
 beforeAll(async () => {
-  mocks = await startMocks({ ports: { gateway: 4310, extras: 4311, web: 4312, sdk: 4313 } });
+  mocks = await startMocks({ ports: await freePorts(FAMILIES) });
 });
 
 afterAll(async () => {

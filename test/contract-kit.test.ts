@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAMILIES, type Family } from '../scripts/families.js';
 import { runContract, type ContractReport } from '../scripts/contract/run.js';
 import { sdkSignature, statusSignature, verifySdkSignature, webSignature } from '../src/signature.js';
-import { stopChild, waitUntilAnswers } from './support/processes.js';
+import { freePorts, stopChild, waitUntilAnswers } from './support/processes.js';
 import { bodyBytes, vectors } from './support/signature-vectors.js';
 
 const root = resolve(import.meta.dirname, '..');
@@ -21,7 +21,8 @@ const require = createRequire(import.meta.url);
 
 /** One run of the kit starts Dredd in a child process; the gateway makes 77 transactions. */
 const KIT_TIMEOUT_MS = 180_000;
-const PRISM_PORTS: Record<Family, number> = { gateway: 4210, extras: 4211, web: 4212, sdk: 4213 };
+/** Free ports for the Prism mocks, taken before they start. */
+let PRISM_PORTS: Record<Family, number>;
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
 type Json = Record<string, unknown>;
@@ -101,6 +102,7 @@ describe('contract kit against a Prism mock of each family', { timeout: KIT_TIME
   const prisms = new Map<Family, ChildProcess>();
 
   beforeAll(async () => {
+    PRISM_PORTS = await freePorts(FAMILIES);
     for (const family of FAMILIES) {
       const child = spawn(
         join(root, 'node_modules', '.bin', 'prism'),

@@ -22,7 +22,7 @@ import {
   type JsonObject,
   type OperationEntry,
 } from '../support/documents.js';
-import { DESCRIPTION, familyOfUrl, urlOccurrences, urlsWithoutMethod } from '../support/description.js';
+import { DESCRIPTION } from '../support/description.js';
 
 interface Run {
   status: number | null;
@@ -202,10 +202,9 @@ describe('generated files', () => {
 });
 
 /** The browser script: the operation the description names only by its URL. It needs no credentials. */
-const publicOperations = urlsWithoutMethod(urlOccurrences(DESCRIPTION.text)).map((occurrence) => ({
-  family: familyOfUrl(occurrence.placeholder, occurrence.path),
-  path: occurrence.path,
-}));
+const publicOperations = DESCRIPTION.operations
+  .filter((operation) => operation.method === null)
+  .map((operation) => ({ family: operation.family, path: operation.path }));
 
 function isPublic(family: Family, entry: OperationEntry): boolean {
   return (

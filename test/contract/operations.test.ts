@@ -1,8 +1,8 @@
 /**
  * Every operation of the interface description exists in the document of its family. The list is
- * read from the description file at test time: each `METHOD {base_url|web_url|sdk_url}/path[?query]`
- * of its tables and prose, each URL written without a method (loaded with GET), and each operation
- * it names only in words.
+ * the project's record of the description's facts (test/data/interface-description.json): each
+ * `METHOD {base_url|web_url|sdk_url}/path[?query]` it writes, the URL it names without a method
+ * (loaded with GET), and each operation it names only in words.
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -20,18 +20,7 @@ import {
   type JsonObject,
   type OperationEntry,
 } from '../support/documents.js';
-import {
-  DESCRIPTION,
-  familyOfUrl,
-  operationsNamedInWords,
-  requireDescription,
-  urlOccurrences,
-  urlsWithoutMethod,
-  type UrlOccurrence,
-} from '../support/description.js';
-
-/** The fewest `METHOD {placeholder}/path` occurrences the description has; fewer means a broken parser. */
-const MIN_METHOD_OCCURRENCES = 17;
+import { DESCRIPTION, DESCRIPTION_DATA_FILE, written } from '../support/description.js';
 
 /**
  * The operationIds this contract gives to the operations the description names only in words
@@ -48,39 +37,22 @@ const OPERATIONS_NAMED_IN_WORDS: Record<string, string> = {
 const WEBHOOK_COUNT: Record<Family, number> = { gateway: 2, extras: 0, web: 1, sdk: 1 };
 
 interface ExpectedOperation {
-  family: Family | undefined;
+  family: Family;
   method: string;
   path: string;
   query: string | undefined;
-  /** How the description writes it, with the line(s): for the test's name. */
+  /** How the description writes it: for the test's name. */
   written: string;
 }
 
-const occurrences = urlOccurrences(DESCRIPTION.text);
-const methodOccurrences = occurrences.filter((occurrence) => occurrence.method !== undefined);
-
-function expectedOperations(): ExpectedOperation[] {
-  const expected = new Map<string, ExpectedOperation & { lines: number[] }>();
-  const add = (occurrence: UrlOccurrence, method: string) => {
-    const family = familyOfUrl(occurrence.placeholder, occurrence.path);
-    const key = `${family ?? '?'} ${method} ${pathShape(occurrence.path)}?${occurrence.query ?? ''}`;
-    const found = expected.get(key);
-    if (found !== undefined) {
-      found.lines.push(occurrence.line);
-      return;
-    }
-    const written = occurrence.method === undefined ? `${method} ${occurrence.written}` : occurrence.written;
-    expected.set(key, { family, method, path: occurrence.path, query: occurrence.query, written, lines: [occurrence.line] });
-  };
-  for (const occurrence of methodOccurrences) add(occurrence, occurrence.method as string);
-  for (const occurrence of urlsWithoutMethod(occurrences)) add(occurrence, 'GET');
-  return [...expected.values()].map(({ lines, ...operation }) => ({
-    ...operation,
-    written: `${operation.written} (line ${lines.join(', ')})`,
-  }));
-}
-
-const EXPECTED = expectedOperations();
+/** Every operation of the description; a URL named without a method is fetched with GET. */
+const EXPECTED: ExpectedOperation[] = DESCRIPTION.operations.map((operation) => ({
+  family: operation.family,
+  method: operation.method ?? 'GET',
+  path: operation.path,
+  query: operation.query,
+  written: written(operation),
+}));
 
 function findOperation(document: JsonObject, method: string, path: string): OperationEntry | undefined {
   return operationsOf(document).find(
@@ -108,32 +80,39 @@ function queryProblems(document: JsonObject, entry: OperationEntry, query: strin
   return problems;
 }
 
-describe('the interface description', () => {
-  it('is read from ../shared/seeds/', () => {
-    expect(DESCRIPTION.problem, DESCRIPTION.problem).toBeUndefined();
-    expect(DESCRIPTION.text.length).toBeGreaterThan(0);
+/** Which family serves an address (and, under {sdk_url}, a path prefix): the description's own split. */
+function familyOfAddress(operation: { address: string; path: string }): Family | undefined {
+  if (operation.address === '{base_url}') return 'gateway';
+  if (operation.address === '{web_url}') return 'web';
+  if (operation.address !== '{sdk_url}') return undefined;
+  if (operation.path.startsWith('/merchant/credit/')) return 'sdk';
+  if (operation.path.startsWith('/service/')) return 'extras';
+  return undefined;
+}
+
+describe(`the interface description's operations (${DESCRIPTION_DATA_FILE})`, () => {
+  it('lists the 17 operations written as METHOD {address}/path and the browser script named by its URL', () => {
+    expect(DESCRIPTION.operations.filter((operation) => operation.method !== null)).toHaveLength(17);
+    expect(DESCRIPTION.operations.filter((operation) => operation.method === null).map((operation) => operation.path)).toEqual([
+      '/sdk.js',
+    ]);
   });
 
-  it(`has at least ${MIN_METHOD_OCCURRENCES} METHOD {placeholder}/path occurrences (else the parser is broken)`, () => {
-    requireDescription();
-    expect(
-      methodOccurrences.length,
-      `found only: ${methodOccurrences.map((occurrence) => occurrence.written).join('; ')}`,
-    ).toBeGreaterThanOrEqual(MIN_METHOD_OCCURRENCES);
-  });
-
-  it('maps every URL to a family', () => {
-    const unmapped = EXPECTED.filter((operation) => operation.family === undefined).map((operation) => operation.written);
-    expect(unmapped, `no family for: ${unmapped.join('; ')}`).toEqual([]);
+  it('gives each operation the family its address serves, once', () => {
+    const wrong = DESCRIPTION.operations
+      .filter((operation) => familyOfAddress(operation) !== operation.family)
+      .map((operation) => `${written(operation)}: family ${operation.family}, its address says ${String(familyOfAddress(operation))}`);
+    expect(wrong).toEqual([]);
+    const keys = DESCRIPTION.operations.map((operation) => written(operation));
+    expect(new Set(keys).size, 'an operation is listed twice').toBe(keys.length);
   });
 });
 
 describe('every operation of the description exists in its family document', () => {
-  it.each(EXPECTED.map((operation) => [`${operation.written} -> ${operation.family ?? '?'}`, operation] as const))(
+  it.each(EXPECTED.map((operation) => [`${operation.written} -> ${operation.family}`, operation] as const))(
     '%s',
     (_name, operation) => {
-      expect(operation.family, `no family for ${operation.written}`).toBeDefined();
-      const bundle = bundleOf(operation.family as Family);
+      const bundle = bundleOf(operation.family);
       const document = requireDocument(bundle);
       const entry = findOperation(document, operation.method, operation.path);
       expect(
@@ -153,7 +132,7 @@ describe('every operation of the description exists in its family document', () 
 
 describe('operations the description names only in words', () => {
   it('are exactly the ones this suite gives an operationId', () => {
-    const phrases = operationsNamedInWords(requireDescription()).map((named) => named.phrase);
+    const phrases = DESCRIPTION.operationsNamedInWords.map((named) => named.phrase);
     expect(
       [...phrases].sort(),
       'the description\'s rows "Method, path and payloads: not shown" changed: map each phrase to an operationId',

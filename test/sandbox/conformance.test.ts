@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runContract, type ContractOptions, type ContractReport } from '../../scripts/contract/run.js';
 import type { Family } from '../../scripts/families.js';
 import { loadContract } from '../../src/sandbox/validation.js';
-import { stopChild, waitUntilAnswers } from '../support/processes.js';
+import { freePort, stopChild, waitUntilAnswers } from '../support/processes.js';
 import { startSandbox, type TestSandbox } from './helpers.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
@@ -40,14 +40,6 @@ const ALLOWED_SKIPS = [
   /^500 INTERNAL_SERVER_ERROR: no request can cause a service failure$/,
   /^(400|413): the request breaks the contract on purpose, and the validating proxy in front of the server \(--proxy\) answers such a request itself instead of forwarding it$/,
 ];
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((done) => server.close(() => done()));
-  return port;
-}
 
 interface Proxy {
   url: string;
