@@ -103,7 +103,11 @@ try {
   });
 } catch (error) {
   if (error instanceof MockStartError) {
-    process.stderr.write(`mock: ${error.message}\n`);
+    const hint =
+      error.port === undefined
+        ? ''
+        : ` Choose other ports with --port-offset <n> (npm run mock -- --port-offset 100 serves on ${families.map((f) => MOCK_PORTS[f] + 100).join(', ')}), or fewer families with --family.`;
+    process.stderr.write(`mock: ${error.message}${hint}\n`);
     process.exit(1);
   }
   throw error;
