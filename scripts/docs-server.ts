@@ -69,13 +69,12 @@ export async function serveDocs(options: ServeOptions = {}): Promise<DocsServer>
       send(response, 500, 'Internal error.');
     }
   });
-  // Keep-alive connections would hold close() open; the site is small, so do not keep them.
-  server.keepAliveTimeout = 1_000;
 
   await new Promise<void>((resolveListen, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EADDRINUSE') reject(new ServeError(`Port ${port} is already in use on ${host}; choose another with --port.`));
-      else if (error.code === 'EACCES') reject(new ServeError(`Port ${port} on ${host} may not be used by this user; choose another with --port.`));
+      const choose = `choose another with --port <n> (npm run docs:serve -- --port ${port === 4080 ? 4081 : 4080}; 0 picks a free port)`;
+      if (error.code === 'EADDRINUSE') reject(new ServeError(`Port ${port} is already in use on ${host}; ${choose}.`));
+      else if (error.code === 'EACCES') reject(new ServeError(`Port ${port} on ${host} may not be used by this user; ${choose}.`));
       else reject(new ServeError(`Cannot listen on ${host}:${port}: ${error.message}`));
     });
     server.listen(port, host, () => resolveListen());
@@ -85,6 +84,8 @@ export async function serveDocs(options: ServeOptions = {}): Promise<DocsServer>
   return {
     url: `http://${urlHost}:${actual}`,
     port: actual,
+    // Keep-alive connections would hold close() open: they are closed with the server (an answer
+    // still being sent is cut short; the site is static, so a browser just asks again).
     close: () =>
       new Promise<void>((resolveClose) => {
         server.close(() => resolveClose());

@@ -1,6 +1,8 @@
 /**
  * Starts and stops the Prism mock servers: one Prism process per API family, each serving the
- * bundled document generated/openapi/<family>.json.
+ * bundled document generated/openapi/<family>.json on an internal port of 127.0.0.1, behind a small
+ * proxy on the family's public port that answers a rejected request with what is wrong in the
+ * family's error format (scripts/mock-proxy.ts explains why).
  *
  * Used by `npm run mock` (scripts/mock.ts), the mock tests and the contract kit:
  *
@@ -17,6 +19,7 @@ import { existsSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { join, relative, resolve } from 'node:path';
 import { FAMILIES, MOCK_PORTS, type Family } from './families.js';
+import { startErrorProxy, type ErrorProxy } from './mock-proxy.js';
 
 const root = resolve(import.meta.dirname, '..');
 const PRISM_ENTRY = join(root, 'node_modules', '@stoplight', 'prism-cli', 'dist', 'index.js');
@@ -58,7 +61,7 @@ export interface RunningMocks {
   urls: Partial<Record<Family, string>>;
   /** Port per started family. */
   ports: Partial<Record<Family, number>>;
-  /** Process id per started family. */
+  /** Process id of each family's Prism. */
   pids: Partial<Record<Family, number>>;
   /**
    * Settles when the first Prism ends on its own (a crash, or a signal from outside); never
@@ -72,8 +75,18 @@ export interface RunningMocks {
 /** The mocks could not be started; the message says why and what to do. */
 export class MockStartError extends Error {
   override readonly name = 'MockStartError';
+
+  constructor(
+    message: string,
+    /** The port that could not be used, when that is the reason. */
+    readonly port?: number,
+  ) {
+    super(message);
+  }
 }
 
+/** Where Prism listens, behind the proxy. */
+const PRISM_HOST = '127.0.0.1';
 const OUTPUT_LINES_KEPT = 60;
 const STOP_GRACE_MS = 5_000;
 
@@ -127,12 +140,16 @@ export async function startMocks(options: MockOptions = {}): Promise<RunningMock
 
   for (const family of families) {
     const problem = await portProblem(host, ports[family]);
-    if (problem) throw new MockStartError(`Port ${ports[family]} (${family}) ${problem} on ${host}.`);
+    if (problem) throw new MockStartError(`Port ${ports[family]} (${family}) ${problem} on ${host}.`, ports[family]);
   }
 
+  // Prism listens on a free port of the loopback interface; the proxy on the public one.
+  const internal = new Map<Family, number>();
+  for (const family of families) internal.set(family, await freePort(PRISM_HOST));
   const children: Child[] = families.map((family) =>
-    spawnPrism(family, documents.get(family) as string, host, ports[family], options.onOutput),
+    spawnPrism(family, documents.get(family) as string, PRISM_HOST, internal.get(family) as number, options.onOutput),
   );
+  const proxies: ErrorProxy[] = [];
   let stopping = false;
   let stopped: Promise<void> | undefined;
   // A safety net: if this process exits without stop() (an uncaught error, process.exit() during
@@ -143,7 +160,7 @@ export async function startMocks(options: MockOptions = {}): Promise<RunningMock
   process.once('exit', killOnExit);
   const stop = (): Promise<void> => {
     stopping = true;
-    stopped ??= Promise.all(children.map(stopChild)).then(() => {
+    stopped ??= Promise.all([...proxies.map((proxy) => proxy.close()), ...children.map(stopChild)]).then(() => {
       process.removeListener('exit', killOnExit);
     });
     return stopped;
@@ -164,7 +181,16 @@ export async function startMocks(options: MockOptions = {}): Promise<RunningMock
   });
 
   try {
-    await Promise.all(children.map((child) => waitUntilListening(child, host, timeoutMs)));
+    await Promise.all(children.map((child) => waitUntilListening(child, PRISM_HOST, timeoutMs)));
+    for (const child of children) {
+      const document = documents.get(child.family) as string;
+      const proxy = await startErrorProxy({ family: child.family, document, host, port: ports[child.family], target: { host: PRISM_HOST, port: child.port } }).catch(
+        (error: NodeJS.ErrnoException) => {
+          throw new MockStartError(`Port ${ports[child.family]} (${child.family}) cannot be used on ${host}: ${error.code ?? error.message}.`, ports[child.family]);
+        },
+      );
+      proxies.push(proxy);
+    }
   } catch (error) {
     await stop();
     throw error;
@@ -173,8 +199,8 @@ export async function startMocks(options: MockOptions = {}): Promise<RunningMock
   const urlHost = connectHost(host).includes(':') ? `[${connectHost(host)}]` : connectHost(host);
   const result: RunningMocks = { urls: {}, ports: {}, pids: {}, unexpectedExit, stop };
   for (const child of children) {
-    result.urls[child.family] = `http://${urlHost}:${child.port}`;
-    result.ports[child.family] = child.port;
+    result.urls[child.family] = `http://${urlHost}:${ports[child.family]}`;
+    result.ports[child.family] = ports[child.family];
     if (child.process.pid !== undefined) result.pids[child.family] = child.process.pid;
   }
   return result;
@@ -290,8 +316,21 @@ function canConnect(host: string, port: number): Promise<boolean> {
   });
 }
 
+/** A port of `host` that is free now (the OS picks it). */
+function freePort(host: string): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen({ host, port: 0, exclusive: true }, () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
 /**
- * Tries to bind the port the way Prism will; resolves undefined when it is free, else a phrase
+ * Tries to bind the port the way the proxy will; resolves undefined when it is free, else a phrase
  * saying why it cannot be used ("is already in use", ...).
  */
 export function portProblem(host: string, port: number): Promise<string | undefined> {

@@ -11,8 +11,8 @@
  * Exit codes: 0 after a clean stop (Ctrl-C, SIGTERM), 1 when the mocks cannot start or one of
  * them dies, 2 for a wrong command line.
  */
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { watchLauncher } from '../src/cli/launcher.js';
 import { FAMILIES, MOCK_PORTS, isFamily, type Family } from './families.js';
 import { FAMILY_LABELS, MockStartError, startMocks, type RunningMocks } from './mock-servers.js';
 
@@ -83,7 +83,13 @@ for (const name of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   });
 }
 
-watchLauncher();
+// npm passes SIGINT and SIGTERM to the shell that runs the script, which does not pass them on:
+// stop when the npm process, or a process between it and the mock, has ended (src/cli/launcher.ts).
+watchLauncher((pid) => {
+  if (shuttingDown) return;
+  process.stderr.write(`mock: the process that started the mock (pid ${pid}) has ended; stopping the mocks.\n`);
+  void shutdown(0);
+});
 
 const width = Math.max(...families.map((f) => f.length));
 try {
@@ -97,7 +103,11 @@ try {
   });
 } catch (error) {
   if (error instanceof MockStartError) {
-    process.stderr.write(`mock: ${error.message}\n`);
+    const hint =
+      error.port === undefined
+        ? ''
+        : ` Choose other ports with --port-offset <n> (npm run mock -- --port-offset 100 serves on ${families.map((f) => MOCK_PORTS[f] + 100).join(', ')}), or fewer families with --family.`;
+    process.stderr.write(`mock: ${error.message}${hint}\n`);
     process.exit(1);
   }
   throw error;
@@ -116,60 +126,4 @@ if (!shuttingDown) {
   const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
   process.stderr.write(`mock: Prism for ${exit.family} ${how}; stopping the others.\nIts last output:\n${exit.output}\n`);
   await shutdown(1);
-}
-
-/**
- * npm (`npm run mock`, `npx tsx ...`) does not pass SIGTERM on to the script it started: it exits
- * and leaves the script running. So, on Linux, when the mock was started through npm, it also stops
- * once that npm process, or a process between it and the mock (tsx, a shell), has ended.
- */
-function watchLauncher(): void {
-  const self = procStat('self');
-  if (!self) return;
-  const chain: { pid: number; startTime: string }[] = [];
-  let launchedByNpm = false;
-  for (let pid = self.ppid; pid > 1 && chain.length < 20; ) {
-    const stat = procStat(String(pid));
-    if (!stat) break;
-    chain.push({ pid, startTime: stat.startTime });
-    if (isNpm(pid)) {
-      launchedByNpm = true;
-      break;
-    }
-    pid = stat.ppid;
-  }
-  if (!launchedByNpm) return;
-  const timer = setInterval(() => {
-    const ended = chain.find((a) => procStat(String(a.pid))?.startTime !== a.startTime);
-    if (!ended) return;
-    clearInterval(timer);
-    if (shuttingDown) return;
-    process.stderr.write(`mock: the process that started the mock (pid ${ended.pid}) has ended; stopping the mocks.\n`);
-    void shutdown(0);
-  }, 1_000);
-  timer.unref();
-}
-
-function isNpm(pid: number): boolean {
-  try {
-    const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
-    return /(^|[\s/])(npm|npx)(\s|$)|npm-cli\.js|npx-cli\.js/.test(command);
-  } catch {
-    return false;
-  }
-}
-
-/** The parent and start time of a process, from /proc (Linux); undefined elsewhere. */
-function procStat(pid: string): { ppid: number; startTime: string } | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The fields after the command name, which is in parentheses and may contain anything.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ppid = Number(fields[1]);
-    const startTime = fields[19];
-    if (!Number.isInteger(ppid) || startTime === undefined) return undefined;
-    return { ppid, startTime };
-  } catch {
-    return undefined;
-  }
 }

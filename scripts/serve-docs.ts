@@ -1,8 +1,12 @@
 /**
  * `npm run docs:serve`: serves the built site (site/, see `npm run docs`) on
- * http://127.0.0.1:4080. Options: --port <n>, --host <address>, --dir <folder>. Ctrl-C stops.
+ * http://127.0.0.1:4080. Options: --port <n>, --host <address>, --dir <folder>. Ctrl-C (SIGINT),
+ * SIGTERM or SIGHUP stop it, and so does the end of the npm process that started it (npm passes
+ * signals to a shell that does not pass them on; src/cli/launcher.ts).
+ * Exit codes: 0 after a stop, 1 when it cannot serve (port in use, no site), 2 for a usage error.
  */
 import { parseArgs } from 'node:util';
+import { watchLauncher } from '../src/cli/launcher.js';
 import { ServeError, serveDocs } from './docs-server.js';
 
 const USAGE = `Usage: npm run docs:serve -- [--port <n>] [--host <address>] [--dir <folder>]
@@ -35,11 +39,16 @@ if (!/^\d+$/.test(values.port ?? '4080') || port > 65_535) usageError(`--port mu
 try {
   const server = await serveDocs({ port, ...(values.host ? { host: values.host } : {}), ...(values.dir ? { dir: values.dir } : {}) });
   process.stdout.write(`Serving the documentation on ${server.url}/ (Ctrl-C stops)\n`);
-  for (const name of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(name, () => {
-      void server.close().then(() => process.exit(0));
-    });
-  }
+  let stopping = false;
+  const stop = () => {
+    if (stopping) process.exit(1); // a second signal: do not wait
+    stopping = true;
+    void server.close().then(() => process.exit(0));
+  };
+  for (const name of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(name, stop);
+  watchLauncher(() => {
+    if (!stopping) stop();
+  });
 } catch (error) {
   if (error instanceof ServeError) {
     process.stderr.write(`docs:serve: ${error.message}\n`);

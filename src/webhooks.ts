@@ -260,6 +260,13 @@ function authenticate(
   options: VerifyWebhookOptions,
   requireSignatureHeader: boolean,
 ): string {
+  if (headers === null || headers === undefined || typeof headers !== 'object') {
+    // A JavaScript caller (or `req.headers` of the wrong object) can pass anything.
+    throw new WebhookVerificationError(
+      requireSignatureHeader ? 'missing_signature' : 'wrong_content_type',
+      `no request headers were given (got ${headers === null ? 'null' : typeof headers}); pass the headers the webhook arrived with (X-Signature, Content-Type)`,
+    );
+  }
   const limit = maxBodyBytes(options.maxBodyBytes);
   const size = byteLength(rawBody);
   if (size > limit) {
@@ -442,6 +449,7 @@ function headerValues(headers: WebhookHeaders, name: string): string[] {
 
 /** A fetch `Headers` (of this runtime or another implementation), as opposed to a plain object. */
 function isHeadersObject(headers: WebhookHeaders): headers is Headers {
+  if (headers === null || typeof headers !== 'object') return false;
   if (typeof Headers !== 'undefined' && headers instanceof Headers) return true;
   return typeof (headers as { get?: unknown }).get === 'function';
 }

@@ -1,20 +1,23 @@
 /**
  * The Prism mocks (scripts/mock-servers.ts and the `npm run mock` CLI): every family answers its
  * documented examples, `Prefer` picks responses, and what the mock can check (Basic credentials,
- * the form of X-Signature, request bodies) is rejected when wrong. The CLI fails fast on a taken
- * port and leaves no Prism behind when it is stopped.
+ * the form of X-Signature, request bodies) is rejected when wrong, with a body in the family's error
+ * format that names what is wrong (scripts/mock-proxy.ts) and is valid against the contract. The
+ * CLI fails fast on a taken port and leaves no Prism behind when it is stopped.
  *
  * Ports: each test takes a block of four free ports at a random offset from the usual ones
  * (4010-4013), so that a running `npm run mock`, or other tests, do not disturb it.
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAMILIES, MOCK_PORTS, type Family } from '../scripts/families.js';
 import { MockStartError, startMocks, type RunningMocks } from '../scripts/mock-servers.js';
 import { sdkSignature, webSignature } from '../src/signature.js';
+import { loadContract } from '../src/sandbox/validation.js';
 
 const root = resolve(import.meta.dirname, '..');
 const PRIVATE_KEY = 'test_private_key';
@@ -108,6 +111,16 @@ const webInitiate = (headers: Record<string, string>, body = webBody()) =>
 
 function violations(answer: Answer): string {
   return answer.headers.get('sl-violations') ?? '';
+}
+
+/** Checks an answer against the family's document: a documented status with a valid body. */
+async function expectDocumented(family: Family, method: string, path: string, answer: Answer): Promise<void> {
+  const contract = await loadContract(family);
+  const operation = contract.match(method, path.split('?', 1)[0] ?? '/')?.operation;
+  expect(operation, `${method} ${path} is an operation of ${family}`).toBeDefined();
+  const result = operation!.validateResponse(answer.status, answer.body, answer.headers.get('content-type') ?? '');
+  expect(result.documented, `${answer.status} is documented`).toBe(true);
+  expect(result.issues, `${JSON.stringify(answer.body)} is valid`).toEqual([]);
 }
 
 describe('startMocks', () => {
@@ -239,6 +252,87 @@ describe('startMocks', () => {
     expect(web.status).toBe(401);
   });
 
+  it('an invalid request is answered in the family format, naming every violation, valid against the contract', async () => {
+    const bad = JSON.stringify({ amount: 'ten rupees' });
+    const sdk = await sdkInitiate({ 'X-Signature': sdkSignature(bad, PRIVATE_KEY) }, bad);
+    expect(sdk.status).toBe(400);
+    expect(sdk.body).toEqual({
+      message: 'BAD_REQUEST',
+      detail: 'Request is invalid: /merchantTransactionId is required; /userPhoneNumber is required; /userId is required; /amount must be number.',
+    });
+    expect(violations(sdk)).toContain('amount'); // Prism's own report stays
+    await expectDocumented('sdk', 'POST', '/merchant/credit/initiateTransaction', sdk);
+
+    const web = await webInitiate({ 'X-Signature': webSignature(bad, '/api/transaction', PRIVATE_KEY) }, bad);
+    expect(web.status).toBe(400);
+    expect(web.body).toMatchObject({ message: 'BAD_REQUEST', detail: expect.stringContaining('/amount must be') });
+    await expectDocumented('web', 'POST', '/api/transaction', web);
+
+    const gateway = await call(`${base('gateway')}/api/merchant`, 'POST', { Authorization: BASIC }, JSON.stringify({ merchant: { id: 'm_1' } }));
+    expect(gateway.status).toBe(400);
+    expect(gateway.body).toEqual({
+      errorCode: 'BAD_REQUEST',
+      message: expect.stringMatching(/^Request is invalid: \/merchant\/brandName is required; .*\/merchant\/mccCode is required\.$/),
+      details: ['brandName', 'entityName', 'brandHomePageUrl', 'mccCode'].map((name) => ({ field: `/merchant/${name}`, issue: 'is required' })),
+    });
+    await expectDocumented('gateway', 'POST', '/api/merchant', gateway);
+
+    const path = `${operation('extras', 'getCreditInfo').path}?userPhoneNumber=+919000000001`;
+    const extras = await call(`${base('extras')}${path}`, 'POST', { Authorization: BASIC });
+    expect(extras.status).toBe(400);
+    expect(extras.body).toMatchObject({
+      errorCode: 'BAD_REQUEST',
+      details: [{ field: 'userPhoneNumber', issue: expect.stringContaining('a bare + in a query string reads as a space: write it %2B') }],
+    });
+    await expectDocumented('extras', 'POST', path, extras);
+  });
+
+  it('a missing or malformed X-Signature, a wrong Content-Type or invalid JSON: BAD_REQUEST saying so', async () => {
+    const missing = await sdkInitiate({});
+    expect(missing.body).toEqual({ message: 'BAD_REQUEST', detail: 'Request is invalid: header X-Signature is required.' });
+    await expectDocumented('sdk', 'POST', '/merchant/credit/initiateTransaction', missing);
+
+    const malformed = await webInitiate({ 'X-Signature': 'not-a-signature' });
+    expect(malformed.body).toEqual({
+      message: 'BAD_REQUEST',
+      detail: 'Request is invalid: header X-Signature must match pattern "^[A-Za-z0-9+/]{43}=$".',
+    });
+
+    const text = await call(`${base('sdk')}/merchant/credit/initiateTransaction`, 'POST', {
+      'X-Partnerid': 'partner_demo',
+      'X-Signature': WELL_FORMED_SIGNATURE,
+      'Content-Type': 'text/plain',
+    }, 'hello');
+    expect(text.body).toEqual({ message: 'BAD_REQUEST', detail: 'Request is invalid: header Content-Type must be application/json.' });
+
+    const json = await sdkInitiate({ 'X-Signature': WELL_FORMED_SIGNATURE }, '{not json');
+    expect([json.status, json.body]).toEqual([400, { message: 'BAD_REQUEST', detail: 'The request body is not valid JSON.' }]);
+    await expectDocumented('sdk', 'POST', '/merchant/credit/initiateTransaction', json);
+
+    const gateway = await call(`${base('gateway')}/api/merchant/transaction?limit=abc`, 'GET', { Authorization: BASIC });
+    expect(gateway.body).toEqual({
+      errorCode: 'BAD_REQUEST',
+      message: 'Request is invalid: query parameter limit must be integer.',
+      details: [{ field: 'limit', issue: 'must be integer' }],
+    });
+    await expectDocumented('gateway', 'GET', '/api/merchant/transaction', gateway);
+  });
+
+  it('missing credentials: the 401 says what is missing, in the family format', async () => {
+    const body = sdkBody();
+    const sdk = await call(`${base('sdk')}/merchant/credit/initiateTransaction`, 'POST', { 'X-Signature': sdkSignature(body, PRIVATE_KEY) }, body);
+    expect(sdk.body).toEqual({
+      message: 'AUTHORIZATION_FAILED',
+      detail: 'X-Partnerid is missing: send your partner id in X-Partnerid (the mock checks that it is present only).',
+    });
+    await expectDocumented('sdk', 'POST', '/merchant/credit/initiateTransaction', sdk);
+    const web = await call(`${base('web')}/api/transaction`, 'POST', { 'X-Signature': WELL_FORMED_SIGNATURE }, webBody());
+    expect(web.body).toMatchObject({ message: 'AUTHORIZATION_FAILED', detail: expect.stringMatching(/^X-Partner-Id is missing/) });
+    const gateway = await call(`${base('gateway')}/api/merchant/m_1`, 'GET', {});
+    expect(gateway.body).toEqual({ errorCode: 'UNAUTHORIZED', message: expect.stringMatching(/^Missing or malformed HTTP Basic credentials/) });
+    await expectDocumented('gateway', 'GET', '/api/merchant/m_1', gateway);
+  });
+
   it('an invalid body is rejected with the violations named', async () => {
     const bad = JSON.stringify({ amount: 'ten rupees' });
     const sdk = await sdkInitiate({ 'X-Signature': sdkSignature(bad, PRIVATE_KEY) }, bad);
@@ -266,6 +360,7 @@ describe('startMocks failures and stop()', () => {
       );
       expect(error).toBeInstanceOf(MockStartError);
       expect((error as Error).message).toContain(`Port ${port} (web) is already in use`);
+      expect((error as MockStartError).port).toBe(port);
     } finally {
       blocker.close();
     }
@@ -281,6 +376,27 @@ describe('startMocks failures and stop()', () => {
       await started.stop();
     }
     for (const pid of pids) expect(isAlive(pid)).toBe(false);
+  }, 60_000);
+
+  it('stop() closes keep-alive connections at once', async () => {
+    const started = await startMocks({ families: ['sdk'], ports: portsAt(await freeOffset()) });
+    const agent = new Agent({ keepAlive: true });
+    let socketClosed = false;
+    try {
+      await new Promise<void>((resolveRequest, reject) => {
+        const outgoing = request(`${started.urls.sdk}/merchant/credit/checkTransactionStatus`, { method: 'POST', agent }, (response) => {
+          response.socket.once('close', () => (socketClosed = true));
+          response.resume();
+          response.on('end', () => resolveRequest());
+        });
+        outgoing.on('error', reject);
+        outgoing.end('{}');
+      });
+    } finally {
+      await started.stop();
+    }
+    await waitFor(() => socketClosed, 2_000, () => 'the keep-alive connection is still open');
+    agent.destroy();
   }, 60_000);
 
   it('reports a Prism that dies on its own (the CLI then stops the others and exits 1)', async () => {
@@ -312,7 +428,9 @@ describe('npm run mock (the CLI)', () => {
       });
       const result = await finished(cli, 45_000);
       expect(result.code).toBe(1);
-      expect(result.stderr).toContain(`Port ${port} (sdk) is already in use on 127.0.0.1`);
+      expect(result.stderr).toContain(
+        `Port ${port} (sdk) is already in use on 127.0.0.1. Choose other ports with --port-offset <n> (npm run mock -- --port-offset 100 serves on 4113), or fewer families with --family.`,
+      );
       expect(result.stderr).not.toMatch(/\n\s+at /); // no stack trace
     } finally {
       blocker.close();
@@ -335,12 +453,11 @@ describe('npm run mock (the CLI)', () => {
     try {
       await waitFor(() => FAMILIES.every((f) => stdout.includes(`127.0.0.1:${ports[f]} `)), 60_000, () => `CLI output:\n${stdout}\n${stderr}`);
       expect(stdout).toMatch(new RegExp(`^gateway\\s+http://127\\.0\\.0\\.1:${ports.gateway}\\s+\\(Merchant and Transactional API\\)$`, 'm'));
-      prisms = prismPids(Object.values(ports));
+      prisms = prismPids(cli.pid as number);
       expect(prisms).toHaveLength(4);
 
       process.kill(cli.pid as number, 'SIGTERM');
       await waitFor(() => prisms.every((pid) => !isAlive(pid)), 20_000, () => `still running: ${prisms.filter(isAlive).join(', ')}`);
-      expect(prismPids(Object.values(ports))).toEqual([]);
       await waitFor(() => !groupAlive(cli.pid as number), 20_000, () => 'the CLI process group is still running');
     } finally {
       try {
@@ -407,15 +524,24 @@ function groupAlive(pgid: number): boolean {
   }
 }
 
-/** The pids of the Prism mock processes listening on these ports, from the process list. */
-function prismPids(ports: number[]): number[] {
-  const list = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
-  return list
+/** The pids of the Prism mock processes below `root` (children, grandchildren, ...), from ps. */
+function prismPids(root: number): number[] {
+  const rows = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' })
     .split('\n')
-    .map((line) => line.trim().match(/^(\d+)\s+(.*)$/))
+    .map((line) => line.trim().match(/^(\d+)\s+(\d+)\s+(.*)$/))
     .filter((m): m is RegExpMatchArray => m !== null)
-    .filter(([, , args]) => /prism-cli\/dist\/index\.js mock /.test(args ?? '') && ports.some((p) => (args ?? '').includes(` -p ${p} `)))
-    .map(([, pid]) => Number(pid));
+    .map(([, pid, ppid, args]) => ({ pid: Number(pid), ppid: Number(ppid), args: args ?? '' }));
+  const below = new Set([root]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const row of rows) {
+      if (below.has(row.ppid) && !below.has(row.pid)) {
+        below.add(row.pid);
+        grew = true;
+      }
+    }
+  }
+  return rows.filter((row) => below.has(row.pid) && /prism-cli\/dist\/index\.js mock /.test(row.args)).map((row) => row.pid);
 }
 
 async function waitFor(condition: () => boolean, timeoutMs: number, describeFailure: () => string): Promise<void> {

@@ -217,6 +217,14 @@ describe.each(CASES)('verify: $label webhook', (c) => {
     expectFailure(() => c.verify(body, { ...unsigned, 'x-signature': undefined }, KEY), 'missing_signature');
   });
 
+  it('rejects headers that are null, undefined or not an object with a verification error, not a TypeError', () => {
+    const body = JSON.stringify(c.payload());
+    for (const headers of [null, undefined, 'X-Signature: x', 42]) {
+      const error = expectFailure(() => c.verify(body, headers as never, KEY), 'missing_signature');
+      expect(error.message).toMatch(/^no request headers were given \(got (null|undefined|string|number)\); pass the headers/);
+    }
+  });
+
   it('rejects a malformed X-Signature header: not base64, wrong length, hex, unpadded', () => {
     const body = JSON.stringify(c.payload());
     const good = sdkSignature(body, KEY);

@@ -622,6 +622,11 @@ export interface components {
             /** @description The merchant record. */
             merchant: components["schemas"]["GatewayMerchant"];
         };
+        /**
+         * @description **Decided by this contract (D29).** The id of the request this error answers: the same value is sent in the `X-Request-Id` response header and written in the service's log line of the request. Quote it when reporting a problem. A client may choose it by sending its own `X-Request-Id` header (1 to 64 characters of `A-Z a-z 0-9 . _ -`); otherwise the service makes one. Optional, so that a server which does not track requests (such as a mock) still answers valid errors.
+         * @example req_5f0c2a9e8b7d4c1a3e6f9b20
+         */
+        RequestId: string;
         /** @description **Decided by this contract (D02).** The error body of the gateway and extras families. `errorCode` is for programs, `message` for people; `details` lists each invalid field of a validation error. */
         ApiError: {
             /**
@@ -638,6 +643,7 @@ export interface components {
                 /** @description What is wrong with it. */
                 issue: string;
             }[];
+            requestId?: components["schemas"]["RequestId"];
         };
         /**
          * @description The body of upload document. **Decided by this contract (D08).** Every field is required; uploading a type again while the merchant is `documentsPending` replaces the earlier file.

@@ -144,12 +144,18 @@ export interface components {
             userId: string;
             amount: components["schemas"]["SdkAmount"];
         };
+        /**
+         * @description **Decided by this contract (D29).** The id of the request this error answers: the same value is sent in the `X-Request-Id` response header and written in the service's log line of the request. Quote it when reporting a problem. A client may choose it by sending its own `X-Request-Id` header (1 to 64 characters of `A-Z a-z 0-9 . _ -`); otherwise the service makes one. Optional, so that a server which does not track requests (such as a mock) still answers valid errors.
+         * @example req_5f0c2a9e8b7d4c1a3e6f9b20
+         */
+        RequestId: string;
         /** @description The error body of the web and SDK families: `message` is the code of the description's Errors table. **Decided by this contract (D03):** an optional `detail` says for a person what was wrong. */
         MessageError: {
             /** @description The code, for programs. */
             message: string;
             /** @description What was wrong (which field, which header), for a person. Optional. */
             detail?: string;
+            requestId?: components["schemas"]["RequestId"];
         };
         /** @description The body of an SDK-flow status check. */
         SdkStatusRequest: {

@@ -1,8 +1,14 @@
 /**
- * HTTP Basic for the gateway and extras families: parsing the header, and an `authenticate`
- * function for routes. Credentials are compared in constant time (config.ts).
+ * HTTP Basic for the gateway and extras families: parsing the header, the kinds of credentials the
+ * sandbox issues, and an `authenticate` function for routes. Credentials are compared in constant
+ * time (config.ts).
+ *
+ * A 401 says which kind of credentials the endpoint takes and, when the request carried valid
+ * credentials of another kind (Merchant API credentials on a Transactional API endpoint, extras
+ * credentials on the gateway, ...), which kind they are. It never says whether a username or a
+ * password was right, and never repeats what was sent.
  */
-import { credentialsEqual, type BasicCredentials } from './config.js';
+import { credentialsEqual, type BasicCredentials, type SandboxConfig } from './config.js';
 import type { ErrorHelpers } from './errors.js';
 import type { AuthResult, IncomingRequest } from './router.js';
 
@@ -17,30 +23,117 @@ export function parseBasicAuthorization(header: string | undefined): BasicCreden
   return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
+/** A kind of HTTP Basic credentials the sandbox issues. */
+export interface CredentialKind {
+  /** The realm of `WWW-Authenticate`. */
+  readonly realm: string;
+  /** What the credentials are, to end a sentence: `Merchant API credentials`. */
+  readonly name: string;
+  /** What an endpoint taking them needs, to end "This endpoint takes ...". */
+  readonly wanted: string;
+}
+
+export const MERCHANT_API_CREDENTIALS: CredentialKind = {
+  realm: 'paylater Merchant API',
+  name: 'Merchant API credentials',
+  wanted: "the payment gateway's Merchant API credentials (HTTP Basic)",
+};
+
+export const TRANSACTIONAL_API_CREDENTIALS: CredentialKind = {
+  realm: 'paylater Transactional API',
+  name: "a merchant's Transactional API credentials",
+  wanted:
+    "the merchant's Transactional API credentials (HTTP Basic), read from merchant.basicAuthDetails once the merchant is enabled",
+};
+
+export const EXTRAS_CREDENTIALS: CredentialKind = {
+  realm: 'paylater extras',
+  name: 'extras credentials',
+  wanted: 'the extras credentials (HTTP Basic), distinct from both kinds of gateway credentials (D26)',
+};
+
+type Recognise = (credentials: BasicCredentials) => boolean;
+
+/** Every kind of credentials of one sandbox, to tell a caller which kind it sent by mistake. */
+export class CredentialKinds {
+  private readonly kinds = new Map<CredentialKind, Recognise>();
+
+  /** Adds a kind (once; a second call for the same kind is ignored). */
+  add(kind: CredentialKind, recognise: Recognise): void {
+    if (!this.kinds.has(kind)) this.kinds.set(kind, recognise);
+  }
+
+  /** The kind, other than `except`, that these credentials are valid for. */
+  identify(credentials: BasicCredentials, except: CredentialKind): CredentialKind | undefined {
+    for (const [kind, recognise] of this.kinds) {
+      if (kind !== except && recognise(credentials)) return kind;
+    }
+    return undefined;
+  }
+}
+
+const registries = new WeakMap<SandboxConfig, CredentialKinds>();
+
 /**
- * An `authenticate` for routes secured by HTTP Basic. `identify` maps valid credentials to a
- * principal (or undefined when they are not accepted); use {@link credentialsEqual} inside it.
+ * The kinds of credentials of the sandbox with this configuration: the fixed Merchant API and
+ * extras credentials, and whatever a family adds (the gateway adds the Transactional API kind).
+ */
+export function credentialKinds(config: SandboxConfig): CredentialKinds {
+  let kinds = registries.get(config);
+  if (kinds === undefined) {
+    kinds = new CredentialKinds();
+    kinds.add(MERCHANT_API_CREDENTIALS, (credentials) => credentialsEqual(credentials, config.merchantApi));
+    kinds.add(EXTRAS_CREDENTIALS, (credentials) => credentialsEqual(credentials, config.extras));
+    registries.set(config, kinds);
+  }
+  return kinds;
+}
+
+/**
+ * An `authenticate` for routes secured by HTTP Basic credentials of one kind. `identify` maps valid
+ * credentials to a principal (or undefined when they are not accepted); use
+ * {@link credentialsEqual} inside it. `kinds`, when given, names another kind the credentials are
+ * valid for in the 401.
  */
 export function basicAuth<P>(
   errors: ErrorHelpers,
-  realm: string,
+  kind: CredentialKind,
   identify: (credentials: BasicCredentials) => P | undefined,
+  kinds?: CredentialKinds,
 ): (request: IncomingRequest) => AuthResult<P> {
+  const fail = (text: string): AuthResult<P> => {
+    const reply = errors.unauthorized(text);
+    reply.headers = { ...reply.headers, 'WWW-Authenticate': `Basic realm="${kind.realm}", charset="UTF-8"` };
+    return { ok: false, reply };
+  };
   return (request) => {
-    const credentials = parseBasicAuthorization(request.header('authorization'));
-    const principal = credentials === undefined ? undefined : identify(credentials);
-    if (credentials === undefined || principal === undefined) {
-      const reply = errors.unauthorized(
-        credentials === undefined ? 'Missing or malformed HTTP Basic credentials.' : 'Invalid HTTP Basic credentials.',
+    const header = request.header('authorization');
+    const credentials = parseBasicAuthorization(header);
+    if (credentials === undefined) {
+      if (header === undefined || header.trim() === '') {
+        return fail(`Missing HTTP Basic credentials: this endpoint takes ${kind.wanted}.`);
+      }
+      if (!/^Basic(\s|$)/i.test(header.trim())) {
+        return fail(`The Authorization header is not HTTP Basic: this endpoint takes ${kind.wanted}.`);
+      }
+      return fail(
+        `Malformed HTTP Basic credentials: send "Basic " and the base64 of username:password. This endpoint takes ${kind.wanted}.`,
       );
-      reply.headers = { ...reply.headers, 'WWW-Authenticate': `Basic realm="${realm}", charset="UTF-8"` };
-      return { ok: false, reply };
     }
-    return { ok: true, principal };
+    const principal = identify(credentials);
+    if (principal !== undefined) return { ok: true, principal };
+    const other = kinds?.identify(credentials, kind);
+    if (other !== undefined) return fail(`This endpoint takes ${kind.wanted}; these are ${other.name}.`);
+    return fail(`Invalid HTTP Basic credentials: this endpoint takes ${kind.wanted}.`);
   };
 }
 
 /** An `identify` for one fixed pair of credentials. */
 export function fixedCredentials(expected: BasicCredentials): (credentials: BasicCredentials) => true | undefined {
   return (credentials) => (credentialsEqual(credentials, expected) ? true : undefined);
+}
+
+/** The `authenticate` of the extras (D26). */
+export function extrasAuth(config: SandboxConfig, errors: ErrorHelpers): (request: IncomingRequest) => AuthResult<true> {
+  return basicAuth(errors, EXTRAS_CREDENTIALS, fixedCredentials(config.extras), credentialKinds(config));
 }

@@ -1,8 +1,11 @@
 /**
- * `paylater sandbox`: starts the stateful sandbox and runs until SIGINT or SIGTERM.
+ * `paylater sandbox`: starts the stateful sandbox and runs until SIGINT, SIGTERM or SIGHUP, or
+ * until the npm process that started it has ended (`npm start`: see src/cli/launcher.ts).
  * Settings: flags over environment variables over the documented defaults (docs/sandbox.md).
+ * Exit codes: 0 after a stop, 1 when it cannot listen (port in use, ...), 2 for a usage error.
  */
 import { parseCommandLine, UsageError, CliError, type Command } from '../cli/command-line.js';
+import { watchLauncher } from '../cli/launcher.js';
 import { ConfigError, DEFAULT_CONFIG, ENVIRONMENT, parsePort, type ConfigOverrides, type SandboxConfig } from './config.js';
 import { createSandbox } from './server.js';
 
@@ -33,6 +36,12 @@ const OPTIONS = {
   'webhook-url': { type: 'string' },
   quiet: { type: 'boolean' },
 } as const;
+
+/** The sandbox could not start listening: exit code 1 (not a usage error). */
+export class SandboxStartError extends CliError {
+  override name = 'SandboxStartError';
+  override readonly exitCode: number = 1;
+}
 
 export interface RunSandboxOptions {
   /** Default: process.env. */
@@ -69,24 +78,53 @@ export async function runSandbox(argv: string[], options: RunSandboxOptions = {}
   } catch (error) {
     await sandbox?.close();
     if (error instanceof ConfigError) throw new CliError(error.message);
-    const code = (error as { code?: unknown }).code;
-    if (code === 'EADDRINUSE') throw new CliError(`the address is in use; choose another port with --port`);
-    if (code === 'EACCES') throw new CliError(`no permission to listen there; choose another port with --port`);
+    const problem = sandbox === undefined ? undefined : listenProblem(error, sandbox.config);
+    if (problem !== undefined) throw new SandboxStartError(problem);
     throw error;
   }
 
   write(banner(sandbox.url, sandbox.config));
 
-  const stop =
-    options.until ??
-    new Promise<NodeJS.Signals>((resolve) => {
-      process.once('SIGINT', () => resolve('SIGINT'));
-      process.once('SIGTERM', () => resolve('SIGTERM'));
+  let stop = options.until;
+  if (stop === undefined) {
+    const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+    let stopping = false;
+    stop = new Promise<void>((resolve) => {
+      const onSignal = () => {
+        if (stopping) {
+          // A second signal while stopping: do not wait any longer.
+          write('Stopped.\n');
+          process.exit(1);
+        }
+        stopping = true;
+        resolve();
+      };
+      for (const signal of signals) process.on(signal, onSignal);
+      watchLauncher((pid) => {
+        if (stopping) return;
+        stopping = true;
+        write(`The process that started the sandbox (pid ${pid}) has ended.\n`);
+        resolve();
+      });
     });
+  }
   await stop;
   write('Stopping the sandbox...\n');
   await sandbox.close();
   return 0;
+}
+
+/** Why the sandbox could not listen, for a person (naming the port and how to change it). */
+function listenProblem(error: unknown, config: SandboxConfig): string | undefined {
+  const code = (error as { code?: unknown }).code;
+  const where = `port ${config.port} on ${config.host}`;
+  const change = `choose another with --port PORT or ${ENVIRONMENT.port} (0 picks a free port)`;
+  if (code === 'EADDRINUSE') return `${where} is already in use; ${change}.`;
+  if (code === 'EACCES') return `no permission to listen on ${where} (ports below 1024 need privileges); ${change}.`;
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+    return `cannot listen on ${config.host}: the address is not on this machine; choose another with --host HOST or ${ENVIRONMENT.host}.`;
+  }
+  return undefined;
 }
 
 /**
@@ -95,6 +133,17 @@ export async function runSandbox(argv: string[], options: RunSandboxOptions = {}
  */
 function shown(value: string, published: string, variable: string): string {
   return value === published ? value : `(set, not shown; from ${variable} or the options)`;
+}
+
+/** A URL for the banner: without a user, password, query or fragment, which may carry secrets. */
+export function shownUrl(value: string): string {
+  try {
+    const url = new URL(value);
+    const hidden = url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '';
+    return `${url.origin}${url.pathname}${hidden ? ' (credentials and query not shown)' : ''}`;
+  } catch {
+    return '(not a valid URL)';
+  }
 }
 
 /** What the sandbox prints on start: its address and its (published, test-only) credentials. */
@@ -108,7 +157,7 @@ export function banner(url: string, config: SandboxConfig): string {
     `  Extras Basic:                  ${config.extras.username} / ${shown(config.extras.password, defaults.extras.password, ENVIRONMENT.extrasPassword)}`,
     `  Partner id (web and SDK):      ${config.partner.id}`,
     `  Private key (web and SDK):     ${shown(config.partner.privateKey, defaults.partner.privateKey, ENVIRONMENT.privateKey)}`,
-    `  Partner webhook URL:           ${config.partner.webhookUrl ?? '(none: events are recorded as not_sent)'}`,
+    `  Partner webhook URL:           ${config.partner.webhookUrl === undefined ? '(none: events are recorded as not_sent)' : shownUrl(config.partner.webhookUrl)}`,
     '',
     `Landing page: ${url}/   Browser script: ${url}/sdk.js   Hosted checkout: ${url}/checkout/<id>`,
     `Virtual clock: ${url}/sandbox/clock   Webhook deliveries: ${url}/sandbox/webhooks/deliveries`,

@@ -10,7 +10,11 @@
  *   4. Content-Type `application/json`, UTF-8, JSON syntax (400);
  *   5. parameters and body against the contract (400 with details);
  *   6. the handler, whose reply is sent as JSON; an exception becomes the family's 500.
+ *
+ * Every answer carries a request id (D29) in `X-Request-Id`, and every JSON error body repeats it as
+ * `requestId`: the client's own `X-Request-Id` when it is a short safe token, else a new one.
  */
+import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import FindMyWay from 'find-my-way';
 import type { ErrorHelpers, ErrorReply } from './errors.js';
@@ -172,6 +176,8 @@ export class Router {
   private readonly routes: RouteInfo[] = [];
   /** `/first/second` prefixes of registered paths, to answer a 404 in the right format. */
   private readonly prefixes = new Map<string, ErrorHelpers>();
+  /** Routes with a secret in their path (a `{token}`), whose value is never logged. */
+  private readonly secretRoutes: SecretRoute[] = [];
 
   constructor(private readonly options: RouterOptions) {}
 
@@ -237,6 +243,28 @@ export class Router {
     this.routes.push({ family, method, path, operationId });
     const prefix = prefixOf(path);
     if (!this.prefixes.has(prefix)) this.prefixes.set(prefix, errors);
+    const secret = secretRoute(path);
+    if (secret !== undefined) this.secretRoutes.push(secret);
+  }
+
+  /**
+   * A request's path as it may be logged: without the query (which may carry anything), and with
+   * every secret path segment (the dashboard invitation token) replaced by `[redacted]`, also when
+   * the rest of the path does not match the route exactly.
+   */
+  logPath(url: string): string {
+    const pathname = url.split('?', 1)[0] ?? '/';
+    if (this.secretRoutes.length === 0) return pathname;
+    const segments = pathname.split('/');
+    for (const route of this.secretRoutes) {
+      if (segments.length <= route.last) continue;
+      const matches = route.segments.every(
+        (segment, index) => index > route.last || segment === undefined || segment === normaliseSegment(segments[index]!),
+      );
+      if (!matches) continue;
+      for (const index of route.secret) segments[index] = '[redacted]';
+    }
+    return segments.join('/');
   }
 
   /** Handles one HTTP request; never throws. */
@@ -244,20 +272,24 @@ export class Router {
     const url = request.url ?? '/';
     const method = (request.method ?? 'GET').toUpperCase();
     const pathname = url.split('?', 1)[0] ?? '/';
-    let errors = this.errorsFor(pathname);
+    const requestId = assignRequestId(request, response);
+    let errors = this.errorsForPath(pathname);
     try {
       if (!url.startsWith('/')) {
         discard(request);
         send(response, errors.badRequest('The request target must be a path.'));
         return;
       }
-      const found = METHODS.includes(method as Method) ? this.router.find(method as Method, pathname) : null;
+      // HEAD is answered like GET; Node leaves the body out.
+      const lookup = method === 'HEAD' ? 'GET' : method;
+      const found = METHODS.includes(lookup as Method) ? this.router.find(lookup as Method, pathname) : null;
       if (found === null) {
         discard(request);
-        const allowed = METHODS.filter((candidate) => this.router.find(candidate, pathname) !== null);
+        const allowed: string[] = METHODS.filter((candidate) => this.router.find(candidate, pathname) !== null);
         if (allowed.length > 0) {
-          const entry = this.router.find(allowed[0]!, pathname)?.store as RouteEntry | undefined;
+          const entry = this.router.find(allowed[0] as Method, pathname)?.store as RouteEntry | undefined;
           errors = entry?.errors ?? errors;
+          if (allowed.includes('GET')) allowed.splice(allowed.indexOf('GET') + 1, 0, 'HEAD');
           send(response, errors.methodNotAllowed(allowed));
         } else {
           send(response, errors.notFound(`No route for ${method} ${shorten(pathname)}.`));
@@ -266,15 +298,23 @@ export class Router {
       }
       const entry = found.store as RouteEntry;
       errors = entry.errors;
+      const malformed = malformedHeaders(request, errors);
+      if (malformed !== undefined) {
+        discard(request);
+        send(response, { ...malformed, headers: { ...malformed.headers, Connection: 'close' } });
+        return;
+      }
       await entry.run(request, response, found.params);
     } catch (error) {
-      this.options.log.error(`unexpected error on ${method} ${pathname}`, error);
+      this.options.log.error(`unexpected error on ${method} ${this.logPath(url)} (${requestId})`, error);
       if (!response.headersSent) send(response, errors.internal());
       else response.destroy();
     }
   }
 
-  private errorsFor(pathname: string): ErrorHelpers {
+  /** The error format of the family a path belongs to (by its first two segments). */
+  errorsForPath(url: string): ErrorHelpers {
+    const pathname = url.split('?', 1)[0] ?? '/';
     return this.prefixes.get(prefixOf(pathname)) ?? this.options.fallbackErrors;
   }
 
@@ -354,7 +394,7 @@ export class Router {
       if (error instanceof RequestError) {
         reply = error.reply;
       } else {
-        this.options.log.error(`unexpected error in ${operation.operationId}`, error);
+        this.options.log.error(`unexpected error in ${operation.operationId} (${requestIdOf(response)})`, error);
         reply = errors.internal();
       }
     }
@@ -397,12 +437,47 @@ export class Router {
       if (error instanceof RequestError) {
         reply = error.reply;
       } else {
-        this.options.log.error(`unexpected error on ${incoming.method} ${incoming.pathname}`, error);
+        this.options.log.error(
+          `unexpected error on ${incoming.method} ${this.logPath(incoming.pathname)} (${requestIdOf(response)})`,
+          error,
+        );
         reply = errors.internal();
       }
     }
     send(response, reply);
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Request ids (D29)
+
+/** A request id the client may choose: the `RequestId` schema of the contract. */
+export const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
+
+const requestIds = new WeakMap<ServerResponse, string>();
+
+/** A new request id: `req_` and 24 hex digits. */
+export function newRequestId(): string {
+  return `req_${randomBytes(12).toString('hex')}`;
+}
+
+/**
+ * Gives the request its id (once): the client's `X-Request-Id` when it is one short safe token,
+ * else a new one; sets the `X-Request-Id` response header. Returns the id.
+ */
+export function assignRequestId(request: IncomingMessage, response: ServerResponse): string {
+  const existing = requestIds.get(response);
+  if (existing !== undefined) return existing;
+  const offered = request.headers['x-request-id'];
+  const id = typeof offered === 'string' && REQUEST_ID_PATTERN.test(offered) ? offered : newRequestId();
+  requestIds.set(response, id);
+  if (!response.headersSent) response.setHeader('X-Request-Id', id);
+  return id;
+}
+
+/** The id given to the request this response answers (assigned on first use). */
+export function requestIdOf(response: ServerResponse): string {
+  return requestIds.get(response) ?? assignRequestId(response.req, response);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -412,8 +487,62 @@ const EMPTY = Buffer.alloc(0);
 /** After a 413, at most this much more is read (and thrown away) before the connection is cut. */
 const DISCARD_LIMIT = 16 * 1024 * 1024;
 
+/**
+ * Headers no operation can work with, answered 400 before anything else: no `Host` on HTTP/1.1
+ * (Node's own answer would be an empty 400), and `Authorization` given more than once (Node would
+ * silently keep the first).
+ */
+function malformedHeaders(request: IncomingMessage, errors: ErrorHelpers): ErrorReply | undefined {
+  if (request.headers.host === undefined && request.httpVersionMajor === 1 && request.httpVersionMinor >= 1) {
+    return errors.badRequest('The request has no Host header; HTTP/1.1 requires one (the address of the sandbox, e.g. Host: 127.0.0.1:4000).', [
+      { field: 'Host', issue: 'is required' },
+    ]);
+  }
+  const authorization = request.headersDistinct.authorization;
+  if (authorization !== undefined && authorization.length > 1) {
+    return errors.badRequest(
+      `The request has ${authorization.length} Authorization headers; send exactly one.`,
+      [{ field: 'Authorization', issue: 'must be given exactly once' }],
+    );
+  }
+  return undefined;
+}
+
 function shorten(text: string): string {
   return text.length > 200 ? `${text.slice(0, 200)}...` : text;
+}
+
+/** Path parameters whose values are secrets: never logged. */
+const SECRET_PARAMETER = /token|secret|password|key/i;
+
+interface SecretRoute {
+  /** Each segment of the route's path: lower-case text, or undefined for a parameter. */
+  segments: (string | undefined)[];
+  /** The indexes of the secret segments. */
+  secret: number[];
+  /** The highest of them. */
+  last: number;
+}
+
+function secretRoute(path: string): SecretRoute | undefined {
+  const parts = path.split('/');
+  const secret: number[] = [];
+  const segments = parts.map((part, index) => {
+    const parameter = /^\{([^}]+)\}$/.exec(part);
+    if (parameter === null) return part.toLowerCase();
+    if (SECRET_PARAMETER.test(parameter[1]!)) secret.push(index);
+    return undefined;
+  });
+  return secret.length === 0 ? undefined : { segments, secret, last: Math.max(...secret) };
+}
+
+/** A path segment as compared with a route's: percent-decoded, lower case. */
+function normaliseSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment).toLowerCase();
+  } catch {
+    return segment.toLowerCase();
+  }
 }
 
 function prefixOf(path: string): string {
@@ -584,6 +713,10 @@ function nestedDeeperThan(value: unknown, limit: number): boolean {
   return false;
 }
 
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !Buffer.isBuffer(value);
+}
+
 /** `application/json`, optionally with `charset=utf-8`; nothing else. */
 export function isJsonContentType(value: string | undefined): boolean {
   if (value === undefined) return false;
@@ -597,7 +730,10 @@ export function isJsonContentType(value: string | undefined): boolean {
   });
 }
 
-/** Writes a reply: JSON unless `Content-Type` is set and the body is a string or bytes. */
+/**
+ * Writes a reply: JSON unless `Content-Type` is set and the body is a string or bytes. A JSON error
+ * body (status 400 or more) gets the request's id as `requestId` (D29).
+ */
 export function send(response: ServerResponse, reply: Reply): void {
   if (response.headersSent || response.destroyed) return;
   const headers: Record<string, string> = { 'Cache-Control': 'no-store', ...reply.headers };
@@ -606,7 +742,9 @@ export function send(response: ServerResponse, reply: Reply): void {
   if (explicitType !== undefined && (typeof reply.body === 'string' || Buffer.isBuffer(reply.body))) {
     payload = reply.body;
   } else if (reply.body !== undefined) {
-    payload = JSON.stringify(reply.body);
+    const body =
+      reply.status >= 400 && isPlainObject(reply.body) ? { ...reply.body, requestId: requestIdOf(response) } : reply.body;
+    payload = JSON.stringify(body);
     if (explicitType === undefined) headers['Content-Type'] = 'application/json; charset=utf-8';
   }
   headers['Content-Length'] = String(Buffer.byteLength(payload));

@@ -7,20 +7,20 @@
  *   ...
  *   await sandbox.close();
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { VirtualClock } from './clock.js';
 import { resolveConfig, type ConfigOverrides, type SandboxConfig } from './config.js';
 import type { FamilyContext, RegisterFamily, SandboxMethod } from './context.js';
 import { registerControl } from './control.js';
 import { DeliveryDispatcher } from './delivery.js';
-import { errorHelpers, type ErrorFormat } from './errors.js';
+import { errorHelpers, type ErrorFormat, type ErrorHelpers } from './errors.js';
 import { registerExtras } from './families/extras.js';
 import { registerGateway } from './families/gateway.js';
 import { registerSdk } from './families/sdk.js';
 import { registerWeb } from './families/web.js';
 import { landingPage } from './pages/landing.js';
-import { Router, type Logger, type RouteInfo } from './router.js';
+import { assignRequestId, newRequestId, Router, type Logger, type RouteInfo } from './router.js';
 import { MemoryStore, type Store } from './store.js';
 import { loadContract, type FamilyName } from './validation.js';
 
@@ -60,6 +60,15 @@ export interface SandboxOptions {
   families?: readonly FamilyName[];
   /** The fetch used for webhook deliveries (default: the global fetch). */
   fetch?: typeof fetch;
+  /** How long a client may take to send a request; an expired one is answered 408. */
+  timeouts?: {
+    /** To send the request line and headers; default 30 000 ms. */
+    headersMs?: number;
+    /** To send the whole request, headers and body; default 60 000 ms. */
+    requestMs?: number;
+    /** How often the timeouts are checked; default 5 000 ms (so a 408 comes at most this late). */
+    checkIntervalMs?: number;
+  };
 }
 
 export interface Sandbox {
@@ -159,32 +168,84 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const unknown = wanted.filter((family) => !FAMILY_MODULES.some((module) => module.family === family));
   if (unknown.length > 0) throw new Error(`no sandbox module for the family ${unknown.join(', ')}`);
 
-  const server = createServer({ requestTimeout: 60_000, headersTimeout: 30_000 }, (request, response) => {
-    const started = performance.now();
-    if (options.logRequests === true) {
+  // The request being answered on each connection, so that a timeout can be answered in its
+  // family's format.
+  const inFlight = new WeakMap<Socket, { request: IncomingMessage; response: ServerResponse; started: number }>();
+  const logLine = (method: string, url: string, status: number, started: number, requestId: string) => {
+    if (options.logRequests !== true) return;
+    log.info(`${method} ${router.logPath(url)} ${status} ${Math.round(performance.now() - started)} ms ${requestId}`);
+  };
+
+  const timeouts = options.timeouts ?? {};
+  const server = createServer(
+    {
+      requestTimeout: timeouts.requestMs ?? 60_000,
+      headersTimeout: timeouts.headersMs ?? 30_000,
+      connectionsCheckingInterval: timeouts.checkIntervalMs ?? 5_000,
+      // A request without Host is answered by the router in the family's format, not by Node's bare 400.
+      requireHostHeader: false,
+    },
+    (request, response) => {
+      const started = performance.now();
+      const requestId = assignRequestId(request, response);
+      const socket = request.socket;
+      inFlight.set(socket, { request, response, started });
+      const done = () => {
+        if (inFlight.get(socket)?.response === response) inFlight.delete(socket);
+      };
       response.on('finish', () => {
-        const path = (request.url ?? '/').split('?', 1)[0];
-        log.info(`${request.method} ${path} ${response.statusCode} ${Math.round(performance.now() - started)} ms`);
+        done();
+        logLine(request.method ?? '-', request.url ?? '/', response.statusCode, started, requestId);
       });
-    }
-    void router.handle(request, response);
-  });
-  // A request Node cannot parse never reaches a family, so it gets a short JSON answer of its own:
-  // 431 for headers over Node's limit, 400 otherwise.
-  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable) {
+      response.on('close', done);
+      void router.handle(request, response);
+    },
+  );
+
+  // A request Node cannot parse, or one that is not received in time, never reaches (or leaves) the
+  // router; it gets a short JSON answer written here: 408 for a timeout (in the family's format when
+  // the request line was read), 431 for headers over Node's limit, 400 otherwise.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    if (!socket.writable || error.code === 'ECONNRESET') {
       socket.destroy();
       return;
     }
-    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-    const body = JSON.stringify({
-      errorCode: 'BAD_REQUEST',
-      message: tooLarge ? 'The request headers exceed the limit of 16 KiB.' : 'The request is not valid HTTP.',
-    });
-    const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
+    const current = inFlight.get(socket);
+    inFlight.delete(socket);
+    const answered = current !== undefined && current.response.headersSent;
+    if (answered) {
+      socket.destroy();
+      return;
+    }
+    const requestId = current === undefined ? newRequestId() : String(current.response.getHeader('X-Request-Id') ?? newRequestId());
+    const errors: ErrorHelpers = current === undefined ? sandboxErrors : router.errorsForPath(current.request.url ?? '/');
+    let status: number;
+    let reason: string;
+    let text: string;
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+      status = 408;
+      reason = 'Request Timeout';
+      text =
+        current === undefined
+          ? `The request line and headers were not received within ${duration(timeouts.headersMs ?? 30_000)}.`
+          : `The request body was not received in full within ${duration(timeouts.requestMs ?? 60_000)}; send the whole body (as many bytes as Content-Length says).`;
+    } else if (error.code === 'HPE_HEADER_OVERFLOW') {
+      status = 431;
+      reason = 'Request Header Fields Too Large';
+      text = 'The request headers exceed the limit of 16 KiB.';
+    } else {
+      status = 400;
+      reason = 'Bad Request';
+      text = 'The request is not valid HTTP/1.1.';
+    }
+    const reply = errors.error(400, 'BAD_REQUEST', text);
+    const body = JSON.stringify({ ...reply.body, requestId });
     socket.end(
-      `HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Cache-Control: no-store\r\nX-Request-Id: ${requestId}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
     );
+    if (current === undefined) logLine('-', '-', status, performance.now(), requestId);
+    else logLine(current.request.method ?? '-', current.request.url ?? '/', status, current.started, requestId);
   });
 
   let closed = false;
@@ -224,6 +285,11 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     server,
     routes: router.list(),
   };
+}
+
+/** `300 ms`, `30 s`. */
+function duration(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`;
 }
 
 /** The host to write in URLs: a wildcard address becomes the loopback one. */

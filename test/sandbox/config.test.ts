@@ -115,4 +115,11 @@ describe('the sandbox command', () => {
     expect(text).toContain('pg_live');
     expect(text).toMatch(/Private key .*set, not shown; from PAYLATER_PRIVATE_KEY/);
   });
+
+  it('banner() shows a webhook URL without its user, password and query', () => {
+    const config = resolveConfig({ partner: { webhookUrl: 'https://hook_user:hook-Pass-4@hooks.example.in/pay?token=tok-5#x' } });
+    const text = banner('http://127.0.0.1:4000', config);
+    expect(text).toMatch(/Partner webhook URL: +https:\/\/hooks\.example\.in\/pay \(credentials and query not shown\)\n/);
+    for (const secret of ['hook_user', 'hook-Pass-4', 'tok-5']) expect(text).not.toContain(secret);
+  });
 });

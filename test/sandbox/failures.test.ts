@@ -77,9 +77,12 @@ describe('a request Node cannot parse', () => {
   it('answers 431 with a JSON body for headers over the limit', async () => {
     const answer = await raw(t.url, `GET /sandbox/clock HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
     expect(answer).toMatch(/^HTTP\/1\.1 431 /);
+    const requestId = /\r\nX-Request-Id: (\S+)\r\n/.exec(answer)?.[1];
+    expect(requestId).toMatch(/^req_[0-9a-f]{24}$/);
     expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({
       errorCode: 'BAD_REQUEST',
       message: 'The request headers exceed the limit of 16 KiB.',
+      requestId,
     });
   });
 

@@ -19,7 +19,10 @@ export interface Answer {
   status: number;
   headers: Headers;
   text: string;
-  /** The parsed JSON body (undefined when not JSON). */
+  /**
+   * The parsed JSON body (undefined when not JSON). An error body comes without its `requestId`:
+   * `request()` has checked that it is there and equals the `X-Request-Id` header (D29).
+   */
   body: any;
   /** The contract operation the request matched, if any. */
   operationId: string | undefined;
@@ -98,6 +101,20 @@ export async function checkAgainstContract(method: string, pathAndQuery: string,
 }
 
 /**
+ * Checks the request id of an answer (D29): every answer has an `X-Request-Id`, and every JSON error
+ * body repeats it as `requestId`. Returns the body without `requestId`.
+ */
+export function checkRequestId(answer: { status: number; headers: Headers; body: unknown }): any {
+  const id = answer.headers.get('x-request-id');
+  expect(id, 'every answer has an X-Request-Id').toMatch(/^[A-Za-z0-9._-]{1,64}$/);
+  const { body } = answer;
+  if (answer.status < 400 || body === null || typeof body !== 'object' || Array.isArray(body)) return body;
+  const { requestId, ...rest } = body as Record<string, unknown>;
+  expect(requestId, `the error body ${JSON.stringify(body)} repeats X-Request-Id`).toBe(id);
+  return rest;
+}
+
+/**
  * The usual setup of a test file: one sandbox for the file, closed after it, and no error logged
  * by any test. The handle is filled in before the first test runs.
  */
@@ -140,7 +157,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<TestSa
     }
     const partial = { status: response.status, headers: response.headers, text, body };
     const operationId = await checkAgainstContract(method, pathAndQuery, partial);
-    return { ...partial, operationId };
+    return { ...partial, body: checkRequestId(partial), operationId };
   };
 
   const signedHeaders = (signature: string, options: SignedOptions, partnerHeader: string) => {

@@ -133,7 +133,10 @@ describe('authorization', () => {
   it('answers 401 AUTHORIZATION_FAILED for a wrong signature', async () => {
     const answer = await t.sdk(INITIATE, body(), { key: 'another_key' });
     expect(answer.status).toBe(401);
-    expect(answer.body).toEqual({ message: 'AUTHORIZATION_FAILED', detail: 'X-Signature does not match the request body.' });
+    expect(answer.body).toEqual({
+      message: 'AUTHORIZATION_FAILED',
+      detail: 'X-Signature does not match the request body: it must be base64(SHA-256(the exact body bytes + your private key)).',
+    });
   });
 
   it('answers 401 for an unknown partner', async () => {
@@ -156,11 +159,11 @@ describe('authorization', () => {
   it('answers 401 for a missing X-Signature or X-Partnerid', async () => {
     expect((await t.sdk(INITIATE, body(), { signature: null })).body).toEqual({
       message: 'AUTHORIZATION_FAILED',
-      detail: 'X-Signature is missing.',
+      detail: 'X-Signature is missing: send base64(SHA-256(the exact body bytes + your private key)), 44 characters of standard base64 (D28).',
     });
     expect((await t.sdk(INITIATE, body(), { partnerId: null })).body).toEqual({
       message: 'AUTHORIZATION_FAILED',
-      detail: 'X-Partnerid is missing.',
+      detail: 'X-Partnerid is missing: send your partner id in X-Partnerid, and the request signature in X-Signature.',
     });
     expect((await t.sdk(STATUS, { merchantTransactionId: 'x' }, { signature: null })).status).toBe(401);
     expect((await t.sdk(REFUND, { merchantTransactionId: 'x' }, { signature: null })).status).toBe(401);

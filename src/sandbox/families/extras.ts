@@ -7,7 +7,7 @@
  * Rules: D02 (errors), D24 (1 MiB), D25 (phone numbers), D26.
  */
 import type { components, operations } from '../../../generated/types/extras.js';
-import { basicAuth, fixedCredentials } from '../auth.js';
+import { extrasAuth } from '../auth.js';
 import type { FamilyContext } from '../context.js';
 import { creditInfo, findTestUser } from '../test-users.js';
 
@@ -34,7 +34,7 @@ export function registerExtras(ctx: FamilyContext): void {
   const { errors, clock, config } = ctx;
   const identifications = ctx.store.collection<StoredIdentification>(EXTRAS_IDENTIFICATIONS);
   const merchantData = ctx.store.collection<StoredMerchantData>(EXTRAS_MERCHANT_DATA);
-  const authenticate = basicAuth(errors, 'paylater extras', fixedCredentials(config.extras));
+  const authenticate = extrasAuth(config, errors);
 
   ctx.route<operations['getCreditInfo'], true>('getCreditInfo', {
     authenticate,

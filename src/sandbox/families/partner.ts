@@ -21,9 +21,26 @@ export function findPartner(config: SandboxConfig, id: string): Partner | undefi
     : undefined;
 }
 
+/** How each flow names its partner id header and computes its request signature (D28). */
+const FLOWS = {
+  'X-Partnerid': {
+    flow: 'the SDK flow',
+    otherHeader: 'X-Partner-Id',
+    otherFlow: 'the web flow',
+    recipe: 'base64(SHA-256(the exact body bytes + your private key))',
+  },
+  'X-Partner-Id': {
+    flow: 'the web flow',
+    otherHeader: 'X-Partnerid',
+    otherFlow: 'the SDK flow',
+    recipe: 'base64(SHA-256(the exact body bytes + the path and query exactly as sent + your private key))',
+  },
+} as const;
+
 /**
  * Checks `<partnerHeader>` and `X-Signature`. `verify` says whether a well-formed signature matches
- * the request for the partner's key. Every failure is 401 AUTHORIZATION_FAILED with a detail.
+ * the request for the partner's key. Every failure is 401 AUTHORIZATION_FAILED with a detail that
+ * says which header is wrong and how the signature is computed, never the key or the expected value.
  */
 export function partnerAuth(
   config: SandboxConfig,
@@ -33,19 +50,36 @@ export function partnerAuth(
   mismatch: string,
 ): (request: IncomingRequest) => AuthResult<Partner> {
   const fail = (detail: string): AuthResult<Partner> => ({ ok: false, reply: errors.unauthorized(detail) });
+  const { flow, otherHeader, otherFlow, recipe } = FLOWS[partnerHeader];
   return (request) => {
     const partnerId = request.header(partnerHeader);
-    if (partnerId === undefined || partnerId === '') return fail(`${partnerHeader} is missing.`);
+    if (partnerId === undefined || partnerId === '') {
+      if (nonEmpty(request.header(otherHeader))) {
+        return fail(`${partnerHeader} is missing: ${flow} spells the partner id header ${partnerHeader} (${otherHeader} is ${otherFlow}'s).`);
+      }
+      if (nonEmpty(request.header('authorization'))) {
+        return fail(
+          `${partnerHeader} is missing: ${flow} takes no HTTP Basic credentials; send your partner id in ${partnerHeader} and the request signature in X-Signature.`,
+        );
+      }
+      return fail(`${partnerHeader} is missing: send your partner id in ${partnerHeader}, and the request signature in X-Signature.`);
+    }
     const partner = findPartner(config, partnerId);
     if (partner === undefined) return fail(`${partnerHeader} '${printable(partnerId)}' is not known.`);
     const signature = request.header('X-Signature');
-    if (signature === undefined || signature === '') return fail('X-Signature is missing.');
-    if (!SIGNATURE_PATTERN.test(signature)) {
-      return fail('X-Signature must be standard base64 of a SHA-256 digest: 44 characters ending in "=" (D28).');
+    if (signature === undefined || signature === '') {
+      return fail(`X-Signature is missing: send ${recipe}, 44 characters of standard base64 (D28).`);
     }
-    if (!verify(signature, request, partner)) return fail(mismatch);
+    if (!SIGNATURE_PATTERN.test(signature)) {
+      return fail(`X-Signature must be standard base64 of a SHA-256 digest: 44 characters ending in "=" (D28), computed as ${recipe}.`);
+    }
+    if (!verify(signature, request, partner)) return fail(`${mismatch}: it must be ${recipe}.`);
     return { ok: true, principal: partner };
   };
+}
+
+function nonEmpty(value: string | undefined): boolean {
+  return value !== undefined && value.trim() !== '';
 }
 
 /** SDK flow: X-Partnerid, and X-Signature over the raw body + key. */
@@ -55,7 +89,7 @@ export function sdkAuth(config: SandboxConfig, errors: ErrorHelpers) {
     errors,
     'X-Partnerid',
     (signature, request, partner) => verifySdkSignature(signature, request.rawBody, partner.privateKey),
-    'X-Signature does not match the request body.',
+    'X-Signature does not match the request body',
   );
 }
 
@@ -66,7 +100,7 @@ export function webAuth(config: SandboxConfig, errors: ErrorHelpers) {
     errors,
     'X-Partner-Id',
     (signature, request, partner) => verifyWebSignature(signature, request.rawBody, request.url, partner.privateKey),
-    'X-Signature does not match the request body, path and query.',
+    'X-Signature does not match the request body, path and query',
   );
 }
 

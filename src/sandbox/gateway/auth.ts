@@ -8,8 +8,14 @@
  * Passwords are compared in constant time ({@link secretEquals}) and never logged.
  */
 import { randomBytes } from 'node:crypto';
-import { basicAuth, fixedCredentials } from '../auth.js';
-import { secretEquals } from '../config.js';
+import {
+  basicAuth,
+  credentialKinds,
+  fixedCredentials,
+  MERCHANT_API_CREDENTIALS,
+  TRANSACTIONAL_API_CREDENTIALS,
+} from '../auth.js';
+import { secretEquals, type BasicCredentials } from '../config.js';
 import type { FamilyContext } from '../context.js';
 import type { AuthResult, IncomingRequest } from '../router.js';
 import type { GatewayState, MerchantPrincipal } from './state.js';
@@ -18,21 +24,25 @@ import type { GatewayState, MerchantPrincipal } from './state.js';
 const NO_PASSWORD = randomBytes(24).toString('base64url');
 
 export function merchantApiAuth(ctx: FamilyContext): (request: IncomingRequest) => AuthResult<true> {
-  return basicAuth(ctx.errors, 'paylater Merchant API', fixedCredentials(ctx.config.merchantApi));
+  return basicAuth(ctx.errors, MERCHANT_API_CREDENTIALS, fixedCredentials(ctx.config.merchantApi), credentialKinds(ctx.config));
 }
 
 export function transactionalApiAuth(
   ctx: FamilyContext,
   state: GatewayState,
 ): (request: IncomingRequest) => AuthResult<MerchantPrincipal> {
-  return basicAuth(ctx.errors, 'paylater Transactional API', (credentials) => {
+  const identify = (credentials: BasicCredentials): MerchantPrincipal | undefined => {
     const record = state.credentials.get(credentials.username);
     const matches = secretEquals(credentials.password, record?.password ?? NO_PASSWORD);
     if (record === undefined || !matches) return undefined;
     // Revoked the moment the merchant leaves `enabled` (D09).
     if (state.merchants.get(record.merchantId)?.stage !== 'enabled') return undefined;
     return { merchantId: record.merchantId };
-  });
+  };
+  // So that a Merchant API or extras endpoint can say that it was sent these by mistake.
+  const kinds = credentialKinds(ctx.config);
+  kinds.add(TRANSACTIONAL_API_CREDENTIALS, (credentials) => identify(credentials) !== undefined);
+  return basicAuth(ctx.errors, TRANSACTIONAL_API_CREDENTIALS, identify, kinds);
 }
 
 /** New Transactional API credentials for a merchant. */
