@@ -23,6 +23,7 @@ import { landingPage } from './pages/landing.js';
 import { Router, type Logger, type RouteInfo } from './router.js';
 import { MemoryStore, type Store } from './store.js';
 import { loadContract, type FamilyName } from './validation.js';
+import { WebhookStream } from './webhook-stream.js';
 
 interface FamilyModule {
   family: FamilyName;
@@ -132,6 +133,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   };
 
   registerControl({ sandboxRoute, clock, deliveries, errors: sandboxErrors });
+  // GET /sandbox/webhooks/stream streams its answer, so it is served before the router (webhook-stream.ts).
+  const webhookStream = new WebhookStream(deliveries, sandboxErrors);
   pageRoute('/', () => landingPage(options.families ?? FAMILY_MODULES.map((module) => module.family)));
 
   const wanted = options.families ?? FAMILY_MODULES.map((module) => module.family);
@@ -167,7 +170,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
         log.info(`${request.method} ${path} ${response.statusCode} ${Math.round(performance.now() - started)} ms`);
       });
     }
-    void router.handle(request, response);
+    if (webhookStream.claims(request)) webhookStream.handle(request, response);
+    else void router.handle(request, response);
   });
   // A request Node cannot parse never reaches a family, so it gets a short JSON answer of its own:
   // 431 for headers over Node's limit, 400 otherwise.
@@ -210,6 +214,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       if (closed) return;
       closed = true;
       clock.stop();
+      await webhookStream.close();
       await deliveries.stop();
       if (!server.listening) return;
       await new Promise<void>((resolve) => {
