@@ -35,10 +35,11 @@ async function open(url: string): Promise<Reader> {
   const parser = new SseParser();
   const ended = (async () => {
     if (response.body === null) return;
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
     try {
-      for await (const chunk of response.body.pipeThrough(new TextDecoderStream())) {
-        raw.push(chunk);
-        events.push(...parser.push(chunk));
+      for (let read = await reader.read(); !read.done; read = await reader.read()) {
+        raw.push(read.value);
+        events.push(...parser.push(read.value));
       }
     } catch {
       // Aborted by close().
