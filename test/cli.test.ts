@@ -275,6 +275,9 @@ describe.concurrent('help', () => {
       [['verify', 'status'], /^Usage: paylater verify status --id ID --status STATUS --signature SIG/],
       [['sign', 'gateway'], /^Usage: paylater sign gateway [\s\S]*transactionalApiPassword[\s\S]*PAYLATER_TRANSACTIONAL_PASSWORD/],
       [['verify', 'gateway'], /^Usage: paylater verify gateway --signature SIG/],
+      [['listen'], /^Usage: paylater listen --forward-to URL [\s\S]*--sandbox <URL>[\s\S]*--family/],
+      [['trigger'], /^Usage: paylater trigger <event>[\s\S]*^ {2}gateway\.refund {2,}\S/m],
+      [['trigger', 'sdk.success'], /^Usage: paylater trigger sdk\.success \[options\][\s\S]*--key-file/],
       [['sandbox'], /^Usage: paylater sandbox \[options\][\s\S]*--webhook-url/],
     ];
     const runs = expected.flatMap(([command, usage]) =>
@@ -308,15 +311,18 @@ describe.concurrent('version, help command and suggestions', () => {
   });
 
   it("'paylater help [command...]' prints the help of the program and of a command", async ({ expect }) => {
-    const [program, helpProgram, signWeb, helpSignWeb] = await Promise.all([
+    const [program, helpProgram, signWeb, helpSignWeb, helpTrigger] = await Promise.all([
       paylater(['--help']),
       paylater(['help']),
       paylater(['sign', 'web', '--help']),
       paylater(['help', 'sign', 'web']),
+      paylater(['help', 'trigger']),
     ]);
     expect(helpProgram).toEqual(program);
     expect(helpSignWeb).toEqual(signWeb);
     expect(signWeb.stdout).toMatch(/^Usage: paylater sign web /);
+    expect(helpTrigger.code).toBe(0);
+    expect(helpTrigger.stdout).toMatch(/^ {2}sdk\.success {2,}\S/m);
   });
 
   it('suggests the closest command, kind, event or option', async ({ expect }) => {
@@ -326,7 +332,9 @@ describe.concurrent('version, help command and suggestions', () => {
       [['verfy', 'sdk'], 'paylater', "unknown command 'verfy'. Did you mean 'verify'?"],
       [['sign', 'wbe'], 'paylater sign', "unknown kind 'wbe'. Did you mean 'web'?"],
       [['verify', 'gatway'], 'paylater verify', "unknown kind 'gatway'. Did you mean 'gateway'?"],
+      [['trigger', 'sdk.sucess'], 'paylater trigger', "unknown event 'sdk.sucess'. Did you mean 'sdk.success'?"],
       [['sign', 'sdk', '--strip-newlin'], 'paylater sign sdk', 'unknown option --strip-newlin. Did you mean --strip-newline?'],
+      [['listen', '--forward'], 'paylater listen', 'unknown option --forward. Did you mean --forward-to?'],
     ];
     const results = await Promise.all(cases.map(([args]) => paylater(args, { env: withKey })));
     cases.forEach(([args, command, message], index) => {
@@ -336,6 +344,24 @@ describe.concurrent('version, help command and suggestions', () => {
         stderr: `${command}: ${message}\nRun '${command} --help' for usage.\n`,
       });
     });
+  });
+
+  it("lists the trigger events with 'paylater trigger --list'", async ({ expect }) => {
+    const result = await paylater(['trigger', '--list']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    const names = result.stdout.trim().split('\n').map((line) => line.split(/\s+/, 1)[0]);
+    expect(names).toEqual([
+      'sdk.success',
+      'sdk.failure',
+      'sdk.cancelled',
+      'web.success',
+      'web.failure',
+      'web.cancelled',
+      'gateway.transaction.success',
+      'gateway.transaction.failure',
+      'gateway.refund',
+    ]);
   });
 });
 
@@ -523,7 +549,7 @@ describe.concurrent('errors', () => {
     );
     expectUsageError(expect, await paylater(['bogus']), 'paylater', /unknown command 'bogus'/);
     expectUsageError(expect, await paylater(['--bogus']), 'paylater', /unknown option --bogus/);
-    expectUsageError(expect, await paylater([]), 'paylater', /missing command \(one of: sign, verify, sandbox, help\)/);
+    expectUsageError(expect, await paylater([]), 'paylater', /missing command \(one of: sign, verify, sandbox, listen, trigger, help\)/);
     expectUsageError(expect, await paylater(['sign', 'hex']), 'paylater sign', /unknown kind 'hex'/);
     expectUsageError(expect, await paylater(['verify']), 'paylater verify', /missing kind/);
   });

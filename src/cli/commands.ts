@@ -1,11 +1,14 @@
 /**
  * The commands of `paylater`, as one commander program (see `command-line.ts`): `sign` and `verify`
- * (signature-commands.ts), `sandbox` (src/sandbox/cli.ts) and `help`. A new command is one more `program.leaf(...)` or `program.group(...)`
+ * (signature-commands.ts), `sandbox` (src/sandbox/cli.ts), `listen` (listen.ts), `trigger`
+ * (trigger.ts) and `help`. A new command is one more `program.leaf(...)` or `program.group(...)`
  * here. Commands that need more than the signature primitives load their modules when they run.
  */
 import { Program, UsageError, type Invocation } from './command-line.js';
+import { registerListen } from './listen-command.js';
 import { packageVersion } from './package-data.js';
 import { registerSignatureCommands } from './signature-commands.js';
+import { registerTrigger } from './trigger-command.js';
 
 export type { Command } from './command-line.js';
 
@@ -14,7 +17,7 @@ export function buildProgram(): Program {
   const program = new Program({
     name: 'paylater',
     version: packageVersion(),
-    description: 'Tools for the pay-later service: signatures and the sandbox.',
+    description: 'Tools for the pay-later service: signatures, the sandbox, and webhook testing.',
     after: "Run 'paylater help <command>' or 'paylater <command> --help' for the options of a command.",
   });
   registerSignatureCommands(program);
@@ -31,6 +34,9 @@ export function buildProgram(): Program {
       return runSandbox(args);
     },
   });
+
+  registerListen(program);
+  registerTrigger(program);
 
   program.leaf(program.root, {
     name: 'help',
