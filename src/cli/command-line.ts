@@ -182,7 +182,8 @@ export class Program {
     }
     const after = spec.after;
     command.addHelpText('after', () => {
-      const lines = [`\nRun '${meta.path} <${spec.noun}> --help' for the options of a ${spec.noun}.`];
+      const article = /^[aeiou]/i.test(spec.noun) ? 'an' : 'a';
+      const lines = [`\nRun '${meta.path} <${spec.noun}> --help' for the options of ${article} ${spec.noun}.`];
       if (after !== undefined) lines.push('', typeof after === 'function' ? after() : after);
       return lines.join('\n');
     });

@@ -142,8 +142,8 @@ const sdk: Kind<Record<string, never>> = {
 
 const gateway: Kind<Record<string, never>> = {
   summary: "gateway webhooks (key: the merchant's Transactional API password)",
-  signs: "Print the X-Signature of a gateway webhook (transactionUpdated, refundUpdated),\nkeyed with the merchant's Transactional API password (D23):",
-  checks: "Check the X-Signature of a gateway webhook (transactionUpdated, refundUpdated),\nkeyed with the merchant's Transactional API password (D23):",
+  signs: "Print the X-Signature of a gateway webhook (transactionUpdated, refundUpdated), keyed with the merchant's Transactional API password (D23):",
+  checks: "Check the X-Signature of a gateway webhook (transactionUpdated, refundUpdated), keyed with the merchant's Transactional API password (D23):",
   recipe: GATEWAY_RECIPE,
   usage: ['', '[--strip-newline] [--key-file FILE] [FILE|-]'],
   options: BODY_OPTIONS,
@@ -159,8 +159,8 @@ const gateway: Kind<Record<string, never>> = {
 
 const status: Kind<{ id: string; status: string }> = {
   summary: 'browser callbacks, web status-check answer, web webhook body',
-  signs: 'Print the status signature carried by the browser callbacks, the web status-check\nanswer and the web webhook (D22):',
-  checks: 'Check the status signature of a browser callback, the web status-check answer or\nthe web webhook (D22):',
+  signs: 'Print the status signature carried by the browser callbacks, the web status-check answer and the web webhook (D22):',
+  checks: 'Check the status signature of a browser callback, the web status-check answer or the web webhook (D22):',
   recipe: STATUS_RECIPE,
   usage: ['--id ID --status STATUS', '[--key-file FILE]'],
   options: [

@@ -91,7 +91,7 @@ export function registerTrigger(program: Program): void {
     summary: 'make the sandbox send a webhook event (paylater trigger --list)',
     noun: 'event',
     description:
-      "Make the sandbox produce a webhook event, through its real endpoints and the package's clients,\nto test a receiver without clicking through a flow. Follow the events with 'paylater listen'.",
+      "Make the sandbox produce a webhook event, through its real endpoints and the package's clients, to test a receiver without clicking through a flow. Follow the events with 'paylater listen'.",
     after: `Each event runs a fresh transaction against the sandbox (--sandbox, else ${SANDBOX_URL_VARIABLE},
 else ${DEFAULT_SANDBOX_URL}) with its published test credentials unless told otherwise, then
 prints the transaction and the events the sandbox recorded (exit 0), or what went wrong (exit 1).
