@@ -3,7 +3,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 import { afterAll, describe, it, type ExpectStatic } from 'vitest';
+import { sdkSignature } from '../src/signature.js';
+import { verifyGatewayWebhook } from '../src/webhooks.js';
 import { bodyBytes, vectorNamed, type SdkVector, type StatusVector, type WebVector } from './support/signature-vectors.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -270,6 +273,12 @@ describe.concurrent('help', () => {
       [['verify', 'web'], /^Usage: paylater verify web --path PATH_AND_QUERY --signature SIG[\s\S]*Exit status/],
       [['verify', 'sdk'], /^Usage: paylater verify sdk --signature SIG/],
       [['verify', 'status'], /^Usage: paylater verify status --id ID --status STATUS --signature SIG/],
+      [['sign', 'gateway'], /^Usage: paylater sign gateway [\s\S]*transactionalApiPassword[\s\S]*PAYLATER_TRANSACTIONAL_PASSWORD/],
+      [['verify', 'gateway'], /^Usage: paylater verify gateway --signature SIG/],
+      [['listen'], /^Usage: paylater listen --forward-to URL [\s\S]*--sandbox <URL>[\s\S]*--family/],
+      [['trigger'], /^Usage: paylater trigger <event>[\s\S]*^ {2}gateway\.refund {2,}\S/m],
+      [['trigger', 'sdk.success'], /^Usage: paylater trigger sdk\.success \[options\][\s\S]*--key-file/],
+      [['sandbox'], /^Usage: paylater sandbox \[options\][\s\S]*--webhook-url/],
     ];
     const runs = expected.flatMap(([command, usage]) =>
       ['--help', '-h'].map(async (flag) => ({
@@ -289,6 +298,170 @@ describe.concurrent('help', () => {
     const result = await paylater(['sign', 'web', '--bogus', '--help']);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^Usage: paylater sign web/);
+  });
+});
+
+describe.concurrent('version, help command and suggestions', () => {
+  const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
+
+  it('prints the version of package.json', async ({ expect }) => {
+    for (const flag of ['--version', '-V']) {
+      expect(await paylater([flag])).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+    }
+  });
+
+  it("'paylater help [command...]' prints the help of the program and of a command", async ({ expect }) => {
+    const [program, helpProgram, signWeb, helpSignWeb, helpTrigger] = await Promise.all([
+      paylater(['--help']),
+      paylater(['help']),
+      paylater(['sign', 'web', '--help']),
+      paylater(['help', 'sign', 'web']),
+      paylater(['help', 'trigger']),
+    ]);
+    expect(helpProgram).toEqual(program);
+    expect(helpSignWeb).toEqual(signWeb);
+    expect(signWeb.stdout).toMatch(/^Usage: paylater sign web /);
+    expect(helpTrigger.code).toBe(0);
+    expect(helpTrigger.stdout).toMatch(/^ {2}sdk\.success {2,}\S/m);
+  });
+
+  it('suggests the closest command, kind, event or option', async ({ expect }) => {
+    const cases: [string[], string, string][] = [
+      [['sgin'], 'paylater', "unknown command 'sgin'. Did you mean 'sign'?"],
+      [['help', 'sgin'], 'paylater', "unknown command 'sgin'. Did you mean 'sign'?"],
+      [['verfy', 'sdk'], 'paylater', "unknown command 'verfy'. Did you mean 'verify'?"],
+      [['sign', 'wbe'], 'paylater sign', "unknown kind 'wbe'. Did you mean 'web'?"],
+      [['verify', 'gatway'], 'paylater verify', "unknown kind 'gatway'. Did you mean 'gateway'?"],
+      [['trigger', 'sdk.sucess'], 'paylater trigger', "unknown event 'sdk.sucess'. Did you mean 'sdk.success'?"],
+      [['sign', 'sdk', '--strip-newlin'], 'paylater sign sdk', 'unknown option --strip-newlin. Did you mean --strip-newline?'],
+      [['listen', '--forward'], 'paylater listen', 'unknown option --forward. Did you mean --forward-to?'],
+    ];
+    const results = await Promise.all(cases.map(([args]) => paylater(args, { env: withKey })));
+    cases.forEach(([args, command, message], index) => {
+      expect(results[index], args.join(' ')).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `${command}: ${message}\nRun '${command} --help' for usage.\n`,
+      });
+    });
+  });
+
+  it("lists the trigger events with 'paylater trigger --list'", async ({ expect }) => {
+    const result = await paylater(['trigger', '--list']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    const names = result.stdout.trim().split('\n').map((line) => line.split(/\s+/, 1)[0]);
+    expect(names).toEqual([
+      'sdk.success',
+      'sdk.failure',
+      'sdk.cancelled',
+      'web.success',
+      'web.failure',
+      'web.cancelled',
+      'gateway.transaction.success',
+      'gateway.transaction.failure',
+      'gateway.refund',
+    ]);
+  });
+});
+
+describe.concurrent('the gateway kind', () => {
+  const PASSWORD = 'merchant-transactional-password-5d1e';
+  const withPassword = { PAYLATER_TRANSACTIONAL_PASSWORD: PASSWORD };
+  const gateway = JSON.parse(readFileSync(join(root, 'generated/openapi/gateway.json'), 'utf8')) as {
+    webhooks: { transactionUpdated: { post: { requestBody: { content: { 'application/json': { examples: Record<string, { value: unknown }> } } } } } };
+  };
+  const example = Object.values(gateway.webhooks.transactionUpdated.post.requestBody.content['application/json'].examples)[0];
+  const body = JSON.stringify(example?.value);
+
+  it('signs a gateway webhook with the Transactional API password, as verifyGatewayWebhook expects', async ({ expect }) => {
+    const fromEnv = await paylater(['sign', 'gateway'], { input: body, env: withPassword, secrets: [PASSWORD] });
+    expect(fromEnv.code).toBe(0);
+    expect(fromEnv.stderr).toBe('');
+    const signature = fromEnv.stdout.trim();
+    const event = verifyGatewayWebhook(body, { 'X-Signature': signature, 'Content-Type': 'application/json' }, PASSWORD);
+    expect(event.kind).toBe('transaction');
+
+    const keyFile = file('gateway.password', `${PASSWORD}\n`);
+    const fromFile = await paylater(['sign', 'gateway', '--key-file', keyFile, '-'], { input: body, secrets: [PASSWORD] });
+    expect(fromFile).toEqual({ code: 0, stdout: `${signature}\n`, stderr: '' });
+  });
+
+  it('verifies a gateway webhook, and never takes the partner key for the password', async ({ expect }) => {
+    const signature = sdkSignature(body, PASSWORD);
+    const valid = await paylater(['verify', 'gateway', '--signature', signature], { input: body, env: withPassword, secrets: [PASSWORD] });
+    expect(valid).toEqual({ code: 0, stdout: 'valid\n', stderr: '' });
+    const other = await paylater(['verify', 'gateway', '--signature', sdkSignature(body, KEY)], {
+      input: body,
+      env: withPassword,
+      secrets: [PASSWORD, KEY],
+    });
+    expect(other).toEqual({ code: 1, stdout: '', stderr: 'invalid\n' });
+    const noPassword = await paylater(['verify', 'gateway', '--signature', signature], { input: body, env: withKey });
+    expect(noPassword.code).toBe(2);
+    expect(noPassword.stderr).toBe(
+      'paylater: no Transactional API password: set the PAYLATER_TRANSACTIONAL_PASSWORD environment variable or pass --key-file FILE\n',
+    );
+  });
+});
+
+describe.concurrent('statuses and trailing newlines', () => {
+  const statuses = (
+    JSON.parse(readFileSync(join(root, 'generated/openapi/web.json'), 'utf8')) as {
+      components: { schemas: { WebTransactionStatus: { enum: string[] } } };
+    }
+  ).components.schemas.WebTransactionStatus.enum;
+
+  it("signs every status of the contract and refuses any other, naming the contract's values", async ({ expect }) => {
+    expect(statuses.length).toBeGreaterThan(0);
+    const signed = await Promise.all(statuses.map((status) => paylater(['sign', 'status', '--id', 'txn_1', '--status', status], { env: withKey })));
+    signed.forEach((result, index) => expect(result.code, statuses[index]).toBe(0));
+
+    for (const [status, suggestion] of [
+      ['success', `did you mean SUCCESS?`],
+      ['FAILED', undefined],
+    ] as const) {
+      const result = await paylater(['sign', 'status', '--id', 'txn_1', '--status', status], { env: withKey });
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      const [line] = result.stderr.split('\n');
+      expect(line).toContain(`paylater sign status: --status must be one of the contract's statuses ${statuses.join(', ')}`);
+      if (suggestion === undefined) expect(line).not.toMatch(/did you mean/);
+      else expect(line).toContain(suggestion);
+    }
+    const verify = await paylater(['verify', 'status', '--id', 'a', '--status', 'paid', '--signature', success.signature], { env: withKey });
+    expect(verify.code).toBe(2);
+  });
+
+  it('explains a failed verification of a body that ends with a newline', async ({ expect }) => {
+    const json = bodyBytes(sdkJson.body);
+    const withNewline = Buffer.concat([json, Buffer.from('\n')]);
+    expect(json.at(-1)).not.toBe(0x0a);
+
+    // Signed without the newline, checked with it: the hint says so.
+    const added = await paylater(['verify', 'sdk', '--signature', sdkJson.signature], { input: withNewline, env: withKey });
+    expect(added.code).toBe(1);
+    expect(added.stdout).toBe('');
+    expect(added.stderr).toMatch(/^invalid\nhint: the body ends with a newline, and the signature matches the body without it/);
+    expect(added.stderr).toMatch(/--strip-newline/);
+
+    const stripped = await paylater(['verify', 'sdk', '--strip-newline', '--signature', sdkJson.signature], { input: withNewline, env: withKey });
+    expect(stripped).toEqual({ code: 0, stdout: 'valid\n', stderr: '' });
+
+    // Another signature altogether: the hint only says that the newline counts.
+    const wrong = await paylater(['verify', 'sdk', '--signature', sdkNewline.signature], {
+      input: Buffer.concat([withNewline, Buffer.from('x\n')]),
+      env: withKey,
+    });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(/^invalid\nhint: the body ends with a newline, which is part of the signed bytes/);
+
+    // The web kind too; a status has no body, so no hint.
+    const web = await paylater(['verify', 'web', '--path', webJson.pathAndQuery, '--signature', webJson.signature], {
+      input: Buffer.concat([bodyBytes(webJson.body), Buffer.from('\n')]),
+      env: withKey,
+    });
+    expect(web.stderr).toMatch(/^invalid\nhint: the body ends with a newline, and the signature matches/);
   });
 });
 
@@ -376,7 +549,7 @@ describe.concurrent('errors', () => {
     );
     expectUsageError(expect, await paylater(['bogus']), 'paylater', /unknown command 'bogus'/);
     expectUsageError(expect, await paylater(['--bogus']), 'paylater', /unknown option --bogus/);
-    expectUsageError(expect, await paylater([]), 'paylater', /missing command \(one of: sign, verify, sandbox\)/);
+    expectUsageError(expect, await paylater([]), 'paylater', /missing command \(one of: sign, verify, sandbox, listen, trigger, help\)/);
     expectUsageError(expect, await paylater(['sign', 'hex']), 'paylater sign', /unknown kind 'hex'/);
     expectUsageError(expect, await paylater(['verify']), 'paylater verify', /missing kind/);
   });

@@ -1,24 +1,67 @@
 /**
- * The top-level commands of `paylater`. A new command is one more entry here: its name, a
- * one-line summary for `paylater --help`, and `run(argv)` resolving to the exit code (see
- * `Command` and the helpers of `command-line.ts`).
+ * The commands of `paylater`, as one commander program (see `command-line.ts`): `sign` and `verify`
+ * (signature-commands.ts), `sandbox` (src/sandbox/cli.ts), `listen` (listen.ts), `trigger`
+ * (trigger.ts) and `help`. A new command is one more `program.leaf(...)` or `program.group(...)`
+ * here. Commands that need more than the signature primitives load their modules when they run.
  */
-import type { Command } from './command-line.js';
-import { signCommand, verifyCommand } from './signature-commands.js';
+import { Program, UsageError, type Invocation } from './command-line.js';
+import { registerListen } from './listen-command.js';
+import { packageVersion } from './package-data.js';
+import { registerSignatureCommands } from './signature-commands.js';
+import { registerTrigger } from './trigger-command.js';
 
 export type { Command } from './command-line.js';
 
-const sandboxCommand: Command = {
-  summary: 'start the stateful sandbox of all four families (default http://127.0.0.1:4000)',
-  async run(argv) {
-    // Loaded on demand: signing and verifying need none of the sandbox's modules.
-    const { runSandbox } = await import('../sandbox/cli.js');
-    return runSandbox(argv);
-  },
-};
+/** Builds the whole program; `run` is how `paylater help ...` runs it again with `--help`. */
+export function buildProgram(): Program {
+  const program = new Program({
+    name: 'paylater',
+    version: packageVersion(),
+    description: 'Tools for the pay-later service: signatures, the sandbox, and webhook testing.',
+    after: "Run 'paylater help <command>' or 'paylater <command> --help' for the options of a command.",
+  });
+  registerSignatureCommands(program);
 
-export const commands: Record<string, Command> = {
-  sign: signCommand,
-  verify: verifyCommand,
-  sandbox: sandboxCommand,
-};
+  program.leaf(program.root, {
+    name: 'sandbox',
+    summary: 'start the stateful sandbox of all four families (default http://127.0.0.1:4000)',
+    usage: '[options]',
+    description: 'Start the stateful sandbox.',
+    passThrough: true,
+    async run({ args }) {
+      // Loaded on demand: signing and verifying need none of the sandbox's modules.
+      const { runSandbox } = await import('../sandbox/cli.js');
+      return runSandbox(args);
+    },
+  });
+
+  registerListen(program);
+  registerTrigger(program);
+
+  program.leaf(program.root, {
+    name: 'help',
+    summary: 'show the help of a command, e.g. paylater help sign web',
+    usage: '[command...]',
+    description: 'Show the help of the program or of a command.',
+    arguments: ['[command...]'],
+    run: (invocation) => runHelp(invocation),
+  });
+  return program;
+}
+
+/** `paylater help a b` is `paylater a b --help`; an unknown name is reported as the command line would. */
+async function runHelp({ args }: Invocation): Promise<number> {
+  let known = buildProgram().root;
+  const path: string[] = [];
+  for (const name of args) {
+    if (known.commands.length === 0) {
+      throw new UsageError(`'paylater ${path.join(' ')}' has no subcommands`, 'paylater help');
+    }
+    path.push(name);
+    const next = known.commands.find((command) => command.name() === name);
+    // An unknown name: running the path without --help reports it, with a suggestion.
+    if (next === undefined) return buildProgram().run(path);
+    known = next;
+  }
+  return buildProgram().run([...path, '--help']);
+}

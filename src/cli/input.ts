@@ -1,6 +1,6 @@
 /**
  * What the `paylater` commands read: a body (a file or standard input, byte for byte) and the
- * private key (a key file or the PAYLATER_PRIVATE_KEY environment variable, never an argument).
+ * private key or password (a key file or an environment variable, never an argument).
  */
 import { readFile } from 'node:fs/promises';
 import { CliError, UsageError } from './command-line.js';
@@ -33,12 +33,22 @@ export async function readBody(
   return body;
 }
 
+/** Where a secret comes from when no --key-file is given, and what it is called in messages. */
+export interface SecretSource {
+  /** The environment variable, e.g. PAYLATER_PRIVATE_KEY. */
+  variable: string;
+  /** What the secret is, e.g. `private key`. */
+  what: string;
+}
+
+export const PRIVATE_KEY: SecretSource = { variable: PRIVATE_KEY_VARIABLE, what: 'private key' };
+
 /**
- * The private key: the content of `keyFile` as UTF-8 without one trailing newline (`\n` or
- * `\r\n`), else the PAYLATER_PRIVATE_KEY environment variable. The error messages never contain
- * the key.
+ * The private key (or another secret, see {@link SecretSource}): the content of `keyFile` as UTF-8
+ * without one trailing newline (`\n` or `\r\n`), else the environment variable. The error messages
+ * never contain the secret.
  */
-export async function readPrivateKey(keyFile: string | undefined): Promise<string> {
+export async function readPrivateKey(keyFile: string | undefined, source: SecretSource = PRIVATE_KEY): Promise<string> {
   if (keyFile !== undefined) {
     const bytes = await readFileOrFail(keyFile, 'key file');
     let key: string;
@@ -53,10 +63,10 @@ export async function readPrivateKey(keyFile: string | undefined): Promise<strin
     }
     return key;
   }
-  const key = process.env[PRIVATE_KEY_VARIABLE];
+  const key = process.env[source.variable];
   if (key === undefined || key === '') {
     throw new CliError(
-      `no private key: set the ${PRIVATE_KEY_VARIABLE} environment variable or pass --key-file FILE`,
+      `no ${source.what}: set the ${source.variable} environment variable or pass --key-file FILE`,
     );
   }
   return key;

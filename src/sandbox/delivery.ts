@@ -134,6 +134,7 @@ export class DeliveryDispatcher {
     };
     if (url === null) delivery.reason = 'No webhook URL is configured.';
     this.deliveries.set(delivery.id, delivery);
+    this.notifyEnqueued(delivery);
     if (url === null || this.stopped) return delivery;
 
     const queue = this.queues.get(input.orderingKey) ?? [];
@@ -142,6 +143,32 @@ export class DeliveryDispatcher {
     if (queue.length === 1) this.startAttempt(delivery.id);
     return delivery;
   }
+
+  // -------------------------------------------------------------------------------------------
+  // Subscribers: the live event stream (webhook-stream.ts, GET /sandbox/webhooks/stream).
+
+  private readonly enqueueListeners = new Set<(delivery: Delivery) => void>();
+
+  /**
+   * Calls `listener` with every delivery as it is recorded, sent or `not_sent`; returns the function
+   * that removes it. The listener must not change the record; what it throws is logged and ignored.
+   */
+  onEnqueue(listener: (delivery: Delivery) => void): () => void {
+    this.enqueueListeners.add(listener);
+    return () => void this.enqueueListeners.delete(listener);
+  }
+
+  private notifyEnqueued(delivery: Delivery): void {
+    for (const listener of this.enqueueListeners) {
+      try {
+        listener(delivery);
+      } catch (error) {
+        this.log('warn', `a webhook stream listener failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
 
   /** Every delivery in creation order, optionally only those of one transaction. */
   list(filter: { transactionId?: string } = {}): Delivery[] {

@@ -23,6 +23,7 @@ import { landingPage } from './pages/landing.js';
 import { assignRequestId, newRequestId, Router, type Logger, type RouteInfo } from './router.js';
 import { MemoryStore, type Store } from './store.js';
 import { loadContract, type FamilyName } from './validation.js';
+import { WebhookStream } from './webhook-stream.js';
 
 interface FamilyModule {
   family: FamilyName;
@@ -141,6 +142,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   };
 
   registerControl({ sandboxRoute, clock, deliveries, errors: sandboxErrors });
+  // GET /sandbox/webhooks/stream streams its answer, so it is served before the router (webhook-stream.ts).
+  const webhookStream = new WebhookStream(deliveries, sandboxErrors);
   pageRoute('/', () => landingPage(options.families ?? FAMILY_MODULES.map((module) => module.family)));
 
   const wanted = options.families ?? FAMILY_MODULES.map((module) => module.family);
@@ -198,7 +201,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
         logLine(request.method ?? '-', request.url ?? '/', response.statusCode, started, requestId);
       });
       response.on('close', done);
-      void router.handle(request, response);
+      if (webhookStream.claims(request)) webhookStream.handle(request, response);
+      else void router.handle(request, response);
     },
   );
 
@@ -271,6 +275,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       if (closed) return;
       closed = true;
       clock.stop();
+      await webhookStream.close();
       await deliveries.stop();
       if (!server.listening) return;
       await new Promise<void>((resolve) => {

@@ -1,0 +1,81 @@
+/**
+ * The `paylater listen` command: its options and help; the work is in listen.ts, loaded when the
+ * command runs.
+ */
+import { requireOption, stringOption, UsageError, type Program } from './command-line.js';
+import { DEFAULT_SANDBOX_URL, httpUrl, SANDBOX_URL_VARIABLE, sandboxUrl } from './urls.js';
+
+const FAMILIES = ['sdk', 'web', 'gateway'] as const;
+
+const AFTER = `Every webhook event the sandbox records is forwarded, whether or not the sandbox has a
+webhook URL configured (events it records as not_sent included): with the exact body and
+the headers the sandbox signed (Content-Type, X-Event-Id, X-Signature), so your receiver
+verifies them as it would the service's. One line per event on standard output:
+
+  14:02:07  sdk      transactionStatus  ord_1001  evt_4c1d...  -> 200 OK in 4 ms
+  14:02:09  gateway  transactionUpdated  trg_gw_9a2e  evt_77b0...  -> failed after 1 ms: connection refused (ECONNREFUSED)
+
+Events are forwarded one at a time, in order, with a 10 s limit each; the receiver's answer
+does not change what the sandbox records. If the sandbox cannot be reached at the start,
+listen stops (exit 1); a connection lost later is retried every 0.5 to 5 s until the sandbox
+is back. Ctrl+C stops it (exit 0).
+
+The sandbox URL is --sandbox, else ${SANDBOX_URL_VARIABLE}, else ${DEFAULT_SANDBOX_URL}.
+
+Example:
+  paylater listen --forward-to http://127.0.0.1:8080/paylater/webhook
+  paylater trigger sdk.success      # in another terminal`;
+
+export function registerListen(program: Program): void {
+  program.leaf(program.root, {
+    name: 'listen',
+    summary: "forward the sandbox's webhook events, live, to a local receiver",
+    usage: '--forward-to URL [--sandbox URL] [--family sdk,web,gateway]',
+    description: "Follow the sandbox's webhook events live and forward each one to a local receiver.",
+    options: [
+      { flags: '--forward-to <URL>', description: 'the receiver to POST each event to, e.g. http://127.0.0.1:8080/webhook (required)' },
+      { flags: '--sandbox <URL>', description: `the sandbox (default: ${SANDBOX_URL_VARIABLE} or ${DEFAULT_SANDBOX_URL})` },
+      { flags: '--family <FAMILIES>', description: `only these families, separated by commas: ${FAMILIES.join(', ')} (default: all)` },
+    ],
+    after: AFTER,
+    async run({ command, options }) {
+      const forwardTo = httpUrl(
+        requireOption(options['forward-to'], 'forward-to', command),
+        '--forward-to',
+        command,
+        'http://127.0.0.1:8080/webhook',
+      );
+      const sandbox = sandboxUrl(stringOption(options.sandbox), command);
+      const families = familiesOf(stringOption(options.family), command);
+      const { listen } = await import('./listen.js');
+
+      const stop = new AbortController();
+      const onSignal = () => stop.abort();
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
+      try {
+        return await listen({
+          sandbox,
+          forwardTo,
+          families,
+          signal: stop.signal,
+          out: (line) => void process.stdout.write(`${line}\n`),
+          err: (line) => void process.stderr.write(`${line}\n`),
+        });
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
+    },
+  });
+}
+
+function familiesOf(value: string | undefined, command: string): string[] | undefined {
+  if (value === undefined) return undefined;
+  const given = value.split(',').map((family) => family.trim());
+  const unknown = given.filter((family) => !(FAMILIES as readonly string[]).includes(family));
+  if (given.length === 0 || unknown.length > 0) {
+    throw new UsageError(`--family takes ${FAMILIES.join(', ')} or several of them separated by commas`, command);
+  }
+  return [...new Set(given)];
+}

@@ -1,0 +1,325 @@
+/**
+ * `paylater listen`: follows the sandbox's webhook events live (GET /sandbox/webhooks/stream, see
+ * src/sandbox/webhook-stream.ts) and forwards each one, with its exact body and its signed headers,
+ * to a receiver on this machine, printing one line per event with the receiver's answer.
+ *
+ * - Events are forwarded one at a time, in the order the sandbox recorded them (as the service
+ *   delivers the events of a transaction in order), each with a 10 s limit like the service's own
+ *   attempts. At most {@link MAX_PENDING} wait; more are dropped with a message.
+ * - The sandbox going away: if the first connection fails, the command stops with a clear message
+ *   (exit 1): the URL is wrong or the sandbox is not running. Once connected, a lost connection (the
+ *   sandbox restarted, or it stopped) is retried with a back-off from 0.5 s to 5 s until it comes
+ *   back or Ctrl+C; events recorded in between are not forwarded (GET /sandbox/webhooks/deliveries
+ *   still lists them). A connection silent for three heartbeats is treated as lost.
+ * - Ctrl+C (SIGINT) or SIGTERM stops it: the stream is closed, a forward in progress is abandoned,
+ *   exit 0.
+ *
+ * Event lines go to standard output; status lines (ready, lost, reconnected, stopped) to standard
+ * error. Neither ever shows a secret: URLs are shown without credentials or query.
+ */
+import { performance } from 'node:perf_hooks';
+import { CommandFailed } from './command-line.js';
+import { SseParser } from './sse.js';
+import { sandboxEndpoint, shownUrl } from './urls.js';
+
+/** Events waiting to be forwarded, at most. */
+export const MAX_PENDING = 1000;
+/** The time limit of one forward, as the service's own attempts (D23). */
+export const FORWARD_TIMEOUT_MS = 10_000;
+const FIRST_BACKOFF_MS = 500;
+const MAX_BACKOFF_MS = 5_000;
+
+/** One event of the stream (`event: delivery`). */
+export interface StreamedEvent {
+  id: string;
+  eventId: string;
+  family: string;
+  event: string;
+  transactionId: string | null;
+  status: string;
+  body: string;
+  headers: Record<string, string>;
+  createdAt: string;
+}
+
+export interface ListenOptions {
+  sandbox: URL;
+  forwardTo: URL;
+  /** `undefined`: every family. */
+  families: readonly string[] | undefined;
+  /** Aborted by Ctrl+C. */
+  signal: AbortSignal;
+  /** One event line (standard output). */
+  out(line: string): void;
+  /** One status line (standard error). */
+  err(line: string): void;
+}
+
+/** Runs until `signal` is aborted (exit 0) or the first connection fails (CommandFailed). */
+export async function listen(options: ListenOptions): Promise<number> {
+  const { signal, err } = options;
+  const streamUrl = sandboxEndpoint(options.sandbox, '/sandbox/webhooks/stream');
+  if (options.families !== undefined) streamUrl.searchParams.set('family', options.families.join(','));
+  const forwarder = new Forwarder(options);
+  const where = shownUrl(options.sandbox);
+
+  let connected = false;
+  let lost = false;
+  let backoff = FIRST_BACKOFF_MS;
+  while (!signal.aborted) {
+    const attempt = await connect(streamUrl, signal);
+    if (signal.aborted) break;
+    if (!attempt.ok) {
+      if (!connected || attempt.final) {
+        throw new CommandFailed(`cannot follow the webhooks of the sandbox at ${where}: ${attempt.reason}`);
+      }
+      if (!lost) {
+        err(`Lost the connection to the sandbox (${attempt.reason}); reconnecting...`);
+        lost = true;
+      }
+      await sleep(backoff, signal);
+      backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+      continue;
+    }
+    if (lost) {
+      err(`Reconnected to the sandbox at ${where}. Events recorded while disconnected were not forwarded (GET /sandbox/webhooks/deliveries lists them).`);
+    }
+    lost = false;
+    backoff = FIRST_BACKOFF_MS;
+    const reason = await follow(attempt.response, forwarder, signal, () => {
+      if (connected) return;
+      connected = true;
+      const families = options.families === undefined ? 'sdk, web and gateway' : options.families.join(', ');
+      err(`Ready: forwarding the ${families} webhooks of the sandbox at ${where} to ${shownUrl(options.forwardTo)}. Press Ctrl+C to stop.`);
+    }, err);
+    if (signal.aborted) break;
+    if (!connected) throw new CommandFailed(`the sandbox at ${where} closed the stream before it was ready (${reason})`);
+    err(`Lost the connection to the sandbox (${reason}); reconnecting...`);
+    lost = true;
+  }
+  forwarder.stop();
+  err('Stopped.');
+  return 0;
+}
+
+type Attempt = { ok: true; response: Response } | { ok: false; reason: string; final: boolean };
+
+async function connect(url: URL, signal: AbortSignal): Promise<Attempt> {
+  let response: Response;
+  try {
+    response = await fetch(url, { headers: { Accept: 'text/event-stream' }, signal, redirect: 'error' });
+  } catch (error) {
+    return { ok: false, reason: `${describeError(error)}; is it running? Start it with 'paylater sandbox', or give its URL with --sandbox`, final: false };
+  }
+  if (response.status === 200 && (response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+    return { ok: true, response };
+  }
+  const problem = await errorOf(response);
+  if (response.status === 404 || response.status === 405 || response.status === 200) {
+    return { ok: false, reason: `it does not serve GET /sandbox/webhooks/stream (HTTP ${response.status}); is that URL a paylater sandbox of this version?`, final: true };
+  }
+  // 503 (too many streams, stopping) and 5xx may pass; 4xx will not.
+  return { ok: false, reason: `HTTP ${response.status}${problem}`, final: response.status < 500 };
+}
+
+/** Reads the stream until it ends; resolves to why it ended. */
+async function follow(
+  response: Response,
+  forwarder: Forwarder,
+  signal: AbortSignal,
+  onReady: () => void,
+  err: (line: string) => void,
+): Promise<string> {
+  const body = response.body;
+  if (body === null) return 'an empty answer';
+  const parser = new SseParser();
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  let silence: NodeJS.Timeout | undefined;
+  let silentFor = 0;
+  let timedOut = false;
+  const watch = () => {
+    if (silentFor === 0) return;
+    clearTimeout(silence);
+    silence = setTimeout(() => {
+      timedOut = true;
+      void reader.cancel().catch(() => undefined);
+    }, silentFor);
+  };
+  const onAbort = () => void reader.cancel().catch(() => undefined);
+  signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return timedOut ? `no data for ${Math.round(silentFor / 1000)} s` : 'the sandbox closed the stream';
+      watch();
+      for (const event of parser.push(value)) {
+        switch (event.event) {
+          case 'ready': {
+            const ready = parseJson(event.data) as { heartbeatMs?: unknown } | undefined;
+            if (typeof ready?.heartbeatMs === 'number' && ready.heartbeatMs > 0) silentFor = ready.heartbeatMs * 3 + 5_000;
+            watch();
+            onReady();
+            break;
+          }
+          case 'delivery': {
+            const delivery = asEvent(parseJson(event.data));
+            if (delivery === undefined) err('warning: the sandbox sent an event this version cannot read; it was skipped');
+            else forwarder.add(delivery);
+            break;
+          }
+          case 'overflow': {
+            const overflow = parseJson(event.data) as { message?: unknown } | undefined;
+            err(`warning: ${typeof overflow?.message === 'string' ? overflow.message : 'the sandbox dropped events this listener fell behind on'}`);
+            break;
+          }
+          case 'close':
+            return 'the sandbox is stopping';
+          default:
+            break;
+        }
+      }
+    }
+  } catch (error) {
+    return timedOut ? `no data for ${Math.round(silentFor / 1000)} s` : describeError(error);
+  } finally {
+    clearTimeout(silence);
+    signal.removeEventListener('abort', onAbort);
+    void reader.cancel().catch(() => undefined);
+  }
+}
+
+/** Forwards events one at a time, in order, to the receiver; prints one line each. */
+class Forwarder {
+  private readonly queue: StreamedEvent[] = [];
+  private running = false;
+  private readonly stopped = new AbortController();
+
+  /** The receiver without credentials (fetch refuses them in a URL), and their Authorization header. */
+  private readonly target: URL;
+  private readonly authorization: string | undefined;
+
+  constructor(private readonly options: ListenOptions) {
+    this.target = new URL(options.forwardTo);
+    if (this.target.username !== '' || this.target.password !== '') {
+      const user = `${decodeURIComponent(this.target.username)}:${decodeURIComponent(this.target.password)}`;
+      this.authorization = `Basic ${Buffer.from(user, 'utf8').toString('base64')}`;
+      this.target.username = '';
+      this.target.password = '';
+    }
+  }
+
+  add(event: StreamedEvent): void {
+    if (this.queue.length >= MAX_PENDING) {
+      this.options.err(`warning: ${MAX_PENDING} events are waiting for the receiver; event ${event.eventId} was not forwarded`);
+      return;
+    }
+    this.queue.push(event);
+    if (!this.running) void this.drain();
+  }
+
+  stop(): void {
+    this.queue.length = 0;
+    this.stopped.abort();
+  }
+
+  private async drain(): Promise<void> {
+    this.running = true;
+    try {
+      for (let event = this.queue.shift(); event !== undefined; event = this.queue.shift()) {
+        await this.forward(event);
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async forward(event: StreamedEvent): Promise<void> {
+    const started = performance.now();
+    let answer: string;
+    try {
+      const response = await fetch(this.target, {
+        method: 'POST',
+        headers: this.authorization === undefined ? event.headers : { ...event.headers, Authorization: this.authorization },
+        body: event.body,
+        redirect: 'manual',
+        signal: AbortSignal.any([AbortSignal.timeout(FORWARD_TIMEOUT_MS), this.stopped.signal, this.options.signal]),
+      });
+      await response.body?.cancel().catch(() => undefined);
+      answer = `${response.status}${response.statusText === '' ? '' : ` ${response.statusText}`} in ${elapsed(started)}`;
+    } catch (error) {
+      if (this.stopped.signal.aborted || this.options.signal.aborted) return;
+      answer = `failed after ${elapsed(started)}: ${describeError(error)}`;
+    }
+    this.options.out(eventLine(event, answer));
+  }
+}
+
+/** `14:02:07  sdk      transactionStatus   ord_1001  evt_...  -> 200 OK in 4 ms` (local time). */
+export function eventLine(event: StreamedEvent, answer: string): string {
+  const time = new Date().toTimeString().slice(0, 8);
+  return [time, event.family.padEnd(7), event.event.padEnd(18), event.transactionId ?? '-', event.eventId, `-> ${answer}`].join('  ');
+}
+
+function elapsed(started: number): string {
+  return `${Math.round(performance.now() - started)} ms`;
+}
+
+function asEvent(value: unknown): StreamedEvent | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  const event = value as Record<string, unknown>;
+  const strings = ['id', 'eventId', 'family', 'event', 'body', 'createdAt'].every((key) => typeof event[key] === 'string');
+  const headers = event.headers;
+  const headersOk =
+    headers !== null && typeof headers === 'object' && Object.values(headers as object).every((item) => typeof item === 'string');
+  return strings && headersOk ? (event as unknown as StreamedEvent) : undefined;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+async function errorOf(response: Response): Promise<string> {
+  const text = await response.text().catch(() => '');
+  const body = parseJson(text) as { errorCode?: unknown; message?: unknown } | undefined;
+  if (typeof body?.message !== 'string') return '';
+  return `: ${typeof body.errorCode === 'string' ? `${body.errorCode}: ` : ''}${body.message}`;
+}
+
+/**
+ * A network error in a few words: `connection refused (ECONNREFUSED)`, `no answer within 10 s`.
+ * Credentials that a message might quote from a URL are masked.
+ */
+export function describeError(error: unknown): string {
+  return describeErrorText(error).replace(/\/\/[^/@\s]*@/g, '//***@');
+}
+
+function describeErrorText(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  if (error.name === 'TimeoutError') return `no answer within ${FORWARD_TIMEOUT_MS / 1000} s`;
+  const cause = (error as { cause?: unknown }).cause;
+  if (cause instanceof Error) {
+    const code = (cause as { code?: unknown }).code;
+    if (code === 'ECONNREFUSED') return 'connection refused (ECONNREFUSED)';
+    if (code === 'ECONNRESET') return 'connection reset (ECONNRESET)';
+    if (code === 'ENOTFOUND') return 'unknown host (ENOTFOUND)';
+    return typeof code === 'string' ? `${code}: ${cause.message}` : cause.message;
+  }
+  return error.message;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,272 @@
+/**
+ * `GET /sandbox/webhooks/stream`: every webhook the sandbox records, pushed live as Server-Sent
+ * Events (text/event-stream) the moment it is enqueued, whether it is then sent to a URL or recorded
+ * `not_sent` (no URL configured). `paylater listen` reads it to forward each event, with its exact
+ * body and signed headers, to a receiver on the developer's machine.
+ *
+ * The stream (docs/sandbox.md):
+ *
+ *   retry: 1000
+ *   event: ready           data: {"families":[...],"heartbeatMs":15000,"maxBufferedBytes":1048576}
+ *   id: dlv_...            (one per delivery)
+ *   event: delivery        data: {"id","eventId","family","event","transactionId","status","body","headers","createdAt"}
+ *   : heartbeat <time>     (a comment, every heartbeatMs)
+ *   event: overflow        data: {"dropped":n,"message":"..."}   (events were dropped, see below)
+ *   event: close           data: {"message":"..."}               (the sandbox is stopping)
+ *
+ * Bounded: at most `maxConnections` streams at once (more answer 503 `TOO_MANY_STREAMS`); each
+ * connection buffers at most `maxBufferedBytes` (what Node holds for the socket included). An event
+ * that finds the buffer full is dropped and counted, and once the reader catches up it gets one
+ * `overflow` event saying how many were lost; a reader that stays full for `stallTimeoutMs` is
+ * disconnected. Nothing is replayed: `GET /sandbox/webhooks/deliveries` lists every event recorded.
+ * `?family=sdk,gateway` (or repeated) keeps only those families.
+ *
+ * The router answers whole JSON replies only, so the server hands this path to {@link WebhookStream}
+ * before routing (server.ts); its errors use the sandbox endpoints' `{ errorCode, message }` format.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Delivery } from './delivery.js';
+import type { ErrorHelpers } from './errors.js';
+import { send } from './router.js';
+
+export const STREAM_PATH = '/sandbox/webhooks/stream';
+
+/** The families that send webhooks. */
+export const WEBHOOK_FAMILIES: readonly string[] = Object.freeze(['sdk', 'web', 'gateway']);
+
+export interface WebhookStreamLimits {
+  /** Streams open at once; one more answers 503. */
+  maxConnections: number;
+  /** Bytes buffered per connection before events are dropped. */
+  maxBufferedBytes: number;
+  /** How often a comment is sent to keep the connection (and proxies) alive. */
+  heartbeatMs: number;
+  /** A connection whose buffer stays full this long is closed. */
+  stallTimeoutMs: number;
+}
+
+export const DEFAULT_STREAM_LIMITS: Readonly<WebhookStreamLimits> = Object.freeze({
+  maxConnections: 16,
+  maxBufferedBytes: 1024 * 1024,
+  heartbeatMs: 15_000,
+  stallTimeoutMs: 60_000,
+});
+
+/** What the stream subscribes to: the dispatcher's `onEnqueue`. */
+export interface DeliverySource {
+  onEnqueue(listener: (delivery: Delivery) => void): () => void;
+}
+
+/** One delivery as the stream sends it: what a receiver gets, never the receiver's URL. */
+export interface StreamedDelivery {
+  id: string;
+  eventId: string;
+  family: string;
+  event: string;
+  transactionId: string | null;
+  /** `pending` (the sandbox sends it to its URL too) or `not_sent` (no URL configured). */
+  status: string;
+  /** The exact body, as signed. */
+  body: string;
+  /** The headers, as signed and sent (Content-Type, X-Event-Id, X-Signature). */
+  headers: Record<string, string>;
+  createdAt: string;
+}
+
+interface Client {
+  response: ServerResponse;
+  /** `undefined`: every family. */
+  families: ReadonlySet<string> | undefined;
+  /** Events dropped since the last `overflow` event. */
+  dropped: number;
+  /** When the buffer was first seen full (ms), while it stays full. */
+  fullSince: number | undefined;
+}
+
+export class WebhookStream {
+  private readonly limits: WebhookStreamLimits;
+  private readonly clients = new Set<Client>();
+  private readonly unsubscribe: () => void;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(
+    source: DeliverySource,
+    private readonly errors: ErrorHelpers,
+    limits: Partial<WebhookStreamLimits> = {},
+  ) {
+    this.limits = { ...DEFAULT_STREAM_LIMITS, ...limits };
+    this.unsubscribe = source.onEnqueue((delivery) => this.publish(delivery));
+  }
+
+  /** Whether the request is for the stream's path (any method; others are answered 405). */
+  claims(request: IncomingMessage): boolean {
+    const url = request.url ?? '';
+    return url === STREAM_PATH || url.startsWith(`${STREAM_PATH}?`);
+  }
+
+  /** Streams open now. */
+  get connections(): number {
+    return this.clients.size;
+  }
+
+  handle(request: IncomingMessage, response: ServerResponse): void {
+    request.resume();
+    if (request.method !== 'GET') {
+      send(response, this.errors.methodNotAllowed(['GET']));
+      return;
+    }
+    const families = this.familiesOf(request.url ?? '');
+    if (!Array.isArray(families) && families !== undefined) {
+      send(response, families);
+      return;
+    }
+    if (this.closed) {
+      send(response, { ...this.errors.error(503, 'SANDBOX_STOPPING', 'The sandbox is stopping.') });
+      return;
+    }
+    if (this.clients.size >= this.limits.maxConnections) {
+      send(response, {
+        ...this.errors.error(
+          503,
+          'TOO_MANY_STREAMS',
+          `At most ${this.limits.maxConnections} webhook streams may be open at once; close one (another paylater listen?) and try again.`,
+        ),
+        headers: { 'Retry-After': '5' },
+      });
+      return;
+    }
+
+    const client: Client = {
+      response,
+      families: families === undefined ? undefined : new Set(families),
+      dropped: 0,
+      fullSince: undefined,
+    };
+    this.clients.add(client);
+    response.on('close', () => this.remove(client));
+    response.on('drain', () => this.flushOverflow(client));
+    request.socket.setNoDelay(true);
+    response.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-store',
+      Connection: 'keep-alive',
+      'X-Accel-Buffering': 'no',
+    });
+    const ready = {
+      families: families ?? WEBHOOK_FAMILIES,
+      heartbeatMs: this.limits.heartbeatMs,
+      maxBufferedBytes: this.limits.maxBufferedBytes,
+    };
+    response.write(`retry: 1000\nevent: ready\ndata: ${JSON.stringify(ready)}\n\n`);
+    this.heartbeat ??= setInterval(() => this.beat(), this.limits.heartbeatMs).unref();
+  }
+
+  /** Ends every stream with a `close` event; resolves once they are flushed (at most 1 s). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.unsubscribe();
+    this.stopHeartbeat();
+    const finished = [...this.clients].map(
+      (client) =>
+        new Promise<void>((resolve) => {
+          client.response.once('close', resolve);
+          this.flushOverflow(client, true);
+          client.response.end(`event: close\ndata: ${JSON.stringify({ message: 'The sandbox is stopping.' })}\n\n`, resolve);
+        }),
+    );
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all(finished),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, 1_000);
+      }),
+    ]);
+    clearTimeout(timer);
+    this.clients.clear();
+  }
+
+  private publish(delivery: Delivery): void {
+    if (this.clients.size === 0) return;
+    const streamed: StreamedDelivery = {
+      id: delivery.id,
+      eventId: delivery.eventId,
+      family: delivery.family,
+      event: delivery.event,
+      transactionId: delivery.transactionId ?? null,
+      status: delivery.status,
+      body: delivery.body,
+      headers: delivery.headers,
+      createdAt: delivery.createdAt,
+    };
+    // JSON.stringify escapes CR and LF, so the data is one line.
+    const text = `id: ${delivery.id}\nevent: delivery\ndata: ${JSON.stringify(streamed)}\n\n`;
+    for (const client of this.clients) {
+      if (client.families !== undefined && !client.families.has(delivery.family)) continue;
+      if (this.isFull(client)) {
+        client.dropped += 1;
+        continue;
+      }
+      this.flushOverflow(client);
+      client.response.write(text);
+    }
+  }
+
+  private isFull(client: Client): boolean {
+    return client.response.writableLength >= this.limits.maxBufferedBytes;
+  }
+
+  /** Tells a reader that caught up (or, `last`, a reader about to be closed) how many events it missed. */
+  private flushOverflow(client: Client, last = false): void {
+    if (client.dropped === 0 || (this.isFull(client) && !last)) return;
+    const dropped = client.dropped;
+    client.dropped = 0;
+    const message =
+      `${dropped} webhook event${dropped === 1 ? ' was' : 's were'} dropped: this stream fell more than ` +
+      `${this.limits.maxBufferedBytes} bytes behind. GET /sandbox/webhooks/deliveries lists every event.`;
+    client.response.write(`event: overflow\ndata: ${JSON.stringify({ dropped, message })}\n\n`);
+  }
+
+  private beat(): void {
+    const now = Date.now();
+    for (const client of this.clients) {
+      if (!this.isFull(client)) {
+        client.fullSince = undefined;
+        client.response.write(`: heartbeat ${new Date(now).toISOString()}\n\n`);
+        continue;
+      }
+      client.fullSince ??= now;
+      if (now - client.fullSince >= this.limits.stallTimeoutMs) {
+        // A reader that stopped reading: free its place and its buffer.
+        client.response.destroy();
+        this.remove(client);
+      }
+    }
+  }
+
+  private remove(client: Client): void {
+    this.clients.delete(client);
+    if (this.clients.size === 0) this.stopHeartbeat();
+  }
+
+  private stopHeartbeat(): void {
+    if (this.heartbeat !== undefined) clearInterval(this.heartbeat);
+    this.heartbeat = undefined;
+  }
+
+  /** The `family` filter of the query: a list, `undefined` for all, or a 400 reply. */
+  private familiesOf(url: string): string[] | undefined | ReturnType<ErrorHelpers['badRequest']> {
+    const query = new URLSearchParams(url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
+    const given = query.getAll('family').flatMap((value) => value.split(',')).map((value) => value.trim());
+    if (given.length === 0) return undefined;
+    const unknown = given.filter((family) => !WEBHOOK_FAMILIES.includes(family));
+    if (unknown.length > 0 || given.includes('')) {
+      return this.errors.badRequest(
+        `family must be one or more of ${WEBHOOK_FAMILIES.join(', ')}, separated by commas or repeated.`,
+        [{ field: 'family', issue: `must be one of ${WEBHOOK_FAMILIES.join(', ')}` }],
+      );
+    }
+    return [...new Set(given)];
+  }
+}

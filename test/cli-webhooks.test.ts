@@ -1,0 +1,264 @@
+/**
+ * `paylater listen` and `paylater trigger` end to end: a sandbox in this process on a free port
+ * (no webhook URL, so every event is recorded not_sent), a receiver on a free port, `paylater listen`
+ * as a child process forwarding to it, and `paylater trigger` run for every event. The receiver must
+ * get each event with a body and X-Signature that the package's own verify functions accept, and
+ * listen must print one line per event with the receiver's answer.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMerchantApiClient } from '../src/clients/gateway.js';
+import { createSandbox, type Sandbox } from '../src/sandbox/server.js';
+import type { Logger } from '../src/sandbox/router.js';
+import { verifyGatewayWebhook, verifySdkWebhook, verifyWebWebhook } from '../src/webhooks.js';
+import { PRIVATE_KEY, startReceiver, startSandbox, waitFor, type Receiver, type TestSandbox } from './sandbox/helpers.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const QUIET: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+/** Published sandbox test secrets: they must never be printed by listen or trigger. */
+const SECRETS = [PRIVATE_KEY, 'pg_test_secret'];
+
+interface Run {
+  child: ChildProcessWithoutNullStreams;
+  stdout(): string;
+  stderr(): string;
+  exited: Promise<number | null>;
+}
+
+/** Starts `paylater ...args` from the sources, with only PATH in its environment besides `env`. */
+function paylater(args: string[], env: Record<string, string> = {}): Run {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', ...env },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  child.stdin.end();
+  return { child, stdout: () => stdout, stderr: () => stderr, exited };
+}
+
+async function finished(run: Run): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const code = await run.exited;
+  return { code, stdout: run.stdout(), stderr: run.stderr() };
+}
+
+function expectNoSecret(text: string, secrets: string[] = SECRETS): void {
+  for (const secret of secrets) expect(text.includes(secret), 'a secret was printed').toBe(false);
+}
+
+/** Ctrl+C: SIGINT, then the exit code. */
+async function interrupt(run: Run): Promise<number | null> {
+  run.child.kill('SIGINT');
+  const timer = setTimeout(() => run.child.kill('SIGKILL'), 10_000);
+  const code = await run.exited;
+  clearTimeout(timer);
+  return code;
+}
+
+/** A port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** What each event must make the receiver get. */
+const EVENTS = [
+  { name: 'sdk.success', family: 'sdk', webhooks: [['transactionStatus', 'SUCCESS']] },
+  { name: 'sdk.failure', family: 'sdk', webhooks: [['transactionStatus', 'FAILURE']] },
+  { name: 'sdk.cancelled', family: 'sdk', webhooks: [['transactionStatus', 'CANCELLED']] },
+  { name: 'web.success', family: 'web', webhooks: [['transactionStatus', 'SUCCESS']] },
+  { name: 'web.failure', family: 'web', webhooks: [['transactionStatus', 'FAILURE']] },
+  { name: 'web.cancelled', family: 'web', webhooks: [['transactionStatus', 'CANCELLED']] },
+  { name: 'gateway.transaction.success', family: 'gateway', webhooks: [['transactionUpdated', 'SUCCESS']] },
+  { name: 'gateway.transaction.failure', family: 'gateway', webhooks: [['transactionUpdated', 'FAILED']] },
+  { name: 'gateway.refund', family: 'gateway', webhooks: [['transactionUpdated', 'SUCCESS'], ['refundUpdated', 'SUCCESS']] },
+] as const;
+
+describe('paylater listen and trigger', () => {
+  let t: TestSandbox;
+  let receiver: Receiver;
+  beforeAll(async () => {
+    t = await startSandbox();
+    receiver = await startReceiver();
+  });
+  afterAll(async () => {
+    await t?.close();
+    await receiver?.close();
+  });
+
+  it('forwards every triggered event, signed as the contract says, and prints one line per event', async () => {
+    const listen = paylater(['listen', '--forward-to', receiver.url, '--sandbox', t.url]);
+    try {
+      await waitFor(() => (listen.stderr().includes('Ready: ') ? true : undefined), 30_000);
+      expect(listen.stderr()).toBe(
+        `Ready: forwarding the sdk, web and gateway webhooks of the sandbox at ${t.url} to ${receiver.url}. Press Ctrl+C to stop.\n`,
+      );
+
+      // The web and SDK events at once; the gateway ones in turn (they share one merchant).
+      const direct = await Promise.all(
+        EVENTS.filter((event) => event.family !== 'gateway').map(async (event) => ({ event, result: await finished(paylater(['trigger', event.name, '--sandbox', t.url])) })),
+      );
+      const gateway = [];
+      for (const event of EVENTS.filter((item) => item.family === 'gateway')) {
+        gateway.push({ event, result: await finished(paylater(['trigger', event.name, '--sandbox', t.url])) });
+      }
+
+      const expected = new Map<string, { family: string; webhook: string; status: string; transactionId: string }>();
+      for (const { event, result } of [...direct, ...gateway]) {
+        expect(result.code, `${event.name}: ${result.stderr}`).toBe(0);
+        expect(result.stderr).toBe('');
+        expectNoSecret(result.stdout);
+        const lines = result.stdout.trim().split('\n');
+        expect(lines[0]).toBe(`Triggered ${event.name} on the sandbox at ${t.url}`);
+        const transactionId = /transaction (trg_\w+)/.exec(result.stdout)?.[1];
+        expect(transactionId, result.stdout).toBeDefined();
+        const printed = [...result.stdout.matchAll(/^ {2}event (evt_\w+) {2}(\w+) (\w+) {2}\(not_sent: /gm)];
+        expect(printed.map((match) => match[3])).toEqual(event.webhooks.map(([webhook]) => webhook));
+        printed.forEach((match, index) => {
+          const [webhook, status] = event.webhooks[index]!;
+          expect(match[2]).toBe(event.family);
+          expected.set(match[1]!, { family: event.family, webhook, status, transactionId: transactionId! });
+        });
+      }
+      expect(expected.size).toBe(10);
+
+      // The receiver got each event once, and each verifies with the package's own functions.
+      await waitFor(() => (receiver.received.length >= expected.size ? true : undefined), 30_000);
+      const merchantApi = createMerchantApiClient({ baseUrl: t.url, credentials: { username: 'pg_test', password: 'pg_test_secret' } });
+      const merchant = await merchantApi.GET('/api/merchant/{id}', { params: { path: { id: 'paylater_trigger' } } });
+      const password = merchant.data?.merchant.basicAuthDetails?.password;
+      expect(password).toEqual(expect.any(String));
+      const seen = new Set<string>();
+      for (const request of receiver.received) {
+        const eventId = request.headers['x-event-id'] as string;
+        const want = expected.get(eventId);
+        expect(want, `an event nobody triggered: ${eventId}`).toBeDefined();
+        expect(seen.has(eventId)).toBe(false);
+        seen.add(eventId);
+        expect(request.headers['content-type']).toBe('application/json');
+        if (want!.family === 'sdk') {
+          const event = verifySdkWebhook(request.body, request.headers, PRIVATE_KEY);
+          expect(event).toEqual({ eventId, payload: { merchantTransactionId: want!.transactionId, status: want!.status } });
+        } else if (want!.family === 'web') {
+          const event = verifyWebWebhook(request.body, request.headers, PRIVATE_KEY);
+          expect(event.payload).toMatchObject({ transactionId: want!.transactionId, status: want!.status });
+        } else {
+          const event = verifyGatewayWebhook(request.body, request.headers, password!);
+          expect(event.eventId).toBe(eventId);
+          if (event.kind === 'transaction') {
+            expect(want!.webhook).toBe('transactionUpdated');
+            expect(event.payload.transaction).toMatchObject({ id: want!.transactionId, status: want!.status });
+          } else {
+            expect(want!.webhook).toBe('refundUpdated');
+            expect(event.payload.refund).toMatchObject({ transactionId: want!.transactionId, status: want!.status });
+          }
+        }
+        // Byte for byte what the sandbox recorded and signed.
+        const [recorded] = (await t.deliveries(want!.transactionId)).filter((delivery) => delivery.eventId === eventId);
+        expect(request.body).toBe(recorded.body);
+        expect(request.headers['x-signature']).toBe(recorded.headers['X-Signature']);
+      }
+      expect(seen.size).toBe(expected.size);
+
+      // One line per event: time, family, event, transaction, event id, the receiver's answer.
+      await waitFor(() => (listen.stdout().trim().split('\n').length >= expected.size ? true : undefined));
+      const lines = listen.stdout().trim().split('\n');
+      expect(lines).toHaveLength(expected.size);
+      for (const [eventId, want] of expected) {
+        const line = lines.find((candidate) => candidate.includes(eventId));
+        expect(line, eventId).toMatch(
+          new RegExp(`^\\d\\d:\\d\\d:\\d\\d {2}${want.family} +${want.webhook} +${want.transactionId} {2}${eventId} {2}-> 200 OK in \\d+ ms$`),
+        );
+      }
+
+      expect(await interrupt(listen)).toBe(0);
+      expect(listen.stderr().trim().split('\n').at(-1)).toBe('Stopped.');
+      expectNoSecret(listen.stdout() + listen.stderr(), [...SECRETS, password!]);
+    } finally {
+      listen.child.kill('SIGKILL');
+    }
+  }, 240_000);
+
+  it('prints the error when the receiver does not answer, and keeps only the families asked for', async () => {
+    const port = await closedPort();
+    const listen = paylater(['listen', '--forward-to', `http://127.0.0.1:${port}/hook`, '--sandbox', t.url, '--family', 'web']);
+    try {
+      await waitFor(() => (listen.stderr().includes('Ready: ') ? true : undefined), 30_000);
+      expect(listen.stderr()).toMatch(/^Ready: forwarding the web webhooks of the sandbox/);
+      const sdk = await finished(paylater(['trigger', 'sdk.success', '--sandbox', t.url]));
+      const web = await finished(paylater(['trigger', 'web.cancelled', '--sandbox', t.url]));
+      expect([sdk.code, web.code]).toEqual([0, 0]);
+      const webEvent = /event (evt_\w+)/.exec(web.stdout)?.[1];
+      await waitFor(() => (listen.stdout().includes(webEvent!) ? true : undefined), 20_000);
+      const lines = listen.stdout().trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(new RegExp(`  web +transactionStatus +trg_web_\\w+  ${webEvent}  -> failed after \\d+ ms: connection refused \\(ECONNREFUSED\\)$`));
+      expect(await interrupt(listen)).toBe(0);
+    } finally {
+      listen.child.kill('SIGKILL');
+    }
+  }, 120_000);
+
+  it('reconnects when the sandbox comes back, and stops with a clear message when there is none', async () => {
+    const other = await startSandbox();
+    const port = new URL(other.url).port;
+    const listen = paylater(['listen', '--forward-to', receiver.url, '--sandbox', other.url]);
+    let again: Sandbox | undefined;
+    try {
+      await waitFor(() => (listen.stderr().includes('Ready: ') ? true : undefined), 30_000);
+      await other.close();
+      await waitFor(() => (listen.stderr().includes('Lost the connection') ? true : undefined), 10_000);
+      expect(listen.stderr()).toContain('Lost the connection to the sandbox (the sandbox is stopping); reconnecting...');
+
+      again = await createSandbox({ logger: QUIET });
+      expect(await again.listen(Number(port), '127.0.0.1')).toBe(other.url);
+      await waitFor(() => (listen.stderr().includes('Reconnected') ? true : undefined), 20_000);
+      const result = await finished(paylater(['trigger', 'sdk.cancelled', '--sandbox', again.url]));
+      const eventId = /event (evt_\w+)/.exec(result.stdout)?.[1];
+      await waitFor(() => (listen.stdout().includes(`${eventId}  -> 200 OK`) ? true : undefined), 20_000);
+      expect(await interrupt(listen)).toBe(0);
+    } finally {
+      listen.child.kill('SIGKILL');
+      await again?.close();
+    }
+
+    const nowhere = `http://127.0.0.1:${await closedPort()}`;
+    const [lost, trigger] = await Promise.all([
+      finished(paylater(['listen', '--forward-to', receiver.url, '--sandbox', nowhere])),
+      finished(paylater(['trigger', 'gateway.refund', '--sandbox', nowhere])),
+    ]);
+    expect(lost.code).toBe(1);
+    expect(lost.stdout).toBe('');
+    expect(lost.stderr).toBe(
+      `paylater: cannot follow the webhooks of the sandbox at ${nowhere}: connection refused (ECONNREFUSED); is it running? Start it with 'paylater sandbox', or give its URL with --sandbox\n`,
+    );
+    expect(trigger.code).toBe(1);
+    expect(trigger.stderr).toMatch(/^paylater: gateway\.refund: cannot read the merchant paylater_trigger: the sandbox at .* did not answer \(ECONNREFUSED\); is it running\?/);
+  }, 180_000);
+
+  it('reports wrong credentials without printing them', async () => {
+    const wrongKey = 'not-the-sandbox-key-91f2';
+    const wrongPassword = 'not-the-merchant-api-password-3c7a';
+    const [sdk, gateway] = await Promise.all([
+      finished(paylater(['trigger', 'sdk.success', '--sandbox', t.url], { PAYLATER_PRIVATE_KEY: wrongKey })),
+      finished(paylater(['trigger', 'gateway.transaction.success', '--sandbox', t.url, '--merchant', 'other_merchant'], { PAYLATER_MERCHANT_API_PASSWORD: wrongPassword })),
+    ]);
+    expect(sdk.code).toBe(1);
+    expect(sdk.stderr).toMatch(
+      /^paylater: cannot initiate the SDK transaction: the sandbox answered HTTP 401 AUTHORIZATION_FAILED.*; is PAYLATER_PRIVATE_KEY \(or --key-file\) the sandbox's private key, and --partner-id its partner id\?\n$/,
+    );
+    expect(gateway.code).toBe(1);
+    expect(gateway.stderr).toMatch(/^paylater: cannot read the merchant other_merchant: the sandbox answered HTTP 401 UNAUTHORIZED/);
+    expect(gateway.stderr).toMatch(/are PAYLATER_MERCHANT_API_USERNAME and PAYLATER_MERCHANT_API_PASSWORD the sandbox's Merchant API credentials\?\n$/);
+    expectNoSecret(sdk.stdout + sdk.stderr + gateway.stdout + gateway.stderr, [wrongKey, wrongPassword]);
+  }, 120_000);
+});
