@@ -89,3 +89,46 @@ class MemoryCollection<T> implements Collection<T> {
     this.records.clear();
   }
 }
+
+/**
+ * Records that belong to a parent record and are added one at a time (the refunds of a
+ * transaction, the data pushes of a phone number). Each child is its own record of an ordinary
+ * collection, under `<parentKey>#<position>`, and the parent keeps only how many there are: adding
+ * one writes one small record, never a copy of the parent's earlier children (which made 8,000
+ * refunds of one transaction quadratic). Works over any {@link Store}.
+ */
+export class ChildRecords<T> {
+  constructor(private readonly collection: Collection<T>) {}
+
+  static key(parentKey: string, position: number): string {
+    return `${parentKey}#${position}`;
+  }
+
+  get(parentKey: string, position: number): T | undefined {
+    return this.collection.get(ChildRecords.key(parentKey, position));
+  }
+
+  /** Writes the child at `position` (a new one at the parent's count, or a changed one). */
+  set(parentKey: string, position: number, value: T): void {
+    this.collection.set(ChildRecords.key(parentKey, position), value);
+  }
+
+  delete(parentKey: string, position: number): void {
+    this.collection.delete(ChildRecords.key(parentKey, position));
+  }
+
+  /** The children at positions `from` (inclusive) to `to` (exclusive) that exist, in order. */
+  range(parentKey: string, from: number, to: number): T[] {
+    const children: T[] = [];
+    for (let position = from; position < to; position++) {
+      const child = this.get(parentKey, position);
+      if (child !== undefined) children.push(child);
+    }
+    return children;
+  }
+
+  /** Deletes the children at positions `from` to `to` (exclusive). */
+  deleteRange(parentKey: string, from: number, to: number): void {
+    for (let position = from; position < to; position++) this.delete(parentKey, position);
+  }
+}

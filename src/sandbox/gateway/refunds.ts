@@ -20,8 +20,6 @@ import {
   statusOf,
   type GatewayState,
   type MerchantPrincipal,
-  type RefundRecord,
-  type TransactionRecord,
 } from './state.js';
 
 export function registerRefunds(ctx: FamilyContext, state: GatewayState, engine: TransactionEngine): void {
@@ -40,7 +38,7 @@ export function registerRefunds(ctx: FamilyContext, state: GatewayState, engine:
 
       // D18: a repeated request (same id and amount) answers the existing refund.
       if (refundId !== undefined) {
-        const existing = transaction.refunds.find((refund) => refund.id === refundId);
+        const existing = state.findRefund(transaction, refundId);
         if (existing !== undefined) {
           if (requestedAmount === existing.requestedAmount || requestedAmount === existing.amount) {
             return { status: 200, body: { refund: refundView(transaction, existing) } };
@@ -71,7 +69,7 @@ export function registerRefunds(ctx: FamilyContext, state: GatewayState, engine:
       }
 
       const now = clock.now();
-      const refund: RefundRecord = {
+      const added = engine.addRefund(transaction, {
         id: refundId ?? `rfnd_${randomBytes(12).toString('hex')}`,
         amount,
         requestedAmount,
@@ -80,11 +78,8 @@ export function registerRefunds(ctx: FamilyContext, state: GatewayState, engine:
         createdAt: now,
         updatedAt: now,
         completesAt: now + GATEWAY.refundDelayMs,
-      };
-      const updated: TransactionRecord = { ...transaction, refunds: [...transaction.refunds, refund], updatedAt: now };
-      engine.save(updated);
-      engine.wakeAt(updated.merchantId, updated.id, refund.completesAt);
-      return { status: 201, body: { refund: refundView(updated, refund) } };
+      });
+      return { status: 201, body: { refund: refundView(added.transaction, added.refund) } };
     },
   });
 
@@ -95,7 +90,7 @@ export function registerRefunds(ctx: FamilyContext, state: GatewayState, engine:
     (request) => {
       const { merchantId = '', transactionId = '', refundId = '' } = request.params;
       const transaction = engine.find(merchantId, transactionId);
-      const refund = transaction?.refunds.find((candidate) => candidate.id === refundId);
+      const refund = transaction === undefined ? undefined : state.findRefund(transaction, refundId);
       if (transaction === undefined || refund === undefined) {
         return ctx.sandboxErrors.notFound(`No refund '${refundId}' of transaction '${transactionId}' of merchant '${merchantId}'.`);
       }
@@ -103,7 +98,7 @@ export function registerRefunds(ctx: FamilyContext, state: GatewayState, engine:
         return ctx.sandboxErrors.error(409, 'INVALID_STATE', `The refund is already ${refund.status}.`);
       }
       const updated = engine.completeRefund(transaction, refundId, 'FAILED', clock.now());
-      const failed = updated.refunds.find((candidate) => candidate.id === refundId)!;
+      const failed = state.findRefund(updated, refundId)!;
       return { status: 200, body: { refund: refundView(updated, failed) } };
     },
   );
