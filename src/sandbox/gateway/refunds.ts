@@ -20,6 +20,7 @@ import {
   statusOf,
   type GatewayState,
   type MerchantPrincipal,
+  webhookUrlProblem,
 } from './state.js';
 
 export function registerRefunds(ctx: FamilyContext, state: GatewayState, engine: TransactionEngine): void {
@@ -33,6 +34,8 @@ export function registerRefunds(ctx: FamilyContext, state: GatewayState, engine:
       if (transaction === undefined) {
         return errors.notFound(`No transaction with id '${params.transactionId}' exists for this merchant.`);
       }
+      const badUrl = webhookUrlProblem(ctx, body.createConfiguration?.webhookUrl, '/createConfiguration/webhookUrl');
+      if (badUrl !== undefined) return badUrl;
       const requestedAmount = body.refund?.amount ?? 0;
       const refundId = body.refund?.id;
 

@@ -481,6 +481,17 @@ export function sendWebhook(
   });
 }
 
+/**
+ * A webhook URL a request gives, checked (webhook-targets.ts): a 400 naming `field` when it
+ * carries credentials or points at a refused target, else undefined.
+ */
+export function webhookUrlProblem(ctx: FamilyContext, url: string | undefined, field: string) {
+  if (url === undefined) return undefined;
+  const problem = ctx.deliveries.targetProblem(url);
+  if (problem === undefined) return undefined;
+  return ctx.errors.badRequest(`${field.slice(1).replaceAll('/', '.')} ${problem.message}`, [{ field, issue: problem.issue }]);
+}
+
 /** The transaction webhook's URL: the transaction's override, else the merchant's default. */
 export function transactionWebhookUrl(merchant: MerchantRecord | undefined, transaction: TransactionRecord): string | undefined {
   return transaction.configuration.webhookUrl ?? merchant?.defaultWebhookUrl;

@@ -26,6 +26,7 @@ import {
   type GatewayState,
   type MerchantPrincipal,
   type TransactionRecord,
+  webhookUrlProblem,
 } from './state.js';
 
 /** The list cursor: base64url of `<createdAt>:<id>` of the last transaction of the page. */
@@ -97,6 +98,9 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
           );
         }
       }
+
+      const badUrl = webhookUrlProblem(ctx, configuration.webhookUrl, '/createConfiguration/webhookUrl');
+      if (badUrl !== undefined) return badUrl;
 
       // D12: the check must be one of this merchant's.
       let check: CheckRecord | undefined;
