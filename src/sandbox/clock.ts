@@ -93,6 +93,11 @@ export class VirtualClock {
     return this.heap.size() - this.cancelled;
   }
 
+  /** Entries held by the heap, cancelled ones not yet dropped included (at most about twice the pending ones). */
+  get storedTimers(): number {
+    return this.heap.size();
+  }
+
   /** Runs `fn` when the virtual time reaches `at` (epoch ms); at once (asynchronously) if it has. */
   schedule(at: number, fn: () => unknown): ClockTimer {
     const entry: Entry = { at, seq: this.seq++, fn, done: false };

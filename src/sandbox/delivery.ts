@@ -9,7 +9,10 @@
  * and only to targets webhook-targets.ts allows (checked again, with the name resolved, before each
  * attempt). Under load:
  * - at most `webhooks.concurrency` attempts (default 8) run at once per receiver (scheme, host and
- *   port); the others wait in a queue (p-limit), so 1,000 events never open 1,000 sockets;
+ *   port); the others wait in a queue (p-limit), so 1,000 events never open 1,000 sockets. The
+ *   default fetch is undici's with an Agent holding at most that many connections per receiver
+ *   (Node's global fetch opens a new socket when a request starts a moment before a finished one
+ *   has released its own);
  * - a receiver has at most {@link MAX_PENDING_PER_RECEIVER} undelivered events; beyond that a new
  *   event is recorded `not_sent` with the reason, so a dead receiver cannot fill the memory;
  * - a failure of the sandbox's own machine before anything reached the receiver
@@ -23,6 +26,7 @@
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import pLimit, { type LimitFunction } from 'p-limit';
+import { Agent, fetch as undiciFetch } from 'undici';
 import Queue from 'yocto-queue';
 import type { ClockTimer, VirtualClock } from './clock.js';
 import { DEFAULT_RETAIN_DELIVERIES, DEFAULT_WEBHOOK_CONCURRENCY, type RetentionSettings, type WebhookSettings } from './config.js';
@@ -134,6 +138,12 @@ export interface DispatcherOptions {
   fetch?: typeof fetch;
   /** Webhook settings and retention (config.ts); default: the documented defaults. */
   config?: { webhooks?: Partial<WebhookSettings>; retention?: Partial<RetentionSettings> };
+  /** The target policy (default: one from `config.webhooks.allowAnyTarget`); tests give their own. */
+  targets?: WebhookTargets;
+  /** Undelivered events per receiver, at most (default {@link MAX_PENDING_PER_RECEIVER}). */
+  maxPendingPerReceiver?: number;
+  /** The back-off of local failures, real ms (default 100 doubling to 5,000). */
+  localRetryDelayMs?: { base: number; max: number };
 }
 
 /** A page of deliveries, in creation order. */
@@ -174,6 +184,8 @@ export class DeliveryDispatcher {
   private readonly deliveries: Collection<Delivery>;
   private readonly clock: VirtualClock;
   private readonly fetchImpl: typeof fetch;
+  /** The connection pool of the default fetch (closed by stop). */
+  private readonly agent: Agent | undefined;
   private readonly log: (level: 'info' | 'warn', message: string) => void;
   /** Which receivers are allowed (also used by the families to check URLs they accept). */
   readonly targets: WebhookTargets;
@@ -202,15 +214,26 @@ export class DeliveryDispatcher {
   private readonly seqOfPending = new Map<string, number>();
   private readonly cursorKey = randomBytes(32);
   private lastLocalWarning = 0;
+  private readonly localDelay: { base: number; max: number };
+  private readonly maxPending: number;
 
   constructor(options: DispatcherOptions) {
     this.deliveries = options.store.collection<Delivery>('deliveries');
     this.clock = options.clock;
-    this.fetchImpl = options.fetch ?? fetch;
     this.log = options.log ?? (() => undefined);
     this.concurrency = options.config?.webhooks?.concurrency ?? DEFAULT_WEBHOOK_CONCURRENCY;
+    if (options.fetch !== undefined) {
+      this.fetchImpl = options.fetch;
+    } else {
+      const agent = new Agent({ connections: this.concurrency, keepAliveTimeout: 4_000 });
+      this.agent = agent;
+      this.fetchImpl = ((input: string, init: RequestInit) =>
+        undiciFetch(input, { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher: agent })) as unknown as typeof fetch;
+    }
     this.retain = options.config?.retention?.deliveries ?? DEFAULT_RETAIN_DELIVERIES;
-    this.targets = new WebhookTargets({ allowAny: options.config?.webhooks?.allowAnyTarget ?? false });
+    this.targets = options.targets ?? new WebhookTargets({ allowAny: options.config?.webhooks?.allowAnyTarget ?? false });
+    this.localDelay = options.localRetryDelayMs ?? { base: LOCAL_RETRY_BASE_MS, max: LOCAL_RETRY_MAX_MS };
+    this.maxPending = options.maxPendingPerReceiver ?? MAX_PENDING_PER_RECEIVER;
   }
 
   /** Tells the dispatcher where the sandbox listens, so that webhooks to itself are refused. */
@@ -229,7 +252,7 @@ export class DeliveryDispatcher {
     const eventId = input.eventId ?? `evt_${randomUUID().replaceAll('-', '')}`;
     const receiver = url === null ? undefined : receiverOf(url);
     const waiting = receiver === undefined ? 0 : (this.pendingPerReceiver.get(receiver) ?? 0);
-    const full = waiting >= MAX_PENDING_PER_RECEIVER;
+    const full = waiting >= this.maxPending;
     const delivery: Delivery = {
       id: `dlv_${randomUUID().replaceAll('-', '')}`,
       eventId,
@@ -249,7 +272,7 @@ export class DeliveryDispatcher {
     };
     if (url === null) delivery.reason = 'No webhook URL is configured.';
     else if (full) {
-      delivery.reason = `The receiver has ${MAX_PENDING_PER_RECEIVER} undelivered events waiting; later events are not sent until it catches up.`;
+      delivery.reason = `The receiver has ${this.maxPending} undelivered events waiting; later events are not sent until it catches up.`;
     }
     this.deliveries.set(delivery.id, delivery);
     const seq = this.nextSeq++;
@@ -331,6 +354,16 @@ export class DeliveryDispatcher {
     return this.deliveries.get(id);
   }
 
+  /** Deliveries not yet delivered or abandoned. */
+  get pendingCount(): number {
+    return this.seqOfPending.size;
+  }
+
+  /** Deliveries held (the pending ones and the retained completed ones). */
+  get size(): number {
+    return this.deliveries.size;
+  }
+
   /** Resolves when no attempt is running or queued (attempts scheduled for later do not count). */
   async idle(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
@@ -343,9 +376,10 @@ export class DeliveryDispatcher {
     this.timers.clear();
     for (const timer of this.localTimers.values()) clearTimeout(timer);
     this.localTimers.clear();
-    for (const limiter of this.limiters.values()) limiter.clearQueue();
+    // Queued attempts run at once and end without sending: `attempt` checks `stopped` first.
     this.shutdown.abort();
     await this.idle();
+    await this.agent?.close().catch(() => undefined);
   }
 
   private startAttempt(id: string): void {
@@ -391,7 +425,7 @@ export class DeliveryDispatcher {
           signal: AbortSignal.any([AbortSignal.timeout(ATTEMPT_TIMEOUT_MS), this.shutdown.signal]),
         });
         statusCode = response.status;
-        await response.body?.cancel().catch(() => undefined);
+        await drain(response);
       } catch (caught) {
         const code = errorCode(caught);
         if (code !== undefined && LOCAL_ERROR_CODES.has(code) && !this.stopped) {
@@ -457,7 +491,7 @@ export class DeliveryDispatcher {
   /** A local failure: tries again after a real-time back-off, without counting an attempt. */
   private retryLocally(id: string, tries: number, code: string): void {
     this.localTries.set(id, tries);
-    const delay = Math.min(LOCAL_RETRY_MAX_MS, LOCAL_RETRY_BASE_MS * 2 ** (tries - 1));
+    const delay = Math.min(this.localDelay.max, this.localDelay.base * 2 ** (tries - 1));
     const timer = setTimeout(() => {
       this.localTimers.delete(id);
       this.startAttempt(id);
@@ -555,6 +589,30 @@ export class DeliveryDispatcher {
     const given = Buffer.from(match[2]!, 'base64url');
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid();
     return seq;
+  }
+}
+
+/** Bytes of a receiver's answer read (and thrown away) so that its connection can be reused. */
+const DRAIN_LIMIT = 64 * 1024;
+
+/** Reads a small answer to its end (the connection stays open for the next attempt); cancels a big one. */
+async function drain(response: Response): Promise<void> {
+  const body = response.body;
+  if (body === null) return;
+  const reader = body.getReader();
+  let read = 0;
+  try {
+    for (;;) {
+      const chunk = await reader.read();
+      if (chunk.done) return;
+      read += chunk.value.byteLength;
+      if (read > DRAIN_LIMIT) {
+        await reader.cancel();
+        return;
+      }
+    }
+  } catch {
+    // The answer's status is what counts; a body cut short does not matter.
   }
 }
 

@@ -91,7 +91,13 @@ export class WebhookTargets {
   private localAddresses: Set<string> | undefined;
   private readonly resolved = new Map<string, { addresses: string[]; until: number }>();
 
-  constructor(private readonly options: { allowAny: boolean }) {}
+  constructor(
+    private readonly options: {
+      allowAny: boolean;
+      /** Resolves a host name to its addresses (default: the system's resolver, dns.lookup). */
+      lookup?: (host: string) => Promise<string[]>;
+    },
+  ) {}
 
   get allowAny(): boolean {
     return this.options.allowAny;
@@ -199,7 +205,9 @@ export class WebhookTargets {
     if (cached !== undefined && cached.until > now) return cached.addresses;
     let addresses: string[] = [];
     try {
-      addresses = (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address.toLowerCase());
+      addresses = this.options.lookup
+        ? (await this.options.lookup(host)).map((address) => address.toLowerCase())
+        : (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address.toLowerCase());
     } catch {
       addresses = [];
     }
