@@ -23,7 +23,7 @@
  * - completed deliveries beyond `retention.deliveries` (default 100,000) are forgotten, oldest
  *   first; pending ones are always kept. {@link DeliveryDispatcher.page} serves them in pages.
  */
-import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import pLimit, { type LimitFunction } from 'p-limit';
 import { Agent, fetch as undiciFetch } from 'undici';
@@ -210,10 +210,17 @@ export class DeliveryDispatcher {
   /** Sequence numbers of the deliveries of each transaction id. */
   private readonly byTransaction = new Map<string, number[]>();
   private readonly completed = new Queue<Completed>();
+  private newId(): string {
+    return `${this.idPrefix}${(this.idCounter++).toString(16).padStart(12, '0')}`;
+  }
+
   /** Sequence numbers of pending deliveries (for {@link retire}). */
   private readonly seqOfPending = new Map<string, number>();
   private readonly cursorKey = randomBytes(32);
   private lastLocalWarning = 0;
+  /** Ids: 20 random hex digits of this process, then a counter (12 hex digits): unique across restarts. */
+  private readonly idPrefix = randomBytes(10).toString('hex');
+  private idCounter = 0;
   private readonly localDelay: { base: number; max: number };
   private readonly maxPending: number;
 
@@ -249,12 +256,13 @@ export class DeliveryDispatcher {
   /** Records an event and starts (or queues) its delivery. Returns the record as created. */
   enqueue(input: EnqueueInput): Delivery {
     const url = input.url ?? null;
-    const eventId = input.eventId ?? `evt_${randomUUID().replaceAll('-', '')}`;
+    const number = this.newId();
+    const eventId = input.eventId ?? `evt_${number}`;
     const receiver = url === null ? undefined : receiverOf(url);
     const waiting = receiver === undefined ? 0 : (this.pendingPerReceiver.get(receiver) ?? 0);
     const full = waiting >= this.maxPending;
     const delivery: Delivery = {
-      id: `dlv_${randomUUID().replaceAll('-', '')}`,
+      id: `dlv_${number}`,
       eventId,
       family: input.family,
       event: input.event,
@@ -628,13 +636,21 @@ function upperBound(values: readonly number[], value: number): number {
   return low;
 }
 
-/** The receiver a URL names: scheme, host and port. */
+const receivers = new Map<string, string>();
+
+/** The receiver a URL names: scheme, host and port (the few URLs in use are remembered). */
 function receiverOf(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return url;
+  let receiver = receivers.get(url);
+  if (receiver === undefined) {
+    try {
+      receiver = new URL(url).origin;
+    } catch {
+      receiver = url;
+    }
+    if (receivers.size >= 1000) receivers.clear();
+    receivers.set(url, receiver);
   }
+  return receiver;
 }
 
 /** The system error code behind a failed fetch (`EMFILE`, `ECONNREFUSED`, ...), if any. */
