@@ -1,23 +1,34 @@
 /**
  * `npm run bench`: every figure is a ratio taken side by side in one run, because the machines
- * are shared and noisy. `--only signatures,clients,size,sandbox` runs a subset.
+ * are shared and noisy. `--only signatures,clients,size,sandbox` runs a subset. `soak` (the sandbox
+ * under a load test, bench/soak.ts) runs only when named: `--only soak [--transactions N] [--timers N]`.
  */
 import { parseArgs } from 'node:util';
 import { benchClients } from './client.js';
 import { benchSandbox } from './sandbox.js';
 import { benchSignatures } from './signatures.js';
+import { benchSoak } from './soak.js';
 import { benchSizes } from './size.js';
 
 const ALL = ['signatures', 'clients', 'size', 'sandbox'] as const;
-const { values } = parseArgs({ options: { only: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+/** Run only when named with --only (they take minutes). */
+const ON_REQUEST = ['soak'] as const;
+const { values } = parseArgs({
+  options: {
+    only: { type: 'string' },
+    transactions: { type: 'string' },
+    timers: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  },
+});
 if (values.help) {
-  process.stdout.write(`Usage: npm run bench [-- --only ${ALL.join(',')}]\n`);
+  process.stdout.write(`Usage: npm run bench [-- --only ${[...ALL, ...ON_REQUEST].join(',')}] [--transactions N] [--timers N]\n`);
   process.exit(0);
 }
 const only = values.only?.split(',').map((s) => s.trim()) ?? [...ALL];
-const unknown = only.filter((name) => !(ALL as readonly string[]).includes(name));
+const unknown = only.filter((name) => !([...ALL, ...ON_REQUEST] as readonly string[]).includes(name));
 if (unknown.length > 0) {
-  process.stderr.write(`Unknown benchmark: ${unknown.join(', ')} (choose from ${ALL.join(', ')})\n`);
+  process.stderr.write(`Unknown benchmark: ${unknown.join(', ')} (choose from ${[...ALL, ...ON_REQUEST].join(', ')})\n`);
   process.exit(2);
 }
 
@@ -47,4 +58,29 @@ if (only.includes('sandbox')) {
     out(`  ${r.operation.padEnd(16)} ${r.server.padEnd(8)} ${fmt(r.requestsPerSecond, 0).padStart(7)} req/s   p99 ${fmt(r.p99Ms, 1)} ms   non-2xx ${r.non2xx}   errors ${r.errors}`);
   }
   for (const r of ratios) out(`  ${r.operation.padEnd(16)} sandbox ÷ prism ${fmt(r.ratio, 1)}x   sandbox p99 ${fmt(r.sandboxP99Ms, 1)} ms`);
+}
+if (only.includes('soak')) {
+  const count = (name: string, value: string | undefined, fallback: number): number => {
+    if (value === undefined) return fallback;
+    if (!/^[0-9]{1,8}$/.test(value) || Number(value) < 100) {
+      process.stderr.write(`--${name} must be a whole number from 100 to 99999999\n`);
+      process.exit(2);
+    }
+    return Number(value);
+  };
+  const transactions = count('transactions', values.transactions, 1_000_000);
+  const timers = count('timers', values.timers, 100_000);
+  out(`\n== Soak: ${transactions} transactions over the four families, webhooks to local receivers, ${timers} timers in one advance`);
+  out('   (targets: last 10 % within 1.5x of the first 10 % in requests/s and p99; RSS under 500 MB; the advance under 1 s)');
+  const f = await benchSoak({ transactions, timers, log: out });
+  const window = (name: string, w: { requests: number; requestsPerSecond: number; p99Ms: number }) =>
+    out(`  ${name.padEnd(10)} ${fmt(w.requestsPerSecond, 0).padStart(7)} req/s   p99 ${fmt(w.p99Ms, 1)} ms   (${w.requests} requests)`);
+  out(`  ${f.transactions} transactions, ${f.requests} requests in ${fmt(f.seconds, 0)} s, ${f.failures} not 2xx`);
+  window('first 10 %', f.first);
+  window('last 10 %', f.last);
+  out(`  ratio last/first: throughput ${fmt(f.last.requestsPerSecond / f.first.requestsPerSecond)}   p99 ${fmt(f.last.p99Ms / f.first.p99Ms)}`);
+  out(`  webhooks received ${f.webhooksReceived} of ${f.webhooksExpected}`);
+  out(`  clock advance firing ${f.advance.timers} timers: ${fmt(f.advance.ms, 0)} ms`);
+  out(`  sandbox RSS at the end: ${fmt(f.rssEndMb, 0)} MB`);
+  out(`  memory per transaction (records, delivery, indexes): ${fmt(f.memory.bytesPerTransaction, 0)} bytes`);
 }

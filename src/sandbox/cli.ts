@@ -6,7 +6,17 @@
  */
 import { parseCommandLine, UsageError, CliError, type Command } from '../cli/command-line.js';
 import { watchLauncher } from '../cli/launcher.js';
-import { ConfigError, DEFAULT_CONFIG, ENVIRONMENT, parsePort, type ConfigOverrides, type SandboxConfig } from './config.js';
+import {
+  ConfigError,
+  DEFAULT_CONFIG,
+  ENVIRONMENT,
+  MAX_RETAIN,
+  MAX_WEBHOOK_CONCURRENCY,
+  parseCount,
+  parsePort,
+  type ConfigOverrides,
+  type SandboxConfig,
+} from './config.js';
 import { createSandbox } from './server.js';
 
 const COMMAND = 'paylater sandbox';
@@ -21,6 +31,11 @@ Options:
   --port PORT         port to listen on (default 4000; 0 picks a free one)   [${ENVIRONMENT.port}]
   --host HOST         address to listen on (default 127.0.0.1)               [${ENVIRONMENT.host}]
   --webhook-url URL   the partner's webhook receiver for web and SDK events  [${ENVIRONMENT.webhookUrl}]
+  --webhook-concurrency N   webhook attempts at once per receiver (default 8) [${ENVIRONMENT.webhookConcurrency}]
+  --allow-any-webhook-target  also send webhooks to the sandbox itself, link-local and
+                      cloud metadata addresses          [${ENVIRONMENT.allowAnyWebhookTarget}=1]
+  --retain-transactions N   final transactions kept (default 100000)      [${ENVIRONMENT.retainTransactions}]
+  --retain-deliveries N     completed webhook deliveries kept (default 100000) [${ENVIRONMENT.retainDeliveries}]
   --quiet             do not print a line per request
   -h, --help          show this help
 
@@ -34,6 +49,10 @@ const OPTIONS = {
   port: { type: 'string' },
   host: { type: 'string' },
   'webhook-url': { type: 'string' },
+  'webhook-concurrency': { type: 'string' },
+  'allow-any-webhook-target': { type: 'boolean' },
+  'retain-transactions': { type: 'string' },
+  'retain-deliveries': { type: 'string' },
   quiet: { type: 'boolean' },
 } as const;
 
@@ -66,6 +85,21 @@ export async function runSandbox(argv: string[], options: RunSandboxOptions = {}
     if (values.port !== undefined) overrides.port = parsePort(values.port, '--port');
     if (values.host !== undefined) overrides.host = values.host;
     if (values['webhook-url'] !== undefined) overrides.partner = { webhookUrl: values['webhook-url'] };
+    const concurrency = parseCount(values['webhook-concurrency'], '--webhook-concurrency', MAX_WEBHOOK_CONCURRENCY);
+    if (concurrency !== undefined || values['allow-any-webhook-target'] === true) {
+      overrides.webhooks = {
+        ...(concurrency === undefined ? {} : { concurrency }),
+        ...(values['allow-any-webhook-target'] === true ? { allowAnyTarget: true } : {}),
+      };
+    }
+    const transactions = parseCount(values['retain-transactions'], '--retain-transactions', MAX_RETAIN);
+    const deliveries = parseCount(values['retain-deliveries'], '--retain-deliveries', MAX_RETAIN);
+    if (transactions !== undefined || deliveries !== undefined) {
+      overrides.retention = {
+        ...(transactions === undefined ? {} : { transactions }),
+        ...(deliveries === undefined ? {} : { deliveries }),
+      };
+    }
   } catch (error) {
     if (error instanceof ConfigError) throw new UsageError(error.message, COMMAND);
     throw error;

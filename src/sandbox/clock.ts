@@ -3,8 +3,17 @@
  * moves the clock forward and fires, in order, every timer it passes. Timers also fire by
  * themselves when real time reaches them. Transaction expiry (D13), OTP expiry, verification delays
  * and webhook retries (D23) all run on it, so a test or an integrator can "wait" an hour at once.
+ *
+ * The timers live in a binary heap (heap-js) ordered by time, then by creation: scheduling and
+ * firing cost O(log n). A cancelled timer is only marked (lazy deletion); its callback is dropped at
+ * once and the heap is rebuilt without the marked entries when they outnumber the live ones, so
+ * memory stays proportional to the live timers. Firing many timers at once (an advance over
+ * 100,000 expiries, or real time passing them) runs in slices of {@link SLICE_MS} and yields to the
+ * event loop between slices when asked to (`advanceInSlices`, and the timers fired by real time),
+ * so requests keep being answered.
  */
 import { performance } from 'node:perf_hooks';
+import { Heap } from 'heap-js';
 
 export interface ClockTimer {
   /** The virtual time (epoch milliseconds) at which it fires. */
@@ -23,23 +32,35 @@ export interface ClockOptions {
 interface Entry {
   at: number;
   seq: number;
-  fn: () => unknown;
-  cancelled: boolean;
+  fn: (() => unknown) | undefined;
+  /** Fired or cancelled: still in the heap until popped or compacted away. */
+  done: boolean;
 }
 
 // setTimeout takes at most 2^31 - 1 ms; a later timer is re-armed when this much has passed.
 const MAX_DELAY = 2 ** 31 - 1;
+/** The longest run of timer callbacks before the clock yields to the event loop (when it may). */
+export const SLICE_MS = 10;
+/** The heap is rebuilt when more entries than this are cancelled and they outnumber the live ones. */
+const COMPACT_MIN = 1024;
+
+const byTime = (a: Entry, b: Entry): number => a.at - b.at || a.seq - b.seq;
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export class VirtualClock {
   private readonly base: number;
   private readonly perfBase = performance.now();
   private offset = 0;
   private seq = 0;
-  private entries: Entry[] = [];
+  private readonly heap = new Heap<Entry>(byTime);
+  /** Entries in the heap that were cancelled (not yet popped). */
+  private cancelled = 0;
   private armed: NodeJS.Timeout | undefined;
   private armedFor: number | undefined;
   private firing = false;
   private stopped = false;
+  /** Advances run one after the other. */
+  private advancing: Promise<void> = Promise.resolve();
   private readonly onError: (error: unknown) => void;
 
   constructor(options: ClockOptions = {}) {
@@ -69,23 +90,25 @@ export class VirtualClock {
 
   /** The number of timers not yet fired or cancelled. */
   get pendingTimers(): number {
-    return this.entries.filter((entry) => !entry.cancelled).length;
+    return this.heap.size() - this.cancelled;
+  }
+
+  /** Entries held by the heap, cancelled ones not yet dropped included (at most about twice the pending ones). */
+  get storedTimers(): number {
+    return this.heap.size();
   }
 
   /** Runs `fn` when the virtual time reaches `at` (epoch ms); at once (asynchronously) if it has. */
   schedule(at: number, fn: () => unknown): ClockTimer {
-    const entry: Entry = { at, seq: this.seq++, fn, cancelled: false };
-    if (!this.stopped) {
-      this.insert(entry);
+    const entry: Entry = { at, seq: this.seq++, fn, done: false };
+    if (this.stopped) {
+      entry.done = true;
+      entry.fn = undefined;
+    } else {
+      this.heap.add(entry);
       this.arm();
     }
-    return {
-      at,
-      cancel: () => {
-        entry.cancelled = true;
-        this.entries = this.entries.filter((candidate) => candidate !== entry);
-      },
-    };
+    return { at, cancel: () => this.cancel(entry) };
   }
 
   /** Runs `fn` after `ms` milliseconds of virtual time. */
@@ -96,21 +119,56 @@ export class VirtualClock {
   /**
    * Moves the clock `ms` milliseconds forward. Every timer due on the way fires in order of its
    * time, and while it runs `now()` reads that time (later timers, and the final time, follow).
-   * Callbacks that return promises are not awaited.
+   * Callbacks that return promises are not awaited. Runs to the end without yielding: for code
+   * that holds the clock in-process (tests); the HTTP endpoint uses {@link advanceInSlices}.
    */
   advance(ms: number): void {
-    if (!Number.isFinite(ms) || ms < 0) throw new RangeError('advance(ms) takes a finite ms >= 0');
-    const target = this.now() + Math.floor(ms);
+    const target = this.targetOf(ms);
+    const offsetBefore = this.offset;
+    const wasFiring = this.firing;
     this.firing = true;
     try {
-      for (;;) {
-        const next = this.entries[0];
-        if (next === undefined || next.at > target) break;
-        this.entries.shift();
-        this.setNow(next.at);
-        this.run(next);
-      }
+      this.fireUntil(target, Number.POSITIVE_INFINITY);
       this.setNow(target);
+      this.offset = Math.max(this.offset, offsetBefore + Math.floor(ms));
+    } finally {
+      this.firing = wasFiring;
+    }
+    this.arm();
+  }
+
+  /**
+   * As {@link advance}, with the same order and the same `now()` in each callback, but yielding to
+   * the event loop after each slice of {@link SLICE_MS} ms of callbacks. While it yields, other
+   * requests see the clock part of the way there. Concurrent calls run one after the other.
+   */
+  advanceInSlices(ms: number): Promise<void> {
+    this.targetOf(ms); // validates at once
+    const run = async () => {
+      const target = this.targetOf(ms);
+      const offsetBefore = this.offset;
+      this.firing = true;
+      try {
+        while (!this.stopped && !this.fireUntil(target, SLICE_MS)) await yieldToEventLoop();
+        this.setNow(target);
+        // The clock moved at least `ms` ahead of real time, however long the slices took.
+        this.offset = Math.max(this.offset, offsetBefore + Math.floor(ms));
+      } finally {
+        this.firing = false;
+      }
+      this.arm();
+    };
+    const next = this.advancing.then(run);
+    this.advancing = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Fires now every timer that is due by real time (normally the clock's own timeout does). */
+  runDue(): void {
+    if (this.firing || this.stopped) return;
+    this.firing = true;
+    try {
+      this.fireUntil(this.now(), Number.POSITIVE_INFINITY, false);
     } finally {
       this.firing = false;
     }
@@ -120,9 +178,52 @@ export class VirtualClock {
   /** Cancels every timer; later `schedule` calls do nothing. */
   stop(): void {
     this.stopped = true;
-    for (const entry of this.entries) entry.cancelled = true;
-    this.entries = [];
+    for (const entry of this.heap.toArray()) {
+      entry.done = true;
+      entry.fn = undefined;
+    }
+    this.heap.clear();
+    this.cancelled = 0;
     this.disarm();
+  }
+
+  private targetOf(ms: number): number {
+    if (!Number.isFinite(ms) || ms < 0) throw new RangeError('advance(ms) takes a finite ms >= 0');
+    return this.now() + Math.floor(ms);
+  }
+
+  /**
+   * Fires timers due at or before `target`, in order, for at most `budgetMs` of real time.
+   * Returns true when no timer due by `target` is left.
+   */
+  private fireUntil(target: number, budgetMs: number, moveClock = true): boolean {
+    const started = performance.now();
+    let count = 0;
+    for (;;) {
+      if (this.stopped) return true;
+      const next = this.heap.peek();
+      if (next === undefined || next.at > target) return true;
+      this.heap.pop();
+      if (next.done) {
+        this.cancelled--;
+        continue;
+      }
+      if (moveClock) this.setNow(next.at);
+      this.run(next);
+      if (++count % 64 === 0 && performance.now() - started >= budgetMs) return false;
+    }
+  }
+
+  private cancel(entry: Entry): void {
+    if (entry.done) return;
+    entry.done = true;
+    entry.fn = undefined;
+    if (this.stopped) return;
+    this.cancelled++;
+    if (this.cancelled > COMPACT_MIN && this.cancelled * 2 > this.heap.size()) {
+      this.heap.init(this.heap.toArray().filter((candidate) => !candidate.done));
+      this.cancelled = 0;
+    }
   }
 
   private setNow(at: number): void {
@@ -130,54 +231,55 @@ export class VirtualClock {
     if (delta > 0) this.offset += delta;
   }
 
-  private insert(entry: Entry): void {
-    let index = this.entries.length;
-    while (index > 0) {
-      const previous = this.entries[index - 1]!;
-      if (previous.at < entry.at || (previous.at === entry.at && previous.seq < entry.seq)) break;
-      index--;
-    }
-    this.entries.splice(index, 0, entry);
-  }
-
   private run(entry: Entry): void {
-    if (entry.cancelled) return;
-    entry.cancelled = true;
+    const fn = entry.fn;
+    entry.done = true;
+    entry.fn = undefined;
+    if (fn === undefined) return;
     try {
-      const result = entry.fn();
+      const result = fn();
       if (result instanceof Promise) result.catch(this.onError);
     } catch (error) {
       this.onError(error);
     }
   }
 
-  /** Fires the timers that are due by real time. */
+  /** Fires the timers that are due by real time, a slice at a time. */
   private fireDue(): void {
     this.armed = undefined;
     this.armedFor = undefined;
     if (this.firing || this.stopped) return;
     this.firing = true;
+    let finished: boolean;
     try {
-      for (;;) {
-        const next = this.entries[0];
-        if (next === undefined || next.at > this.now()) break;
-        this.entries.shift();
-        this.run(next);
-      }
+      finished = this.fireUntil(this.now(), SLICE_MS, false);
     } finally {
       this.firing = false;
     }
-    this.arm();
+    if (finished) {
+      this.arm();
+    } else {
+      // More are due: go on after other work had its turn.
+      this.disarm();
+      this.armedFor = Number.NEGATIVE_INFINITY;
+      this.armed = setTimeout(() => this.fireDue(), 0);
+      this.armed.unref();
+    }
   }
 
   private arm(): void {
     if (this.stopped || this.firing) return;
-    const next = this.entries[0];
+    let next = this.heap.peek();
+    while (next !== undefined && next.done) {
+      this.heap.pop();
+      this.cancelled--;
+      next = this.heap.peek();
+    }
     if (next === undefined) {
       this.disarm();
       return;
     }
-    if (this.armed !== undefined && this.armedFor === next.at) return;
+    if (this.armed !== undefined && this.armedFor !== undefined && this.armedFor <= next.at) return;
     this.disarm();
     const delay = Math.min(Math.max(next.at - this.now(), 0), MAX_DELAY);
     this.armedFor = next.at;

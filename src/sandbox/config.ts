@@ -6,6 +6,7 @@
  * secrets: compared in constant time ({@link secretEquals}) and never logged.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { WebhookTargets } from './webhook-targets.js';
 
 export interface BasicCredentials {
   username: string;
@@ -38,11 +39,35 @@ export interface SandboxConfig {
   bodyLimit: number;
   /** The origin used in URLs the sandbox hands out (redirectUrl); default: the address it listens on. */
   publicUrl: string | undefined;
+  webhooks: WebhookSettings;
+  retention: RetentionSettings;
+}
+
+/** How webhooks are sent (docs/sandbox.md, Webhooks). */
+export interface WebhookSettings {
+  /** Attempts running at once per receiver (scheme, host and port); the others wait in a queue. */
+  concurrency: number;
+  /** Allow the sandbox's own address, link-local and metadata addresses as webhook targets. */
+  allowAnyTarget: boolean;
+}
+
+/** How much history the sandbox keeps (docs/sandbox.md, Retention). Pending records are always kept. */
+export interface RetentionSettings {
+  /** Final transactions kept, over every family (and phone numbers of the extras); the oldest go first. */
+  transactions: number;
+  /** Completed webhook deliveries kept; the oldest go first. */
+  deliveries: number;
 }
 
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 4000;
 export const BODY_LIMIT = 1024 * 1024;
+export const DEFAULT_WEBHOOK_CONCURRENCY = 8;
+export const MAX_WEBHOOK_CONCURRENCY = 256;
+export const DEFAULT_RETAIN_TRANSACTIONS = 100_000;
+export const DEFAULT_RETAIN_DELIVERIES = 100_000;
+/** The largest retention that may be set: 10 million records. */
+export const MAX_RETAIN = 10_000_000;
 
 /** The documented sandbox test values. */
 export const DEFAULT_CONFIG: SandboxConfig = Object.freeze({
@@ -59,6 +84,8 @@ export const DEFAULT_CONFIG: SandboxConfig = Object.freeze({
   }),
   bodyLimit: BODY_LIMIT,
   publicUrl: undefined,
+  webhooks: Object.freeze({ concurrency: DEFAULT_WEBHOOK_CONCURRENCY, allowAnyTarget: false }),
+  retention: Object.freeze({ transactions: DEFAULT_RETAIN_TRANSACTIONS, deliveries: DEFAULT_RETAIN_DELIVERIES }),
 }) as SandboxConfig;
 
 /** The environment variables the sandbox reads. */
@@ -72,6 +99,10 @@ export const ENVIRONMENT = {
   partnerId: 'PAYLATER_PARTNER_ID',
   privateKey: 'PAYLATER_PRIVATE_KEY',
   webhookUrl: 'PAYLATER_WEBHOOK_URL',
+  webhookConcurrency: 'PAYLATER_WEBHOOK_CONCURRENCY',
+  allowAnyWebhookTarget: 'PAYLATER_ALLOW_ANY_WEBHOOK_TARGET',
+  retainTransactions: 'PAYLATER_RETAIN_TRANSACTIONS',
+  retainDeliveries: 'PAYLATER_RETAIN_DELIVERIES',
 } as const;
 
 /** Overrides of the defaults; nested objects are merged field by field. */
@@ -83,6 +114,8 @@ export interface ConfigOverrides {
   partner?: Partial<PartnerConfig>;
   bodyLimit?: number;
   publicUrl?: string;
+  webhooks?: Partial<WebhookSettings>;
+  retention?: Partial<RetentionSettings>;
 }
 
 /** A setting that cannot be used; the message names the setting, never a secret's value. */
@@ -138,6 +171,26 @@ export function resolveConfig(
     },
     bodyLimit: overrides.bodyLimit ?? DEFAULT_CONFIG.bodyLimit,
     publicUrl: overrides.publicUrl ?? DEFAULT_CONFIG.publicUrl,
+    webhooks: {
+      concurrency:
+        overrides.webhooks?.concurrency ??
+        parseCount(fromEnv(ENVIRONMENT.webhookConcurrency), ENVIRONMENT.webhookConcurrency, MAX_WEBHOOK_CONCURRENCY) ??
+        DEFAULT_CONFIG.webhooks.concurrency,
+      allowAnyTarget:
+        overrides.webhooks?.allowAnyTarget ??
+        parseFlag(fromEnv(ENVIRONMENT.allowAnyWebhookTarget), ENVIRONMENT.allowAnyWebhookTarget) ??
+        DEFAULT_CONFIG.webhooks.allowAnyTarget,
+    },
+    retention: {
+      transactions:
+        overrides.retention?.transactions ??
+        parseCount(fromEnv(ENVIRONMENT.retainTransactions), ENVIRONMENT.retainTransactions, MAX_RETAIN) ??
+        DEFAULT_CONFIG.retention.transactions,
+      deliveries:
+        overrides.retention?.deliveries ??
+        parseCount(fromEnv(ENVIRONMENT.retainDeliveries), ENVIRONMENT.retainDeliveries, MAX_RETAIN) ??
+        DEFAULT_CONFIG.retention.deliveries,
+    },
   };
   checkConfig(config);
   return config;
@@ -149,6 +202,24 @@ export function parsePort(value: string, setting: string): number {
     throw new ConfigError(`${setting} must be a port number from 0 to 65535`);
   }
   return Number(value);
+}
+
+/** A whole number from 1 to `max` (a flag or variable); undefined when not given. */
+export function parseCount(value: string | undefined, setting: string, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[0-9]{1,9}$/.test(value) || Number(value) < 1 || Number(value) > max) {
+    throw new ConfigError(`${setting} must be a whole number from 1 to ${max}`);
+  }
+  return Number(value);
+}
+
+/** `1`/`true`/`yes` or `0`/`false`/`no` (any case); undefined when not given. */
+export function parseFlag(value: string | undefined, setting: string): boolean | undefined {
+  if (value === undefined) return undefined;
+  const lower = value.toLowerCase();
+  if (['1', 'true', 'yes'].includes(lower)) return true;
+  if (['0', 'false', 'no'].includes(lower)) return false;
+  throw new ConfigError(`${setting} must be 1 or 0 (true or false)`);
 }
 
 function checkConfig(config: SandboxConfig): void {
@@ -169,8 +240,17 @@ function checkConfig(config: SandboxConfig): void {
   if (config.merchantApi.username.includes(':') || config.extras.username.includes(':')) {
     throw new ConfigError('a Basic username must not contain ":"');
   }
-  if (config.partner.webhookUrl !== undefined && !isHttpUrl(config.partner.webhookUrl)) {
-    throw new ConfigError('the webhook URL must be an absolute http or https URL');
+  if (config.partner.webhookUrl !== undefined) {
+    // The sandbox's own address is checked once it listens (server.ts).
+    const problem = new WebhookTargets({ allowAny: config.webhooks.allowAnyTarget }).problem(config.partner.webhookUrl);
+    if (problem !== undefined) throw new ConfigError(`the webhook URL ${problem.message}`);
+  }
+  for (const [name, value, max] of [
+    ['the webhook concurrency', config.webhooks.concurrency, MAX_WEBHOOK_CONCURRENCY],
+    ['the retention of transactions', config.retention.transactions, MAX_RETAIN],
+    ['the retention of deliveries', config.retention.deliveries, MAX_RETAIN],
+  ] as const) {
+    if (!Number.isInteger(value) || value < 1 || value > max) throw new ConfigError(`${name} must be a whole number from 1 to ${max}`);
   }
   if (config.publicUrl !== undefined && !isHttpUrl(config.publicUrl)) {
     throw new ConfigError('the public URL must be an absolute http or https URL');

@@ -2,12 +2,12 @@
  * The sandbox-only endpoints shared by every family (docs/sandbox.md):
  *   GET  /sandbox/clock                      the virtual time
  *   POST /sandbox/clock/advance {"ms": n}    move it forward, firing what falls due
- *   GET  /sandbox/webhooks/deliveries        every webhook delivery and its attempts
- *        [?transactionId=...]
+ *   GET  /sandbox/webhooks/deliveries        the webhook deliveries and their attempts, a page at a time
+ *        [?limit=1..1000&after=<nextCursor>&transactionId=...&family=...&status=...]
  * Families add their own (user actions) through `ctx.sandboxRoute`.
  */
 import type { VirtualClock } from './clock.js';
-import type { DeliveryDispatcher } from './delivery.js';
+import { DELIVERY_STATUSES, DeliveryQueryError, MAX_PAGE_LIMIT, type DeliveryDispatcher, type DeliveryStatus } from './delivery.js';
 import type { ErrorHelpers } from './errors.js';
 import { RequestError, type Reply, type SandboxHandler } from './router.js';
 import type { SandboxMethod } from './context.js';
@@ -31,7 +31,7 @@ export function registerControl(ctx: ControlContext): void {
 
   ctx.sandboxRoute('GET', '/sandbox/clock', () => clockReply());
 
-  ctx.sandboxRoute('POST', '/sandbox/clock/advance', (request) => {
+  ctx.sandboxRoute('POST', '/sandbox/clock/advance', async (request) => {
     const body = request.json();
     const ms = (body as { ms?: unknown } | undefined)?.ms;
     if (
@@ -49,12 +49,43 @@ export function registerControl(ctx: ControlContext): void {
         ]),
       );
     }
-    clock.advance(ms);
+    // In slices: an advance over 100,000 timers does not hold up other requests.
+    await clock.advanceInSlices(ms);
     return clockReply({ advancedMs: ms });
   });
 
   ctx.sandboxRoute('GET', '/sandbox/webhooks/deliveries', (request) => {
-    const transactionId = request.query.get('transactionId') ?? undefined;
-    return { status: 200, body: { deliveries: deliveries.list({ transactionId }) } };
+    const query = request.query;
+    const bad = (field: string, text: string, issue: string): never => {
+      throw new RequestError(errors.badRequest(text, [{ field, issue }]));
+    };
+    for (const name of ['limit', 'after', 'transactionId', 'family', 'status']) {
+      if (query.getAll(name).length > 1) bad(name, `${name} may be given once.`, 'must be given at most once');
+    }
+    const rawLimit = query.get('limit');
+    let limit: number | undefined;
+    if (rawLimit !== null) {
+      limit = /^[0-9]{1,7}$/.test(rawLimit) ? Number(rawLimit) : Number.NaN;
+      if (!(limit >= 1 && limit <= MAX_PAGE_LIMIT)) {
+        bad('limit', `limit must be a whole number from 1 to ${MAX_PAGE_LIMIT} (default 100).`, `must be from 1 to ${MAX_PAGE_LIMIT}`);
+      }
+    }
+    const status = query.get('status') ?? undefined;
+    if (status !== undefined && !(DELIVERY_STATUSES as readonly string[]).includes(status)) {
+      bad('status', `status must be one of ${DELIVERY_STATUSES.join(', ')}.`, `must be one of ${DELIVERY_STATUSES.join(', ')}`);
+    }
+    try {
+      const page = deliveries.page({
+        limit,
+        after: query.get('after') ?? undefined,
+        transactionId: query.get('transactionId') ?? undefined,
+        family: query.get('family') ?? undefined,
+        status: status as DeliveryStatus | undefined,
+      });
+      return { status: 200, body: page };
+    } catch (error) {
+      if (error instanceof DeliveryQueryError) return bad(error.field, error.message, 'is not valid');
+      throw error;
+    }
   });
 }

@@ -5,12 +5,33 @@
  * earlier one was delivered or abandoned). Success is HTTP 200 for the SDK flow and any 2xx
  * elsewhere. Every attempt is recorded.
  *
- * Deliveries only ever go to the URL given to `enqueue`: the partner's or merchant's own receiver.
+ * Deliveries only ever go to the URL given to `enqueue`: the partner's or merchant's own receiver,
+ * and only to targets webhook-targets.ts allows (checked again, with the name resolved, before each
+ * attempt). Under load:
+ * - at most `webhooks.concurrency` attempts (default 8) run at once per receiver (scheme, host and
+ *   port); the others wait in a queue (p-limit), so 1,000 events never open 1,000 sockets. The
+ *   default fetch is undici's with an Agent holding at most that many connections per receiver
+ *   (Node's global fetch opens a new socket when a request starts a moment before a finished one
+ *   has released its own);
+ * - a receiver has at most {@link MAX_PENDING_PER_RECEIVER} undelivered events; beyond that a new
+ *   event is recorded `not_sent` with the reason, so a dead receiver cannot fill the memory;
+ * - a failure of the sandbox's own machine before anything reached the receiver
+ *   ({@link LOCAL_ERROR_CODES}: out of file descriptors, buffers or ports, the resolver unavailable)
+ *   is not the receiver's failure: it is retried after a short real-time back-off (0.1 s doubling
+ *   to 5 s) without using up an attempt; after {@link MAX_LOCAL_RETRIES} such retries in a row it
+ *   counts as a failed attempt, so nothing loops forever;
+ * - completed deliveries beyond `retention.deliveries` (default 100,000) are forgotten, oldest
+ *   first; pending ones are always kept. {@link DeliveryDispatcher.page} serves them in pages.
  */
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import pLimit, { type LimitFunction } from 'p-limit';
+import { Agent, fetch as undiciFetch } from 'undici';
+import Queue from 'yocto-queue';
 import type { ClockTimer, VirtualClock } from './clock.js';
+import { DEFAULT_RETAIN_DELIVERIES, DEFAULT_WEBHOOK_CONCURRENCY, type RetentionSettings, type WebhookSettings } from './config.js';
 import type { Collection, Store } from './store.js';
+import { safeUrl, WebhookTargets, type ListeningAddress, type TargetProblem } from './webhook-targets.js';
 
 /** Delays after the 1st..5th failed attempt, in ms (D23). */
 export const RETRY_DELAYS_MS: readonly number[] = Object.freeze([
@@ -22,8 +43,33 @@ export const RETRY_DELAYS_MS: readonly number[] = Object.freeze([
 ]);
 export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 export const ATTEMPT_TIMEOUT_MS = 10_000;
+/** Undelivered events one receiver may have; later ones are recorded `not_sent`. */
+export const MAX_PENDING_PER_RECEIVER = 100_000;
+/**
+ * Errors of the sandbox's own machine, raised before a request reaches the receiver: they say
+ * nothing about the receiver. ECONNREFUSED, ENOTFOUND, timeouts and resets are the receiver's (it is
+ * down, its name does not exist, it is slow) and count as attempts.
+ */
+export const LOCAL_ERROR_CODES: ReadonlySet<string> = new Set([
+  'EMFILE',
+  'ENFILE',
+  'ENOBUFS',
+  'ENOMEM',
+  'EADDRNOTAVAIL',
+  'EAI_AGAIN',
+]);
+/** Local failures in a row retried without counting an attempt. */
+export const MAX_LOCAL_RETRIES = 8;
+const LOCAL_RETRY_BASE_MS = 100;
+const LOCAL_RETRY_MAX_MS = 5_000;
+/** The default and the largest page of {@link DeliveryDispatcher.page}. */
+export const DEFAULT_PAGE_LIMIT = 100;
+export const MAX_PAGE_LIMIT = 1000;
+/** Records looked at for one page at most; a page may then be short, with a `nextCursor`. */
+const MAX_SCAN = 20_000;
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'abandoned' | 'not_sent';
+export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'abandoned', 'not_sent'];
 
 export interface DeliveryAttempt {
   /** 1 for the first attempt. */
@@ -90,33 +136,133 @@ export interface DispatcherOptions {
   log?: (level: 'info' | 'warn', message: string) => void;
   /** The fetch used for attempts (tests may replace it). */
   fetch?: typeof fetch;
+  /** Webhook settings and retention (config.ts); default: the documented defaults. */
+  config?: { webhooks?: Partial<WebhookSettings>; retention?: Partial<RetentionSettings> };
+  /** The target policy (default: one from `config.webhooks.allowAnyTarget`); tests give their own. */
+  targets?: WebhookTargets;
+  /** Undelivered events per receiver, at most (default {@link MAX_PENDING_PER_RECEIVER}). */
+  maxPendingPerReceiver?: number;
+  /** The back-off of local failures, real ms (default 100 doubling to 5,000). */
+  localRetryDelayMs?: { base: number; max: number };
+}
+
+/** A page of deliveries, in creation order. */
+export interface DeliveryQuery {
+  transactionId?: string | undefined;
+  family?: string | undefined;
+  status?: DeliveryStatus | undefined;
+  /** 1 to {@link MAX_PAGE_LIMIT}; default {@link DEFAULT_PAGE_LIMIT}. */
+  limit?: number | undefined;
+  /** `nextCursor` of the previous page, with the same filters. */
+  after?: string | undefined;
+}
+
+export interface DeliveryPage {
+  deliveries: Delivery[];
+  /** Pass as `after` for the next page; null when there is none. */
+  nextCursor: string | null;
+}
+
+/** A query {@link DeliveryDispatcher.page} cannot answer; `field` names the parameter. */
+export class DeliveryQueryError extends Error {
+  override readonly name = 'DeliveryQueryError';
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+interface Completed {
+  id: string;
+  seq: number;
+  transactionId: string | undefined;
 }
 
 export class DeliveryDispatcher {
   private readonly deliveries: Collection<Delivery>;
   private readonly clock: VirtualClock;
   private readonly fetchImpl: typeof fetch;
+  /** The connection pool of the default fetch (closed by stop). */
+  private readonly agent: Agent | undefined;
   private readonly log: (level: 'info' | 'warn', message: string) => void;
+  /** Which receivers are allowed (also used by the families to check URLs they accept). */
+  readonly targets: WebhookTargets;
+  private readonly concurrency: number;
+  private readonly retain: number;
   /** Pending delivery ids per ordering key; the head is the one being attempted. */
   private readonly queues = new Map<string, string[]>();
   private readonly timers = new Map<string, ClockTimer>();
+  private readonly localTimers = new Map<string, NodeJS.Timeout>();
+  private readonly localTries = new Map<string, number>();
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly limiters = new Map<string, LimitFunction>();
+  private readonly pendingPerReceiver = new Map<string, number>();
   private readonly shutdown = new AbortController();
   private stopped = false;
+  // Creation order: parallel arrays of sequence numbers (ascending) and ids; forgotten deliveries
+  // stay until the arrays are compacted.
+  private nextSeq = 1;
+  private orderSeqs: number[] = [];
+  private orderIds: string[] = [];
+  private forgotten = 0;
+  /** Sequence numbers of the deliveries of each transaction id. */
+  private readonly byTransaction = new Map<string, number[]>();
+  private readonly completed = new Queue<Completed>();
+  private newId(): string {
+    return `${this.idPrefix}${(this.idCounter++).toString(16).padStart(12, '0')}`;
+  }
+
+  /** Sequence numbers of pending deliveries (for {@link retire}). */
+  private readonly seqOfPending = new Map<string, number>();
+  private readonly cursorKey = randomBytes(32);
+  private lastLocalWarning = 0;
+  /** Ids: 20 random hex digits of this process, then a counter (12 hex digits): unique across restarts. */
+  private readonly idPrefix = randomBytes(10).toString('hex');
+  private idCounter = 0;
+  private readonly localDelay: { base: number; max: number };
+  private readonly maxPending: number;
 
   constructor(options: DispatcherOptions) {
     this.deliveries = options.store.collection<Delivery>('deliveries');
     this.clock = options.clock;
-    this.fetchImpl = options.fetch ?? fetch;
     this.log = options.log ?? (() => undefined);
+    this.concurrency = options.config?.webhooks?.concurrency ?? DEFAULT_WEBHOOK_CONCURRENCY;
+    if (options.fetch !== undefined) {
+      this.fetchImpl = options.fetch;
+    } else {
+      const agent = new Agent({ connections: this.concurrency, keepAliveTimeout: 4_000 });
+      this.agent = agent;
+      this.fetchImpl = ((input: string, init: RequestInit) =>
+        undiciFetch(input, { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher: agent })) as unknown as typeof fetch;
+    }
+    this.retain = options.config?.retention?.deliveries ?? DEFAULT_RETAIN_DELIVERIES;
+    this.targets = options.targets ?? new WebhookTargets({ allowAny: options.config?.webhooks?.allowAnyTarget ?? false });
+    this.localDelay = options.localRetryDelayMs ?? { base: LOCAL_RETRY_BASE_MS, max: LOCAL_RETRY_MAX_MS };
+    this.maxPending = options.maxPendingPerReceiver ?? MAX_PENDING_PER_RECEIVER;
+  }
+
+  /** Tells the dispatcher where the sandbox listens, so that webhooks to itself are refused. */
+  listeningAt(address: ListeningAddress): void {
+    this.targets.listeningAt(address);
+  }
+
+  /** What is wrong with a webhook URL a request gives, or undefined when it may be used. */
+  targetProblem(url: string): TargetProblem | undefined {
+    return this.targets.problem(url);
   }
 
   /** Records an event and starts (or queues) its delivery. Returns the record as created. */
   enqueue(input: EnqueueInput): Delivery {
     const url = input.url ?? null;
-    const eventId = input.eventId ?? `evt_${randomUUID().replaceAll('-', '')}`;
+    const number = this.newId();
+    const eventId = input.eventId ?? `evt_${number}`;
+    const receiver = url === null ? undefined : receiverOf(url);
+    const waiting = receiver === undefined ? 0 : (this.pendingPerReceiver.get(receiver) ?? 0);
+    const full = waiting >= this.maxPending;
     const delivery: Delivery = {
-      id: `dlv_${randomUUID().replaceAll('-', '')}`,
+      id: `dlv_${number}`,
       eventId,
       family: input.family,
       event: input.event,
@@ -126,16 +272,33 @@ export class DeliveryDispatcher {
       headers: { ...input.headers, 'Content-Type': 'application/json', 'X-Event-Id': eventId },
       orderingKey: input.orderingKey,
       successStatus: input.successStatus,
-      status: url === null ? 'not_sent' : 'pending',
+      status: url === null || full ? 'not_sent' : 'pending',
       attempts: [],
       createdAt: this.clock.iso(),
       nextAttemptAt: null,
       completedAt: null,
     };
     if (url === null) delivery.reason = 'No webhook URL is configured.';
+    else if (full) {
+      delivery.reason = `The receiver has ${this.maxPending} undelivered events waiting; later events are not sent until it catches up.`;
+    }
     this.deliveries.set(delivery.id, delivery);
     this.notifyEnqueued(delivery);
-    if (url === null || this.stopped) return delivery;
+    const seq = this.nextSeq++;
+    this.orderSeqs.push(seq);
+    this.orderIds.push(delivery.id);
+    if (input.transactionId !== undefined) {
+      const seqs = this.byTransaction.get(input.transactionId);
+      if (seqs === undefined) this.byTransaction.set(input.transactionId, [seq]);
+      else seqs.push(seq);
+    }
+    if (delivery.status === 'not_sent') {
+      this.retire({ id: delivery.id, seq, transactionId: input.transactionId });
+      return delivery;
+    }
+    this.pendingPerReceiver.set(receiver!, waiting + 1);
+    this.seqOfPending.set(delivery.id, seq);
+    if (this.stopped) return delivery;
 
     const queue = this.queues.get(input.orderingKey) ?? [];
     queue.push(delivery.id);
@@ -170,19 +333,74 @@ export class DeliveryDispatcher {
 
   // -------------------------------------------------------------------------------------------
 
-  /** Every delivery in creation order, optionally only those of one transaction. */
+
+  /**
+   * One page of deliveries in creation order, filtered by transaction id, family and status. A
+   * page may hold fewer than `limit` deliveries while `nextCursor` is not null (at most 20,000
+   * records are looked at per page). Throws {@link DeliveryQueryError} for a bad limit or cursor.
+   */
+  page(query: DeliveryQuery = {}): DeliveryPage {
+    const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_LIMIT) {
+      throw new DeliveryQueryError('limit', `limit must be a whole number from 1 to ${MAX_PAGE_LIMIT}.`);
+    }
+    const scope = `${query.transactionId ?? ''}\u0000${query.family ?? ''}\u0000${query.status ?? ''}`;
+    const afterSeq = query.after === undefined ? 0 : this.readCursor(query.after, scope);
+    const matches = (delivery: Delivery) =>
+      (query.family === undefined || delivery.family === query.family) &&
+      (query.status === undefined || delivery.status === query.status) &&
+      (query.transactionId === undefined || delivery.transactionId === query.transactionId);
+
+    // The candidates: one transaction's deliveries, or all of them, from just after the cursor.
+    const seqs = query.transactionId === undefined ? this.orderSeqs : (this.byTransaction.get(query.transactionId) ?? []);
+    const found: Delivery[] = [];
+    let lastSeq = afterSeq;
+    let scanned = 0;
+    let index = upperBound(seqs, afterSeq);
+    for (; index < seqs.length && found.length <= limit && scanned < MAX_SCAN; index++, scanned++) {
+      const seq = seqs[index]!;
+      const id = query.transactionId === undefined ? this.orderIds[index]! : this.idOf(seq);
+      const delivery = id === undefined ? undefined : this.deliveries.get(id);
+      if (delivery !== undefined && matches(delivery)) {
+        if (found.length === limit) break;
+        found.push(delivery);
+      }
+      lastSeq = seq;
+    }
+    const more = index < seqs.length;
+    return { deliveries: found, nextCursor: more ? this.writeCursor(lastSeq, scope) : null };
+  }
+
+  /**
+   * Every retained delivery in creation order, optionally only those of one transaction (for code
+   * that holds the sandbox in-process; at most the retention limit plus the pending ones).
+   */
   list(filter: { transactionId?: string } = {}): Delivery[] {
-    const all = this.deliveries.values();
-    return filter.transactionId === undefined
-      ? all
-      : all.filter((delivery) => delivery.transactionId === filter.transactionId);
+    const all: Delivery[] = [];
+    let after: string | undefined;
+    do {
+      const page = this.page({ transactionId: filter.transactionId, limit: MAX_PAGE_LIMIT, after });
+      all.push(...page.deliveries);
+      after = page.nextCursor ?? undefined;
+    } while (after !== undefined);
+    return all;
   }
 
   get(id: string): Delivery | undefined {
     return this.deliveries.get(id);
   }
 
-  /** Resolves when no attempt is running (attempts scheduled for later do not count). */
+  /** Deliveries not yet delivered or abandoned. */
+  get pendingCount(): number {
+    return this.seqOfPending.size;
+  }
+
+  /** Deliveries held (the pending ones and the retained completed ones). */
+  get size(): number {
+    return this.deliveries.size;
+  }
+
+  /** Resolves when no attempt is running or queued (attempts scheduled for later do not count). */
   async idle(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
@@ -192,39 +410,73 @@ export class DeliveryDispatcher {
     this.stopped = true;
     for (const timer of this.timers.values()) timer.cancel();
     this.timers.clear();
+    for (const timer of this.localTimers.values()) clearTimeout(timer);
+    this.localTimers.clear();
+    // Queued attempts run at once and end without sending: `attempt` checks `stopped` first.
     this.shutdown.abort();
     await this.idle();
+    await this.agent?.close().catch(() => undefined);
   }
 
   private startAttempt(id: string): void {
     if (this.stopped) return;
-    const promise = this.attempt(id).finally(() => this.inFlight.delete(promise));
-    this.inFlight.add(promise);
+    const url = this.deliveries.get(id)?.url;
+    if (url === null || url === undefined) return;
+    const receiver = receiverOf(url);
+    let limiter = this.limiters.get(receiver);
+    if (limiter === undefined) {
+      limiter = pLimit(this.concurrency);
+      this.limiters.set(receiver, limiter);
+    }
+    const settled = limiter(() => this.attempt(id)).finally(() => {
+      this.inFlight.delete(settled);
+      const current = this.limiters.get(receiver);
+      if (current !== undefined && current.activeCount === 0 && current.pendingCount === 0) this.limiters.delete(receiver);
+    });
+    this.inFlight.add(settled);
   }
 
   private async attempt(id: string): Promise<void> {
     this.timers.delete(id);
     const delivery = this.deliveries.get(id);
-    if (delivery === undefined || delivery.status !== 'pending' || delivery.url === null) return;
+    if (this.stopped || delivery === undefined || delivery.status !== 'pending' || delivery.url === null) return;
 
     const number = delivery.attempts.length + 1;
     const at = this.clock.iso();
     const started = performance.now();
     let statusCode: number | undefined;
     let error: string | undefined;
-    try {
-      const response = await this.fetchImpl(delivery.url, {
-        method: 'POST',
-        headers: delivery.headers,
-        body: delivery.body,
-        redirect: 'manual',
-        signal: AbortSignal.any([AbortSignal.timeout(ATTEMPT_TIMEOUT_MS), this.shutdown.signal]),
-      });
-      statusCode = response.status;
-      await response.body?.cancel().catch(() => undefined);
-    } catch (caught) {
-      error = describeFetchError(caught, this.shutdown.signal.aborted);
+    let refused = false;
+    const problem = await this.targets.resolvedProblem(delivery.url);
+    if (problem !== undefined) {
+      refused = true;
+      error = `refused by the sandbox: the webhook URL ${problem.message}`;
+    } else {
+      try {
+        const response = await this.fetchImpl(delivery.url, {
+          method: 'POST',
+          headers: delivery.headers,
+          body: delivery.body,
+          redirect: 'manual',
+          signal: AbortSignal.any([AbortSignal.timeout(ATTEMPT_TIMEOUT_MS), this.shutdown.signal]),
+        });
+        statusCode = response.status;
+        await drain(response);
+      } catch (caught) {
+        const code = errorCode(caught);
+        if (code !== undefined && LOCAL_ERROR_CODES.has(code) && !this.stopped) {
+          const tries = (this.localTries.get(id) ?? 0) + 1;
+          if (tries <= MAX_LOCAL_RETRIES) {
+            this.retryLocally(id, tries, code);
+            return;
+          }
+          error = `${describeFetchError(caught, false)} (an error of the sandbox's machine, counted after ${MAX_LOCAL_RETRIES} retries)`;
+        } else {
+          error = describeFetchError(caught, this.shutdown.signal.aborted);
+        }
+      }
     }
+    this.localTries.delete(id);
     const attempt: DeliveryAttempt = {
       attempt: number,
       at,
@@ -252,12 +504,17 @@ export class DeliveryDispatcher {
       this.deliveries.set(id, current);
       return;
     }
-    if (number >= MAX_ATTEMPTS) {
+    if (refused || number >= MAX_ATTEMPTS) {
       current.status = 'abandoned';
       current.nextAttemptAt = null;
       current.completedAt = this.clock.iso();
       this.deliveries.set(id, current);
-      this.log('warn', `webhook ${current.eventId} to ${safeUrl(current.url)} abandoned after ${number} attempts`);
+      this.log(
+        'warn',
+        refused
+          ? `webhook ${current.eventId} to ${safeUrl(current.url)} refused: the URL ${problem!.message}`
+          : `webhook ${current.eventId} to ${safeUrl(current.url)} abandoned after ${number} attempts`,
+      );
       this.finish(current);
       return;
     }
@@ -267,8 +524,35 @@ export class DeliveryDispatcher {
     this.timers.set(id, this.clock.schedule(nextAt, () => this.startAttempt(id)));
   }
 
+  /** A local failure: tries again after a real-time back-off, without counting an attempt. */
+  private retryLocally(id: string, tries: number, code: string): void {
+    this.localTries.set(id, tries);
+    const delay = Math.min(this.localDelay.max, this.localDelay.base * 2 ** (tries - 1));
+    const timer = setTimeout(() => {
+      this.localTimers.delete(id);
+      this.startAttempt(id);
+    }, delay * (0.5 + Math.random() / 2));
+    timer.unref();
+    this.localTimers.set(id, timer);
+    const now = Date.now();
+    if (now - this.lastLocalWarning > 10_000) {
+      this.lastLocalWarning = now;
+      this.log('warn', `webhook attempts fail on this machine (${code}); retrying them without counting an attempt`);
+    }
+  }
+
   /** Removes a completed delivery from its queue and starts the next one of the same key. */
   private finish(delivery: Delivery): void {
+    const receiver = delivery.url === null ? undefined : receiverOf(delivery.url);
+    if (receiver !== undefined) {
+      const left = (this.pendingPerReceiver.get(receiver) ?? 1) - 1;
+      if (left <= 0) this.pendingPerReceiver.delete(receiver);
+      else this.pendingPerReceiver.set(receiver, left);
+    }
+    const seq = this.seqOfPending.get(delivery.id);
+    this.seqOfPending.delete(delivery.id);
+    if (seq !== undefined) this.retire({ id: delivery.id, seq, transactionId: delivery.transactionId });
+
     const queue = this.queues.get(delivery.orderingKey);
     if (queue === undefined) return;
     const index = queue.indexOf(delivery.id);
@@ -280,6 +564,139 @@ export class DeliveryDispatcher {
       this.startAttempt(next);
     }
   }
+
+  /** A delivery is complete: it joins the retained ones, and the oldest beyond the limit go. */
+  private retire(entry: Completed): void {
+    this.completed.enqueue(entry);
+    while (this.completed.size > this.retain) {
+      const oldest = this.completed.dequeue()!;
+      this.deliveries.delete(oldest.id);
+      this.forgotten++;
+      if (oldest.transactionId !== undefined) {
+        const seqs = this.byTransaction.get(oldest.transactionId);
+        if (seqs !== undefined) {
+          const at = seqs.indexOf(oldest.seq);
+          if (at >= 0) seqs.splice(at, 1);
+          if (seqs.length === 0) this.byTransaction.delete(oldest.transactionId);
+        }
+      }
+    }
+    if (this.forgotten > 1024 && this.forgotten * 2 > this.orderIds.length) this.compact();
+  }
+
+  private compact(): void {
+    const seqs: number[] = [];
+    const ids: string[] = [];
+    for (let index = 0; index < this.orderIds.length; index++) {
+      const id = this.orderIds[index]!;
+      if (!this.deliveries.has(id)) continue;
+      seqs.push(this.orderSeqs[index]!);
+      ids.push(id);
+    }
+    this.orderSeqs = seqs;
+    this.orderIds = ids;
+    this.forgotten = 0;
+  }
+
+  private idOf(seq: number): string | undefined {
+    const index = upperBound(this.orderSeqs, seq) - 1;
+    return index >= 0 && this.orderSeqs[index] === seq ? this.orderIds[index] : undefined;
+  }
+
+  private mac(seq: number, scope: string): Buffer {
+    return createHmac('sha256', this.cursorKey).update(`${seq}\u0000${scope}`).digest().subarray(0, 12);
+  }
+
+  private writeCursor(seq: number, scope: string): string {
+    return Buffer.from(`${seq}.${this.mac(seq, scope).toString('base64url')}`, 'utf8').toString('base64url');
+  }
+
+  private readCursor(cursor: string, scope: string): number {
+    const invalid = () =>
+      new DeliveryQueryError(
+        'after',
+        'after is not a cursor this sandbox issued for these filters; pass nextCursor of the previous page unchanged, with the same filters.',
+      );
+    const text = Buffer.from(cursor, 'base64url').toString('utf8');
+    const match = /^([0-9]{1,15})\.([A-Za-z0-9_-]{16})$/.exec(text);
+    if (match === null || Buffer.from(text, 'utf8').toString('base64url') !== cursor) throw invalid();
+    const seq = Number(match[1]);
+    const expected = this.mac(seq, scope);
+    const given = Buffer.from(match[2]!, 'base64url');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid();
+    return seq;
+  }
+}
+
+/** Bytes of a receiver's answer read (and thrown away) so that its connection can be reused. */
+const DRAIN_LIMIT = 64 * 1024;
+
+/** Reads a small answer to its end (the connection stays open for the next attempt); cancels a big one. */
+async function drain(response: Response): Promise<void> {
+  const body = response.body;
+  if (body === null) return;
+  const reader = body.getReader();
+  let read = 0;
+  try {
+    for (;;) {
+      const chunk = await reader.read();
+      if (chunk.done) return;
+      read += chunk.value.byteLength;
+      if (read > DRAIN_LIMIT) {
+        await reader.cancel();
+        return;
+      }
+    }
+  } catch {
+    // The answer's status is what counts; a body cut short does not matter.
+  }
+}
+
+/** The first index whose value is greater than `value` (the array is ascending). */
+function upperBound(values: readonly number[], value: number): number {
+  let low = 0;
+  let high = values.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (values[middle]! <= value) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+const receivers = new Map<string, string>();
+
+/** The receiver a URL names: scheme, host and port (the few URLs in use are remembered). */
+function receiverOf(url: string): string {
+  let receiver = receivers.get(url);
+  if (receiver === undefined) {
+    try {
+      receiver = new URL(url).origin;
+    } catch {
+      receiver = url;
+    }
+    if (receivers.size >= 1000) receivers.clear();
+    receivers.set(url, receiver);
+  }
+  return receiver;
+}
+
+/** The system error code behind a failed fetch (`EMFILE`, `ECONNREFUSED`, ...), if any. */
+export function errorCode(error: unknown): string | undefined {
+  const seen = new Set<unknown>();
+  let current: unknown = error;
+  while (typeof current === 'object' && current !== null && !seen.has(current)) {
+    seen.add(current);
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return code;
+    const errors = (current as { errors?: unknown }).errors;
+    if (Array.isArray(errors) && errors.length > 0) {
+      const inner = errorCode(errors[0]);
+      if (inner !== undefined) return inner;
+    }
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
 }
 
 function describeFetchError(error: unknown, shuttingDown: boolean): string {
@@ -294,15 +711,4 @@ function describeFetchError(error: unknown, shuttingDown: boolean): string {
     return error.message;
   }
   return String(error);
-}
-
-/** The URL without its query and credentials, for logs. */
-function safeUrl(url: string | null): string {
-  if (url === null) return '(none)';
-  try {
-    const parsed = new URL(url);
-    return `${parsed.origin}${parsed.pathname}`;
-  } catch {
-    return '(invalid URL)';
-  }
 }

@@ -10,7 +10,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { VirtualClock } from './clock.js';
-import { resolveConfig, type ConfigOverrides, type SandboxConfig } from './config.js';
+import { ConfigError, resolveConfig, type ConfigOverrides, type SandboxConfig } from './config.js';
 import type { FamilyContext, RegisterFamily, SandboxMethod } from './context.js';
 import { registerControl } from './control.js';
 import { DeliveryDispatcher } from './delivery.js';
@@ -125,6 +125,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     store,
     clock,
     log: (level, message) => log[level](message),
+    config,
     ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
   });
   const sandboxErrors = errorHelpers('apiError');
@@ -269,6 +270,13 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       });
       const address = server.address() as AddressInfo;
       url = `http://${urlHost(host, address)}:${address.port}`;
+      // Webhooks to the sandbox itself are refused; the partner's URL is checked again now.
+      deliveries.listeningAt({ address: address.address, port: address.port, publicUrl: config.publicUrl });
+      const problem = config.partner.webhookUrl === undefined ? undefined : deliveries.targetProblem(config.partner.webhookUrl);
+      if (problem !== undefined) {
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        throw new ConfigError(`the webhook URL ${problem.message}`);
+      }
       return url;
     },
     async close() {

@@ -201,10 +201,19 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<TestSa
       expect(answer.status).toBe(200);
     },
     async deliveries(transactionId) {
-      const query = transactionId === undefined ? '' : `?transactionId=${encodeURIComponent(transactionId)}`;
-      const answer = await request('GET', `/sandbox/webhooks/deliveries${query}`);
-      expect(answer.status).toBe(200);
-      return answer.body.deliveries as any[];
+      // Every page, following nextCursor.
+      const all: any[] = [];
+      let after: string | null = null;
+      do {
+        const query = new URLSearchParams({ limit: '1000' });
+        if (transactionId !== undefined) query.set('transactionId', transactionId);
+        if (after !== null) query.set('after', after);
+        const answer = await request('GET', `/sandbox/webhooks/deliveries?${query}`);
+        expect(answer.status).toBe(200);
+        all.push(...(answer.body.deliveries as any[]));
+        after = answer.body.nextCursor as string | null;
+      } while (after !== null);
+      return all;
     },
     close: () => sandbox.close(),
   };

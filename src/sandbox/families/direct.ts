@@ -4,7 +4,9 @@
  * lifecycle that expires, finishes and announces it.
  */
 import { sdkSignature } from '../../signature.js';
+import type { ClockTimer } from '../clock.js';
 import type { FamilyContext } from '../context.js';
+import { finalRecords } from '../retention.js';
 import type { Collection } from '../store.js';
 
 export type DirectStatus = 'PENDING' | 'SUCCESS' | 'CANCELLED' | 'FAILURE';
@@ -39,6 +41,8 @@ export interface DirectLifecycleSettings<T extends DirectRecord> {
   /** How the sandbox endpoints name a transaction: the path parameter and a label for messages. */
   pathParam: string;
   label: string;
+  /** Forgets what else the family keeps of a transaction that retention forgets (refunds, sessions). */
+  onEvict?: (id: string) => void;
 }
 
 /**
@@ -46,10 +50,20 @@ export interface DirectLifecycleSettings<T extends DirectRecord> {
  * starts PENDING, expires to FAILURE when due, reaches one final status once, and each final status
  * sends the signed webhook to the partner's URL. Also registers the user's actions,
  * `POST /sandbox/<family>/transactions/{id}/confirm|cancel|fail`.
+ *
+ * The expiry timer of a transaction is cancelled when it reaches a final status, and a final
+ * transaction joins the retention queue (retention.ts): beyond the limit the oldest are forgotten.
  */
 export function directLifecycle<T extends DirectRecord>(ctx: FamilyContext, settings: DirectLifecycleSettings<T>) {
   const { collection, idOf } = settings;
   const { clock, config } = ctx;
+  const expiries = new Map<string, ClockTimer>();
+  const retention = finalRecords(ctx.store, config.retention.transactions);
+  retention.register(ctx.family, (id) => {
+    collection.delete(id);
+    settings.onEvict?.(id);
+    return 'evicted';
+  });
 
   const expireIfDue = (transaction: T): T =>
     transaction.status === 'PENDING' && clock.now() >= transaction.expiresAt
@@ -60,17 +74,21 @@ export function directLifecycle<T extends DirectRecord>(ctx: FamilyContext, sett
   function finish(transaction: T, status: FinalStatus, failureReason?: T['failureReason'], at: number = clock.now()): T {
     const updated: T = { ...transaction, status, updatedAt: at };
     if (status === 'FAILURE' && failureReason !== undefined) updated.failureReason = failureReason;
-    collection.set(idOf(updated), updated);
+    const id = idOf(updated);
+    collection.set(id, updated);
+    expiries.get(id)?.cancel();
+    expiries.delete(id);
+    retention.add(ctx.family, id);
     const body = settings.webhookBody(updated);
     ctx.deliveries.enqueue({
       url: config.partner.webhookUrl,
       body,
       headers: { 'X-Signature': sdkSignature(body, config.partner.privateKey) },
-      orderingKey: `${ctx.family}:${updated.partnerId}:${idOf(updated)}`,
+      orderingKey: `${ctx.family}:${updated.partnerId}:${id}`,
       successStatus: settings.successStatus,
       family: ctx.family,
       event: 'transactionStatus',
-      transactionId: idOf(updated),
+      transactionId: id,
     });
     return updated;
   }
@@ -86,10 +104,14 @@ export function directLifecycle<T extends DirectRecord>(ctx: FamilyContext, sett
   function start(transaction: T): void {
     const id = idOf(transaction);
     collection.set(id, transaction);
-    clock.schedule(transaction.expiresAt, () => {
-      const current = collection.get(id);
-      if (current !== undefined) expireIfDue(current);
-    });
+    expiries.set(
+      id,
+      clock.schedule(transaction.expiresAt, () => {
+        expiries.delete(id);
+        const current = collection.get(id);
+        if (current !== undefined) expireIfDue(current);
+      }),
+    );
   }
 
   /** Registers the user's actions; `answer` gives each family's reply body. */

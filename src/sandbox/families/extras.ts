@@ -2,13 +2,20 @@
  * The extras (openapi/extras.yaml): a user's credit info, and identification and data pushes,
  * behind their own HTTP Basic credentials (D26). Credit info comes from the documented test users
  * (test-users.ts); pushes are stored per phone number and can be read back at
- * `GET /sandbox/extras/users/{phoneNumber}`.
+ * `GET /sandbox/extras/users/{phoneNumber}` (the data pushes a page at a time).
+ *
+ * Bounded: each data push is its own record (appending never copies the earlier pushes); the
+ * newest {@link MAX_STORED_PUSHES} pushes, at most {@link MAX_STORED_PUSH_BYTES} bytes of them, are
+ * kept over all phone numbers, and the `retention.transactions` most recently pushed phone numbers.
  *
  * Rules: D02 (errors), D24 (1 MiB), D25 (phone numbers), D26.
  */
+import Queue from 'yocto-queue';
 import type { components, operations } from '../../../generated/types/extras.js';
 import { extrasAuth } from '../auth.js';
 import type { FamilyContext } from '../context.js';
+import { RequestError } from '../router.js';
+import { ChildRecords } from '../store.js';
 import { creditInfo, findTestUser } from '../test-users.js';
 
 type Identification = components['schemas']['ExtrasIdentification'];
@@ -21,20 +28,71 @@ export interface StoredIdentification {
   updatedAt: string;
 }
 
-/** Collection `extras.merchantData`, keyed by phone number: every push as sent, never merged. */
+/**
+ * Collection `extras.merchantData`, keyed by phone number: the pushes kept are the records of
+ * `extras.merchantDataPushes` at positions `first` to `count - 1` ({@link ChildRecords}), each as
+ * sent, never merged.
+ */
 export interface StoredMerchantData {
   userPhoneNumber: string;
-  pushes: { data: unknown; receivedAt: string }[];
+  /** Pushes received for the number. */
+  count: number;
+  /** The oldest push still kept. */
+  first: number;
+}
+
+export interface StoredPush {
+  data: unknown;
+  receivedAt: string;
 }
 
 export const EXTRAS_IDENTIFICATIONS = 'extras.identifications';
 export const EXTRAS_MERCHANT_DATA = 'extras.merchantData';
+export const EXTRAS_MERCHANT_DATA_PUSHES = 'extras.merchantDataPushes';
+/** Data pushes kept over all phone numbers, at most; the oldest go first. */
+export const MAX_STORED_PUSHES = 100_000;
+/** Bytes of data pushes (as received) kept over all phone numbers, at most. */
+export const MAX_STORED_PUSH_BYTES = 64 * 1024 * 1024;
+/** The default and the largest page of pushes of `GET /sandbox/extras/users/{phoneNumber}`. */
+export const DEFAULT_PUSH_PAGE = 100;
+export const MAX_PUSH_PAGE = 1000;
 
 export function registerExtras(ctx: FamilyContext): void {
   const { errors, clock, config } = ctx;
   const identifications = ctx.store.collection<StoredIdentification>(EXTRAS_IDENTIFICATIONS);
   const merchantData = ctx.store.collection<StoredMerchantData>(EXTRAS_MERCHANT_DATA);
+  const pushes = new ChildRecords(ctx.store.collection<StoredPush>(EXTRAS_MERCHANT_DATA_PUSHES));
   const authenticate = extrasAuth(config, errors);
+
+  // Retention: every push kept, oldest first (with its size), and the phone numbers, least
+  // recently pushed first (a Map iterates in insertion order; a push moves its number to the end).
+  const kept = new Queue<{ phoneNumber: string; position: number; bytes: number }>();
+  let keptBytes = 0;
+  const numbers = new Map<string, true>();
+
+  const forgetOldestPush = () => {
+    const oldest = kept.dequeue()!;
+    keptBytes -= oldest.bytes;
+    const record = merchantData.get(oldest.phoneNumber);
+    if (record === undefined || record.first !== oldest.position) return;
+    pushes.delete(oldest.phoneNumber, oldest.position);
+    merchantData.set(oldest.phoneNumber, { ...record, first: record.first + 1 });
+  };
+
+  const touch = (phoneNumber: string) => {
+    numbers.delete(phoneNumber);
+    numbers.set(phoneNumber, true);
+    while (numbers.size > config.retention.transactions) {
+      const oldest = numbers.keys().next().value as string;
+      numbers.delete(oldest);
+      identifications.delete(oldest);
+      const record = merchantData.get(oldest);
+      if (record !== undefined) {
+        pushes.deleteRange(oldest, record.first, record.count);
+        merchantData.delete(oldest);
+      }
+    }
+  };
 
   ctx.route<operations['getCreditInfo'], true>('getCreditInfo', {
     authenticate,
@@ -46,6 +104,7 @@ export function registerExtras(ctx: FamilyContext): void {
   ctx.route<operations['pushIdentification'], true>('pushIdentification', {
     authenticate,
     handle({ body }) {
+      touch(body.userPhoneNumber);
       const previous = identifications.get(body.userPhoneNumber);
       identifications.set(body.userPhoneNumber, {
         userPhoneNumber: body.userPhoneNumber,
@@ -58,17 +117,22 @@ export function registerExtras(ctx: FamilyContext): void {
 
   ctx.route<operations['pushMerchantData'], true>('pushMerchantData', {
     authenticate,
-    handle({ body }) {
-      const previous = merchantData.get(body.userPhoneNumber);
-      merchantData.set(body.userPhoneNumber, {
-        userPhoneNumber: body.userPhoneNumber,
-        pushes: [...(previous?.pushes ?? []), { data: body.data, receivedAt: clock.iso() }],
-      });
+    handle({ body, rawBody }) {
+      const phoneNumber = body.userPhoneNumber;
+      touch(phoneNumber);
+      const previous = merchantData.get(phoneNumber) ?? { userPhoneNumber: phoneNumber, count: 0, first: 0 };
+      // One new record: the earlier pushes are not copied.
+      pushes.set(phoneNumber, previous.count, { data: body.data, receivedAt: clock.iso() });
+      merchantData.set(phoneNumber, { ...previous, count: previous.count + 1 });
+      kept.enqueue({ phoneNumber, position: previous.count, bytes: rawBody.length });
+      keptBytes += rawBody.length;
+      while (kept.size > MAX_STORED_PUSHES || (keptBytes > MAX_STORED_PUSH_BYTES && kept.size > 1)) forgetOldestPush();
       return { status: 200, body: { message: 'ok' } };
     },
   });
 
   // What the service knows about a phone number: for checking the pushes.
+  // ?limit=1..1000 (default 100) and ?after=<merchantDataNextCursor> page through the data pushes.
   ctx.sandboxRoute('GET', '/sandbox/extras/users/{phoneNumber}', (request) => {
     const phoneNumber = request.params.phoneNumber ?? '';
     if (!/^\+91[0-9]{10}$/.test(phoneNumber)) {
@@ -76,6 +140,26 @@ export function registerExtras(ctx: FamilyContext): void {
         { field: 'phoneNumber', issue: 'must match ^\\+91[0-9]{10}$' },
       ]);
     }
+    const bad = (field: string, text: string): never => {
+      throw new RequestError(ctx.sandboxErrors.badRequest(text, [{ field, issue: 'is not valid' }]));
+    };
+    const rawLimit = request.query.get('limit');
+    const limit = rawLimit === null ? DEFAULT_PUSH_PAGE : /^[0-9]{1,4}$/.test(rawLimit) ? Number(rawLimit) : 0;
+    if (limit < 1 || limit > MAX_PUSH_PAGE) bad('limit', `limit must be a whole number from 1 to ${MAX_PUSH_PAGE} (default ${DEFAULT_PUSH_PAGE}).`);
+    const record = merchantData.get(phoneNumber);
+    const first = record?.first ?? 0;
+    const count = record?.count ?? 0;
+    let from = first;
+    const after = request.query.get('after');
+    if (after !== null) {
+      const match = /^push:([0-9]{1,15})$/.exec(Buffer.from(after, 'base64url').toString('utf8'));
+      const position = match === null ? Number.NaN : Number(match[1]);
+      if (!(position >= first && position <= count) || pushCursor(position) !== after) {
+        bad('after', 'after is not a cursor of this phone number (or the pushes it pointed at were forgotten); pass merchantDataNextCursor unchanged, or start again without it.');
+      }
+      from = position;
+    }
+    const to = Math.min(count, from + limit);
     const testUser = findTestUser(phoneNumber);
     return {
       status: 200,
@@ -84,8 +168,14 @@ export function registerExtras(ctx: FamilyContext): void {
         testUser: testUser === undefined ? null : { name: testUser.name, summary: testUser.summary },
         creditInfo: creditInfo(phoneNumber, clock.date()),
         identification: identifications.get(phoneNumber)?.identification ?? null,
-        merchantData: merchantData.get(phoneNumber)?.pushes ?? [],
+        merchantData: pushes.range(phoneNumber, from, to),
+        merchantDataCount: count - first,
+        merchantDataNextCursor: to < count ? pushCursor(to) : null,
       },
     };
   });
+}
+
+function pushCursor(position: number): string {
+  return Buffer.from(`push:${position}`, 'utf8').toString('base64url');
 }

@@ -8,6 +8,7 @@
  */
 import type { operations } from '../../../generated/types/sdk.js';
 import type { FamilyContext } from '../context.js';
+import { ChildRecords } from '../store.js';
 import { sdkAuth, type Partner } from './partner.js';
 import { directLifecycle, type DirectStatus } from './direct.js';
 
@@ -30,17 +31,22 @@ export interface SdkTransaction {
   /** How a FAILURE came about. */
   failureReason?: 'USER_FAILED' | 'EXPIRED';
   amountRefunded: number;
-  refunds: SdkRefund[];
+  /** How many refunds there are; each is its own record of `sdk.refunds` (see {@link ChildRecords}). */
+  refundCount: number;
   createdAt: number;
   updatedAt: number;
   expiresAt: number;
 }
 
 export const SDK_TRANSACTIONS = 'sdk.transactions';
+export const SDK_REFUNDS = 'sdk.refunds';
+/** `GET /sandbox/sdk/transactions/{id}` shows at most this many refunds: the newest. */
+export const SHOWN_REFUNDS = 100;
 
 export function registerSdk(ctx: FamilyContext): void {
   const { errors, clock, config } = ctx;
   const transactions = ctx.store.collection<SdkTransaction>(SDK_TRANSACTIONS);
+  const refunds = new ChildRecords(ctx.store.collection<SdkRefund>(SDK_REFUNDS));
   const authenticate = sdkAuth(config, errors);
 
   const noSuchTransaction = (id: string) =>
@@ -54,6 +60,10 @@ export function registerSdk(ctx: FamilyContext): void {
     successStatus: 200,
     pathParam: 'merchantTransactionId',
     label: 'SDK transaction',
+    onEvict: (id) => {
+      const transaction = transactions.get(id);
+      if (transaction !== undefined) refunds.deleteRange(id, 0, transaction.refundCount);
+    },
   });
   const { find } = lifecycle;
 
@@ -73,7 +83,7 @@ export function registerSdk(ctx: FamilyContext): void {
         amount: body.amount,
         status: 'PENDING',
         amountRefunded: 0,
-        refunds: [],
+        refundCount: 0,
         createdAt: now,
         updatedAt: now,
         expiresAt: now + SDK_EXPIRY_MS,
@@ -113,10 +123,13 @@ export function registerSdk(ctx: FamilyContext): void {
       if (requested > remaining) {
         return errors.error(400, 'REFUND_AMOUNT_TOO_LARGE', `Refund of ${requested} exceeds the remaining ${remaining}.`);
       }
-      transactions.set(transaction.merchantTransactionId, {
+      // The refund is a record of its own: the transaction's earlier refunds are not copied.
+      const id = transaction.merchantTransactionId;
+      refunds.set(id, transaction.refundCount, { amount: requested, refundedAt: clock.iso() });
+      transactions.set(id, {
         ...transaction,
         amountRefunded: transaction.amountRefunded + requested,
-        refunds: [...transaction.refunds, { amount: requested, refundedAt: clock.iso() }],
+        refundCount: transaction.refundCount + 1,
         updatedAt: clock.now(),
       });
       return { status: 200, body: { message: 'ok' } };
@@ -130,19 +143,24 @@ export function registerSdk(ctx: FamilyContext): void {
     const id = request.params.merchantTransactionId ?? '';
     const transaction = find(id);
     if (transaction === undefined) return lifecycle.notFound(id);
-    return { status: 200, body: describeSdkTransaction(transaction) };
+    const shown = refunds.range(id, Math.max(0, transaction.refundCount - SHOWN_REFUNDS), transaction.refundCount);
+    return { status: 200, body: describeSdkTransaction(transaction, shown) };
   });
 }
 
-/** The public view of an SDK transaction for the sandbox endpoints (times as RFC 3339). */
-export function describeSdkTransaction(transaction: SdkTransaction) {
+/**
+ * The public view of an SDK transaction for the sandbox endpoints (times as RFC 3339), with the
+ * refunds given (the newest {@link SHOWN_REFUNDS}) and how many there are.
+ */
+export function describeSdkTransaction(transaction: SdkTransaction, refunds: readonly SdkRefund[]) {
   return {
     merchantTransactionId: transaction.merchantTransactionId,
     status: transaction.status,
     ...(transaction.failureReason === undefined ? {} : { failureReason: transaction.failureReason }),
     amount: transaction.amount,
     amountRefunded: transaction.amountRefunded,
-    refunds: transaction.refunds,
+    refundCount: transaction.refundCount,
+    refunds,
     userPhoneNumber: transaction.userPhoneNumber,
     userId: transaction.userId,
     createdAt: new Date(transaction.createdAt).toISOString(),

@@ -81,9 +81,12 @@ function isReturnUrl(value: string | null): value is string {
   return value !== null && value.length <= 2048 && httpOrigin(value) !== undefined;
 }
 
+/** The collection of the hosted pages' OTP state, keyed by transaction id. */
+export const WEB_CHECKOUT_SESSIONS = 'web.checkout';
+
 export function registerWebCheckout(ctx: FamilyContext, access: WebCheckoutAccess): void {
   const { config } = ctx;
-  const sessions = ctx.store.collection<CheckoutSession>('web.checkout');
+  const sessions = ctx.store.collection<CheckoutSession>(WEB_CHECKOUT_SESSIONS);
   // A changeable copy: records read from the store are frozen snapshots.
   const sessionOf = (id: string): CheckoutSession => ({ ...(sessions.get(id) ?? { wrongAttempts: 0, verified: false, codesSent: 1 }) });
   const base = (id: string) => `/sandbox/web/transactions/${encodeURIComponent(id)}`;

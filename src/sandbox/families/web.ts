@@ -14,7 +14,7 @@ import { statusSignature } from '../../signature.js';
 import type { FamilyContext } from '../context.js';
 import { loadBrowserAsset } from '../browser-assets.js';
 import { directLifecycle, type DirectStatus } from './direct.js';
-import { registerWebCheckout } from './web-checkout.js';
+import { registerWebCheckout, WEB_CHECKOUT_SESSIONS } from './web-checkout.js';
 import { webAuth, type Partner } from './partner.js';
 
 /** D13: a web transaction not confirmed within 15 minutes fails. */
@@ -40,6 +40,8 @@ export const WEB_TRANSACTIONS = 'web.transactions';
 export function registerWeb(ctx: FamilyContext): void {
   const { errors, clock, config } = ctx;
   const transactions = ctx.store.collection<WebTransaction>(WEB_TRANSACTIONS);
+  // The hosted page's OTP state (web-checkout.ts), forgotten with its transaction.
+  const checkoutSessions = ctx.store.collection<unknown>(WEB_CHECKOUT_SESSIONS);
   const authenticate = webAuth(config, errors);
 
   const lifecycle = directLifecycle(ctx, {
@@ -56,6 +58,7 @@ export function registerWeb(ctx: FamilyContext): void {
     successStatus: '2xx',
     pathParam: 'id',
     label: 'web transaction',
+    onEvict: (id) => checkoutSessions.delete(id),
   });
   const { find, finish, notFound } = lifecycle;
 

@@ -8,9 +8,16 @@
  * is due, in time order, over the whole group of attempts of one check, before a handler looks at a
  * transaction; clock timers call the same function. So a read never shows a stale state, and the
  * attempt whose confirmation is due first is the one that succeeds.
+ *
+ * Each transaction has at most one clock timer, at its next due event; it is moved when that
+ * changes and cancelled when nothing is due (a final transaction without pending refunds). A
+ * transaction that becomes final joins the retention queue (retention.ts), and the settlement sums
+ * of its day are updated then (settlement.ts reads them).
  */
 import { randomUUID } from 'node:crypto';
+import type { ClockTimer } from '../clock.js';
 import type { FamilyContext } from '../context.js';
+import { finalRecords, FinalRecords } from '../retention.js';
 import { findTestUser, preEligibility } from '../test-users.js';
 import {
   GATEWAY,
@@ -24,9 +31,11 @@ import {
   type GatewayState,
   type IneligibilityReason,
   type OtpState,
+  type CheckRecord,
   type RefundRecord,
   type TransactionRecord,
 } from './state.js';
+import { addDays, istDate } from './settlement.js';
 
 export type Eligibility = { eligible: true } | { eligible: false; reason: IneligibilityReason };
 
@@ -62,50 +71,126 @@ interface Due {
   refundId?: string;
 }
 
-function nextDue(transaction: TransactionRecord): Due | undefined {
-  const candidates: Due[] = [];
-  if (!isFinal(transaction.step)) candidates.push({ at: transaction.expiresAt, order: 0, kind: 'expire' });
-  if (transaction.step === 'wait' && transaction.confirmsAt !== undefined) {
-    candidates.push({ at: transaction.confirmsAt, order: 1, kind: 'confirm' });
-  }
-  for (const refund of transaction.refunds) {
-    if (refund.status === 'PENDING') candidates.push({ at: refund.completesAt, order: 2, kind: 'refund', refundId: refund.id });
-  }
-  return candidates.reduce<Due | undefined>(
-    (best, due) => (best === undefined || due.at < best.at || (due.at === best.at && due.order < best.order) ? due : best),
-    undefined,
-  );
-}
-
 export interface TransactionEngine {
   /** The merchant's transaction with every due event applied, or undefined. */
   find(merchantId: string, transactionId: string): TransactionRecord | undefined;
-  /** Applies the due events of every transaction of the merchant (before a list or settlement). */
-  catchUpMerchant(merchantId: string): void;
-  /** Makes the clock apply due events of this transaction at `at`. */
-  wakeAt(merchantId: string, transactionId: string, at: number): void;
-  /** Saves a record (the caller changed a copy). */
+  /** Stores a new transaction: indexes it, arms its timer, announces it when created final. */
+  create(transaction: TransactionRecord): void;
+  /** Stores a new pre-eligibility check (kept up to the retention limit, see below). */
+  createCheck(check: CheckRecord): void;
+  /** Saves a record (the caller changed a copy) and moves its timer to its next due event. */
   save(transaction: TransactionRecord): void;
   /** Moves a non-final transaction to `failure` and sends the transaction webhook. */
   fail(transaction: TransactionRecord, reason: FailureReason, at: number): TransactionRecord;
-  /** A transaction just created in `failure`: sends its webhook. */
-  announceFinal(transaction: TransactionRecord): void;
+  /** Adds a PENDING refund (the caller checked it may be made). */
+  addRefund(transaction: TransactionRecord, refund: Omit<RefundRecord, 'position'>): { transaction: TransactionRecord; refund: RefundRecord };
   /** Moves a PENDING refund to SUCCESS or FAILED and sends the refund webhook. */
   completeRefund(transaction: TransactionRecord, refundId: string, status: 'SUCCESS' | 'FAILED', at: number): TransactionRecord;
+  /** Timers armed (one per transaction with something due). */
+  readonly timers: number;
 }
 
 export function createEngine(ctx: FamilyContext, state: GatewayState): TransactionEngine {
   const { clock } = ctx;
-  const { transactions, checks, merchants } = state;
+  const { transactions, checks, merchants, refunds, refundIds, settlementDays } = state;
+  const timers = new Map<string, ClockTimer>();
+  const retention = finalRecords(ctx.store, ctx.config.retention.transactions);
 
-  const save = (transaction: TransactionRecord) =>
+  /** The earliest PENDING refund (refunds complete in the order they were made). */
+  const firstPendingRefund = (transaction: TransactionRecord, from = transaction.nextPendingRefund): RefundRecord | undefined => {
+    const key = transactionKey(transaction.merchantId, transaction.id);
+    for (let position = from; position < transaction.refundCount; position++) {
+      const refund = refunds.get(key, position);
+      if (refund?.status === 'PENDING') return refund;
+    }
+    return undefined;
+  };
+
+  const nextDue = (transaction: TransactionRecord): Due | undefined => {
+    const candidates: Due[] = [];
+    if (!isFinal(transaction.step)) candidates.push({ at: transaction.expiresAt, order: 0, kind: 'expire' });
+    if (transaction.step === 'wait' && transaction.confirmsAt !== undefined) {
+      candidates.push({ at: transaction.confirmsAt, order: 1, kind: 'confirm' });
+    }
+    const refund = firstPendingRefund(transaction);
+    if (refund !== undefined) candidates.push({ at: refund.completesAt, order: 2, kind: 'refund', refundId: refund.id });
+    return candidates.reduce<Due | undefined>(
+      (best, due) => (best === undefined || due.at < best.at || (due.at === best.at && due.order < best.order) ? due : best),
+      undefined,
+    );
+  };
+
+  /** One timer per transaction, at its next due event; none when nothing is due. */
+  const reschedule = (transaction: TransactionRecord): void => {
+    const key = transactionKey(transaction.merchantId, transaction.id);
+    const due = nextDue(transaction);
+    const existing = timers.get(key);
+    if (due === undefined) {
+      existing?.cancel();
+      timers.delete(key);
+      return;
+    }
+    if (existing !== undefined && existing.at === due.at) return;
+    existing?.cancel();
+    const timer = clock.schedule(due.at, () => {
+      if (timers.get(key) === timer) timers.delete(key);
+      find(transaction.merchantId, transaction.id);
+    });
+    timers.set(key, timer);
+  };
+
+  const save = (transaction: TransactionRecord) => {
     transactions.set(transactionKey(transaction.merchantId, transaction.id), transaction);
+    reschedule(transaction);
+  };
+
+  /** Forgets a final transaction with its refunds; keeps one whose refund is still pending. */
+  retention.register('gateway', (key) => {
+    const transaction = transactions.get(key);
+    if (transaction === undefined) return 'evicted';
+    if (firstPendingRefund(transaction) !== undefined) return 'keep';
+    for (let position = 0; position < transaction.refundCount; position++) {
+      const refund = refunds.get(key, position);
+      if (refund !== undefined) refundIds.delete(`${key}#${refund.id}`);
+      refunds.delete(key, position);
+    }
+    timers.get(key)?.cancel();
+    timers.delete(key);
+    transactions.delete(key);
+    state.index.forget(transaction.merchantId);
+    return 'evicted';
+  });
+
+  // Pre-eligibility checks are kept up to the same number; one with an attempt still running stays.
+  const checkRetention = new FinalRecords(ctx.config.retention.transactions);
+  checkRetention.register('check', (id) => {
+    const check = checks.get(id);
+    if (check === undefined) return 'evicted';
+    const running = check.attempts.some((attempt) => {
+      const transaction = transactions.get(transactionKey(check.merchantId, attempt));
+      return transaction !== undefined && !isFinal(transaction.step);
+    });
+    if (running) return 'keep';
+    checks.delete(id);
+    return 'evicted';
+  });
+
+  const addToSettlement = (merchantId: string, at: number, change: { gross?: number; refunded?: number; count?: number }) => {
+    const key = `${merchantId}/${addDays(istDate(at), 1)}`;
+    const day = settlementDays.get(key) ?? { gross: 0, refunded: 0, count: 0 };
+    settlementDays.set(key, {
+      gross: day.gross + (change.gross ?? 0),
+      refunded: day.refunded + (change.refunded ?? 0),
+      count: day.count + (change.count ?? 0),
+    });
+  };
 
   const announceFinal = (transaction: TransactionRecord) => {
+    retention.add('gateway', transactionKey(transaction.merchantId, transaction.id));
     const merchant = merchants.get(transaction.merchantId);
     if (merchant === undefined) return;
     sendWebhook(ctx, merchant, 'transactionUpdated', transactionWebhookUrl(merchant, transaction), transaction.id, {
-      transaction: transactionView(transaction),
+      transaction: transactionView(transaction, state.refundsOf(transaction)),
     });
   };
 
@@ -115,6 +200,7 @@ export function createEngine(ctx: FamilyContext, state: GatewayState): Transacti
     if (outcome === 'success') {
       updated.step = 'success';
       delete updated.failureReason;
+      addToSettlement(updated.merchantId, at, { gross: updated.amount, count: 1 });
     } else {
       updated.step = 'failure';
       updated.failureReason = outcome;
@@ -151,21 +237,60 @@ export function createEngine(ctx: FamilyContext, state: GatewayState): Transacti
     }
   };
 
+  const create = (transaction: TransactionRecord): void => {
+    const key = transactionKey(transaction.merchantId, transaction.id);
+    transactions.set(key, transaction);
+    state.index.add(transaction.merchantId, transaction.id, transaction.createdAt);
+    if (transaction.preEligibilityCheckId !== undefined) {
+      const check = checks.get(transaction.preEligibilityCheckId);
+      if (check !== undefined) checks.set(check.id, { ...check, attempts: [...check.attempts, transaction.id] });
+    }
+    if (isFinal(transaction.step)) announceFinal(transaction);
+    else reschedule(transaction);
+  };
+
+  const createCheck = (check: CheckRecord): void => {
+    checks.set(check.id, check);
+    checkRetention.add('check', check.id);
+  };
+
+  const addRefund = (transaction: TransactionRecord, input: Omit<RefundRecord, 'position'>) => {
+    const key = transactionKey(transaction.merchantId, transaction.id);
+    const refund: RefundRecord = { ...input, position: transaction.refundCount };
+    // One new record: the transaction's earlier refunds are not copied.
+    refunds.set(key, refund.position, refund);
+    refundIds.set(`${key}#${refund.id}`, refund.position);
+    const updated: TransactionRecord = {
+      ...transaction,
+      refundCount: transaction.refundCount + 1,
+      refundedAmount: transaction.refundedAmount + refund.amount,
+      updatedAt: refund.createdAt,
+    };
+    save(updated);
+    return { transaction: updated, refund };
+  };
+
   const completeRefund = (
     transaction: TransactionRecord,
     refundId: string,
     status: 'SUCCESS' | 'FAILED',
     at: number,
   ): TransactionRecord => {
-    const refund = transaction.refunds.find((candidate) => candidate.id === refundId);
+    const refund = state.findRefund(transaction, refundId);
     if (refund === undefined || refund.status !== 'PENDING') return transaction;
+    const key = transactionKey(transaction.merchantId, transaction.id);
     const completed: RefundRecord = { ...refund, status, updatedAt: at };
+    refunds.set(key, refund.position, completed);
     const updated: TransactionRecord = {
       ...transaction,
-      refunds: transaction.refunds.map((candidate) => (candidate.id === refundId ? completed : candidate)),
+      refundedAmount: status === 'FAILED' ? transaction.refundedAmount - refund.amount : transaction.refundedAmount,
       updatedAt: at,
     };
+    if (refund.position === transaction.nextPendingRefund) {
+      updated.nextPendingRefund = firstPendingRefund(updated, refund.position + 1)?.position ?? updated.refundCount;
+    }
     save(updated);
+    if (status === 'SUCCESS') addToSettlement(transaction.merchantId, at, { refunded: refund.amount });
     const merchant = merchants.get(transaction.merchantId);
     if (merchant !== undefined) {
       // D23: the refund's own URL, else the transaction's (its override, else the merchant's default).
@@ -214,17 +339,16 @@ export function createEngine(ctx: FamilyContext, state: GatewayState): Transacti
     return transactions.get(key);
   };
 
-  const catchUpMerchant = (merchantId: string): void => {
-    for (const transaction of transactions.values()) {
-      if (transaction.merchantId !== merchantId) continue;
-      const due = nextDue(transaction);
-      if (due !== undefined && due.at <= clock.now()) find(merchantId, transaction.id);
-    }
+  return {
+    find,
+    create,
+    createCheck,
+    save,
+    fail,
+    addRefund,
+    completeRefund,
+    get timers() {
+      return timers.size;
+    },
   };
-
-  const wakeAt = (merchantId: string, transactionId: string, at: number) => {
-    clock.schedule(at, () => find(merchantId, transactionId));
-  };
-
-  return { find, catchUpMerchant, wakeAt, save, fail, announceFinal, completeRefund };
 }

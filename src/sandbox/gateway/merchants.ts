@@ -18,6 +18,7 @@ import {
   type GatewayState,
   type MerchantRecord,
   type StoredDocument,
+  webhookUrlProblem,
 } from './state.js';
 
 /** What the first bytes of a file say it is (D08 accepts PDF, PNG and JPEG only). */
@@ -95,6 +96,8 @@ export function registerMerchants(ctx: FamilyContext, state: GatewayState): Merc
     handle({ body }) {
       const input = body.merchant;
       // The schema already rejects the reserved ids `transaction` and `settlement` (D04).
+      const badUrl = webhookUrlProblem(ctx, input.defaultWebhookUrl, '/merchant/defaultWebhookUrl');
+      if (badUrl !== undefined) return badUrl;
       if (merchants.has(input.id)) {
         return errors.error(409, 'DUPLICATE_ID', `A merchant with id '${input.id}' exists already.`);
       }

@@ -20,8 +20,7 @@ import {
   statusOf,
   type GatewayState,
   type MerchantPrincipal,
-  type RefundRecord,
-  type TransactionRecord,
+  webhookUrlProblem,
 } from './state.js';
 
 export function registerRefunds(ctx: FamilyContext, state: GatewayState, engine: TransactionEngine): void {
@@ -35,12 +34,14 @@ export function registerRefunds(ctx: FamilyContext, state: GatewayState, engine:
       if (transaction === undefined) {
         return errors.notFound(`No transaction with id '${params.transactionId}' exists for this merchant.`);
       }
+      const badUrl = webhookUrlProblem(ctx, body.createConfiguration?.webhookUrl, '/createConfiguration/webhookUrl');
+      if (badUrl !== undefined) return badUrl;
       const requestedAmount = body.refund?.amount ?? 0;
       const refundId = body.refund?.id;
 
       // D18: a repeated request (same id and amount) answers the existing refund.
       if (refundId !== undefined) {
-        const existing = transaction.refunds.find((refund) => refund.id === refundId);
+        const existing = state.findRefund(transaction, refundId);
         if (existing !== undefined) {
           if (requestedAmount === existing.requestedAmount || requestedAmount === existing.amount) {
             return { status: 200, body: { refund: refundView(transaction, existing) } };
@@ -71,7 +72,7 @@ export function registerRefunds(ctx: FamilyContext, state: GatewayState, engine:
       }
 
       const now = clock.now();
-      const refund: RefundRecord = {
+      const added = engine.addRefund(transaction, {
         id: refundId ?? `rfnd_${randomBytes(12).toString('hex')}`,
         amount,
         requestedAmount,
@@ -80,11 +81,8 @@ export function registerRefunds(ctx: FamilyContext, state: GatewayState, engine:
         createdAt: now,
         updatedAt: now,
         completesAt: now + GATEWAY.refundDelayMs,
-      };
-      const updated: TransactionRecord = { ...transaction, refunds: [...transaction.refunds, refund], updatedAt: now };
-      engine.save(updated);
-      engine.wakeAt(updated.merchantId, updated.id, refund.completesAt);
-      return { status: 201, body: { refund: refundView(updated, refund) } };
+      });
+      return { status: 201, body: { refund: refundView(added.transaction, added.refund) } };
     },
   });
 
@@ -95,7 +93,7 @@ export function registerRefunds(ctx: FamilyContext, state: GatewayState, engine:
     (request) => {
       const { merchantId = '', transactionId = '', refundId = '' } = request.params;
       const transaction = engine.find(merchantId, transactionId);
-      const refund = transaction?.refunds.find((candidate) => candidate.id === refundId);
+      const refund = transaction === undefined ? undefined : state.findRefund(transaction, refundId);
       if (transaction === undefined || refund === undefined) {
         return ctx.sandboxErrors.notFound(`No refund '${refundId}' of transaction '${transactionId}' of merchant '${merchantId}'.`);
       }
@@ -103,7 +101,7 @@ export function registerRefunds(ctx: FamilyContext, state: GatewayState, engine:
         return ctx.sandboxErrors.error(409, 'INVALID_STATE', `The refund is already ${refund.status}.`);
       }
       const updated = engine.completeRefund(transaction, refundId, 'FAILED', clock.now());
-      const failed = updated.refunds.find((candidate) => candidate.id === refundId)!;
+      const failed = state.findRefund(updated, refundId)!;
       return { status: 200, body: { refund: refundView(updated, failed) } };
     },
   );

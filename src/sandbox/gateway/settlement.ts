@@ -8,6 +8,10 @@
  *   were given); `netAmount = grossAmount − refundedAmount − feeAmount`.
  * - An entry is PENDING until its settlement date has passed on the virtual clock (IST), then
  *   SETTLED with a `utr` (deterministic: `SBX` + the date + 9 characters of a hash).
+ *
+ * The sums of each day are kept as transactions and refunds succeed (engine.ts,
+ * `gateway.settlementDays`), so an answer reads one record per day of the range (at most 32), not
+ * every transaction of the merchant, and transactions forgotten by retention still count.
  */
 import { createHash } from 'node:crypto';
 import type { operations } from '../../../generated/types/gateway.js';
@@ -38,7 +42,7 @@ export function utrFor(merchantId: string, settlementDate: string): string {
   return `SBX${settlementDate.replaceAll('-', '')}${hash.slice(0, 9)}`;
 }
 
-export function registerSettlement(ctx: FamilyContext, state: GatewayState, engine: TransactionEngine): void {
+export function registerSettlement(ctx: FamilyContext, state: GatewayState, _engine: TransactionEngine): void {
   const { errors, clock } = ctx;
   const authenticate = transactionalApiAuth(ctx, state);
 
@@ -59,33 +63,18 @@ export function registerSettlement(ctx: FamilyContext, state: GatewayState, engi
         ]);
       }
 
-      engine.catchUpMerchant(principal.merchantId);
+      // Events due by now (a confirmation, a refund completing) count before the sums are read.
+      clock.runDue();
       const merchant = state.merchants.get(principal.merchantId);
       const chargesFee = merchant?.settlementDetails?.mdrChargedOnMerchant === true;
 
       const days = new Map<string, { gross: number; refunded: number; count: number }>();
-      const entry = (settlementDate: string) => {
-        let found = days.get(settlementDate);
-        if (found === undefined) {
-          found = { gross: 0, refunded: 0, count: 0 };
-          days.set(settlementDate, found);
-        }
-        return found;
-      };
-      for (const transaction of state.transactions.values()) {
-        if (transaction.merchantId !== principal.merchantId) continue;
-        if (transaction.step === 'success' && transaction.finishedAt !== undefined) {
-          const day = entry(addDays(istDate(transaction.finishedAt), 1));
-          day.gross += transaction.amount;
-          day.count += 1;
-        }
-        for (const refund of transaction.refunds) {
-          if (refund.status === 'SUCCESS') entry(addDays(istDate(refund.updatedAt), 1)).refunded += refund.amount;
-        }
+      for (let date = from; date <= to; date = addDays(date, 1)) {
+        const day = state.settlementDays.get(`${principal.merchantId}/${date}`);
+        if (day !== undefined) days.set(date, day);
       }
 
       const settlements: SettlementView[] = [...days.entries()]
-        .filter(([settlementDate]) => settlementDate >= from && settlementDate <= to)
         .sort(([a], [b]) => (a < b ? 1 : a > b ? -1 : 0))
         .map(([settlementDate, day]) => {
           const feeAmount = chargesFee ? Math.floor((day.gross * GATEWAY.mdrPercent + 50) / 100) : 0;

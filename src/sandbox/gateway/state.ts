@@ -9,7 +9,8 @@
 import type { components } from '../../../generated/types/gateway.js';
 import { sdkSignature } from '../../signature.js';
 import type { FamilyContext } from '../context.js';
-import type { Collection } from '../store.js';
+import { ChildRecords, type Collection } from '../store.js';
+import { MerchantIndex } from './merchant-index.js';
 
 type Schemas = components['schemas'];
 
@@ -185,8 +186,14 @@ export interface OtpState {
   previousReferenceIds: string[];
 }
 
+/**
+ * Collection `gateway.refunds`: each refund is its own record, under `<transactionKey>#<position>`
+ * ({@link ChildRecords}); `gateway.refundIds` maps `<transactionKey>#<refund id>` to the position.
+ */
 export interface RefundRecord {
   id: string;
+  /** 0 for the transaction's first refund. */
+  position: number;
   amount: number;
   /** `refund.amount` as requested (0 when absent): a repeat with the same id compares it too. */
   requestedAmount: number;
@@ -217,7 +224,12 @@ export interface TransactionRecord {
   downPayment?: { amount: number; metaData: PaymentMetaData; registeredAt: number };
   /** When the registered down payment is confirmed or not, while in `wait`. */
   confirmsAt?: number;
-  refunds: RefundRecord[];
+  /** How many refunds there are (records of `gateway.refunds`, never copied with the transaction). */
+  refundCount: number;
+  /** D14: the sum of the PENDING and SUCCESS refunds. */
+  refundedAmount: number;
+  /** No refund before this position is PENDING (refunds complete in the order they were made). */
+  nextPendingRefund: number;
   createdAt: number;
   updatedAt: number;
   expiresAt: number;
@@ -231,7 +243,21 @@ export const COLLECTIONS = Object.freeze({
   invitations: 'gateway.invitations',
   checks: 'gateway.checks',
   transactions: 'gateway.transactions',
+  refunds: 'gateway.refunds',
+  refundIds: 'gateway.refundIds',
+  settlementDays: 'gateway.settlementDays',
 });
+
+/**
+ * Collection `gateway.settlementDays`, keyed by `<merchantId>/<settlementDate>`: what each day's
+ * settlement entry adds up, kept as transactions and refunds succeed (D19), so a settlement reads
+ * at most 32 records, and transactions forgotten by retention still count.
+ */
+export interface SettlementDayRecord {
+  gross: number;
+  refunded: number;
+  count: number;
+}
 
 /** Transactions are per merchant: the same id may exist at two merchants. */
 export function transactionKey(merchantId: string, transactionId: string): string {
@@ -244,15 +270,41 @@ export interface GatewayState {
   invitations: Collection<InvitationRecord>;
   checks: Collection<CheckRecord>;
   transactions: Collection<TransactionRecord>;
+  refunds: ChildRecords<RefundRecord>;
+  refundIds: Collection<number>;
+  settlementDays: Collection<SettlementDayRecord>;
+  /** Each merchant's transactions in creation order (for the list). */
+  index: MerchantIndex;
+  /** The refunds of a transaction, in the order they were made. */
+  refundsOf(transaction: TransactionRecord): RefundRecord[];
+  /** A refund of a transaction by its id. */
+  findRefund(transaction: TransactionRecord, refundId: string): RefundRecord | undefined;
 }
 
 export function gatewayState(ctx: FamilyContext): GatewayState {
+  const transactions = ctx.store.collection<TransactionRecord>(COLLECTIONS.transactions);
+  const refunds = new ChildRecords(ctx.store.collection<RefundRecord>(COLLECTIONS.refunds));
+  const refundIds = ctx.store.collection<number>(COLLECTIONS.refundIds);
+  const index = new MerchantIndex((merchantId, id) => transactions.has(transactionKey(merchantId, id)));
+  // Records already in the store (a store that outlives the process) join the index.
+  for (const transaction of transactions.values()) index.add(transaction.merchantId, transaction.id, transaction.createdAt);
   return {
     merchants: ctx.store.collection<MerchantRecord>(COLLECTIONS.merchants),
     credentials: ctx.store.collection<CredentialRecord>(COLLECTIONS.credentials),
     invitations: ctx.store.collection<InvitationRecord>(COLLECTIONS.invitations),
     checks: ctx.store.collection<CheckRecord>(COLLECTIONS.checks),
-    transactions: ctx.store.collection<TransactionRecord>(COLLECTIONS.transactions),
+    transactions,
+    refunds,
+    refundIds,
+    settlementDays: ctx.store.collection<SettlementDayRecord>(COLLECTIONS.settlementDays),
+    index,
+    refundsOf: (transaction) =>
+      refunds.range(transactionKey(transaction.merchantId, transaction.id), 0, transaction.refundCount),
+    findRefund(transaction, refundId) {
+      const key = transactionKey(transaction.merchantId, transaction.id);
+      const position = refundIds.get(`${key}#${refundId}`);
+      return position === undefined ? undefined : refunds.get(key, position);
+    },
   };
 }
 
@@ -324,10 +376,11 @@ export function refundView(transaction: TransactionRecord, refund: RefundRecord)
 
 /** D14: `amountRefunded` counts PENDING and SUCCESS refunds. */
 export function amountRefunded(transaction: TransactionRecord): number {
-  return transaction.refunds.reduce((sum, refund) => (refund.status === 'FAILED' ? sum : sum + refund.amount), 0);
+  return transaction.refundedAmount;
 }
 
-export function transactionView(transaction: TransactionRecord): TransactionView {
+/** The contract's transaction, with its refunds (`state.refundsOf(transaction)`). */
+export function transactionView(transaction: TransactionRecord, refunds: readonly RefundRecord[]): TransactionView {
   const status = statusOf(transaction.step);
   return {
     id: transaction.id,
@@ -348,7 +401,7 @@ export function transactionView(transaction: TransactionRecord): TransactionView
           },
         }),
     amountRefunded: amountRefunded(transaction),
-    refunds: transaction.refunds.map((refund) => refundView(transaction, refund)),
+    refunds: refunds.map((refund) => refundView(transaction, refund)),
     createdAt: iso(transaction.createdAt),
     updatedAt: iso(transaction.updatedAt),
     expiresAt: iso(transaction.expiresAt),
@@ -394,8 +447,8 @@ export function nextStepOf(transaction: TransactionRecord): NextStep {
   }
 }
 
-export function stageView(transaction: TransactionRecord): StageResponse {
-  return { transaction: transactionView(transaction), transactionStage: { nextStep: nextStepOf(transaction) } };
+export function stageView(transaction: TransactionRecord, refunds: readonly RefundRecord[]): StageResponse {
+  return { transaction: transactionView(transaction, refunds), transactionStage: { nextStep: nextStepOf(transaction) } };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -426,6 +479,17 @@ export function sendWebhook(
     event,
     transactionId,
   });
+}
+
+/**
+ * A webhook URL a request gives, checked (webhook-targets.ts): a 400 naming `field` when it
+ * carries credentials or points at a refused target, else undefined.
+ */
+export function webhookUrlProblem(ctx: FamilyContext, url: string | undefined, field: string) {
+  if (url === undefined) return undefined;
+  const problem = ctx.deliveries.targetProblem(url);
+  if (problem === undefined) return undefined;
+  return ctx.errors.badRequest(`${field.slice(1).replaceAll('/', '.')} ${problem.message}`, [{ field, issue: problem.issue }]);
 }
 
 /** The transaction webhook's URL: the transaction's override, else the merchant's default. */

@@ -26,6 +26,7 @@ import {
   type GatewayState,
   type MerchantPrincipal,
   type TransactionRecord,
+  webhookUrlProblem,
 } from './state.js';
 
 /** The list cursor: base64url of `<createdAt>:<id>` of the last transaction of the page. */
@@ -39,12 +40,6 @@ export function decodeCursor(cursor: string): { createdAt: number; id: string } 
   if (match === null) return undefined;
   const decoded = { createdAt: Number(match[1]), id: match[2]! };
   return encodeCursor(decoded) === cursor ? decoded : undefined;
-}
-
-/** Newest first; the id orders transactions created in the same millisecond. */
-function newestFirst(a: TransactionRecord, b: TransactionRecord): number {
-  if (a.createdAt !== b.createdAt) return b.createdAt - a.createdAt;
-  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
 }
 
 export function registerTransactions(ctx: FamilyContext, state: GatewayState, engine: TransactionEngine): void {
@@ -80,7 +75,7 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
         expiresAt: now + GATEWAY.checkValidityMs,
         attempts: [],
       };
-      checks.set(check.id, check);
+      engine.createCheck(check);
       return { status: 200, body: { preEligibilityCheck: checkView(check) } };
     },
   });
@@ -103,6 +98,9 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
           );
         }
       }
+
+      const badUrl = webhookUrlProblem(ctx, configuration.webhookUrl, '/createConfiguration/webhookUrl');
+      if (badUrl !== undefined) return badUrl;
 
       // D12: the check must be one of this merchant's.
       let check: CheckRecord | undefined;
@@ -150,17 +148,15 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
         step: failure === undefined ? 'authenticate' : 'failure',
         ...(failure === undefined ? { otp: newOtp(now) } : { failureReason: failure, finishedAt: now }),
         downPaymentAmount: downPaymentFor(amount),
-        refunds: [],
+        refundCount: 0,
+        refundedAmount: 0,
+        nextPendingRefund: 0,
         createdAt: now,
         updatedAt: now,
         expiresAt: expiryTimestamp ?? now + GATEWAY.defaultExpiryMs,
       };
-      transactions.set(key, transaction);
-      if (check !== undefined) checks.set(check.id, { ...check, attempts: [...check.attempts, transaction.id] });
-
-      if (failure === undefined) engine.wakeAt(merchantId, transaction.id, transaction.expiresAt);
-      else engine.announceFinal(transaction);
-      return { status: 201, body: { transaction: transactionView(transaction) } };
+      engine.create(transaction);
+      return { status: 201, body: { transaction: transactionView(transaction, []) } };
     },
   });
 
@@ -169,8 +165,11 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
     handle({ params, query, principal }) {
       const transaction = engine.find(principal.merchantId, params.id);
       if (transaction === undefined) return notFound(params.id);
-      if (query.include === 'stage') return { status: 200, body: stageView(withFreshOtp(transaction)) };
-      return { status: 200, body: { transaction: transactionView(transaction) } };
+      if (query.include === 'stage') {
+        const current = withFreshOtp(transaction);
+        return { status: 200, body: stageView(current, state.refundsOf(current)) };
+      }
+      return { status: 200, body: { transaction: transactionView(transaction, state.refundsOf(transaction)) } };
     },
   });
 
@@ -210,7 +209,7 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
       if (body.value === GATEWAY.correctOtp) {
         const updated: TransactionRecord = { ...transaction, step: 'payment', updatedAt: now };
         engine.save(updated);
-        return { status: 200, body: stageView(updated) };
+        return { status: 200, body: stageView(updated, state.refundsOf(updated)) };
       }
       const wrongAttempts = otp.wrongAttempts + 1;
       const withAttempt: TransactionRecord = { ...transaction, otp: { ...otp, wrongAttempts } };
@@ -257,8 +256,7 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
         updatedAt: now,
       };
       engine.save(updated);
-      engine.wakeAt(updated.merchantId, updated.id, updated.confirmsAt!);
-      return { status: 200, body: stageView(updated) };
+      return { status: 200, body: stageView(updated, state.refundsOf(updated)) };
     },
   });
 
@@ -276,30 +274,32 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
           ]);
         }
       }
-      engine.catchUpMerchant(principal.merchantId);
       const from = query.createdFrom === undefined ? undefined : Date.parse(query.createdFrom);
       const to = query.createdTo === undefined ? undefined : Date.parse(query.createdTo);
       const limit = query.limit ?? GATEWAY.defaultListLimit;
-      const matching = transactions
-        .values()
-        .filter(
-          (transaction) =>
-            transaction.merchantId === principal.merchantId &&
-            (query.status === undefined || statusOf(transaction.step) === query.status) &&
-            (from === undefined || transaction.createdAt >= from) &&
-            (to === undefined || transaction.createdAt < to) &&
-            (after === undefined ||
-              transaction.createdAt < after.createdAt ||
-              (transaction.createdAt === after.createdAt && transaction.id < after.id)),
-        )
-        .sort(newestFirst);
-      const page = matching.slice(0, limit);
+      // Walk this merchant's transactions newest first, from the cursor or createdTo, whichever
+      // comes first; each is caught up (due events applied) before the status filter looks at it.
+      const bound = to === undefined ? undefined : { createdAt: to, id: '' };
+      const start = after === undefined ? bound : bound === undefined || after.createdAt < to! ? after : bound;
+      const page: TransactionRecord[] = [];
+      let more = false;
+      for (const id of state.index.newestFirst(principal.merchantId, start)) {
+        const transaction = engine.find(principal.merchantId, id);
+        if (transaction === undefined) continue;
+        if (from !== undefined && transaction.createdAt < from) break;
+        if (query.status !== undefined && statusOf(transaction.step) !== query.status) continue;
+        if (page.length === limit) {
+          more = true;
+          break;
+        }
+        page.push(transaction);
+      }
       const last = page[page.length - 1];
       return {
         status: 200,
         body: {
-          transactions: page.map(transactionView),
-          nextCursor: matching.length > limit && last !== undefined ? encodeCursor(last) : null,
+          transactions: page.map((transaction) => transactionView(transaction, state.refundsOf(transaction))),
+          nextCursor: more && last !== undefined ? encodeCursor(last) : null,
         },
       };
     },
@@ -331,7 +331,7 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
           color: config.colorOverride ?? merchant.defaultColor ?? null,
           logo: config.logoOverride ?? (merchant.hasLogo ? 'defaultLogo' : null),
         },
-        transaction: transactionView(transaction),
+        transaction: transactionView(transaction, state.refundsOf(transaction)),
         nextStep: nextStepOf(transaction),
         final: isFinal(transaction.step),
         cancelRedirectUrl: config.cancelRedirectUrl ?? null,

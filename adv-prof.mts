@@ -1,0 +1,17 @@
+import { Session } from 'node:inspector/promises';
+import { writeFileSync } from 'node:fs';
+import { createSandbox } from './src/sandbox/server.ts';
+import { webSignature } from './src/signature.ts';
+const withUrl = process.argv[2] === 'url';
+const sandbox = await createSandbox({ config: { partner: { webhookUrl: withUrl ? 'http://127.0.0.1:9/hook' : undefined } }, logger: { info() {}, warn() {}, error() {} }, fetch: withUrl ? (async () => new Response(null, { status: 200 })) as typeof fetch : undefined });
+const url = await sandbox.listen(0, '127.0.0.1');
+const N = 20000;
+let next = 0;
+await Promise.all(Array.from({ length: 16 }, async () => { while (next < N) { const id = `a${next++}`; const body = JSON.stringify({ id, amount: 150000, user: { name: 'S', phoneNumber: '+919000000001' } }); const r = await fetch(`${url}/api/transaction`, { method: 'POST', headers: { 'content-type': 'application/json', 'X-Partner-Id': 'partner_test', 'X-Signature': webSignature(body, '/api/transaction', 'test_private_key') }, body }); await r.text(); } }));
+const session = new Session(); session.connect(); await session.post('Profiler.enable'); await session.post('Profiler.start');
+const t0 = performance.now(); const c0 = process.cpuUsage();
+sandbox.clock.advance(15 * 60_000 + 1000);
+const c1 = process.cpuUsage(c0); console.log('sync advance', withUrl, (performance.now() - t0).toFixed(0), 'ms wall', ((c1.user + c1.system) / 1000).toFixed(0), 'ms cpu per', N);
+const { profile } = await session.post('Profiler.stop');
+writeFileSync('/tmp/scale-prof/adv.cpuprofile', JSON.stringify(profile));
+await sandbox.close();

@@ -1,0 +1,64 @@
+/**
+ * Bounded history (docs/sandbox.md, "Retention"): the sandbox keeps the newest
+ * `retention.transactions` final transactions of all families together (default 100,000) and
+ * forgets older ones, oldest first. A record joins the queue when it becomes final (SUCCESS,
+ * FAILURE, CANCELLED, FAILED); pending records are never in it, so never forgotten. Each family
+ * registers how to forget one of its records (with its refunds, sessions, ...) and may keep one
+ * that still has work due (a gateway refund completing): it then goes to the back of the queue.
+ *
+ * One queue per store, shared by the families that use it.
+ */
+import Queue from 'yocto-queue';
+import type { Store } from './store.js';
+
+/** Forgets the record of `key`; answers `keep` when it cannot go yet. */
+export type Evictor = (key: string) => 'evicted' | 'keep';
+
+/** Evictions tried per record added, at most (records kept go to the back). */
+const EVICTIONS_PER_ADD = 16;
+
+export class FinalRecords {
+  private readonly queue = new Queue<{ kind: string; key: string }>();
+  private readonly evictors = new Map<string, Evictor>();
+  private evictedCount = 0;
+
+  constructor(readonly limit: number) {}
+
+  /** How to forget a record of this kind (one per kind: `sdk`, `web`, `gateway`, ...). */
+  register(kind: string, evictor: Evictor): void {
+    this.evictors.set(kind, evictor);
+  }
+
+  /** A record became final; the oldest final records beyond the limit are forgotten. */
+  add(kind: string, key: string): void {
+    this.queue.enqueue({ kind, key });
+    for (let budget = EVICTIONS_PER_ADD; budget > 0 && this.queue.size > this.limit; budget--) {
+      const oldest = this.queue.dequeue()!;
+      const evictor = this.evictors.get(oldest.kind);
+      if (evictor !== undefined && evictor(oldest.key) === 'keep') this.queue.enqueue(oldest);
+      else this.evictedCount++;
+    }
+  }
+
+  /** Final records held. */
+  get size(): number {
+    return this.queue.size;
+  }
+
+  /** Final records forgotten so far. */
+  get evicted(): number {
+    return this.evictedCount;
+  }
+}
+
+const shared = new WeakMap<Store, FinalRecords>();
+
+/** The queue of final records of this store (created with `limit` on first use). */
+export function finalRecords(store: Store, limit: number): FinalRecords {
+  let records = shared.get(store);
+  if (records === undefined) {
+    records = new FinalRecords(limit);
+    shared.set(store, records);
+  }
+  return records;
+}

@@ -1,0 +1,244 @@
+/**
+ * Which URLs the sandbox sends webhooks to (docs/sandbox.md, "Webhook targets").
+ *
+ * Always refused, wherever a webhook URL is accepted: anything but an absolute http(s) URL, and a
+ * URL with credentials (`http://user:password@host/...`): fetch cannot send them, and a password in a
+ * URL ends up in logs. By default also refused (`--allow-any-webhook-target` /
+ * `PAYLATER_ALLOW_ANY_WEBHOOK_TARGET=1` allows them):
+ * - the sandbox itself: a loopback or unspecified address, the address it listens on (any local
+ *   interface when it listens on a wildcard address), or its public URL's host, at its port, any
+ *   path: a webhook must not act on the sandbox (confirm another transaction);
+ * - link-local addresses (169.254.0.0/16, fe80::/10) and cloud metadata endpoints (169.254.169.254,
+ *   fd00:ec2::254, 100.100.100.200, metadata.google.internal, ...);
+ * - the unspecified addresses 0.0.0.0 and :: (they reach this machine).
+ * Loopback and private addresses at other ports stay allowed: this is a local development tool.
+ *
+ * A URL is checked twice: as written when it is accepted ({@link WebhookTargets.problem}: 400 for a
+ * request, a start-up error for `--webhook-url`), and before every delivery attempt with its host
+ * name resolved ({@link WebhookTargets.resolvedProblem}), so a DNS name that points at a refused
+ * address is refused too. Resolutions are cached for a minute; a name whose address changes between
+ * the check and fetch's own resolution (DNS rebinding) is not caught — acceptable for a local tool.
+ */
+import { lookup } from 'node:dns/promises';
+import { BlockList, isIP } from 'node:net';
+import { networkInterfaces } from 'node:os';
+
+/** Why a URL is refused: a sentence for the error message (never the URL itself) and a field issue. */
+export interface TargetProblem {
+  /** A sentence completing "The webhook URL ..." */
+  message: string;
+  /** A short issue for the `details` of a 400. */
+  issue: string;
+}
+
+const METADATA_NAMES = new Set([
+  'metadata',
+  'metadata.google.internal',
+  'metadata.goog',
+  'metadata.azure.internal',
+  'instance-data',
+  'instance-data.ec2.internal',
+]);
+
+const LINK_LOCAL = new BlockList();
+LINK_LOCAL.addSubnet('169.254.0.0', 16, 'ipv4');
+LINK_LOCAL.addSubnet('fe80::', 10, 'ipv6');
+
+const METADATA_ADDRESSES = new BlockList();
+METADATA_ADDRESSES.addAddress('169.254.169.254', 'ipv4');
+METADATA_ADDRESSES.addAddress('169.254.170.2', 'ipv4');
+METADATA_ADDRESSES.addAddress('100.100.100.200', 'ipv4');
+METADATA_ADDRESSES.addAddress('fd00:ec2::254', 'ipv6');
+
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+
+const UNSPECIFIED = new Set(['0.0.0.0', '::']);
+
+/** `[::1]` -> `::1`; `localhost.` -> `localhost`; lower case. */
+function bareHost(hostname: string): string {
+  const unbracketed = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
+  return unbracketed.toLowerCase().replace(/\.$/, '');
+}
+
+/** An IPv4-mapped IPv6 address as its IPv4 address; anything else unchanged. */
+function unmapped(address: string): string {
+  const match = /^::ffff:(?:([0-9.]+)|([0-9a-f]{1,4}):([0-9a-f]{1,4}))$/i.exec(address);
+  if (match === null) return address;
+  if (match[1] !== undefined) return match[1];
+  const high = Number.parseInt(match[2]!, 16);
+  const low = Number.parseInt(match[3]!, 16);
+  return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+}
+
+function family(address: string): 'ipv4' | 'ipv6' {
+  return isIP(address) === 6 ? 'ipv6' : 'ipv4';
+}
+
+const defaultPort = (url: URL): number => (url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port));
+
+export interface ListeningAddress {
+  /** The address the server listens on (`server.address().address`). */
+  address: string;
+  port: number;
+  /** The configured public URL, if any. */
+  publicUrl?: string | undefined;
+}
+
+export class WebhookTargets {
+  private own: ListeningAddress | undefined;
+  private localAddresses: Set<string> | undefined;
+  private readonly resolved = new Map<string, { addresses: string[]; until: number }>();
+
+  constructor(
+    private readonly options: {
+      allowAny: boolean;
+      /** Resolves a host name to its addresses (default: the system's resolver, dns.lookup). */
+      lookup?: (host: string) => Promise<string[]>;
+    },
+  ) {}
+
+  get allowAny(): boolean {
+    return this.options.allowAny;
+  }
+
+  /** Tells where the sandbox listens, once it does. */
+  listeningAt(address: ListeningAddress): void {
+    this.own = address;
+    this.localAddresses = undefined;
+  }
+
+  /** What is wrong with a webhook URL as written, or undefined when it may be used. */
+  problem(value: string): TargetProblem | undefined {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      return { message: 'is not an absolute URL.', issue: 'must be an absolute http or https URL' };
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      return { message: 'must be an http or https URL.', issue: 'must be an absolute http or https URL' };
+    }
+    if (url.username !== '' || url.password !== '') {
+      return {
+        message:
+          'must not contain credentials (user:password@): they cannot be sent and would be exposed. Authenticate webhooks with X-Signature, or put a token in the path.',
+        issue: 'must not contain user:password@',
+      };
+    }
+    if (this.options.allowAny) return undefined;
+    const host = bareHost(url.hostname);
+    if (METADATA_NAMES.has(host)) return metadataProblem();
+    const port = defaultPort(url);
+    if (isIP(host) !== 0) return this.addressProblem(host, port);
+    if ((host === 'localhost' || host.endsWith('.localhost')) && this.isOwnPort(port)) return ownProblem();
+    if (this.own?.publicUrl !== undefined) {
+      const pub = new URL(this.own.publicUrl);
+      if (bareHost(pub.hostname) === host && defaultPort(pub) === port) return ownProblem();
+    }
+    return undefined;
+  }
+
+  /**
+   * The check before a delivery attempt: {@link problem}, then every address the host name resolves
+   * to. A name that does not resolve is not a problem here (the attempt fails as the receiver's).
+   */
+  async resolvedProblem(value: string): Promise<TargetProblem | undefined> {
+    const first = this.problem(value);
+    if (first !== undefined || this.options.allowAny) return first;
+    const url = new URL(value);
+    const host = bareHost(url.hostname);
+    if (isIP(host) !== 0) return undefined;
+    const port = defaultPort(url);
+    for (const address of await this.resolve(host)) {
+      const found = this.addressProblem(address, port);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+
+  private addressProblem(raw: string, port: number): TargetProblem | undefined {
+    const address = unmapped(raw);
+    const type = family(address);
+    if (METADATA_ADDRESSES.check(address, type)) return metadataProblem();
+    if (LINK_LOCAL.check(address, type)) {
+      return {
+        message: 'points at a link-local address (169.254.0.0/16, fe80::/10), which the sandbox refuses as a webhook target.',
+        issue: 'must not be a link-local address',
+      };
+    }
+    if (UNSPECIFIED.has(address)) {
+      return { message: 'points at 0.0.0.0 or ::, which is not the address of a receiver.', issue: 'must not be an unspecified address' };
+    }
+    if (this.isOwnPort(port) && this.isOwnAddress(address)) return ownProblem();
+    return undefined;
+  }
+
+  private isOwnPort(port: number): boolean {
+    return this.own !== undefined && this.own.port === port;
+  }
+
+  private isOwnAddress(address: string): boolean {
+    const own = this.own;
+    if (own === undefined) return false;
+    if (LOOPBACK.check(address, family(address))) return true;
+    const listening = unmapped(own.address);
+    if (address === listening) return true;
+    if (UNSPECIFIED.has(listening)) return this.local().has(address);
+    return false;
+  }
+
+  private local(): Set<string> {
+    if (this.localAddresses === undefined) {
+      this.localAddresses = new Set();
+      for (const entries of Object.values(networkInterfaces())) {
+        for (const entry of entries ?? []) this.localAddresses.add(unmapped(entry.address.toLowerCase()));
+      }
+    }
+    return this.localAddresses;
+  }
+
+  private async resolve(host: string): Promise<string[]> {
+    const now = Date.now();
+    const cached = this.resolved.get(host);
+    if (cached !== undefined && cached.until > now) return cached.addresses;
+    let addresses: string[] = [];
+    try {
+      addresses = this.options.lookup
+        ? (await this.options.lookup(host)).map((address) => address.toLowerCase())
+        : (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address.toLowerCase());
+    } catch {
+      addresses = [];
+    }
+    // A small cache: receivers are few.
+    if (this.resolved.size >= 1000) this.resolved.clear();
+    this.resolved.set(host, { addresses, until: now + 60_000 });
+    return addresses;
+  }
+}
+
+function metadataProblem(): TargetProblem {
+  return {
+    message: 'points at a cloud metadata endpoint, which the sandbox refuses as a webhook target.',
+    issue: 'must not be a cloud metadata address',
+  };
+}
+
+function ownProblem(): TargetProblem {
+  return {
+    message: "points at the sandbox itself (its own address and port): a webhook must go to your receiver, not act on the sandbox.",
+    issue: "must not be the sandbox's own address",
+  };
+}
+
+/** A URL for logs and banners: origin and path, without credentials, query or fragment. */
+export function safeUrl(url: string | null | undefined): string {
+  if (url === null || url === undefined) return '(none)';
+  try {
+    const parsed = new URL(url);
+    return `${parsed.origin}${parsed.pathname}`;
+  } catch {
+    return '(invalid URL)';
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * The clock's timer heap: order over many timers, cancellation that releases memory, advances in
+ * slices that let other work run and keep the order, and advances that run one after the other.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { VirtualClock } from '../../src/sandbox/clock.js';
+
+let clock: VirtualClock | undefined;
+afterEach(() => clock?.stop());
+
+/** A deterministic pseudo-random sequence (no flaky orders). */
+function random(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+    return state / 2 ** 31;
+  };
+}
+
+describe('the timer heap', () => {
+  it('fires 20,000 timers scheduled in random order by time, and same-time timers in scheduling order', () => {
+    clock = new VirtualClock({ start: 0 });
+    const c = clock;
+    const base = c.now();
+    const next = random(7);
+    const fired: [number, number][] = [];
+    const expected: [number, number][] = [];
+    for (let index = 0; index < 20_000; index++) {
+      const at = base + 1 + Math.floor(next() * 5_000);
+      expected.push([at, index]);
+      c.schedule(at, () => fired.push([at, index]));
+    }
+    expected.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    c.advance(10_000);
+    expect(fired).toEqual(expected);
+    expect(c.pendingTimers).toBe(0);
+  });
+
+  it('cancelled timers never fire, stop counting at once, and the heap drops them', () => {
+    clock = new VirtualClock();
+    const c = clock;
+    let fired = 0;
+    const timers = Array.from({ length: 50_000 }, (_, index) => c.after(60_000 + index, () => fired++));
+    expect(c.pendingTimers).toBe(50_000);
+    for (const timer of timers.slice(0, 49_000)) timer.cancel();
+    expect(c.pendingTimers).toBe(1_000);
+    // Lazy deletion: the cancelled entries are compacted away once they outnumber the live ones.
+    expect(c.storedTimers).toBeLessThanOrEqual(2 * 1_000 + 1_025);
+    timers[0]!.cancel(); // again: harmless
+    c.advance(120_000);
+    expect(fired).toBe(1_000);
+    expect(c.storedTimers).toBe(0);
+  });
+
+  it('advanceInSlices fires 100,000 timers in order, each seeing its own time, and lets other work run in between', async () => {
+    clock = new VirtualClock({ start: 0 });
+    const c = clock;
+    const base = c.now();
+    let last = -1;
+    let outOfOrder = 0;
+    let sawOwnTime = 0;
+    for (let index = 0; index < 100_000; index++) {
+      const at = base + 1_000 + (index % 1_000);
+      c.schedule(at, () => {
+        const now = c.now();
+        if (now >= at) sawOwnTime++;
+        if (at < last) outOfOrder++;
+        last = at;
+      });
+    }
+    let otherWork = 0;
+    const ticker = setInterval(() => otherWork++, 0);
+    try {
+      await c.advanceInSlices(5_000);
+    } finally {
+      clearInterval(ticker);
+    }
+    expect(outOfOrder).toBe(0);
+    expect(sawOwnTime).toBe(100_000);
+    expect(c.pendingTimers).toBe(0);
+    expect(c.now() - base).toBeGreaterThanOrEqual(5_000);
+    // 100,000 callbacks take far longer than one slice: other work ran between slices.
+    expect(otherWork).toBeGreaterThan(0);
+  });
+
+  it('concurrent advances run one after the other, in the order asked', async () => {
+    clock = new VirtualClock({ start: 0 });
+    const c = clock;
+    const base = c.now();
+    const fired: string[] = [];
+    c.schedule(base + 1_000, () => fired.push('a'));
+    c.schedule(base + 3_000, () => fired.push('b'));
+    const first = c.advanceInSlices(2_000).then(() => fired.push('first done'));
+    const second = c.advanceInSlices(2_000).then(() => fired.push('second done'));
+    await Promise.all([first, second]);
+    expect(fired).toEqual(['a', 'first done', 'b', 'second done']);
+    expect(c.offsetMs).toBeGreaterThanOrEqual(4_000);
+  });
+
+  it('fires timers scheduled by a timer within the same sliced advance', async () => {
+    clock = new VirtualClock();
+    const c = clock;
+    const fired: string[] = [];
+    c.after(1_000, () => {
+      fired.push('first');
+      c.after(1_000, () => fired.push('second'));
+    });
+    await c.advanceInSlices(2_500);
+    expect(fired).toEqual(['first', 'second']);
+  });
+
+  it('rejects a negative or infinite sliced advance at once', () => {
+    clock = new VirtualClock();
+    expect(() => clock!.advanceInSlices(-1)).toThrow(RangeError);
+    expect(() => clock!.advanceInSlices(Number.POSITIVE_INFINITY)).toThrow(RangeError);
+  });
+});
