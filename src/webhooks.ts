@@ -5,7 +5,7 @@
  * - `sdk`, {@link verifySdkWebhook}, keyed with the merchant's private key:
  *   `X-Signature` = base64(SHA-256(raw body + key)).
  * - `web`, {@link verifyWebWebhook}, keyed with the partner's private key: the same `X-Signature`,
- *   and the body's `signature` = base64(SHA-256(transactionId + "|" + status + key)) (D22).
+ *   and the body's `signature` = base64(SHA-256(transactionId + status + key)), no separator (D22).
  * - `gateway`, {@link verifyGatewayWebhook}, keyed with the merchant's Transactional API password:
  *   `X-Signature` = base64(SHA-256(raw body + password)) (D23), for `{ transaction }` and `{ refund }`.
  *

@@ -52,7 +52,7 @@ function statusAnswerCheck(kit, id) {
     const problems = [];
     if (body.transactionId !== id) problems.push(`transactionId is ${JSON.stringify(body.transactionId)}, expected ${JSON.stringify(id)}`);
     const expected = statusSignature(body.transactionId, body.status, kit.settings.privateKey);
-    if (body.signature !== expected) problems.push('signature is not base64(SHA-256(transactionId + "|" + status + key)) (D22)');
+    if (body.signature !== expected) problems.push('signature is not base64(SHA-256(transactionId + status + key)) (D22)');
     return problems;
   };
 }
