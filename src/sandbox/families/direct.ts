@@ -5,6 +5,7 @@
  */
 import { sdkSignature } from '../../signature.js';
 import type { FamilyContext } from '../context.js';
+import type { SuccessStatus } from '../delivery.js';
 import type { Collection } from '../store.js';
 
 export type DirectStatus = 'PENDING' | 'SUCCESS' | 'CANCELLED' | 'FAILURE';
@@ -34,8 +35,8 @@ export interface DirectLifecycleSettings<T extends DirectRecord> {
   idOf(transaction: T): string;
   /** The exact webhook body of a final status (D21, D23); the lifecycle signs and sends it. */
   webhookBody(transaction: T): string;
-  /** HTTP 200 only for the SDK flow, as described; any 2xx otherwise (D23). */
-  successStatus: 200 | '2xx';
+  /** HTTP 200 only for the SDK flow, as described; any 2xx or 3xx for the web flow (D23). */
+  successStatus: SuccessStatus;
   /** How the sandbox endpoints name a transaction: the path parameter and a label for messages. */
   pathParam: string;
   label: string;

@@ -53,7 +53,7 @@ export function registerWeb(ctx: FamilyContext): void {
       };
       return JSON.stringify(event);
     },
-    successStatus: '2xx',
+    successStatus: '2xx-3xx',
     pathParam: 'id',
     label: 'web transaction',
   });

@@ -403,7 +403,7 @@ export function stageView(transaction: TransactionRecord): StageResponse {
 
 /**
  * Sends a gateway webhook: the exact body signed with the merchant's Transactional API password
- * (`base64(SHA-256(body + password))`), in order per transaction, success on any 2xx. Without a
+ * (`base64(SHA-256(body + password))`), in order per transaction, success on any 2xx or 3xx. Without a
  * URL the event is recorded as `not_sent`.
  */
 export function sendWebhook(
@@ -421,7 +421,7 @@ export function sendWebhook(
     body,
     headers: password === undefined ? {} : { 'X-Signature': sdkSignature(body, password) },
     orderingKey: `gateway:${merchant.id}:${transactionId}`,
-    successStatus: '2xx',
+    successStatus: '2xx-3xx',
     family: 'gateway',
     event,
     transactionId,
