@@ -29,7 +29,7 @@ describe('initiate', () => {
     expect(status.body).toEqual({
       transactionId: 'web_20261122_0007',
       status: 'PENDING',
-      signature: 'lOGAPL7Kg+EzfdM+B1P9zd7FNIDInhVLciudjRLnm7s=',
+      signature: 'SsSWZJDfUct/01gOsp17m9M1WH+A7/W/yI/+c8GHa3U=',
     });
   });
 
@@ -91,7 +91,7 @@ describe('status check', () => {
       transactionId: id,
       status: 'SUCCESS',
       signature: statusSignature(id, 'SUCCESS', PRIVATE_KEY),
-      redirectTo: 'https://merchant.example.in/',
+      redirectTo: `https://merchant.example.in/?txnId=${id}&txnStatus=SUCCESS`,
     });
     const success = await t.web('GET', statusPath(id));
     expect(success.body).toEqual({ transactionId: id, status: 'SUCCESS', signature: statusSignature(id, 'SUCCESS', PRIVATE_KEY) });
@@ -147,8 +147,23 @@ describe('the hosted page endpoints', () => {
       redirectTo: null,
     });
     const cancelled = await t.request('POST', `/sandbox/web/transactions/${id}/cancel`);
-    expect(cancelled.body.redirectTo).toBe('https://merchant.example.in/failed');
+    expect(cancelled.body.redirectTo).toBe(`https://merchant.example.in/failed?txnId=${id}&txnStatus=CANCELLED`);
     expect((await t.request('POST', `/sandbox/web/transactions/${id}/fail`)).status).toBe(409);
+    const final = await t.request('GET', `/sandbox/web/transactions/${id}`);
+    expect(final.body).toMatchObject({ redirect: { url: redirect.url, failureUrl: redirect.failureUrl }, redirectTo: cancelled.body.redirectTo });
+  });
+
+  it('sends the user back with txnId and txnStatus appended to the query of redirect.url, which is kept byte for byte (W6)', async () => {
+    const id = newId();
+    const url = 'https://shop.example/?wc-api=wc_gateway_paylater&key=wc_order_Ab%2F1';
+    await t.web('POST', '/api/transaction', { id, amount: 150_000, user, redirect: { url } });
+    const confirmed = await t.request('POST', `/sandbox/web/transactions/${id}/confirm`);
+    expect(confirmed.body.redirectTo).toBe(`${url}&txnId=${id}&txnStatus=SUCCESS`);
+    // Without failureUrl a failure goes to redirect.url too, with its own status.
+    const failing = newId();
+    await t.web('POST', '/api/transaction', { id: failing, amount: 150_000, user, redirect: { url } });
+    const failed = await t.request('POST', `/sandbox/web/transactions/${failing}/fail`);
+    expect(failed.body.redirectTo).toBe(`${url}&txnId=${failing}&txnStatus=FAILURE`);
   });
 
   it('answers 404 JSON for an unknown id', async () => {

@@ -14,7 +14,7 @@ import { statusSignature } from '../../signature.js';
 import type { FamilyContext } from '../context.js';
 import { loadBrowserAsset } from '../browser-assets.js';
 import { directLifecycle, type DirectStatus } from './direct.js';
-import { registerWebCheckout } from './web-checkout.js';
+import { appendQuery, registerWebCheckout } from './web-checkout.js';
 import { webAuth, type Partner } from './partner.js';
 
 /** D13: a web transaction not confirmed within 15 minutes fails. */
@@ -179,12 +179,11 @@ export function checkoutUrl(origin: string, id: string): string {
 /**
  * Where the hosted page sends the user after a final status (D21): `redirect.failureUrl` after a
  * failure or cancellation when it is set, otherwise `redirect.url`, whose default is the merchant's
- * homepage.
+ * homepage; with `txnId=<id>&txnStatus=<status>` appended to its query, which is otherwise kept
+ * byte for byte (W6: integrations read the outcome from these two parameters).
  */
 export function redirectTarget(transaction: WebTransaction, homePageUrl: string): string {
-  const url = transaction.redirect?.url ?? homePageUrl;
-  if (transaction.status !== 'SUCCESS' && transaction.redirect?.failureUrl !== undefined) {
-    return transaction.redirect.failureUrl;
-  }
-  return url;
+  const failureUrl = transaction.status === 'SUCCESS' ? undefined : transaction.redirect?.failureUrl;
+  const url = failureUrl ?? transaction.redirect?.url ?? homePageUrl;
+  return appendQuery(url, { txnId: transaction.id, txnStatus: transaction.status });
 }
