@@ -26,6 +26,9 @@ export interface WebTransaction {
   partnerId: string;
   amount: number;
   user: components['schemas']['User'];
+  /** W1: the partner's free JSON object, stored as sent and never interpreted. */
+  notes?: Record<string, unknown>;
+  /** Without empty overrides: `""` means "no override" (W2). */
   redirect?: components['schemas']['WebRedirect'];
   status: DirectStatus;
   /** `OTP_ATTEMPTS_EXCEEDED`: three wrong OTPs on the hosted page (web-checkout.ts). */
@@ -41,6 +44,8 @@ export function registerWeb(ctx: FamilyContext): void {
   const { errors, clock, config } = ctx;
   const transactions = ctx.store.collection<WebTransaction>(WEB_TRANSACTIONS);
   const authenticate = webAuth(config, errors);
+  // W3: the status check verifies X-Signature when present; the hardening flag makes it required.
+  const authenticateStatusCheck = webAuth(config, errors, config.requireStatusSignature ? 'required' : 'optional');
 
   const lifecycle = directLifecycle(ctx, {
     collection: transactions,
@@ -66,12 +71,14 @@ export function registerWeb(ctx: FamilyContext): void {
         return errors.error(400, 'DUPLICATE_TRANSACTION_ID', `id '${body.id}' was already initiated.`);
       }
       const now = clock.now();
+      const redirect = body.redirect === undefined ? undefined : withoutEmptyOverrides(body.redirect);
       const transaction: WebTransaction = {
         id: body.id,
         partnerId: principal.id,
         amount: body.amount,
         user: body.user,
-        ...(body.redirect === undefined ? {} : { redirect: body.redirect }),
+        ...(body.notes === undefined ? {} : { notes: body.notes }),
+        ...(redirect === undefined ? {} : { redirect }),
         status: 'PENDING',
         createdAt: now,
         updatedAt: now,
@@ -86,11 +93,12 @@ export function registerWeb(ctx: FamilyContext): void {
   });
 
   ctx.route<operations['getWebTransactionStatus'], Partner>('getWebTransactionStatus', {
-    authenticate,
+    authenticate: authenticateStatusCheck,
     handle({ query, principal }) {
+      // W7: an unknown id, or another partner's, is 404 TRANSACTION_NOT_FOUND.
       const transaction = find(query.id, principal);
       if (transaction === undefined) {
-        return errors.error(404, 'NO_SUCH_TRANSACTION', `No transaction with id '${query.id}'.`);
+        return errors.error(404, 'TRANSACTION_NOT_FOUND', `No transaction with id '${query.id}'.`);
       }
       return {
         status: 200,
@@ -126,6 +134,7 @@ export function registerWeb(ctx: FamilyContext): void {
         amount: transaction.amount,
         merchant: { name: config.partner.merchantName, homePageUrl: config.partner.homePageUrl },
         user: transaction.user,
+        notes: transaction.notes ?? null,
         redirect: {
           url: transaction.redirect?.url ?? config.partner.homePageUrl,
           failureUrl: transaction.redirect?.failureUrl ?? null,
@@ -169,6 +178,14 @@ export function registerWeb(ctx: FamilyContext): void {
     finish: (transaction, status, failureReason) => finish(transaction, status, failureReason),
     redirectTo: (transaction) => redirectTarget(transaction, config.partner.homePageUrl),
   });
+}
+
+/** `redirect` without the overrides that are the empty string, which means "no override" (W2). */
+function withoutEmptyOverrides(redirect: components['schemas']['WebRedirect']): components['schemas']['WebRedirect'] {
+  const kept = { ...redirect };
+  if (kept.colorOverride === '') delete kept.colorOverride;
+  if (kept.logoOverride === '') delete kept.logoOverride;
+  return kept;
 }
 
 /** The hosted page of a transaction: `<origin>/checkout/<id>`. */
