@@ -1,6 +1,7 @@
 /**
- * The web flow (openapi/web.yaml): initiate and status check, signed with X-Partner-Id and
- * X-Signature over body + path and query as received + key. The user's confirmation on the hosted
+ * The web flow (openapi/web.yaml): initiate, status check and refund, signed with X-Partner-Id and
+ * X-Signature over body + path and query as received + key (the status check may leave the
+ * signature out, W3). The user's confirmation on the hosted
  * page is played by `POST /sandbox/web/transactions/{id}/confirm|cancel|fail`; the hosted page
  * reads `GET /sandbox/web/transactions/{id}`. The browser side (`GET /sdk.js`, the hosted page at
  * `/checkout/{id}` and its OTP, payment and popup-closed endpoints) is at the end, and in
@@ -13,7 +14,7 @@ import type { components, operations } from '../../../generated/types/web.js';
 import { statusSignature } from '../../signature.js';
 import type { FamilyContext } from '../context.js';
 import { loadBrowserAsset } from '../browser-assets.js';
-import { directLifecycle, type DirectStatus } from './direct.js';
+import { directLifecycle, refundDirect, type DirectRefund, type DirectStatus } from './direct.js';
 import { appendQuery, registerWebCheckout } from './web-checkout.js';
 import { webAuth, type Partner } from './partner.js';
 
@@ -33,6 +34,9 @@ export interface WebTransaction {
   status: DirectStatus;
   /** `OTP_ATTEMPTS_EXCEEDED`: three wrong OTPs on the hosted page (web-checkout.ts). */
   failureReason?: 'USER_FAILED' | 'EXPIRED' | 'OTP_ATTEMPTS_EXCEEDED';
+  /** W4: what was refunded so far, never more than `amount`. */
+  refundedAmount: number;
+  refunds: DirectRefund[];
   createdAt: number;
   updatedAt: number;
   expiresAt: number;
@@ -80,6 +84,8 @@ export function registerWeb(ctx: FamilyContext): void {
         ...(body.notes === undefined ? {} : { notes: body.notes }),
         ...(redirect === undefined ? {} : { redirect }),
         status: 'PENDING',
+        refundedAmount: 0,
+        refunds: [],
         createdAt: now,
         updatedAt: now,
         expiresAt: now + WEB_EXPIRY_MS,
@@ -111,6 +117,22 @@ export function registerWeb(ctx: FamilyContext): void {
     },
   });
 
+  // W4: signed like every web call, over the body + "/api/refund" + key.
+  ctx.route<operations['refundWebTransaction'], Partner>('refundWebTransaction', {
+    authenticate,
+    handle({ body, principal }) {
+      // Check and update without an await in between: concurrent refunds cannot overspend.
+      const transaction = find(body.transactionId, principal);
+      if (transaction === undefined) {
+        return errors.error(400, 'NO_SUCH_TRANSACTION', `No transaction with id '${body.transactionId}'.`);
+      }
+      const refund = refundDirect(errors, transaction, body.amount, { now: clock.now(), iso: clock.iso() });
+      if (!refund.ok) return refund.reply;
+      transactions.set(transaction.id, refund.updated);
+      return { status: 200, body: { message: 'ok' } };
+    },
+  });
+
   // The user's action on the hosted page.
   lifecycle.registerUserActions((updated) => ({
     transactionId: updated.id,
@@ -135,6 +157,8 @@ export function registerWeb(ctx: FamilyContext): void {
         merchant: { name: config.partner.merchantName, homePageUrl: config.partner.homePageUrl },
         user: transaction.user,
         notes: transaction.notes ?? null,
+        refundedAmount: transaction.refundedAmount,
+        refunds: transaction.refunds,
         redirect: {
           url: transaction.redirect?.url ?? config.partner.homePageUrl,
           failureUrl: transaction.redirect?.failureUrl ?? null,
