@@ -168,6 +168,8 @@ body_bytes '\xff\xfe\x00\x80caf\xe9\x0a'
 web 'web: bytes that are not UTF-8' '/api/transaction' "$key"
 body_repeat 'abc' 1048576
 web 'web: body of exactly 1 MiB' '/api/transaction' "$key"
+body_utf8 '{"transactionId":"txn_001","amount":5000}'
+web 'web: refund' '/api/refund' "$key"
 
 # Web-initiated flow: paths and queries, exactly as sent.
 body_utf8 "$json_body"
