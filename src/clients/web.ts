@@ -41,7 +41,7 @@ export function createWebClient(options: WebClientOptions): Client<WebClientPath
     options,
     readOnly,
     {
-      sign: (body, pathAndQuery) => {
+      sign: (body, pathAndQuery): Record<string, string> => {
         const path = pathAndQuery.split('?', 1)[0] ?? '';
         if (!signStatusCheck && path.endsWith(STATUS_CHECK_PATH)) return { 'X-Partner-Id': partnerId };
         return {
