@@ -39,7 +39,7 @@ export interface SandboxConfig {
   /** The origin used in URLs the sandbox hands out (redirectUrl); default: the address it listens on. */
   publicUrl: string | undefined;
   /**
-   * Hardening, off by default (W3): the web status check then requires `X-Signature`. The service
+   * Hardening, off by default (D21): the web status check then requires `X-Signature`. The service
    * verifies it when present but answers without it, as its integrations send none.
    */
   requireStatusSignature: boolean;

@@ -44,7 +44,7 @@ describe('configuration', () => {
     });
   });
 
-  it('turns the status-signature requirement on from the environment or an option (W3)', () => {
+  it('turns the status-signature requirement on from the environment or an option (D21)', () => {
     for (const value of ['1', 'true', 'TRUE']) {
       expect(resolveConfig({}, { PAYLATER_REQUIRE_STATUS_SIGNATURE: value }).requireStatusSignature).toBe(true);
     }

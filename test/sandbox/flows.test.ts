@@ -367,7 +367,7 @@ describe('flows with the package clients and webhook helpers', () => {
     expect(unknown.response.status).toBe(404);
     expect(unknown.error?.message).toBe('TRANSACTION_NOT_FOUND');
 
-    // Refunds (W4): a part, too much, the rest (no amount), then nothing is left.
+    // Refunds (D32): a part, too much, the rest (no amount), then nothing is left.
     const refund = (body: { transactionId: string; amount?: number }) => web.POST('/api/refund', { body });
     const part = await refund({ transactionId: 'web_1', amount: 50_000 });
     expect(part.response.status).toBe(200);

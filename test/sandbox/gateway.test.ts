@@ -225,7 +225,7 @@ describe('gateway coverage and delivery', () => {
     expect(missing).toEqual([]);
   });
 
-  it('counts a 302 from the receiver as received, without following it (W8)', async () => {
+  it('counts a 302 from the receiver as received, without following it (D23)', async () => {
     const redirecting = await startReceiver(() => 302);
     try {
       const { credentials } = await t.onboard({ defaultWebhookUrl: redirecting.url });

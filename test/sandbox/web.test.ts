@@ -56,7 +56,7 @@ describe('initiate', () => {
     }
   });
 
-  it('accepts notes as any JSON object, stored unchanged, and empty overrides meaning none (W1, W2)', async () => {
+  it('accepts notes as any JSON object, stored unchanged, and empty overrides meaning none (D30, D31)', async () => {
     const id = newId();
     const notes = { woocommerceOrderId: 42, items: [{ sku: 'A-1', quantity: 2, price: 1999.5 }], shipping: { city: 'Pune', pin: null }, gift: true };
     const answer = await t.web('POST', '/api/transaction', { id, amount: 150_000, user, notes, redirect: { url: 'https://shop.example/r', colorOverride: '', logoOverride: '' } });
@@ -124,13 +124,13 @@ describe('status check', () => {
     expect(success.body).toEqual({ transactionId: id, status: 'SUCCESS', signature: statusSignature(id, 'SUCCESS', PRIVATE_KEY) });
   });
 
-  it('answers 404 TRANSACTION_NOT_FOUND for an unknown id (W7)', async () => {
+  it('answers 404 TRANSACTION_NOT_FOUND for an unknown id (D21)', async () => {
     const answer = await t.web('GET', statusPath('web_unknown'));
     expect(answer.status).toBe(404);
     expect(answer.body).toEqual({ message: 'TRANSACTION_NOT_FOUND', detail: "No transaction with id 'web_unknown'." });
   });
 
-  it('answers with X-Partner-Id alone, even with a Content-Type on the GET (W3)', async () => {
+  it('answers with X-Partner-Id alone, even with a Content-Type on the GET (D21)', async () => {
     const id = newId();
     await t.web('POST', '/api/transaction', { id, amount: 150_000, user });
     const unsigned = await t.web('GET', statusPath(id), undefined, { signature: null });
@@ -206,7 +206,7 @@ describe('the hosted page endpoints', () => {
     expect(final.body).toMatchObject({ redirect: { url: redirect.url, failureUrl: redirect.failureUrl }, redirectTo: cancelled.body.redirectTo });
   });
 
-  it('sends the user back with txnId and txnStatus appended to the query of redirect.url, which is kept byte for byte (W6)', async () => {
+  it('sends the user back with txnId and txnStatus appended to the query of redirect.url, which is kept byte for byte (D33)', async () => {
     const id = newId();
     const url = 'https://shop.example/?wc-api=wc_gateway_paylater&key=wc_order_Ab%2F1';
     await t.web('POST', '/api/transaction', { id, amount: 150_000, user, redirect: { url } });
@@ -225,7 +225,7 @@ describe('the hosted page endpoints', () => {
   });
 });
 
-describe('with --require-status-signature (W3 hardening)', () => {
+describe('with --require-status-signature (D21 hardening)', () => {
   const strict = useSandbox({ config: { requireStatusSignature: true } });
 
   it('refuses a status check without X-Signature (401) and answers a signed one', async () => {

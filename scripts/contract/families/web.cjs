@@ -4,7 +4,7 @@
  * Against a real server the setup initiates one transaction of this run, used by the duplicate
  * and by the status check, whose answer's status signature (D22) is verified too; and a second
  * one confirmed through the sandbox's test control (`POST /sandbox/web/transactions/{id}/confirm`),
- * for the refund (W4). Without that control the refund 200 is skipped with the reason.
+ * for the refund (D32). Without that control the refund 200 is skipped with the reason.
  */
 const { webSignature, statusSignature } = require('../signing.cjs');
 const { unexpected } = require('../kit.cjs');

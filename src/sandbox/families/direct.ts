@@ -1,7 +1,7 @@
 /**
  * What the web and SDK flows share (D27): the statuses of a direct-integration transaction, the
  * user's actions that finish it, played by the sandbox endpoints `.../confirm|cancel|fail`, the
- * lifecycle that expires, finishes and announces it, and the refund rules (SDK refund, W4).
+ * lifecycle that expires, finishes and announces it, and the refund rules (SDK refund, D32).
  */
 import { sdkSignature } from '../../signature.js';
 import type { FamilyContext } from '../context.js';

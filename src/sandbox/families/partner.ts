@@ -80,7 +80,7 @@ export function sdkAuth(config: SandboxConfig, errors: ErrorHelpers) {
 
 /**
  * Web flow: X-Partner-Id, and X-Signature over the raw body + path and query as received + key;
- * the status check takes `signature: 'optional'` (W3).
+ * the status check takes `signature: 'optional'` (D21).
  */
 export function webAuth(config: SandboxConfig, errors: ErrorHelpers, signatureRule: SignatureRule = 'required') {
   return partnerAuth(

@@ -1,14 +1,15 @@
 /**
  * The web flow (openapi/web.yaml): initiate, status check and refund, signed with X-Partner-Id and
  * X-Signature over body + path and query as received + key (the status check may leave the
- * signature out, W3). The user's confirmation on the hosted
- * page is played by `POST /sandbox/web/transactions/{id}/confirm|cancel|fail`; the hosted page
- * reads `GET /sandbox/web/transactions/{id}`. The browser side (`GET /sdk.js`, the hosted page at
- * `/checkout/{id}` and its OTP, payment and popup-closed endpoints) is at the end, and in
- * web-checkout.ts.
+ * signature out, D21; `--require-status-signature` makes it required). The user's confirmation on
+ * the hosted page is played by `POST /sandbox/web/transactions/{id}/confirm|cancel|fail`; the
+ * hosted page reads `GET /sandbox/web/transactions/{id}`. The browser side (`GET /sdk.js`, the
+ * hosted page at `/checkout/{id}` and its OTP, payment and popup-closed endpoints) is at the end,
+ * and in web-checkout.ts.
  *
  * Rules: D03 (errors), D13 (15-minute expiry to FAILURE), D20, D21 (answers and webhook), D22
- * (status signature), D23 (webhook delivery), D24, D27, D28.
+ * (status signature), D23 (webhook delivery), D24, D27, D28, D30 (notes), D31 (empty overrides),
+ * D32 (refund), D33 (return-URL parameters), D39 (absent or 0 refunds what remains).
  */
 import type { components, operations } from '../../../generated/types/web.js';
 import { statusSignature } from '../../signature.js';
@@ -27,14 +28,14 @@ export interface WebTransaction {
   partnerId: string;
   amount: number;
   user: components['schemas']['User'];
-  /** W1: the partner's free JSON object, stored as sent and never interpreted. */
+  /** D30: the partner's free JSON object, stored as sent and never interpreted. */
   notes?: Record<string, unknown>;
-  /** Without empty overrides: `""` means "no override" (W2). */
+  /** Without empty overrides: `""` means "no override" (D31). */
   redirect?: components['schemas']['WebRedirect'];
   status: DirectStatus;
   /** `OTP_ATTEMPTS_EXCEEDED`: three wrong OTPs on the hosted page (web-checkout.ts). */
   failureReason?: 'USER_FAILED' | 'EXPIRED' | 'OTP_ATTEMPTS_EXCEEDED';
-  /** W4: what was refunded so far, never more than `amount`. */
+  /** D32: what was refunded so far, never more than `amount`. */
   refundedAmount: number;
   refunds: DirectRefund[];
   createdAt: number;
@@ -48,7 +49,7 @@ export function registerWeb(ctx: FamilyContext): void {
   const { errors, clock, config } = ctx;
   const transactions = ctx.store.collection<WebTransaction>(WEB_TRANSACTIONS);
   const authenticate = webAuth(config, errors);
-  // W3: the status check verifies X-Signature when present; the hardening flag makes it required.
+  // D21: the status check verifies X-Signature when present; the hardening flag makes it required.
   const authenticateStatusCheck = webAuth(config, errors, config.requireStatusSignature ? 'required' : 'optional');
 
   const lifecycle = directLifecycle(ctx, {
@@ -101,7 +102,7 @@ export function registerWeb(ctx: FamilyContext): void {
   ctx.route<operations['getWebTransactionStatus'], Partner>('getWebTransactionStatus', {
     authenticate: authenticateStatusCheck,
     handle({ query, principal }) {
-      // W7: an unknown id, or another partner's, is 404 TRANSACTION_NOT_FOUND.
+      // D21: an unknown id, or another partner's, is 404 TRANSACTION_NOT_FOUND.
       const transaction = find(query.id, principal);
       if (transaction === undefined) {
         return errors.error(404, 'TRANSACTION_NOT_FOUND', `No transaction with id '${query.id}'.`);
@@ -117,7 +118,7 @@ export function registerWeb(ctx: FamilyContext): void {
     },
   });
 
-  // W4: signed like every web call, over the body + "/api/refund" + key.
+  // D32: signed like every web call, over the body + "/api/refund" + key.
   ctx.route<operations['refundWebTransaction'], Partner>('refundWebTransaction', {
     authenticate,
     handle({ body, principal }) {
@@ -204,7 +205,7 @@ export function registerWeb(ctx: FamilyContext): void {
   });
 }
 
-/** `redirect` without the overrides that are the empty string, which means "no override" (W2). */
+/** `redirect` without the overrides that are the empty string, which means "no override" (D31). */
 function withoutEmptyOverrides(redirect: components['schemas']['WebRedirect']): components['schemas']['WebRedirect'] {
   const kept = { ...redirect };
   if (kept.colorOverride === '') delete kept.colorOverride;
@@ -221,7 +222,7 @@ export function checkoutUrl(origin: string, id: string): string {
  * Where the hosted page sends the user after a final status (D21): `redirect.failureUrl` after a
  * failure or cancellation when it is set, otherwise `redirect.url`, whose default is the merchant's
  * homepage; with `txnId=<id>&txnStatus=<status>` appended to its query, which is otherwise kept
- * byte for byte (W6: integrations read the outcome from these two parameters).
+ * byte for byte (D33: integrations read the outcome from these two parameters).
  */
 export function redirectTarget(transaction: WebTransaction, homePageUrl: string): string {
   const failureUrl = transaction.status === 'SUCCESS' ? undefined : transaction.redirect?.failureUrl;

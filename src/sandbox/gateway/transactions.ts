@@ -102,7 +102,7 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
       const now = clock.now();
       const { merchantId } = principal;
       const { expiryTimestamp, ...given } = body.createConfiguration ?? {};
-      // W2/G: an empty colour or logo override means "no override".
+      // D31: an empty colour or logo override means "no override".
       const configuration = { ...given };
       if (configuration.colorOverride === '') delete configuration.colorOverride;
       if (configuration.logoOverride === '') delete configuration.logoOverride;
