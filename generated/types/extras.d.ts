@@ -127,7 +127,7 @@ export interface components {
              * @description A machine-readable code; see the table in the decision record (D02).
              * @enum {string}
              */
-            errorCode: "BAD_REQUEST" | "INVALID_OTP" | "OTP_EXPIRED" | "UNKNOWN_PRE_ELIGIBILITY_CHECK" | "DOWN_PAYMENT_AMOUNT_MISMATCH" | "UNAUTHORIZED" | "NOT_FOUND" | "DUPLICATE_ID" | "INVALID_STATE" | "REFUND_AMOUNT_TOO_LARGE" | "ALREADY_REFUNDED" | "PAYLOAD_TOO_LARGE" | "INTERNAL_ERROR";
+            errorCode: "BAD_REQUEST" | "INVALID_OTP" | "OTP_EXPIRED" | "UNKNOWN_PRE_ELIGIBILITY_CHECK" | "DOWN_PAYMENT_AMOUNT_MISMATCH" | "UNAUTHORIZED" | "NOT_FOUND" | "DUPLICATE_ID" | "INVALID_STATE" | "REFUND_AMOUNT_TOO_LARGE" | "ALREADY_REFUNDED" | "PAYLOAD_TOO_LARGE" | "TOO_MANY_REQUESTS" | "INTERNAL_ERROR";
             /** @description What is wrong, for a person. */
             message: string;
             /** @description Present for validation errors, one entry per problem. */
