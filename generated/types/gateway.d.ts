@@ -690,7 +690,7 @@ export interface components {
         /** @description **Decided by this contract (D02).** The error body of the gateway and extras families. `errorCode` is for programs, `message` for people; `details` lists each invalid field of a validation error. */
         ApiError: {
             /**
-             * @description A machine-readable code; see the table in the decision record (D02).
+             * @description **Decided by this contract (D02).** A machine-readable code; see the table in the decision record.
              * @enum {string}
              */
             errorCode: "BAD_REQUEST" | "INVALID_OTP" | "OTP_EXPIRED" | "UNKNOWN_PRE_ELIGIBILITY_CHECK" | "DOWN_PAYMENT_AMOUNT_MISMATCH" | "UNAUTHORIZED" | "NOT_FOUND" | "DUPLICATE_ID" | "INVALID_STATE" | "REFUND_AMOUNT_TOO_LARGE" | "ALREADY_REFUNDED" | "PAYLOAD_TOO_LARGE" | "TOO_MANY_REQUESTS" | "INTERNAL_ERROR";
@@ -990,7 +990,7 @@ export interface components {
             id: components["schemas"]["Identifier"];
             /** @description The amount, in paise. */
             amount: components["schemas"]["Amount"];
-            /** @description `PENDING` (not final), `SUCCESS` or `FAILED` (final). `FAILED` is named by the description; the other values are decided (D15). Treat an unknown value as not paid. */
+            /** @description `FAILED` is named by the description. **Decided by this contract (D15).** `PENDING` (not final), `SUCCESS` or `FAILED` (final); act on `SUCCESS` only and treat any other value as not paid. */
             status: components["schemas"]["GatewayTransactionStatus"];
             /** @description **Decided by this contract (D15).** Why the transaction failed; present only when `status` is `FAILED`. */
             failureReason?: components["schemas"]["GatewayFailureReason"];
@@ -1214,7 +1214,7 @@ export interface components {
             };
             /** @description Settings of this refund. */
             createConfiguration?: {
-                /** @description The webhook for this refund, independent of the transaction's webhook. Without it the refund webhook goes to the transaction's webhook URL (D23). */
+                /** @description The webhook for this refund, independent of the transaction's webhook. **Decided by this contract (D23).** Without it the refund webhook goes to the transaction's webhook URL. */
                 webhookUrl?: components["schemas"]["Url"];
             };
         };
@@ -1269,7 +1269,7 @@ export interface components {
         Signature: string;
     };
     responses: {
-        /** @description Missing, malformed or wrong HTTP Basic credentials, or credentials of the other kind (`UNAUTHORIZED`). */
+        /** @description **Decided by this contract (D02).** Missing, malformed or wrong HTTP Basic credentials, or credentials of the other kind (`UNAUTHORIZED`). */
         Unauthorized: {
             headers: {
                 [name: string]: unknown;
@@ -1278,17 +1278,8 @@ export interface components {
                 "application/json": components["schemas"]["ApiError"];
             };
         };
-        /** @description The request body exceeds 1 MiB (`PAYLOAD_TOO_LARGE`, D24). */
+        /** @description **Decided by this contract (D24).** The request body exceeds 1 MiB (`PAYLOAD_TOO_LARGE`, the D02 error body). */
         PayloadTooLarge: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ApiError"];
-            };
-        };
-        /** @description The service failed (`INTERNAL_ERROR`). Nothing was changed; retry later. */
-        InternalError: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1306,7 +1297,16 @@ export interface components {
                 "application/json": components["schemas"]["ApiError"];
             };
         };
-        /** @description The request is invalid: the body, a parameter or a header fails the contract (`BAD_REQUEST`), or a business rule of this operation rejects it (see its description for the codes it uses). `details` names each invalid field. */
+        /** @description **Decided by this contract (D02).** The service failed (`INTERNAL_ERROR`). Nothing was changed; retry later. */
+        InternalError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /** @description **Decided by this contract (D02).** The request is invalid: the body, a parameter or a header fails the contract (`BAD_REQUEST`), or a business rule of this operation rejects it (see its description for the codes it uses). `details` names each invalid field. */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -1324,7 +1324,7 @@ export interface components {
                 "application/json": components["schemas"]["ApiError"];
             };
         };
-        /** @description The resource does not exist for these credentials (`NOT_FOUND`). A resource of another merchant answers the same way, so ids of other merchants are never revealed. */
+        /** @description **Decided by this contract (D02).** The resource does not exist for these credentials (`NOT_FOUND`). A resource of another merchant answers the same way, so ids of other merchants are never revealed. */
         NotFound: {
             headers: {
                 [name: string]: unknown;
@@ -1347,7 +1347,7 @@ export interface components {
          */
         GatewayReferenceIdPath: string;
         /**
-         * @description The request signature. See the document's description for the recipe of this family. Its form is checked here (D28); its value only the service can check.
+         * @description The request signature. See the document's description for the recipe of this family. **Decided by this contract (D28).** Its form, 44 base64 characters ending in `=`, is checked here: a header of another form answers 400 `BAD_REQUEST`, in the mock and in the service. Its value only the service can check: a well-formed signature that does not match answers 401.
          * @example qvSZ/F8ixk3Rb7Bq+pEWvRQ2HK0FmL+cMaf0+r8aXOk=
          */
         XSignature: components["schemas"]["Signature"];
@@ -1408,6 +1408,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1458,6 +1459,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["GatewayMerchantNotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1507,6 +1509,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1539,6 +1542,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["GatewayMerchantNotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1580,6 +1584,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1608,6 +1613,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1719,6 +1725,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1781,6 +1788,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1830,6 +1838,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1953,6 +1962,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1961,7 +1971,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description The request signature. See the document's description for the recipe of this family. Its form is checked here (D28); its value only the service can check.
+                 * @description The request signature. See the document's description for the recipe of this family. **Decided by this contract (D28).** Its form, 44 base64 characters ending in `=`, is checked here: a header of another form answers 400 `BAD_REQUEST`, in the mock and in the service. Its value only the service can check: a well-formed signature that does not match answers 401.
                  * @example qvSZ/F8ixk3Rb7Bq+pEWvRQ2HK0FmL+cMaf0+r8aXOk=
                  */
                 "X-Signature": components["parameters"]["XSignature"];
@@ -2012,7 +2022,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description The request signature. See the document's description for the recipe of this family. Its form is checked here (D28); its value only the service can check.
+                 * @description The request signature. See the document's description for the recipe of this family. **Decided by this contract (D28).** Its form, 44 base64 characters ending in `=`, is checked here: a header of another form answers 400 `BAD_REQUEST`, in the mock and in the service. Its value only the service can check: a well-formed signature that does not match answers 401.
                  * @example qvSZ/F8ixk3Rb7Bq+pEWvRQ2HK0FmL+cMaf0+r8aXOk=
                  */
                 "X-Signature": components["parameters"]["XSignature"];
