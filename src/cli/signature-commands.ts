@@ -51,7 +51,7 @@ const SIGNATURE_OPTION: OptionSpec = {
 const WEB_RECIPE = 'base64(SHA-256(body + pathAndQuery + privateKey))';
 const SDK_RECIPE = 'base64(SHA-256(body + privateKey))';
 const GATEWAY_RECIPE = 'base64(SHA-256(body + transactionalApiPassword))';
-const STATUS_RECIPE = 'base64(SHA-256(transactionId + "|" + status + privateKey))';
+const STATUS_RECIPE = 'base64(SHA-256(transactionId + status + privateKey))';
 
 /** What one kind of signature needs: its inputs, how to read them, and its primitive. */
 interface Kind<Inputs> {

@@ -36,6 +36,9 @@ Options:
                       cloud metadata addresses          [${ENVIRONMENT.allowAnyWebhookTarget}=1]
   --retain-transactions N   final transactions kept (default 100000)      [${ENVIRONMENT.retainTransactions}]
   --retain-deliveries N     completed webhook deliveries kept (default 100000) [${ENVIRONMENT.retainDeliveries}]
+  --require-status-signature
+                      require X-Signature on the web status check (hardening; by default it is
+                      verified when present)                       [${ENVIRONMENT.requireStatusSignature}=1]
   --quiet             do not print a line per request
   -h, --help          show this help
 
@@ -53,6 +56,7 @@ const OPTIONS = {
   'allow-any-webhook-target': { type: 'boolean' },
   'retain-transactions': { type: 'string' },
   'retain-deliveries': { type: 'string' },
+  'require-status-signature': { type: 'boolean' },
   quiet: { type: 'boolean' },
 } as const;
 
@@ -100,6 +104,7 @@ export async function runSandbox(argv: string[], options: RunSandboxOptions = {}
         ...(deliveries === undefined ? {} : { deliveries }),
       };
     }
+    if (values['require-status-signature'] === true) overrides.requireStatusSignature = true;
   } catch (error) {
     if (error instanceof ConfigError) throw new UsageError(error.message, COMMAND);
     throw error;
@@ -192,6 +197,7 @@ export function banner(url: string, config: SandboxConfig): string {
     `  Partner id (web and SDK):      ${config.partner.id}`,
     `  Private key (web and SDK):     ${shown(config.partner.privateKey, defaults.partner.privateKey, ENVIRONMENT.privateKey)}`,
     `  Partner webhook URL:           ${config.partner.webhookUrl === undefined ? '(none: events are recorded as not_sent)' : shownUrl(config.partner.webhookUrl)}`,
+    ...(config.requireStatusSignature ? ['  Web status check:              X-Signature required (--require-status-signature)'] : []),
     '',
     `Landing page: ${url}/   Browser script: ${url}/sdk.js   Hosted checkout: ${url}/checkout/<id>`,
     `Virtual clock: ${url}/sandbox/clock   Webhook deliveries: ${url}/sandbox/webhooks/deliveries`,

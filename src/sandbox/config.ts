@@ -39,6 +39,11 @@ export interface SandboxConfig {
   bodyLimit: number;
   /** The origin used in URLs the sandbox hands out (redirectUrl); default: the address it listens on. */
   publicUrl: string | undefined;
+  /**
+   * Hardening, off by default (D21): the web status check then requires `X-Signature`. The service
+   * verifies it when present but answers without it, as its integrations send none.
+   */
+  requireStatusSignature: boolean;
   webhooks: WebhookSettings;
   retention: RetentionSettings;
 }
@@ -84,6 +89,7 @@ export const DEFAULT_CONFIG: SandboxConfig = Object.freeze({
   }),
   bodyLimit: BODY_LIMIT,
   publicUrl: undefined,
+  requireStatusSignature: false,
   webhooks: Object.freeze({ concurrency: DEFAULT_WEBHOOK_CONCURRENCY, allowAnyTarget: false }),
   retention: Object.freeze({ transactions: DEFAULT_RETAIN_TRANSACTIONS, deliveries: DEFAULT_RETAIN_DELIVERIES }),
 }) as SandboxConfig;
@@ -99,6 +105,7 @@ export const ENVIRONMENT = {
   partnerId: 'PAYLATER_PARTNER_ID',
   privateKey: 'PAYLATER_PRIVATE_KEY',
   webhookUrl: 'PAYLATER_WEBHOOK_URL',
+  requireStatusSignature: 'PAYLATER_REQUIRE_STATUS_SIGNATURE',
   webhookConcurrency: 'PAYLATER_WEBHOOK_CONCURRENCY',
   allowAnyWebhookTarget: 'PAYLATER_ALLOW_ANY_WEBHOOK_TARGET',
   retainTransactions: 'PAYLATER_RETAIN_TRANSACTIONS',
@@ -114,6 +121,7 @@ export interface ConfigOverrides {
   partner?: Partial<PartnerConfig>;
   bodyLimit?: number;
   publicUrl?: string;
+  requireStatusSignature?: boolean;
   webhooks?: Partial<WebhookSettings>;
   retention?: Partial<RetentionSettings>;
 }
@@ -136,6 +144,7 @@ export function resolveConfig(
     return value === undefined || value === '' ? undefined : value;
   };
   const envPort = fromEnv(ENVIRONMENT.port);
+  const envRequireStatusSignature = fromEnv(ENVIRONMENT.requireStatusSignature);
 
   const config: SandboxConfig = {
     host: overrides.host ?? fromEnv(ENVIRONMENT.host) ?? DEFAULT_CONFIG.host,
@@ -171,6 +180,10 @@ export function resolveConfig(
     },
     bodyLimit: overrides.bodyLimit ?? DEFAULT_CONFIG.bodyLimit,
     publicUrl: overrides.publicUrl ?? DEFAULT_CONFIG.publicUrl,
+    requireStatusSignature:
+      overrides.requireStatusSignature ??
+      parseFlag(envRequireStatusSignature, ENVIRONMENT.requireStatusSignature) ??
+      DEFAULT_CONFIG.requireStatusSignature,
     webhooks: {
       concurrency:
         overrides.webhooks?.concurrency ??

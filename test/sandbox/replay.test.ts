@@ -71,7 +71,7 @@ describe('against the sandbox', () => {
     const rest = await client.POST('/merchant/credit/refundTransaction', { body: { merchantTransactionId: 'replay_1' } });
     expect(rest.data?.message).toBe('ok');
     const view = await t.request('GET', '/sandbox/sdk/transactions/replay_1');
-    expect(view.body.amountRefunded).toBe(100_000);
+    expect(view.body.refundedAmount).toBe(100_000);
     expect(view.body.refunds.map((refund: { amount: number }) => refund.amount)).toEqual([30_000, 70_000]);
   });
 });

@@ -48,7 +48,7 @@ describe('at volume', () => {
     expect(last.body.errorCode).toBe('ALREADY_REFUNDED');
     await g.advance(1_000);
     const transaction = await g.transaction(auth, id);
-    expect(transaction.amountRefunded).toBe(8_000);
+    expect(transaction.refundedAmount).toBe(8_000);
     expect(transaction.refunds).toHaveLength(8_000);
     expect(transaction.refunds.every((refund: { status: string }) => refund.status === 'SUCCESS')).toBe(true);
     // Each refund completed on time, each with its webhook, in order after the transaction's.
@@ -68,7 +68,7 @@ describe('at volume', () => {
     const more = await g.sdk('/merchant/credit/refundTransaction', body(1));
     expect(more.body.message).toBe('ALREADY_REFUNDED');
     const view = await g.request('GET', '/sandbox/sdk/transactions/vol_sdk');
-    expect(view.body).toMatchObject({ amountRefunded: 8_000, refundCount: 8_000 });
+    expect(view.body).toMatchObject({ refundedAmount: 8_000, refundCount: 8_000 });
     expect(view.body.refunds).toHaveLength(100);
   });
 

@@ -95,7 +95,7 @@ export function registerMerchants(ctx: FamilyContext, state: GatewayState): Merc
     authenticate,
     handle({ body }) {
       const input = body.merchant;
-      // The schema already rejects the reserved ids `transaction` and `settlement` (D04).
+      // The schema already rejects the reserved ids `transaction`, `settlement` and `configuration` (D04, D35).
       const badUrl = webhookUrlProblem(ctx, input.defaultWebhookUrl, '/merchant/defaultWebhookUrl');
       if (badUrl !== undefined) return badUrl;
       if (merchants.has(input.id)) {

@@ -30,6 +30,7 @@ export type PreEligibilityView = Schemas['GatewayPreEligibilityCheck'];
 export type IneligibilityReason = Schemas['GatewayIneligibilityReason'];
 export type PaymentMetaData = Schemas['GatewayPaymentMetaData'];
 export type SettlementView = Schemas['GatewaySettlement'];
+export type MerchantConfigurationView = Schemas['GatewayMerchantConfiguration'];
 
 // ---------------------------------------------------------------------------------------------
 // The documented sandbox values (docs/sandbox.md, section Gateway)
@@ -54,6 +55,12 @@ export const GATEWAY = Object.freeze({
   checkValidityMs: 15 * MINUTE,
   /** The available credit of a phone number that is not one of the documented test users (₹50,000). */
   defaultCreditLimit: 5_000_000,
+  /** D35: the API generation of every gateway merchant (`GET /api/merchant/configuration`). */
+  apiVersion: 2,
+  /** D35: the largest order amount a merchant may create, paise: the contract's amount maximum (D24). */
+  maxOrderAmount: 10_000_000,
+  /** D13: an expiryTimestamp at or above this is read as epoch milliseconds, below as seconds. */
+  millisecondTimestampFrom: 1_000_000_000_000,
   /** D13: without expiryTimestamp a transaction expires 15 minutes after creation. */
   defaultExpiryMs: 15 * MINUTE,
   /** D13: expiryTimestamp lies between 1 minute and 24 hours after creation. */
@@ -210,12 +217,17 @@ export interface TransactionRecord {
   merchantId: string;
   id: string;
   amount: number;
-  notes: Record<string, string>;
+  /** D30: the merchant's free JSON object, echoed unchanged. */
+  notes: Record<string, unknown>;
   user: Schemas['User'];
-  deviceInformation: Schemas['DeviceInformation'];
-  uri: string;
+  /** D14: optional; recommended for the PG-driven flow. */
+  deviceInformation?: Schemas['DeviceInformation'];
+  /** D36: `LIVE` or `TEST` as sent, recorded and not echoed; the sandbox treats both as test. */
+  mode?: 'LIVE' | 'TEST';
+  /** D14: the hosted page (`transaction.url`). */
+  url: string;
   preEligibilityCheckId?: string;
-  /** createConfiguration without expiryTimestamp (webhook URL, hosted-page options). */
+  /** createConfiguration without expiryTimestamp and without empty overrides (webhook URL, hosted-page options). */
   configuration: Omit<Schemas['GatewayTransactionCreateConfiguration'], 'expiryTimestamp'>;
   step: Step;
   failureReason?: FailureReason;
@@ -374,8 +386,8 @@ export function refundView(transaction: TransactionRecord, refund: RefundRecord)
   };
 }
 
-/** D14: `amountRefunded` counts PENDING and SUCCESS refunds. */
-export function amountRefunded(transaction: TransactionRecord): number {
+/** D14: `refundedAmount` counts PENDING and SUCCESS refunds. */
+export function refundedAmount(transaction: TransactionRecord): number {
   return transaction.refundedAmount;
 }
 
@@ -389,7 +401,7 @@ export function transactionView(transaction: TransactionRecord, refunds: readonl
     ...(status === 'FAILED' && transaction.failureReason !== undefined ? { failureReason: transaction.failureReason } : {}),
     notes: { ...transaction.notes },
     user: { ...transaction.user },
-    uri: transaction.uri,
+    url: transaction.url,
     ...(transaction.preEligibilityCheckId === undefined ? {} : { preEligibilityCheckId: transaction.preEligibilityCheckId }),
     ...(transaction.downPayment === undefined
       ? {}
@@ -400,7 +412,7 @@ export function transactionView(transaction: TransactionRecord, refunds: readonl
             registeredAt: iso(transaction.downPayment.registeredAt),
           },
         }),
-    amountRefunded: amountRefunded(transaction),
+    refundedAmount: refundedAmount(transaction),
     refunds: refunds.map((refund) => refundView(transaction, refund)),
     createdAt: iso(transaction.createdAt),
     updatedAt: iso(transaction.updatedAt),
@@ -456,7 +468,7 @@ export function stageView(transaction: TransactionRecord, refunds: readonly Refu
 
 /**
  * Sends a gateway webhook: the exact body signed with the merchant's Transactional API password
- * (`base64(SHA-256(body + password))`), in order per transaction, success on any 2xx. Without a
+ * (`base64(SHA-256(body + password))`), in order per transaction, success on any 2xx or 3xx. Without a
  * URL the event is recorded as `not_sent`.
  */
 export function sendWebhook(
@@ -474,7 +486,7 @@ export function sendWebhook(
     body,
     headers: password === undefined ? {} : { 'X-Signature': sdkSignature(body, password) },
     orderingKey: `gateway:${merchant.id}:${transactionId}`,
-    successStatus: '2xx',
+    successStatus: '2xx-3xx',
     family: 'gateway',
     event,
     transactionId,
