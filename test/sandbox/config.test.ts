@@ -54,7 +54,7 @@ describe('configuration', () => {
     expect(resolveConfig({ requireStatusSignature: true }).requireStatusSignature).toBe(true);
     expect(resolveConfig({ requireStatusSignature: false }, { PAYLATER_REQUIRE_STATUS_SIGNATURE: '1' }).requireStatusSignature).toBe(false);
     expect(() => resolveConfig({}, { PAYLATER_REQUIRE_STATUS_SIGNATURE: 'yes please' })).toThrow(
-      'PAYLATER_REQUIRE_STATUS_SIGNATURE must be 1 (on) or 0 (off)',
+      'PAYLATER_REQUIRE_STATUS_SIGNATURE must be 1 or 0 (true or false)',
     );
   });
 
@@ -136,10 +136,18 @@ describe('the sandbox command', () => {
     expect(text).toMatch(/Private key .*set, not shown; from PAYLATER_PRIVATE_KEY/);
   });
 
-  it('banner() shows a webhook URL without its user, password and query', () => {
-    const config = resolveConfig({ partner: { webhookUrl: 'https://hook_user:hook-Pass-4@hooks.example.in/pay?token=tok-5#x' } });
+  it('banner() shows a webhook URL without its query, and a URL with credentials is refused before any banner', () => {
+    const config = resolveConfig({ partner: { webhookUrl: 'https://hooks.example.in/pay?token=tok-5#x' } });
     const text = banner('http://127.0.0.1:4000', config);
     expect(text).toMatch(/Partner webhook URL: +https:\/\/hooks\.example\.in\/pay \(credentials and query not shown\)\n/);
-    for (const secret of ['hook_user', 'hook-Pass-4', 'tok-5']) expect(text).not.toContain(secret);
+    expect(text).not.toContain('tok-5');
+    let refusal = '';
+    try {
+      resolveConfig({ partner: { webhookUrl: 'https://hook_user:hook-Pass-4@hooks.example.in/pay' } });
+    } catch (error) {
+      refusal = String(error);
+    }
+    expect(refusal).toMatch(/must not contain credentials/);
+    for (const secret of ['hook_user', 'hook-Pass-4']) expect(refusal).not.toContain(secret);
   });
 });

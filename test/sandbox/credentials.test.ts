@@ -130,9 +130,16 @@ describe('web and SDK partner headers and signatures', () => {
       'X-Signature is missing: send base64(SHA-256(the exact body bytes + the path and query exactly as sent + your private key)), 44 characters of standard base64 (D28).',
     );
     const hex = Buffer.from(webSignature(webBody, '/api/transaction', PRIVATE_KEY), 'base64').toString('hex');
-    const malformed = await detail('/api/transaction', { 'X-Partner-Id': 'partner_test', 'X-Signature': hex }, webBody);
-    expect(malformed).toMatch(/^X-Signature must be standard base64 of a SHA-256 digest: 44 characters ending in "=" \(D28\), computed as base64\(SHA-256\(the exact body bytes \+ the path and query/);
-    expect(malformed).not.toContain(hex);
+    // A signature not of the D28 form is a malformed request (400), as the mock answers it too.
+    const malformed = await t.request('POST', '/api/transaction', {
+      body: webBody,
+      headers: { 'Content-Type': 'application/json', 'X-Partner-Id': 'partner_test', 'X-Signature': hex },
+    });
+    expect(malformed.status, malformed.text).toBe(400);
+    expect(malformed.body.message).toBe('BAD_REQUEST');
+    expect(malformed.body.detail).toMatch(/^X-Signature is malformed \(64 characters\): expected the standard base64 of the 32-byte SHA-256 digest, 44 characters/);
+    expect(malformed.text).not.toContain(hex);
+    expect(malformed.text).not.toContain(PRIVATE_KEY);
     const wrongKey = webSignature(webBody, '/api/transaction', 'another_key');
     const wrong = await detail('/api/transaction', { 'X-Partner-Id': 'partner_test', 'X-Signature': wrongKey }, webBody);
     expect(wrong).toBe(

@@ -138,12 +138,17 @@ describe('25 clients that never read their answers', () => {
       }
       await new Promise((resolve) => setTimeout(resolve, 500));
 
-      const started = performance.now();
-      const answer = await fetch(`${big.url}/sandbox/clock`);
-      await answer.json();
-      const took = performance.now() - started;
-      expect(answer.status).toBe(200);
-      expect(took).toBeLessThan(100);
+      // The fastest of five requests: a sandbox stalled by the slow readers makes every one slow,
+      // while a busy test machine delays only some of them.
+      const times: number[] = [];
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const started = performance.now();
+        const answer = await fetch(`${big.url}/sandbox/clock`);
+        await answer.json();
+        times.push(performance.now() - started);
+        expect(answer.status).toBe(200);
+      }
+      expect(Math.min(...times), `answer times: ${times.map((time) => Math.round(time)).join(', ')} ms`).toBeLessThan(100);
 
       const memoryAfter = process.memoryUsage();
       const grown = memoryAfter.heapUsed + memoryAfter.external - (memoryBefore.heapUsed + memoryBefore.external);

@@ -233,7 +233,11 @@ describe('with --require-status-signature (D21 hardening)', () => {
     expect((await strict.web('POST', '/api/transaction', { id, amount: 150_000, user })).status).toBe(200);
     const unsigned = await strict.web('GET', statusPath(id), undefined, { signature: null });
     expect(unsigned.status).toBe(401);
-    expect(unsigned.body).toEqual({ message: 'AUTHORIZATION_FAILED', detail: 'X-Signature is missing.' });
+    expect(unsigned.body).toEqual({
+      message: 'AUTHORIZATION_FAILED',
+      detail:
+        'X-Signature is missing: send base64(SHA-256(the exact body bytes + the path and query exactly as sent + your private key)), 44 characters of standard base64 (D28).',
+    });
     expect((await strict.web('GET', statusPath(id))).status).toBe(200);
   });
 });

@@ -126,6 +126,7 @@ describe('the webhook stream of the sandbox', () => {
       errorCode: 'BAD_REQUEST',
       message: 'family must be one or more of sdk, web, gateway, separated by commas or repeated.',
       details: [{ field: 'family', issue: 'must be one of sdk, web, gateway' }],
+      requestId: unknown.headers.get('x-request-id'),
     });
     const post = await fetch(`${t.url}/sandbox/webhooks/stream`, { method: 'POST' });
     expect(post.status).toBe(405);
