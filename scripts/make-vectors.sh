@@ -116,7 +116,7 @@ sdk() {
 # status NAME TRANSACTION_ID STATUS KEY
 status() {
   local signature
-  signature=$(printf '%s|%s%s' "$2" "$3" "$4" | digest)
+  signature=$(printf '%s%s%s' "$2" "$3" "$4" | digest)
   fields=
   field name "$1"
   field kind status
@@ -148,7 +148,7 @@ devanagari_emoji=$'\xe0\xa4\x84\xf0\x9f\x99\x82'
 
 cat >"$out" <<'EOF'
 {
-  "description": "Signature test vectors of the pay-later service (D22, D23, D28), computed with OpenSSL by scripts/make-vectors.sh. web: base64(SHA-256(body + pathAndQuery + key)); sdk: base64(SHA-256(body + key)); status: base64(SHA-256(transactionId + \"|\" + status + key)). Strings are UTF-8 without normalisation; base64 is standard with padding.",
+  "description": "Signature test vectors of the pay-later service (D22, D23, D28), computed with OpenSSL by scripts/make-vectors.sh. web: base64(SHA-256(body + pathAndQuery + key)); sdk: base64(SHA-256(body + key)); status: base64(SHA-256(transactionId + status + key)), no separator. Strings are UTF-8 without normalisation; base64 is standard with padding.",
   "format": {
     "body.utf8": "the body is the UTF-8 encoding of this string",
     "body.base64": "the body is these bytes, standard base64",
@@ -168,6 +168,8 @@ body_bytes '\xff\xfe\x00\x80caf\xe9\x0a'
 web 'web: bytes that are not UTF-8' '/api/transaction' "$key"
 body_repeat 'abc' 1048576
 web 'web: body of exactly 1 MiB' '/api/transaction' "$key"
+body_utf8 '{"transactionId":"txn_001","amount":5000}'
+web 'web: refund' '/api/refund' "$key"
 
 # Web-initiated flow: paths and queries, exactly as sent.
 body_utf8 "$json_body"

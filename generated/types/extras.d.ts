@@ -156,8 +156,8 @@ export interface components {
             userPhoneNumber: components["schemas"]["PhoneNumber"];
             identification: components["schemas"]["ExtrasIdentification"];
         };
-        /** @description The answer of a successful push. */
-        ExtrasOkResponse: {
+        /** @description The answer of an accepted push or refund: `{ "message": "ok" }`, as the description gives it for the extras' pushes and the SDK-flow refund. */
+        OkResponse: {
             /**
              * @description Always `ok`.
              * @enum {string}
@@ -266,7 +266,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ExtrasOkResponse"];
+                    "application/json": components["schemas"]["OkResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -294,7 +294,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ExtrasOkResponse"];
+                    "application/json": components["schemas"]["OkResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];

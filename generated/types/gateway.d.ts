@@ -813,14 +813,30 @@ export interface components {
          */
         GatewayFailureReason: "NOT_ELIGIBLE" | "PRE_ELIGIBILITY_MISMATCH" | "OTP_ATTEMPTS_EXCEEDED" | "EXPIRED" | "OTHER_ATTEMPT_SUCCEEDED" | "PAYMENT_NOT_CONFIRMED";
         /**
-         * @description Free key/value strings for the payment gateway's own use; keys such as `referenceId` and `billNo` appear. **Decided by this contract (D24).** At most 20 keys; keys and values of at most 256 characters.
+         * @description Free notes for the caller's own use. **Decided by this contract (D30).** Any JSON object: values of any JSON type (strings, numbers, booleans, null, nested objects, arrays). The service stores the object and gives it back unchanged; it interprets none of it (a key such as `webhook_url` has no effect). It is bounded only by the limits of every body: 1 MiB and 64 levels of nesting (D24).
          * @example {
          *       "referenceId": "order_98412",
          *       "billNo": "INV-2026-00042"
          *     }
+         * @example {
+         *       "orderId": 4711,
+         *       "orderKey": "wc_order_Xy12AbCd",
+         *       "items": [
+         *         {
+         *           "sku": "TSHIRT-M",
+         *           "quantity": 2,
+         *           "rate_per_item": 49900
+         *         }
+         *       ],
+         *       "shippingAddress": {
+         *         "line1": "12 MG Road",
+         *         "city": "Bengaluru",
+         *         "pincode": "560001"
+         *       }
+         *     }
          */
-        GatewayNotes: {
-            [key: string]: string;
+        Notes: {
+            [key: string]: unknown;
         };
         /**
          * @description Information about a down payment the payment gateway collected; its schema depends on the mode of collection agreed at onboarding. **Decided by this contract (D17).** Three fields are common to every mode and required; any further mode-specific fields agreed at onboarding are allowed (this object is deliberately open).
@@ -897,8 +913,8 @@ export interface components {
             status: components["schemas"]["GatewayTransactionStatus"];
             /** @description **Decided by this contract (D15).** Why the transaction failed; present only when `status` is `FAILED`. */
             failureReason?: components["schemas"]["GatewayFailureReason"];
-            /** @description The notes sent at creation (`{}` when none were sent). */
-            notes: components["schemas"]["GatewayNotes"];
+            /** @description **Decided by this contract (D30).** The notes sent at creation, unchanged (`{}` when none were sent). */
+            notes: components["schemas"]["Notes"];
             /** @description The user sent at creation. */
             user: components["schemas"]["User"];
             /** @description **Decided by this contract (D14).** The hosted page where the user completes the transaction (the live service's field). */
@@ -962,8 +978,8 @@ export interface components {
                 id: components["schemas"]["Identifier"];
                 /** @description The amount, in paise. */
                 amount: components["schemas"]["Amount"];
-                /** @description Free key/value strings (`referenceId`, `billNo`, ...), echoed in the transaction record. **Decided by this contract (D24).** Optional (the record then carries `{}`); at most 20 keys of at most 256 characters. */
-                notes?: components["schemas"]["GatewayNotes"];
+                /** @description Free notes (`referenceId`, `billNo`, ...), echoed in the transaction record. **Decided by this contract (D30).** Optional (the record then carries `{}`); any JSON object, with values of any JSON type (nested objects and arrays included), stored and given back unchanged, never interpreted. */
+                notes?: components["schemas"]["Notes"];
             };
             /** @description The user who pays. */
             user: components["schemas"]["User"];
@@ -1085,7 +1101,7 @@ export interface components {
         };
         /**
          * Format: int64
-         * @description A refund amount in paise. Absent or 0 means the whole remaining amount of the transaction. It may not exceed the remaining unrefunded amount.
+         * @description A refund amount in paise. Absent or 0 means the whole transaction. It may not exceed the remaining unrefunded amount. **Decided by this contract (D39).** "The whole transaction" is read as what remains of it: after partial refunds, absent or 0 refunds the rest. At most 10,000,000 (D24).
          * @example 50000
          */
         RefundAmount: number;

@@ -160,11 +160,19 @@ export interface components {
          * @enum {string}
          */
         SdkTransactionStatus: "SUCCESS" | "CANCELLED" | "FAILURE" | "PENDING";
-        /** @description The body of an SDK-flow refund. `amount` is optional: absent or 0 refunds the whole order amount (what remains of it after earlier partial refunds). Several partial refunds may be made; their sum never exceeds the order amount. */
+        /** @description The body of an SDK-flow refund. `amount` is optional: absent or 0 refunds the whole order amount. Several partial refunds may be made. */
         SdkRefundRequest: {
             merchantTransactionId: components["schemas"]["SdkTransactionId"];
-            /** @description Paise, optional. Absent or 0 means the whole order amount. */
+            /** @description Paise, optional. Absent or 0 means the whole order amount. **Decided by this contract (D39).** Read as what remains of it after earlier partial refunds; the refunds together never exceed the order amount (D27: whole paise, D24: at most 10,000,000). */
             amount?: number;
+        };
+        /** @description The answer of an accepted push or refund: `{ "message": "ok" }`, as the description gives it for the extras' pushes and the SDK-flow refund. */
+        OkResponse: {
+            /**
+             * @description Always `ok`.
+             * @enum {string}
+             */
+            message: "ok";
         };
         /** @description The body of the SDK-flow webhook, sent when a transaction succeeds or fails. */
         SdkWebhookEvent: {
@@ -352,13 +360,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Always `ok`.
-                         * @enum {string}
-                         */
-                        message: "ok";
-                    };
+                    "application/json": components["schemas"]["OkResponse"];
                 };
             };
             /** @description `NO_SUCH_TRANSACTION`, `REFUND_AMOUNT_TOO_LARGE` (more than remains), `ALREADY_REFUNDED` (nothing remains); **Decided by this contract (D27):** `TRANSACTION_NOT_REFUNDABLE` (not `SUCCESS`) and `BAD_REQUEST` (invalid body). */

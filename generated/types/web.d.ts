@@ -22,7 +22,11 @@ export interface paths {
          *
          *     **Decided by this contract (D21).** The answer is 200 with `message`
          *     `TRANSACTION_INITIATED` and `redirectUrl`, the hosted confirmation page. A transaction that is
-         *     not confirmed within 15 minutes fails (D13).
+         *     not confirmed within 15 minutes fails (D13). The body may carry free `notes` (any JSON object,
+         *     stored and never interpreted, D30); an empty `redirect.colorOverride` or
+         *     `redirect.logoOverride` means no override (D31). When the hosted page sends the user back to
+         *     `redirect.url` (or `redirect.failureUrl`), it appends `txnId` and `txnStatus` to its query
+         *     (D33).
          */
         post: operations["initiateWebTransaction"];
         delete?: never;
@@ -40,17 +44,53 @@ export interface paths {
         };
         /**
          * Get the status of a web-flow transaction
-         * @description **Decided by this contract (D21).** Answers the transaction's status and its status signature
-         *     (D22). Call it when the popup's callback fires, when the user comes back to the script's
-         *     `redirectUrl` with `tid`, or when no webhook has arrived, and fulfil the order only on
-         *     `SUCCESS`. Sign like every web call: `X-Signature` over the empty body, then the path and query
-         *     exactly as sent (`/api/transaction/status?id=web_20261122_0007`), then the private key.
-         *     An id that names no transaction of this partner (including one of another partner) answers 404
-         *     `NO_SUCH_TRANSACTION`.
+         * @description A status check with `X-Partner-Id`. Call it when the popup's callback fires, when the user
+         *     comes back to the script's `redirectUrl` with `tid` (or to `redirect.url` with `txnId`), or when
+         *     no webhook has arrived, and fulfil the order only on `SUCCESS`.
+         *
+         *     **Decided by this contract (D21).** Answers the transaction's status and its status signature
+         *     (D22). `X-Signature` is optional: the live integrations send `X-Partner-Id` alone, and that is
+         *     answered. When `X-Signature` is sent it is verified like every web call (over the empty body,
+         *     then the path and query exactly as sent, `/api/transaction/status?id=web_20261122_0007`, then
+         *     the private key): a well-formed wrong one answers 401 `AUTHORIZATION_FAILED`, a malformed one
+         *     400 `BAD_REQUEST` (D28). Signing is recommended: a sandbox started with
+         *     `--require-status-signature` requires it. An id that names no transaction of this partner
+         *     (including one of another partner) answers 404 `TRANSACTION_NOT_FOUND`.
          */
         get: operations["getWebTransactionStatus"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refund a web-flow transaction, fully or partly
+         * @description The merchant can refund. Called by the merchant server, signed like every web call: the exact
+         *     body bytes, then the path `/api/refund`, then the private key.
+         *
+         *     **Decided by this contract (D32).** `POST /api/refund` with `{ transactionId, amount? }`:
+         *     `transactionId` is the `id` of the initiate call; `amount` in paise, absent or 0 refunds the
+         *     whole transaction, read as what remains of it (D39). Several partial refunds may be made; they
+         *     never exceed the transaction amount together. Only a `SUCCESS` transaction can be refunded,
+         *     and its status stays `SUCCESS`. The answer is 200 `{ "message": "ok" }`, as for the SDK-flow
+         *     refund. There is no refund id: a repeated request refunds again (while something remains).
+         *     Errors use the SDK-flow refund's vocabulary: 400 `NO_SUCH_TRANSACTION` (no transaction of this
+         *     partner has this id), `REFUND_AMOUNT_TOO_LARGE`, `ALREADY_REFUNDED`,
+         *     `TRANSACTION_NOT_REFUNDABLE`, `BAD_REQUEST`.
+         */
+        post: operations["refundWebTransaction"];
         delete?: never;
         options?: never;
         head?: never;
@@ -116,13 +156,13 @@ export interface paths {
          *     ### The callback signature
          *
          *     **Decided by this contract (D22).** `signature` is
-         *     `base64( SHA-256( transactionId + "|" + status + privateKey ) )` (UTF-8, the 32 raw digest
-         *     bytes in standard base64 with padding), the same value as in the status-check answer and the
+         *     `base64( SHA-256( transactionId + status + privateKey ) )`, the three strings joined with no
+         *     separator (UTF-8, the 32 raw digest bytes in standard base64 with padding), the same value as in the status-check answer and the
          *     webhook. A callback runs in the user's browser, so do not trust it there: send the
          *     transaction id, the status and the signature to the merchant server, recompute the signature
          *     with the private key, compare in constant time, and act only on a match (or confirm with the
          *     status check). For example, `web_20261122_0007`, `SUCCESS` and the key `test_private_key` give
-         *     `AsCwl0R2FX4aqUsDtVjkjeo1udeLN+rsaUO2gtc6Mf0=`.
+         *     `j3NJQqHCNjnEoFvgyQ+4Cl5utkKHZ71wIGT9/Iad//Y=`.
          *
          *     ### Example
          *
@@ -172,18 +212,21 @@ export interface webhooks {
         /**
          * Web-flow transaction result
          * @description **Decided by this contract (D23).** Sent by the service to the partner's webhook URL
-         *     (agreed with the operator) when a web-flow transaction reaches `SUCCESS`, `FAILURE` or
-         *     `CANCELLED` (D21). The body carries the status signature (D22): recompute
-         *     base64(SHA-256(transactionId + "|" + status + private key)) and compare in constant time.
-         *     `X-Signature` = base64(SHA-256(raw body + private key)), as for SDK-flow webhooks: verify it
-         *     over the raw bytes received, before parsing them.
+         *     (agreed with the operator; a `webhook_url` inside `notes` is not used, D30) when a web-flow
+         *     transaction reaches `SUCCESS`, `FAILURE` or `CANCELLED` (D21). The body carries the status
+         *     signature (D22): recompute base64(SHA-256(transactionId + status + private key)), the three
+         *     joined with no separator, and compare in constant time. `X-Signature` = base64(SHA-256(raw
+         *     body + private key)), as for SDK-flow webhooks: verify it over the raw bytes received, before
+         *     parsing them.
          *
-         *     Answer any **2xx**; any other answer (or none within 10 s) makes the service send the same
-         *     event again: at most 6 attempts, at once, then 30 s, 2 min, 10 min, 1 h and 6 h after the
-         *     previous failure. Events of one transaction arrive in order. `X-Event-Id` is the same on every
-         *     retry: use it (or the pair `transactionId`, `status`) to ignore a repeat. Neither signature
-         *     has a timestamp, so a captured request could be replayed: deduplicate, and treat the webhook
-         *     as a hint, confirming with the status check before acting on it.
+         *     Any **2xx or 3xx** answer counts as received (a redirect is not followed: shop webhook
+         *     endpoints that answer every call with a redirect are common); any other answer (or none within
+         *     10 s) makes the service send the same event again: at most 6 attempts, at once, then 30 s,
+         *     2 min, 10 min, 1 h and 6 h after the previous failure. Events of one transaction arrive in
+         *     order. `X-Event-Id` is the same on every retry: use it (or the pair `transactionId`, `status`)
+         *     to ignore a repeat. Neither signature has a timestamp, so a captured request could be replayed:
+         *     deduplicate, and treat the webhook as a hint, confirming with the status check before acting
+         *     on it.
          */
         post: operations["notifyWebTransactionStatus"];
         delete?: never;
@@ -240,11 +283,49 @@ export interface components {
             email?: string;
         };
         /**
+         * @description Free notes for the caller's own use. **Decided by this contract (D30).** Any JSON object: values of any JSON type (strings, numbers, booleans, null, nested objects, arrays). The service stores the object and gives it back unchanged; it interprets none of it (a key such as `webhook_url` has no effect). It is bounded only by the limits of every body: 1 MiB and 64 levels of nesting (D24).
+         * @example {
+         *       "referenceId": "order_98412",
+         *       "billNo": "INV-2026-00042"
+         *     }
+         * @example {
+         *       "orderId": 4711,
+         *       "orderKey": "wc_order_Xy12AbCd",
+         *       "items": [
+         *         {
+         *           "sku": "TSHIRT-M",
+         *           "quantity": 2,
+         *           "rate_per_item": 49900
+         *         }
+         *       ],
+         *       "shippingAddress": {
+         *         "line1": "12 MG Road",
+         *         "city": "Bengaluru",
+         *         "pincode": "560001"
+         *       }
+         *     }
+         */
+        Notes: {
+            [key: string]: unknown;
+        };
+        /**
          * Format: uri
          * @description An absolute http or https URL. **Decided by this contract (D24):** at most 2048 characters.
          * @example https://merchant.example.in/paylater/webhook
          */
         Url: string;
+        /**
+         * @description The URL of a logo shown instead of the merchant's default logo. Use only when necessary. **Decided by this contract (D31).** An http or https URL (D24); the empty string means "no override", as when the field is absent.
+         * @example https://merchant.example.in/static/logo-festive.png
+         * @example
+         */
+        LogoOverride: components["schemas"]["Url"] | string;
+        /**
+         * @description A hex colour of the form `#xxxxxx`, used instead of the merchant's default colour. Use only when necessary. **Decided by this contract (D31).** The empty string means "no override", as when the field is absent.
+         * @example #1A73E8
+         * @example
+         */
+        ColorOverride: string;
         /**
          * @description Optional. Where the hosted confirmation page sends the user afterwards, and how it looks. Every field is optional. **Decided by this contract (D21).** These fields apply when the user completes the transaction on the page at `redirectUrl` opened by the merchant (a non-browser client, or a page without the browser script). With the browser script, the popup flow closes the popup and calls the callbacks, and the redirect flow returns the user to the script's `redirectUrl` with `tid`; `redirect.url` and `redirect.failureUrl` are then not used. `logoOverride` and `colorOverride` apply in every flow.
          * @example {
@@ -252,25 +333,27 @@ export interface components {
          *       "failureUrl": "https://merchant.example.in/orders/web_20261122_0007/failed",
          *       "colorOverride": "#1A73E8"
          *     }
+         * @example {
+         *       "url": "https://shop.example.in/?wc-api=paylater_return&key=wc_order_Xy12AbCd",
+         *       "logoOverride": "https://shop.example.in/static/logo.png",
+         *       "colorOverride": ""
+         *     }
          */
         WebRedirect: {
-            /** @description Where the user goes after completion. Default: the merchant's homepage URL. */
+            /** @description Where the user goes after completion. Default: the merchant's homepage URL. **Decided by this contract (D33).** The service appends `txnId=<id>` and `txnStatus=<SUCCESS|FAILURE|CANCELLED>` to its query (after a `?`, or after `&` when it has a query already, which is kept byte for byte), so that the page it reaches knows which transaction came back and how it ended. Confirm with the status check before fulfilling. */
             url?: components["schemas"]["Url"];
-            /** @description URL of a logo shown instead of the merchant's default logo. Use only when necessary. */
-            logoOverride?: components["schemas"]["Url"];
-            /**
-             * @description A hex colour of the form `#xxxxxx`, used instead of the merchant's default colour. Use only when necessary.
-             * @example #1A73E8
-             */
-            colorOverride?: string;
-            /** @description Optional. Where the user goes after a failure or when not eligible. Default: not enabled. **Decided by this contract (D21).** When it is not enabled, the user goes to `url` (or its default) after a failure too. */
+            logoOverride?: components["schemas"]["LogoOverride"];
+            colorOverride?: components["schemas"]["ColorOverride"];
+            /** @description Optional. Where the user goes after a failure or when not eligible. Default: not enabled. **Decided by this contract (D21).** When it is not enabled, the user goes to `url` (or its default) after a failure too. `txnId` and `txnStatus` are appended to it as to `url` (D33). */
             failureUrl?: components["schemas"]["Url"];
         };
-        /** @description The body of a web-flow initiate call. Sign the exact bytes you send, together with the path `/api/transaction` and the private key. */
+        /** @description The body of a web-flow initiate call. Sign the exact bytes you send, together with the path `/api/transaction` and the private key. **Decided by this contract (D34).** The body is closed: a field not listed here answers 400 `BAD_REQUEST` with a `detail` that names it. `notes` is the one free object (D30). */
         WebInitiateRequest: {
             id: components["schemas"]["WebTransactionId"];
             amount: components["schemas"]["Amount"];
             user: components["schemas"]["User"];
+            /** @description **Decided by this contract (D30).** Optional free notes of the merchant (an order id, the addresses, the items, ...): any JSON object, stored with the transaction and never interpreted. A `webhook_url` inside it does not set the webhook URL (the partner's webhook URL is agreed with the operator). */
+            notes?: components["schemas"]["Notes"];
             redirect?: components["schemas"]["WebRedirect"];
         };
         /** @description The answer of a successful initiate call. Non-browser clients send the user to `redirectUrl` to complete the transaction. **Decided by this contract (D21).** The answer also carries `message`, always `TRANSACTION_INITIATED`. */
@@ -296,8 +379,8 @@ export interface components {
          */
         WebTransactionStatus: "PENDING" | "SUCCESS" | "FAILURE" | "CANCELLED";
         /**
-         * @description Lets the merchant check that a status came from the service. **Decided by this contract (D22).** `base64( SHA-256( transactionId + "|" + status + privateKey ) )`, over UTF-8 bytes, the 32 raw digest bytes in standard base64 with padding. The same value is given to the browser callbacks, in the status-check answer and in the webhook. Recompute it on the merchant server and compare in constant time.
-         * @example AsCwl0R2FX4aqUsDtVjkjeo1udeLN+rsaUO2gtc6Mf0=
+         * @description Lets the merchant check that a status came from the service. **Decided by this contract (D22).** `base64( SHA-256( transactionId + status + privateKey ) )`: the three strings joined with no separator, as UTF-8 bytes, the 32 raw digest bytes in standard base64 with padding. The same value is given to the browser callbacks, in the status-check answer and in the webhook. Recompute it on the merchant server and compare in constant time.
+         * @example j3NJQqHCNjnEoFvgyQ+4Cl5utkKHZ71wIGT9/Iad//Y=
          */
         WebStatusSignature: components["schemas"]["Signature"];
         /** @description **Decided by this contract (D21).** The answer of a web-flow status check: the transaction's id, its status and the status signature (D22). */
@@ -305,6 +388,36 @@ export interface components {
             transactionId: components["schemas"]["WebTransactionId"];
             status: components["schemas"]["WebTransactionStatus"];
             signature: components["schemas"]["WebStatusSignature"];
+        };
+        /**
+         * Format: int64
+         * @description A refund amount in paise. Absent or 0 means the whole transaction. It may not exceed the remaining unrefunded amount. **Decided by this contract (D39).** "The whole transaction" is read as what remains of it: after partial refunds, absent or 0 refunds the rest. At most 10,000,000 (D24).
+         * @example 50000
+         */
+        RefundAmount: number;
+        /**
+         * @description **Decided by this contract (D32).** The body of a web-flow refund: the `id` of the initiate call, and the amount to refund. Sign the exact bytes you send, together with the path `/api/refund` and the private key. The body is closed: another field answers 400 `BAD_REQUEST` (D34).
+         * @example {
+         *       "transactionId": "web_20261122_0007",
+         *       "amount": 50000
+         *     }
+         * @example {
+         *       "transactionId": "web_20261122_0007"
+         *     }
+         */
+        WebRefundRequest: {
+            /** @description **Decided by this contract (D32).** The `id` of the initiate call of the transaction to refund. */
+            transactionId: components["schemas"]["WebTransactionId"];
+            /** @description Paise, optional. Absent or 0 means the whole transaction. **Decided by this contract (D39).** Read as what remains of it: after partial refunds, absent or 0 refunds the rest. */
+            amount?: components["schemas"]["RefundAmount"];
+        };
+        /** @description The answer of an accepted push or refund: `{ "message": "ok" }`, as the description gives it for the extras' pushes and the SDK-flow refund. */
+        OkResponse: {
+            /**
+             * @description Always `ok`.
+             * @enum {string}
+             */
+            message: "ok";
         };
         /** @description **Decided by this contract (D21).** The body of the web-flow webhook, sent when a transaction reaches a final status: its id, the status and the status signature (D22). */
         WebWebhookEvent: {
@@ -318,7 +431,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description **Decided by this contract (D03).** `AUTHORIZATION_FAILED`: `X-Partner-Id` is missing or unknown, or `X-Signature` is missing, not of the form of 44 base64 characters ending in `=` (D28), or does not match the body, the path and query, and the partner's private key. */
+        /** @description **Decided by this contract (D03).** `AUTHORIZATION_FAILED`: `X-Partner-Id` is missing or unknown; `X-Signature` is missing where it is required (every call but the status check, D21); or a well-formed `X-Signature` does not match the body, the path and query, and the partner's private key. A signature not of the form of 44 base64 characters ending in `=` answers 400 `BAD_REQUEST` instead (D28). */
         authorizationFailed: {
             headers: {
                 [name: string]: unknown;
@@ -339,6 +452,19 @@ export interface components {
                 "application/json": components["schemas"]["MessageError"] & {
                     /** @enum {string} */
                     message?: "PAYLOAD_TOO_LARGE";
+                };
+            };
+        };
+        /** @description **Decided by this contract (D24).** `TOO_MANY_REQUESTS` (the D03 error body): the service, or a proxy on the way to it, asks the caller to slow down. No rate limit is promised; wait at least `Retry-After` seconds before sending again. */
+        tooManyRequests: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["MessageError"] & {
+                    /** @enum {string} */
+                    message?: "TOO_MANY_REQUESTS";
                 };
             };
         };
@@ -365,7 +491,13 @@ export interface components {
         XEventId: string;
     };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /**
+         * @description **Decided by this contract (D24).** How many seconds to wait before sending the request again (the delay-seconds form of RFC 9110).
+         * @example 30
+         */
+        RetryAfter: number;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -398,7 +530,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebInitiateResponse"];
                 };
             };
-            /** @description **Decided by this contract (D03).** `DUPLICATE_TRANSACTION_ID` when the id was used before; `BAD_REQUEST` when the body is not valid JSON or fails the schema. */
+            /** @description **Decided by this contract (D03).** `DUPLICATE_TRANSACTION_ID` when the id was used before; `BAD_REQUEST` when the body is not valid JSON or fails the schema (a field the schema does not list is named in `detail`, D34), or when `X-Signature` is not of the form of 44 base64 characters ending in `=` (D28). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -412,6 +544,7 @@ export interface operations {
             };
             401: components["responses"]["authorizationFailed"];
             413: components["responses"]["payloadTooLarge"];
+            429: components["responses"]["tooManyRequests"];
             500: components["responses"]["internalServerError"];
         };
     };
@@ -424,12 +557,12 @@ export interface operations {
                  */
                 id: components["schemas"]["WebTransactionId"];
             };
-            header: {
+            header?: {
                 /**
-                 * @description The request signature. See the document's description for the recipe of this family. Its form is checked here (D28); its value only the service can check.
-                 * @example qvSZ/F8ixk3Rb7Bq+pEWvRQ2HK0FmL+cMaf0+r8aXOk=
+                 * @description **Decided by this contract (D21).** Optional on the status check: base64(SHA-256(empty body + path and query + private key)). Verified when present (D28: 44 base64 characters ending in `=`, else 400); absent, the answer is given on `X-Partner-Id` alone.
+                 * @example annUDNqYp8/26vqnOCsgZAGzNvV4GuvtwFTJPKqybYc=
                  */
-                "X-Signature": components["parameters"]["XSignature"];
+                "X-Signature"?: components["schemas"]["Signature"];
             };
             path?: never;
             cookie?: never;
@@ -445,7 +578,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebTransactionStatusResponse"];
                 };
             };
-            /** @description **Decided by this contract (D03).** `BAD_REQUEST` when `id` is missing or not of the form of an id. */
+            /** @description **Decided by this contract (D03).** `BAD_REQUEST` when `id` is missing or not of the form of an id, or when a sent `X-Signature` is not of the form of 44 base64 characters ending in `=` (D28). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -458,7 +591,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["authorizationFailed"];
-            /** @description **Decided by this contract (D21).** `NO_SUCH_TRANSACTION` (the D03 error body): no transaction of this partner has this id. */
+            /** @description **Decided by this contract (D21).** `TRANSACTION_NOT_FOUND` (the D03 error body): no transaction of this partner has this id. (`NO_SUCH_TRANSACTION` keeps its one status, 400, in the refunds.) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -466,10 +599,57 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["MessageError"] & {
                         /** @enum {string} */
-                        message?: "NO_SUCH_TRANSACTION";
+                        message?: "TRANSACTION_NOT_FOUND";
                     };
                 };
             };
+            429: components["responses"]["tooManyRequests"];
+            500: components["responses"]["internalServerError"];
+        };
+    };
+    refundWebTransaction: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The request signature. See the document's description for the recipe of this family. Its form is checked here (D28); its value only the service can check.
+                 * @example qvSZ/F8ixk3Rb7Bq+pEWvRQ2HK0FmL+cMaf0+r8aXOk=
+                 */
+                "X-Signature": components["parameters"]["XSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebRefundRequest"];
+            };
+        };
+        responses: {
+            /** @description **Decided by this contract (D32).** The refund is accepted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OkResponse"];
+                };
+            };
+            /** @description **Decided by this contract (D32).** `NO_SUCH_TRANSACTION` (no transaction of this partner has this id), `REFUND_AMOUNT_TOO_LARGE` (more than remains), `ALREADY_REFUNDED` (nothing remains), `TRANSACTION_NOT_REFUNDABLE` (the transaction is not `SUCCESS`), `BAD_REQUEST` (the body is not valid JSON or fails the schema, or `X-Signature` is malformed, D28). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageError"] & {
+                        /** @enum {string} */
+                        message?: "NO_SUCH_TRANSACTION" | "REFUND_AMOUNT_TOO_LARGE" | "ALREADY_REFUNDED" | "TRANSACTION_NOT_REFUNDABLE" | "BAD_REQUEST";
+                    };
+                };
+            };
+            401: components["responses"]["authorizationFailed"];
+            413: components["responses"]["payloadTooLarge"];
+            429: components["responses"]["tooManyRequests"];
             500: components["responses"]["internalServerError"];
         };
     };
@@ -538,6 +718,13 @@ export interface operations {
             };
             /** @description **Decided by this contract (D23).** Received: any 2xx answer stops the retries. */
             "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description **Decided by this contract (D23).** Received too: a 3xx answer stops the retries, and the redirect is not followed. */
+            "3XX": {
                 headers: {
                     [name: string]: unknown;
                 };
