@@ -8,8 +8,8 @@
  * - web-initiated flow requests: `body + pathAndQuery + privateKey` ({@link webSignature});
  * - SDK-flow requests and webhooks, and gateway webhooks keyed with the merchant's Transactional
  *   API password (D23): `body + privateKey` ({@link sdkSignature});
- * - browser callbacks, the web status-check answer and the web webhook (D22):
- *   `transactionId + "|" + status + privateKey` ({@link statusSignature}).
+ * - browser callbacks, the web status-check answer and the web webhook (D22, changed in 2.0.0):
+ *   `transactionId + status + privateKey`, with no separator ({@link statusSignature}).
  *
  * Strings are hashed as UTF-8 without any normalisation; a lone UTF-16 surrogate in a string is
  * encoded as U+FFFD, so pass the body as bytes to sign exactly what travels on the wire.
@@ -55,7 +55,10 @@ export function sdkSignature(body: SignatureBody, privateKey: string): string {
   return sha256Base64(body, [key(privateKey)]);
 }
 
-/** Callbacks, status answer and web webhook (D22): base64(SHA-256(transactionId + "|" + status + privateKey)). */
+/**
+ * Callbacks, status answer and web webhook (D22): base64(SHA-256(transactionId + status + privateKey)),
+ * the three joined without a separator, as the service's integrations verify it.
+ */
 export function statusSignature(transactionId: string, status: string, privateKey: string): string {
   return statusDigest(transactionId, status, privateKey);
 }
@@ -94,7 +97,7 @@ export function verifyStatusSignature(
 }
 
 function statusDigest(transactionId: string, status: string, privateKey: string): string {
-  return sha256Base64(requireString('transactionId', transactionId), ['|', requireString('status', status), key(privateKey)]);
+  return sha256Base64(requireString('transactionId', transactionId), [requireString('status', status), key(privateKey)]);
 }
 
 /**

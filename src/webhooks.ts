@@ -5,7 +5,7 @@
  * - `sdk`, {@link verifySdkWebhook}, keyed with the merchant's private key:
  *   `X-Signature` = base64(SHA-256(raw body + key)).
  * - `web`, {@link verifyWebWebhook}, keyed with the partner's private key: the same `X-Signature`,
- *   and the body's `signature` = base64(SHA-256(transactionId + "|" + status + key)) (D22).
+ *   and the body's `signature` = base64(SHA-256(transactionId + status + key)), no separator (D22).
  * - `gateway`, {@link verifyGatewayWebhook}, keyed with the merchant's Transactional API password:
  *   `X-Signature` = base64(SHA-256(raw body + password)) (D23), for `{ transaction }` and `{ refund }`.
  *
@@ -48,8 +48,8 @@
  * identifies an event across retries, but it is not covered by the signature. Treat a webhook as a
  * hint and confirm with a status read before shipping goods or moving money.
  *
- * **Retries (D23).** Any answer other than 200 (SDK) or 2xx (web, gateway), or none within 10 s,
- * makes the service try again: at most 6 attempts, at once and then 30 s, 2 min, 10 min, 1 h and
+ * **Retries (D23).** Any answer other than 200 (SDK) or 2xx or 3xx (web, gateway; a redirect is not
+ * followed), or none within 10 s, makes the service try again: at most 6 attempts, at once and then 30 s, 2 min, 10 min, 1 h and
  * 6 h after the previous failure. Answer quickly; `onEvent` should record the event and return.
  *
  * docs/webhooks.md has the full guide.

@@ -8,7 +8,7 @@
 import { Script } from 'node:vm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadBrowserAsset } from '../src/sandbox/browser-assets.js';
-import { appendTid, webDownPayment } from '../src/sandbox/families/web-checkout.js';
+import { appendQuery, appendTid, webDownPayment } from '../src/sandbox/families/web-checkout.js';
 import { accentColour, formatPaise, maskPhone, renderCheckoutPage, safeLogoUrl, textOn, type CheckoutPageConfig } from '../src/sandbox/pages/checkout.js';
 import { statusSignature, verifyStatusSignature } from '../src/signature.js';
 import { verifyWebWebhook } from '../src/webhooks.js';
@@ -157,7 +157,7 @@ describe('the endpoints behind the hosted page', () => {
     const third = await post(`${base}/otp`, { otp: '333333' });
     expect(third.body).toMatchObject({ result: 'INVALID', attemptsLeft: 0, status: 'FAILURE', failureReason: 'OTP_ATTEMPTS_EXCEEDED' });
     expect(verifyStatusSignature(third.body.signature, id, 'FAILURE', PRIVATE_KEY)).toBe(true);
-    expect(third.body.redirectTo).toBe('https://merchant.example.in/');
+    expect(third.body.redirectTo).toBe(`https://merchant.example.in/?txnId=${id}&txnStatus=FAILURE`);
     expect((await post(`${base}/otp`, { otp: '123456' })).status).toBe(409);
     const status = await t.web('GET', `/api/transaction/status?id=${id}`);
     expect(status.body.status).toBe('FAILURE');
@@ -179,7 +179,7 @@ describe('the endpoints behind the hosted page', () => {
       transactionId: id,
       status: 'SUCCESS',
       signature: statusSignature(id, 'SUCCESS', PRIVATE_KEY),
-      redirectTo: 'https://shop.example/done',
+      redirectTo: `https://shop.example/done?txnId=${id}&txnStatus=SUCCESS`,
     });
     expect((await t.web('GET', `/api/transaction/status?id=${id}`)).body.status).toBe('SUCCESS');
   });
@@ -209,6 +209,15 @@ describe('helpers', () => {
     expect(appendTid('https://shop.example/return?', 'w_1')).toBe('https://shop.example/return?tid=w_1');
     expect(appendTid('https://shop.example/r?x=1#pay', 'w_1')).toBe('https://shop.example/r?x=1&tid=w_1#pay');
     expect(appendTid('https://shop.example/r?tid=old&x=1', 'w_1')).toBe('https://shop.example/r?x=1&tid=w_1');
+  });
+
+  it('appends several parameters, encoded, replacing earlier pairs of the same names only', () => {
+    expect(appendQuery('https://shop.example/?wc-api=paylater&key=wc_order_a%2Fb', { txnId: 'w 1', txnStatus: 'SUCCESS' })).toBe(
+      'https://shop.example/?wc-api=paylater&key=wc_order_a%2Fb&txnId=w%201&txnStatus=SUCCESS',
+    );
+    expect(appendQuery('https://shop.example/r?txnStatus=old&txnIdx=1#f', { txnId: 'w_1', txnStatus: 'FAILURE' })).toBe(
+      'https://shop.example/r?txnIdx=1&txnId=w_1&txnStatus=FAILURE#f',
+    );
   });
 
   it('formats rupees, masks the phone, picks readable colours, accepts only http(s) logos', () => {

@@ -84,6 +84,11 @@ describe('gateway clients against the mock', () => {
 
   it('calls every Transactional API operation', async () => {
     const client = createTransactionalApiClient({ baseUrl: mockUrl('gateway'), credentials: basic });
+    const configuration = await client.GET('/api/merchant/configuration');
+    expect(configuration.response.status).toBe(200);
+    expect(configuration.data?.version).toBe(2);
+    expect(configuration.data?.maxOrderAmount).toEqual(expect.any(Number));
+
     const check = await client.POST('/api/merchant/transaction/pre-eligibility', {
       body: { user, transaction: { amount: 150000 }, deviceInformation: device },
     });
@@ -91,9 +96,10 @@ describe('gateway clients against the mock', () => {
     expect(check.data?.preEligibilityCheck.id).toMatch(/^[0-9a-f-]{36}$/);
 
     const created = await client.POST('/api/merchant/transaction', {
-      body: { transaction: { id: 'txn_1', amount: 150000 }, user, deviceInformation: device },
+      body: { transaction: { id: 'txn_1', amount: 150000, mode: 'TEST', notes: { order: { id: 7, items: ['a'] } } }, user },
     });
-    expect(created.response.status).toBe(201);
+    expect(created.response.status).toBe(200);
+    expect(created.data?.transaction.url).toMatch(/^https?:\/\//);
 
     const list = await client.GET('/api/merchant/transaction', { params: { query: { limit: 10 } } });
     expect(list.response.status).toBe(200);
@@ -124,10 +130,15 @@ describe('gateway clients against the mock', () => {
     const refund = await client.POST('/api/merchant/transaction/{transactionId}/refund', {
       params: { path: { transactionId: 'txn_1' } },
       body: { refund: { amount: 50000 } },
-      ...prefer('code=201'),
     });
-    expect(refund.response.status).toBe(201);
+    expect(refund.response.status).toBe(200);
     expect(refund.data?.refund.amount).toEqual(expect.any(Number));
+
+    const cancelled = await client.GET('/api/merchant/transaction/{transactionId}/cancel', {
+      params: { path: { transactionId: 'txn_2' } },
+    });
+    expect(cancelled.response.status).toBe(200);
+    expect(cancelled.data?.transaction.status).toBe('FAILED');
 
     const settlement = await client.GET('/api/merchant/settlement', { params: { query: {} } });
     expect(settlement.response.status).toBe(200);
@@ -143,7 +154,7 @@ describe('gateway clients against the mock', () => {
     });
     expect(response.status).toBe(409);
     expect(data).toBeUndefined();
-    expect(['DUPLICATE_ID', 'INVALID_STATE', 'REFUND_AMOUNT_TOO_LARGE', 'ALREADY_REFUNDED']).toContain(error?.errorCode);
+    expect(['DUPLICATE_ID', 'INVALID_STATE']).toContain(error?.errorCode);
   });
 
   it('is answered 401 by the mock without valid credentials', async () => {
@@ -202,6 +213,14 @@ describe('web client against the mock', () => {
     const status = await client.GET('/api/transaction/status', { params: { query: { id: 'web_1' } } });
     expect(status.response.status).toBe(200);
     expect(['PENDING', 'SUCCESS', 'FAILURE', 'CANCELLED']).toContain(status.data?.status);
+
+    const unsigned = createWebClient({ baseUrl: mockUrl('web'), ...partner, signStatusCheck: false });
+    const unsignedStatus = await unsigned.GET('/api/transaction/status', { params: { query: { id: 'web_1' } } });
+    expect(unsignedStatus.response.status).toBe(200);
+
+    const refund = await client.POST('/api/refund', { body: { transactionId: 'web_1', amount: 50000 } });
+    expect(refund.response.status).toBe(200);
+    expect(refund.data?.message).toBe('ok');
 
     const script = await client.GET('/sdk.js', { parseAs: 'text' });
     expect(script.response.headers.get('content-type')).toMatch(/javascript/);
@@ -262,10 +281,31 @@ describe('signing over what is actually sent', () => {
       const client = createWebClient({ baseUrl: `${url}/prefix/v1`, ...partner });
       await client.GET('/api/transaction/status', { params: { query: { id: 'ord 1/ü+x' } } });
       await client.POST('/api/transaction', { body: { id: 'w_2', amount: 100, user: { name: 'नमस्ते 🙏', phoneNumber: '+919000000001' } } });
-      expect(seen).toHaveLength(2);
+      await client.POST('/api/refund', { body: { transactionId: 'w_2', amount: 40 } });
+      expect(seen).toHaveLength(3);
       expect(seen.every((s) => s.valid)).toBe(true);
       expect(seen[0]?.path).toMatch(/^\/prefix\/v1\/api\/transaction\/status\?id=ord/);
       expect(seen[1]?.path).toBe('/prefix/v1/api/transaction');
+      expect(seen[2]?.path).toBe('/prefix/v1/api/refund');
+    } finally {
+      await close(server);
+    }
+  });
+
+  it('leaves the status check unsigned with signStatusCheck: false, and signs everything else', async () => {
+    const seen: { path: string; partnerId: unknown; signature: unknown }[] = [];
+    const { url, server } = await localServer((req, _body, res) => {
+      seen.push({ path: req.url ?? '', partnerId: req.headers['x-partner-id'], signature: req.headers['x-signature'] });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"message":"ok"}');
+    });
+    try {
+      const client = createWebClient({ baseUrl: url, ...partner, signStatusCheck: false });
+      await client.GET('/api/transaction/status', { params: { query: { id: 'w_3' } } });
+      await client.POST('/api/refund', { body: { transactionId: 'w_3' } });
+      expect(seen[0]).toEqual({ path: '/api/transaction/status?id=w_3', partnerId: partner.partnerId, signature: undefined });
+      expect(seen[1]?.signature).toBe(webSignature('{"transactionId":"w_3"}', '/api/refund', partner.privateKey));
+      expect(() => createWebClient({ baseUrl: url, ...partner, signStatusCheck: 'no' as unknown as boolean })).toThrow(/signStatusCheck/);
     } finally {
       await close(server);
     }
@@ -334,6 +374,17 @@ describe('timeouts and retries', () => {
       hits.clear();
       await gateway.POST('/api/merchant/transaction/{transactionId}/refund', { params: { path: { transactionId: 't' } }, body: { refund: { amount: 5 } } });
       expect(hits.get('POST /api/merchant/transaction/t/refund')).toBe(1);
+      // The configuration is a read, retried; the cancel is a GET that changes state, never repeated.
+      await gateway.GET('/api/merchant/configuration');
+      expect(hits.get('GET /api/merchant/configuration')).toBe(3);
+      const cancel = await gateway.GET('/api/merchant/transaction/{transactionId}/cancel', { params: { path: { transactionId: 't' } } });
+      expect(cancel.response.status).toBe(503);
+      expect(hits.get('GET /api/merchant/transaction/t/cancel')).toBe(1);
+
+      const web = createWebClient({ baseUrl: url, ...partner, retry: { retries: 3, minDelayMs: 1 } });
+      const webRefund = await web.POST('/api/refund', { body: { transactionId: 'w' } });
+      expect(webRefund.response.status).toBe(503);
+      expect(hits.get('POST /api/refund')).toBe(1);
 
       const plain = createSdkClient({ baseUrl: url, ...partner });
       hits.clear();

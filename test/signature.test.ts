@@ -112,12 +112,14 @@ describe('statusSignature', () => {
     ).toBe(true);
   });
 
-  it('separates the id from the status', () => {
+  it('joins the id, the status and the key without a separator (D22, changed in 2.0.0)', () => {
     const key = 'k';
-    expect(statusSignature('tx1', 'SUCCESS', key)).not.toBe(statusSignature('tx1S', 'UCCESS', key));
     expect(statusSignature('tx1', 'SUCCESS', key)).toBe(
-      createHash('sha256').update('tx1|SUCCESSk').digest('base64'),
+      createHash('sha256').update('tx1SUCCESSk').digest('base64'),
     );
+    // The 1.0.0 recipe put "|" between the id and the status; its signatures no longer verify.
+    const withSeparator = createHash('sha256').update('tx1|SUCCESSk').digest('base64');
+    expect(verifyStatusSignature(withSeparator, 'tx1', 'SUCCESS', key)).toBe(false);
   });
 });
 
@@ -348,7 +350,7 @@ describe('arguments', () => {
     expect(sdkSignature('é', key)).toBe(sdkSignature(Buffer.from([0xc3, 0xa9]), key));
     expect(sdkSignature('é', key)).not.toBe(sdkSignature('e\u0301', key));
     expect(statusSignature('txn', 'SUCCESS', 'ключ')).toBe(
-      createHash('sha256').update(Buffer.from('txn|SUCCESSключ', 'utf8')).digest('base64'),
+      createHash('sha256').update(Buffer.from('txnSUCCESSключ', 'utf8')).digest('base64'),
     );
   });
 
@@ -385,7 +387,7 @@ describe('parts are hashed as separate UTF-8 strings', () => {
     expect(sdkSignature(body, key)).toBe(incremental(body, key));
     expect(sdkSignature(body, key)).not.toBe(incremental(`${body}${key}`));
     expect(webSignature(body, '/p\uD83D', key)).toBe(incremental(body, '/p\uD83D', key));
-    expect(statusSignature('id\uD83D', '\uDE00', key)).toBe(incremental('id\uD83D', '|', '\uDE00', key));
+    expect(statusSignature('id\uD83D', '\uDE00', key)).toBe(incremental('id\uD83D', '\uDE00', key));
   });
 
   it('gives the same signature for a body as a string, as bytes, small or large', () => {

@@ -66,6 +66,13 @@ export async function startMerchant(options: MerchantOptions = {}) {
       const webhook = webhooks.find((event) => event.payload.transactionId === id);
       return json(res, 200, { transactionId: id, status: data.status, signatureVerified: verified, webhookStatus: webhook?.payload.status ?? null });
     }
+    const refund = /^\/api\/orders\/([A-Za-z0-9_-]{1,64})\/refund$/.exec(url.pathname);
+    if (req.method === 'POST' && refund?.[1] !== undefined) {
+      // A full refund (no amount: whatever is not refunded yet), signed by the client like every
+      // web call: body + "/api/refund" + private key. In a real shop, only staff may do this.
+      const { data, error } = await paylater.POST('/api/refund', { body: { transactionId: refund[1] } });
+      return data ? json(res, 200, { refunded: true }) : json(res, 409, { error: error?.message ?? 'refund failed' });
+    }
     if (req.method === 'POST' && url.pathname === '/webhooks/paylater') return onWebhook(req, res);
     json(res, 404, { error: 'not found' });
   };

@@ -16,9 +16,9 @@ function sdkSignature(body, key) {
   return createHash('sha256').update(body, 'utf8').update(key, 'utf8').digest('base64');
 }
 
-/** Web status answer and callbacks (D22): base64(SHA-256(transactionId + "|" + status + key)). */
+/** Web status answer and callbacks (D22): base64(SHA-256(transactionId + status + key)), no separator. */
 function statusSignature(transactionId, status, key) {
-  return createHash('sha256').update(`${transactionId}|${status}`, 'utf8').update(key, 'utf8').digest('base64');
+  return createHash('sha256').update(`${transactionId}${status}`, 'utf8').update(key, 'utf8').digest('base64');
 }
 
 /**

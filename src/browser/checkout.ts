@@ -6,7 +6,8 @@
  *   to the opener, for the shop's origin only, then closes the window;
  * - redirect (sdk.js): goes back to the script's `redirectUrl` with `tid` appended;
  * - direct (the merchant sent the user to `redirectUrl`): goes to `redirect.url`, or after a failure
- *   or cancellation to `redirect.failureUrl` when set (D21), as the sandbox answers in `redirectTo`.
+ *   or cancellation to `redirect.failureUrl` when set (D21), with `txnId` and `txnStatus` appended to
+ *   its query (D33), as the sandbox answers in `redirectTo`.
  */
 import { RESULT_MESSAGE_TYPE, isFinalStatus } from './protocol.js';
 import type { CheckoutResultMessage, FinalStatus } from './types.js';

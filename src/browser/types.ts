@@ -8,6 +8,14 @@
 export type ClientStatus = 'SUCCESS' | 'FAILURE' | 'CANCELLED' | 'GET_TXN_ID_FAILED';
 
 /** A final status of a web transaction, as the service records it (D27). */
+
+/**
+ * The status signature a callback receives (D22): base64(SHA-256(transactionId + status +
+ * privateKey)), the id, the status and the key joined without a separator, UTF-8, standard base64
+ * of the 32 digest bytes. Only the merchant server holds the key: send it there and check it with
+ * `verifyStatusSignature` (paylater-api/signature), or better, read the status with the status check.
+ */
+export type StatusSignature = string;
 export type FinalStatus = 'SUCCESS' | 'FAILURE' | 'CANCELLED';
 
 /**
@@ -17,8 +25,8 @@ export type FinalStatus = 'SUCCESS' | 'FAILURE' | 'CANCELLED';
  * it, `CANCELLED` comes without a signature (treat it as unconfirmed and check the status).
  */
 export type FailureCallbackArguments =
-  | [status: 'FAILURE', signature: string]
-  | [status: 'CANCELLED', signature: string | undefined]
+  | [status: 'FAILURE', signature: StatusSignature]
+  | [status: 'CANCELLED', signature: StatusSignature | undefined]
   | [status: 'GET_TXN_ID_FAILED', signature?: undefined];
 
 interface CommonOptions {
@@ -40,8 +48,8 @@ interface CommonOptions {
 /** The popup flow: the user confirms in a popup; the result comes to the callbacks. */
 export interface PopupOptions extends CommonOptions {
   type: 'popup';
-  /** Called on `SUCCESS` with the status signature; check it on the merchant server. */
-  successCallback: (signature: string) => void;
+  /** Called on `SUCCESS` with the status signature ({@link StatusSignature}); check it on the merchant server. */
+  successCallback: (signature: StatusSignature) => void;
   /** Called on `FAILURE` or `CANCELLED` (with a signature) and on `GET_TXN_ID_FAILED` (without). */
   failureCallback: (...args: FailureCallbackArguments) => void;
 }

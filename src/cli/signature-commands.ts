@@ -46,7 +46,7 @@ const STATUS_OPTIONS = `  --id ID                the transaction id (required)
 
 const WEB_RECIPE = 'base64(SHA-256(body + pathAndQuery + privateKey))';
 const SDK_RECIPE = 'base64(SHA-256(body + privateKey))';
-const STATUS_RECIPE = 'base64(SHA-256(transactionId + "|" + status + privateKey))';
+const STATUS_RECIPE = 'base64(SHA-256(transactionId + status + privateKey))';
 
 const BODY_OPTIONS = { 'strip-newline': { type: 'boolean' }, 'key-file': { type: 'string' } } as const;
 

@@ -5,7 +5,8 @@
  *   only the merchant operations (create, get, documents, disable, dashboard access).
  * - {@link createTransactionalApiClient}: one merchant's **Transactional API** credentials, read
  *   from `merchant.basicAuthDetails` once the merchant is enabled; only the transactional
- *   operations (pre-eligibility, transactions, user inputs, down payment, refunds, settlement).
+ *   operations (the merchant's configuration, pre-eligibility, transactions, user inputs, down
+ *   payment, cancel, refunds, settlement).
  *
  * Each client only offers the operations its credentials can call, so a mix-up is a type error.
  */
@@ -22,7 +23,10 @@ import {
 export type { components as GatewayComponents, operations as GatewayOperations, paths as GatewayPaths };
 export type GatewaySchemas = components['schemas'];
 
-type TransactionalPath = Extract<keyof paths, `/api/merchant/transaction${string}` | '/api/merchant/settlement'>;
+type TransactionalPath = Extract<
+  keyof paths,
+  `/api/merchant/transaction${string}` | '/api/merchant/settlement' | '/api/merchant/configuration'
+>;
 /** The operations that take the Merchant API credentials. */
 export type MerchantApiPaths = Omit<paths, TransactionalPath>;
 /** The operations that take a merchant's Transactional API credentials. */
@@ -33,12 +37,14 @@ export interface GatewayClientOptions extends ClientOptions {
 }
 
 /**
- * Safe to repeat: reads, disabling a merchant (idempotent, D10) and a refund that names its own
- * `refund.id` (a repeat answers the existing refund, D18).
+ * Safe to repeat: reads (the configuration among them), disabling a merchant (idempotent, D10) and
+ * a refund that names its own `refund.id` (a repeat answers the existing refund, D18). Not the
+ * cancel, although a GET: it changes the transaction, and a repeat after a lost answer would be
+ * refused as INVALID_STATE (G9).
  */
 const gatewaySafeToRepeat: SafeToRepeat = (request) => {
-  if (request.method === 'GET' || request.method === 'HEAD') return true;
   const path = new URL(request.url).pathname;
+  if (request.method === 'GET' || request.method === 'HEAD') return !isCancel(path);
   if (request.method === 'POST' && path.endsWith('/disable')) return true;
   if (request.method === 'POST' && path.endsWith('/refund') && request.body !== undefined) {
     try {
@@ -50,6 +56,11 @@ const gatewaySafeToRepeat: SafeToRepeat = (request) => {
   }
   return false;
 };
+
+/** `/api/merchant/transaction/{transactionId}/cancel`, under any base path. */
+function isCancel(path: string): boolean {
+  return /\/api\/merchant\/transaction\/[^/]+\/cancel$/.test(path);
+}
 
 /** A client of the merchant operations, with the payment gateway's Merchant API credentials. */
 export function createMerchantApiClient(options: GatewayClientOptions): Client<MerchantApiPaths> {

@@ -1,8 +1,13 @@
 /**
- * Typed client of the web-initiated flow. Every request is signed as the last step before it is sent,
- * over the exact body bytes and the exact path and query sent (a path prefix of `baseUrl`
- * included): `X-Signature` = base64(SHA-256(body + pathAndQuery + privateKey)), with `X-Partner-Id`.
- * Callers never pass `X-Signature` themselves.
+ * Typed client of the web-initiated flow: initiate, status check and refund (`POST /api/refund`).
+ * Every request is signed as the last step before it is sent, over the exact body bytes and the
+ * exact path and query sent (a path prefix of `baseUrl` included): `X-Signature` =
+ * base64(SHA-256(body + pathAndQuery + privateKey)), with `X-Partner-Id`. Callers never pass
+ * `X-Signature` themselves.
+ *
+ * The service answers a status check on `X-Partner-Id` alone (W3); the client still signs it by
+ * default, because a signed check costs nothing and passes a service that requires the signature
+ * (the sandbox's `--require-status-signature`). `signStatusCheck: false` leaves it unsigned.
  */
 import type { Client } from 'openapi-fetch';
 import type { components, operations, paths } from '../../generated/types/web.js';
@@ -14,20 +19,36 @@ export type { components as WebComponents, operations as WebOperations, paths as
 export type WebSchemas = components['schemas'];
 export type WebClientPaths = SignedPaths<paths>;
 
-export interface WebClientOptions extends ClientOptions, PartnerCredentials {}
+export interface WebClientOptions extends ClientOptions, PartnerCredentials {
+  /** Sign the status check too (default true); false sends it with `X-Partner-Id` only. */
+  signStatusCheck?: boolean;
+}
 
-/** Only the status read is retried (when `retry` is set); an initiate is never sent twice. */
+const STATUS_CHECK_PATH = '/api/transaction/status';
+
+/**
+ * Only the status read is retried (when `retry` is set); an initiate or a refund is never sent
+ * twice (a refund names no id of its own, so a repeat could refund twice).
+ */
 export function createWebClient(options: WebClientOptions): Client<WebClientPaths> {
   checkPartnerCredentials(options, 'createWebClient');
   const { partnerId, privateKey } = options;
+  if (options.signStatusCheck !== undefined && typeof options.signStatusCheck !== 'boolean') {
+    throw new TypeError('createWebClient: signStatusCheck must be a boolean');
+  }
+  const signStatusCheck = options.signStatusCheck ?? true;
   return buildClient(
     options,
     readOnly,
     {
-      sign: (body, pathAndQuery) => ({
-        'X-Partner-Id': partnerId,
-        'X-Signature': webSignature(body, pathAndQuery, privateKey),
-      }),
+      sign: (body, pathAndQuery): Record<string, string> => {
+        const path = pathAndQuery.split('?', 1)[0] ?? '';
+        if (!signStatusCheck && path.endsWith(STATUS_CHECK_PATH)) return { 'X-Partner-Id': partnerId };
+        return {
+          'X-Partner-Id': partnerId,
+          'X-Signature': webSignature(body, pathAndQuery, privateKey),
+        };
+      },
     },
   );
 }

@@ -18,6 +18,9 @@ Options:
   --port PORT         port to listen on (default 4000; 0 picks a free one)   [${ENVIRONMENT.port}]
   --host HOST         address to listen on (default 127.0.0.1)               [${ENVIRONMENT.host}]
   --webhook-url URL   the partner's webhook receiver for web and SDK events  [${ENVIRONMENT.webhookUrl}]
+  --require-status-signature
+                      require X-Signature on the web status check (hardening; by default it is
+                      verified when present)                       [${ENVIRONMENT.requireStatusSignature}=1]
   --quiet             do not print a line per request
   -h, --help          show this help
 
@@ -31,6 +34,7 @@ const OPTIONS = {
   port: { type: 'string' },
   host: { type: 'string' },
   'webhook-url': { type: 'string' },
+  'require-status-signature': { type: 'boolean' },
   quiet: { type: 'boolean' },
 } as const;
 
@@ -57,6 +61,7 @@ export async function runSandbox(argv: string[], options: RunSandboxOptions = {}
     if (values.port !== undefined) overrides.port = parsePort(values.port, '--port');
     if (values.host !== undefined) overrides.host = values.host;
     if (values['webhook-url'] !== undefined) overrides.partner = { webhookUrl: values['webhook-url'] };
+    if (values['require-status-signature'] === true) overrides.requireStatusSignature = true;
   } catch (error) {
     if (error instanceof ConfigError) throw new UsageError(error.message, COMMAND);
     throw error;
@@ -109,6 +114,7 @@ export function banner(url: string, config: SandboxConfig): string {
     `  Partner id (web and SDK):      ${config.partner.id}`,
     `  Private key (web and SDK):     ${shown(config.partner.privateKey, defaults.partner.privateKey, ENVIRONMENT.privateKey)}`,
     `  Partner webhook URL:           ${config.partner.webhookUrl ?? '(none: events are recorded as not_sent)'}`,
+    ...(config.requireStatusSignature ? ['  Web status check:              X-Signature required (--require-status-signature)'] : []),
     '',
     `Landing page: ${url}/   Browser script: ${url}/sdk.js   Hosted checkout: ${url}/checkout/<id>`,
     `Virtual clock: ${url}/sandbox/clock   Webhook deliveries: ${url}/sandbox/webhooks/deliveries`,

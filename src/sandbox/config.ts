@@ -38,6 +38,11 @@ export interface SandboxConfig {
   bodyLimit: number;
   /** The origin used in URLs the sandbox hands out (redirectUrl); default: the address it listens on. */
   publicUrl: string | undefined;
+  /**
+   * Hardening, off by default (D21): the web status check then requires `X-Signature`. The service
+   * verifies it when present but answers without it, as its integrations send none.
+   */
+  requireStatusSignature: boolean;
 }
 
 export const DEFAULT_HOST = '127.0.0.1';
@@ -59,6 +64,7 @@ export const DEFAULT_CONFIG: SandboxConfig = Object.freeze({
   }),
   bodyLimit: BODY_LIMIT,
   publicUrl: undefined,
+  requireStatusSignature: false,
 }) as SandboxConfig;
 
 /** The environment variables the sandbox reads. */
@@ -72,6 +78,7 @@ export const ENVIRONMENT = {
   partnerId: 'PAYLATER_PARTNER_ID',
   privateKey: 'PAYLATER_PRIVATE_KEY',
   webhookUrl: 'PAYLATER_WEBHOOK_URL',
+  requireStatusSignature: 'PAYLATER_REQUIRE_STATUS_SIGNATURE',
 } as const;
 
 /** Overrides of the defaults; nested objects are merged field by field. */
@@ -83,6 +90,7 @@ export interface ConfigOverrides {
   partner?: Partial<PartnerConfig>;
   bodyLimit?: number;
   publicUrl?: string;
+  requireStatusSignature?: boolean;
 }
 
 /** A setting that cannot be used; the message names the setting, never a secret's value. */
@@ -103,6 +111,7 @@ export function resolveConfig(
     return value === undefined || value === '' ? undefined : value;
   };
   const envPort = fromEnv(ENVIRONMENT.port);
+  const envRequireStatusSignature = fromEnv(ENVIRONMENT.requireStatusSignature);
 
   const config: SandboxConfig = {
     host: overrides.host ?? fromEnv(ENVIRONMENT.host) ?? DEFAULT_CONFIG.host,
@@ -138,6 +147,11 @@ export function resolveConfig(
     },
     bodyLimit: overrides.bodyLimit ?? DEFAULT_CONFIG.bodyLimit,
     publicUrl: overrides.publicUrl ?? DEFAULT_CONFIG.publicUrl,
+    requireStatusSignature:
+      overrides.requireStatusSignature ??
+      (envRequireStatusSignature === undefined
+        ? DEFAULT_CONFIG.requireStatusSignature
+        : parseSwitch(envRequireStatusSignature, ENVIRONMENT.requireStatusSignature)),
   };
   checkConfig(config);
   return config;
@@ -149,6 +163,14 @@ export function parsePort(value: string, setting: string): number {
     throw new ConfigError(`${setting} must be a port number from 0 to 65535`);
   }
   return Number(value);
+}
+
+/** An on/off setting: `1` or `true` is on, `0` or `false` off (any case). */
+export function parseSwitch(value: string, setting: string): boolean {
+  const normalised = value.trim().toLowerCase();
+  if (normalised === '1' || normalised === 'true') return true;
+  if (normalised === '0' || normalised === 'false') return false;
+  throw new ConfigError(`${setting} must be 1 (on) or 0 (off)`);
 }
 
 function checkConfig(config: SandboxConfig): void {

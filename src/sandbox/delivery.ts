@@ -2,8 +2,9 @@
  * Webhook delivery (D23), shared by every family: at most 6 attempts, at once and then 30 s,
  * 2 min, 10 min, 1 h and 6 h after the previous failure (virtual time, see clock.ts); 10 s
  * timeout per attempt (real time); in order per ordering key (a later event waits until the
- * earlier one was delivered or abandoned). Success is HTTP 200 for the SDK flow and any 2xx
- * elsewhere. Every attempt is recorded.
+ * earlier one was delivered or abandoned). Success is HTTP 200 for the SDK flow and any 2xx or
+ * 3xx for the web and gateway webhooks (a redirect is not followed; {@link isReceived}). Every
+ * attempt is recorded.
  *
  * Deliveries only ever go to the URL given to `enqueue`: the partner's or merchant's own receiver.
  */
@@ -24,6 +25,20 @@ export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'abandoned' | 'not_sent';
+
+/**
+ * Which answers of the receiver count as received: exactly 200 (the SDK webhook, as described),
+ * any 2xx, or any 2xx or 3xx (the web and gateway webhooks: receivers in the field answer a
+ * redirect, which is not followed).
+ */
+export type SuccessStatus = 200 | '2xx' | '2xx-3xx';
+
+/** Whether a receiver's HTTP status counts as received under `successStatus`. */
+export function isReceived(successStatus: SuccessStatus, statusCode: number): boolean {
+  if (successStatus === 200) return statusCode === 200;
+  if (successStatus === '2xx') return statusCode >= 200 && statusCode < 300;
+  return statusCode >= 200 && statusCode < 400;
+}
 
 export interface DeliveryAttempt {
   /** 1 for the first attempt. */
@@ -55,7 +70,7 @@ export interface Delivery {
   /** The headers sent (Content-Type, X-Event-Id, X-Signature, ...). */
   headers: Record<string, string>;
   orderingKey: string;
-  successStatus: 200 | '2xx';
+  successStatus: SuccessStatus;
   status: DeliveryStatus;
   /** Why it was not sent (status `not_sent`). */
   reason?: string;
@@ -76,7 +91,7 @@ export interface EnqueueInput {
   headers: Record<string, string>;
   /** Events with the same key are delivered one after the other, in enqueue order. */
   orderingKey: string;
-  successStatus: 200 | '2xx';
+  successStatus: SuccessStatus;
   /** Default: a new unique id. */
   eventId?: string;
   family: string;
@@ -209,9 +224,7 @@ export class DeliveryDispatcher {
     // Re-read: the record is a snapshot and the store is the source of truth.
     const current = { ...(this.deliveries.get(id) ?? delivery) };
     current.attempts = [...current.attempts, attempt];
-    const succeeded =
-      statusCode !== undefined &&
-      (current.successStatus === 200 ? statusCode === 200 : statusCode >= 200 && statusCode < 300);
+    const succeeded = statusCode !== undefined && isReceived(current.successStatus, statusCode);
 
     if (succeeded) {
       current.status = 'delivered';

@@ -428,7 +428,7 @@ describe('the hosted page opened directly from the initiate redirectUrl', () => 
     return { id, redirectUrl: data.redirectUrl };
   }
 
-  it('honours the logo and colour overrides; cancel goes to redirect.failureUrl, success to redirect.url', async () => {
+  it('honours the logo and colour overrides; cancel goes to redirect.failureUrl, success to redirect.url, with txnId and txnStatus', async () => {
     const shop = urls().merchant;
     const cancelled = await initiate({
       url: `${shop}/?result=done`,
@@ -446,13 +446,13 @@ describe('the hosted page opened directly from the initiate redirectUrl', () => 
       expect(await v.page.locator('.amount').innerText()).toContain('₹2,499.00');
       await shot(v.page, 'direct-overrides');
       await v.page.click('#cancel');
-      await v.page.waitForURL(`${shop}/?result=failed`);
+      await v.page.waitForURL(`${shop}/?result=failed&txnId=${cancelled.id}&txnStatus=CANCELLED`);
 
       const confirmed = await initiate({ url: `${shop}/?result=done&via=direct`, failureUrl: `${shop}/?result=failed` });
       await v.page.goto(confirmed.redirectUrl);
       await enterOtp(v.page, '123456');
       await v.page.click('#pay-submit');
-      await v.page.waitForURL(`${shop}/?result=done&via=direct`);
+      await v.page.waitForURL(`${shop}/?result=done&via=direct&txnId=${confirmed.id}&txnStatus=SUCCESS`);
       expect((await statusOf(confirmed.id)).status).toBe('SUCCESS');
       expect((await statusOf(cancelled.id)).status).toBe('CANCELLED');
       expectClean(v);
@@ -472,7 +472,7 @@ describe('the hosted page opened directly from the initiate redirectUrl', () => 
       await enterOtp(v.page, '222222');
       await expect.poll(() => v.page.locator('#otp-error').innerText()).toBe('That code is not right. 1 attempt left.');
       await enterOtp(v.page, '333333');
-      await v.page.waitForURL(`${shop}/?result=failed&why=otp`);
+      await v.page.waitForURL(`${shop}/?result=failed&why=otp&txnId=${failed.id}&txnStatus=FAILURE`);
       expect((await statusOf(failed.id)).status).toBe('FAILURE');
       expectClean(v);
     } finally {

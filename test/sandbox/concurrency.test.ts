@@ -24,11 +24,11 @@ describe('concurrency', () => {
     const total = accepted.reduce((sum, amount) => sum + amount, 0);
     expect(total).toBeLessThanOrEqual(250_000);
     const view = await t.request('GET', `/sandbox/sdk/transactions/${id}`);
-    expect(view.body.amountRefunded).toBe(total);
+    expect(view.body.refundedAmount).toBe(total);
     expect(view.body.refunds).toHaveLength(accepted.length);
   });
 
-  it('50 parallel full refunds: exactly one succeeds', async () => {
+  it('50 parallel full refunds: exactly one succeeds (SDK and web)', async () => {
     const id = `conc_full_${Date.now()}`;
     await initiateSdk(t, id, 100_000);
     await t.request('POST', `/sandbox/sdk/transactions/${id}/confirm`);
@@ -37,6 +37,14 @@ describe('concurrency', () => {
     );
     expect(answers.filter((answer) => answer.status === 200)).toHaveLength(1);
     expect(answers.filter((answer) => answer.body.message === 'ALREADY_REFUNDED')).toHaveLength(49);
+
+    const web = `conc_web_full_${Date.now()}`;
+    expect((await t.web('POST', '/api/transaction', { id: web, amount: 100_000, user: { name: 'Asha Rao', phoneNumber: '+919000000001' } })).status).toBe(200);
+    await t.request('POST', `/sandbox/web/transactions/${web}/confirm`);
+    const webAnswers = await Promise.all(Array.from({ length: 50 }, () => t.web('POST', '/api/refund', { transactionId: web })));
+    expect(webAnswers.filter((answer) => answer.status === 200)).toHaveLength(1);
+    expect(webAnswers.filter((answer) => answer.body.message === 'ALREADY_REFUNDED')).toHaveLength(49);
+    expect((await t.request('GET', `/sandbox/web/transactions/${web}`)).body.refundedAmount).toBe(100_000);
   });
 
   it('50 parallel SDK initiates with one id create exactly one transaction', async () => {

@@ -13,6 +13,7 @@ describe('configuration', () => {
       extras: { username: 'extras_test', password: 'extras_test_secret' },
       partner: { id: 'partner_test', privateKey: 'test_private_key', webhookUrl: undefined },
       bodyLimit: 1_048_576,
+      requireStatusSignature: false,
     });
     expect(config).toEqual(resolveConfig({}, {}));
     expect(DEFAULT_CONFIG.partner.id).toBe('partner_test');
@@ -43,6 +44,20 @@ describe('configuration', () => {
     });
   });
 
+  it('turns the status-signature requirement on from the environment or an option (D21)', () => {
+    for (const value of ['1', 'true', 'TRUE']) {
+      expect(resolveConfig({}, { PAYLATER_REQUIRE_STATUS_SIGNATURE: value }).requireStatusSignature).toBe(true);
+    }
+    for (const value of ['0', 'false', '']) {
+      expect(resolveConfig({}, { PAYLATER_REQUIRE_STATUS_SIGNATURE: value }).requireStatusSignature).toBe(false);
+    }
+    expect(resolveConfig({ requireStatusSignature: true }).requireStatusSignature).toBe(true);
+    expect(resolveConfig({ requireStatusSignature: false }, { PAYLATER_REQUIRE_STATUS_SIGNATURE: '1' }).requireStatusSignature).toBe(false);
+    expect(() => resolveConfig({}, { PAYLATER_REQUIRE_STATUS_SIGNATURE: 'yes please' })).toThrow(
+      'PAYLATER_REQUIRE_STATUS_SIGNATURE must be 1 (on) or 0 (off)',
+    );
+  });
+
   it('rejects unusable settings without echoing secrets', () => {
     expect(() => resolveConfig({}, { PAYLATER_PORT: 'abc' })).toThrow(ConfigError);
     expect(() => resolveConfig({ partner: { webhookUrl: 'ftp://x' } })).toThrow(/webhook URL/);
@@ -66,6 +81,8 @@ describe('the sandbox command', () => {
     let output = '';
     expect(await runSandbox(['--help'], { write: (text) => (output += text) })).toBe(0);
     expect(output).toContain('--webhook-url');
+    expect(output).toContain('--require-status-signature');
+    expect(output).toContain('PAYLATER_REQUIRE_STATUS_SIGNATURE=1');
     expect(output).toContain('PAYLATER_PRIVATE_KEY');
   });
 
@@ -78,7 +95,7 @@ describe('the sandbox command', () => {
     let output = '';
     let stop!: () => void;
     const until = new Promise<void>((resolve) => (stop = resolve));
-    const running = runSandbox(['--port', '0', '--webhook-url', 'http://127.0.0.1:1/hook'], {
+    const running = runSandbox(['--port', '0', '--webhook-url', 'http://127.0.0.1:1/hook', '--require-status-signature'], {
       env: {},
       write: (text) => (output += text),
       until,
@@ -87,6 +104,8 @@ describe('the sandbox command', () => {
     const url = /listening on (http:\/\/\S+)/.exec(output)![1]!;
     const clock = await fetch(`${url}/sandbox/clock`);
     expect(clock.status).toBe(200);
+    const unsigned = await fetch(`${url}/api/transaction/status?id=anything`, { headers: { 'X-Partner-Id': 'partner_test' } });
+    expect(unsigned.status).toBe(401);
     stop();
     expect(await running).toBe(0);
     expect(output).toContain('Sandbox test credentials');
@@ -95,6 +114,7 @@ describe('the sandbox command', () => {
     expect(output).toContain('partner_test');
     expect(output).toContain('test_private_key');
     expect(output).toContain('http://127.0.0.1:1/hook');
+    expect(output).toContain('X-Signature required (--require-status-signature)');
     await expect(fetch(`${url}/sandbox/clock`)).rejects.toThrow();
   });
 

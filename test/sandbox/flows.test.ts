@@ -156,7 +156,7 @@ async function toWait(api: TransactionalApi, id: string, amount: number, webhook
       createConfiguration: { webhookUrl },
     },
   });
-  expect(created.response.status).toBe(201);
+  expect(created.response.status).toBe(200);
   const stage = await stageOf(api, id);
   const { referenceId } = (stage.transactionStage.nextStep.options as { userInputOptions: { referenceId: string }[] }).userInputOptions[0]!;
   const otp = await api.POST('/api/merchant/transaction/{transactionId}/user-inputs/{referenceId}', {
@@ -193,8 +193,8 @@ describe('flows with the package clients and webhook helpers', () => {
         createConfiguration: { webhookUrl: hook.url },
       },
     });
-    expect(created.response.status).toBe(201);
-    expect(created.data?.transaction).toMatchObject({ id: 'order_1', status: 'PENDING', amountRefunded: 0 });
+    expect(created.response.status).toBe(200);
+    expect(created.data?.transaction).toMatchObject({ id: 'order_1', status: 'PENDING', refundedAmount: 0 });
 
     let stage = await stageOf(api, 'order_1');
     expect(stage.transactionStage.nextStep.step).toBe('authenticate');
@@ -237,12 +237,12 @@ describe('flows with the package clients and webhook helpers', () => {
       api.POST('/api/merchant/transaction/{transactionId}/refund', { params: { path: { transactionId: 'order_1' } }, body });
     const first = await refund({ refund: { id: 'r1', amount: 50_000 } });
     const second = await refund({ refund: { id: 'r2', amount: 30_000 } });
-    expect([first.response.status, second.response.status]).toEqual([201, 201]);
+    expect([first.response.status, second.response.status]).toEqual([200, 200]);
     const tooLarge = await refund({ refund: { amount: 120_001 } });
-    expect(tooLarge.response.status).toBe(409);
+    expect(tooLarge.response.status).toBe(400);
     expect(tooLarge.error?.errorCode).toBe('REFUND_AMOUNT_TOO_LARGE');
     const rest = await refund({ refund: { id: 'r3' } });
-    expect(rest.response.status).toBe(201);
+    expect(rest.response.status).toBe(200);
     expect(rest.data?.refund).toMatchObject({ id: 'r3', amount: 120_000, status: 'PENDING' });
     const nothing = await refund({});
     expect(nothing.error?.errorCode).toBe('ALREADY_REFUNDED');
@@ -259,7 +259,7 @@ describe('flows with the package clients and webhook helpers', () => {
       ['r3', 120_000, 'SUCCESS'],
     ]);
     const final = await api.GET('/api/merchant/transaction/{id}', { params: { path: { id: 'order_1' } } });
-    expect(final.data?.transaction).toMatchObject({ status: 'SUCCESS', amountRefunded: 200_000 });
+    expect(final.data?.transaction).toMatchObject({ status: 'SUCCESS', refundedAmount: 200_000 });
     expect(new Set(hook.events.map((event) => event.eventId)).size).toBe(4);
   });
 
@@ -286,7 +286,7 @@ describe('flows with the package clients and webhook helpers', () => {
           createConfiguration: { webhookUrl: hook.url },
         },
       });
-      expect(created.response.status).toBe(201);
+      expect(created.response.status).toBe(200);
       expect(created.data?.transaction).toMatchObject({ id, status: 'FAILED', failureReason: 'PRE_ELIGIBILITY_MISMATCH' });
       const stage = await stageOf(api, id);
       expect(stage.transactionStage.nextStep).toEqual({ step: 'failure', options: { failureOptions: { failureReason: 'PRE_ELIGIBILITY_MISMATCH' } } });
@@ -324,14 +324,20 @@ describe('flows with the package clients and webhook helpers', () => {
     expect(refunded.data?.message).toBe('ok');
   });
 
-  it('web: initiate, the user confirms on the hosted page, the status signature verifies, webhook through the handler', async () => {
+  it('web: initiate, the user confirms on the hosted page, the status signature verifies, webhook through the handler, refunds', async () => {
     const hook = await receiver('web', PARTNER.privateKey);
     receivers.push(hook);
     const t = await sandbox(hook.url);
     const web = createWebClient({ baseUrl: t.url, ...PARTNER, fetch: validatingFetch });
 
     const initiated = await web.POST('/api/transaction', {
-      body: { id: 'web_1', amount: 150_000, user: { name: 'Asha Rao', phoneNumber: '+919000000001' } },
+      body: {
+        id: 'web_1',
+        amount: 150_000,
+        user: { name: 'Asha Rao', phoneNumber: '+919000000001' },
+        notes: { woocommerceOrderId: 1042, items: [{ sku: 'TEA-1', quantity: 2 }] },
+        redirect: { url: 'https://shop.example/?wc-api=paylater&key=wc_order_1', colorOverride: '', logoOverride: '' },
+      },
     });
     expect(initiated.response.status).toBe(200);
     expect(initiated.data).toEqual({ message: 'TRANSACTION_INITIATED', redirectUrl: `${t.url}/checkout/web_1` });
@@ -342,6 +348,7 @@ describe('flows with the package clients and webhook helpers', () => {
 
     const confirmed = await control(t, '/sandbox/web/transactions/web_1/confirm');
     expect(confirmed).toMatchObject({ transactionId: 'web_1', status: 'SUCCESS' });
+    expect(confirmed.redirectTo).toBe('https://shop.example/?wc-api=paylater&key=wc_order_1&txnId=web_1&txnStatus=SUCCESS');
     expect(verifyStatusSignature(confirmed.signature, 'web_1', 'SUCCESS', PARTNER.privateKey)).toBe(true);
 
     const done = await web.GET('/api/transaction/status', { params: { query: { id: 'web_1' } } });
@@ -353,9 +360,26 @@ describe('flows with the package clients and webhook helpers', () => {
     await waitFor(() => (hook.events.length >= 1 ? true : undefined));
     expect(hook.events.map((event) => event.payload)).toEqual([{ transactionId: 'web_1', status: 'SUCCESS', signature: done.data!.signature }]);
 
+    const unsigned = createWebClient({ baseUrl: t.url, ...PARTNER, signStatusCheck: false, fetch: validatingFetch });
+    expect((await unsigned.GET('/api/transaction/status', { params: { query: { id: 'web_1' } } })).data).toEqual(done.data);
+
     const unknown = await web.GET('/api/transaction/status', { params: { query: { id: 'web_unknown' } } });
     expect(unknown.response.status).toBe(404);
-    expect(unknown.error?.message).toBe('NO_SUCH_TRANSACTION');
+    expect(unknown.error?.message).toBe('TRANSACTION_NOT_FOUND');
+
+    // Refunds (D32): a part, too much, the rest (no amount), then nothing is left.
+    const refund = (body: { transactionId: string; amount?: number }) => web.POST('/api/refund', { body });
+    const part = await refund({ transactionId: 'web_1', amount: 50_000 });
+    expect(part.response.status).toBe(200);
+    expect(part.data).toEqual({ message: 'ok' });
+    expect((await refund({ transactionId: 'web_1', amount: 100_001 })).error?.message).toBe('REFUND_AMOUNT_TOO_LARGE');
+    expect((await refund({ transactionId: 'web_1' })).data).toEqual({ message: 'ok' });
+    const nothing = await refund({ transactionId: 'web_1', amount: 1 });
+    expect(nothing.response.status).toBe(400);
+    expect(nothing.error?.message).toBe('ALREADY_REFUNDED');
+    expect((await refund({ transactionId: 'web_unknown' })).error?.message).toBe('NO_SUCH_TRANSACTION');
+    const view = await (await fetch(`${t.url}/sandbox/web/transactions/web_1`)).json();
+    expect(view).toMatchObject({ refundedAmount: 150_000, refunds: [{ amount: 50_000 }, { amount: 100_000 }] });
   });
 
   it('extras: credit info, identification and data pushes with the extras client; wrong credentials 401', async () => {
@@ -428,7 +452,7 @@ describe('flows with the package clients and webhook helpers', () => {
       ALREADY_REFUNDED: 400,
     });
     const view = await (await fetch(`${t.url}/sandbox/sdk/transactions/codes_1`)).json();
-    expect(view).toMatchObject({ status: 'SUCCESS', amount: 100_000, amountRefunded: 100_000 });
+    expect(view).toMatchObject({ status: 'SUCCESS', amount: 100_000, refundedAmount: 100_000 });
   });
 
   it('a receiver that fails its first two attempts still receives every event, in order, as the clock advances', async () => {
@@ -446,7 +470,7 @@ describe('flows with the package clients and webhook helpers', () => {
         params: { path: { transactionId: 'flaky_1' } },
         body: { refund: { id, amount } },
       });
-      expect(refund.response.status).toBe(201);
+      expect(refund.response.status).toBe(200);
     }
     await advance(t, 1_000); // both refunds SUCCESS: their events wait behind the first one
     await new Promise((done) => setTimeout(done, 100));

@@ -102,7 +102,10 @@ export interface CreateInput {
   checkId?: string;
   webhookUrl?: string;
   expiryTimestamp?: number;
-  notes?: Record<string, string>;
+  notes?: Record<string, unknown>;
+  /** Send deviceInformation (default true; optional since 2.0.0, G2). */
+  device?: boolean;
+  mode?: 'LIVE' | 'TEST';
 }
 
 let sequence = 0;
@@ -172,9 +175,14 @@ export async function startGateway(options: SandboxOptions = {}): Promise<Gatewa
     if (input.webhookUrl !== undefined) createConfiguration.webhookUrl = input.webhookUrl;
     if (input.expiryTimestamp !== undefined) createConfiguration.expiryTimestamp = input.expiryTimestamp;
     return call('POST', '/api/merchant/transaction', auth, {
-      transaction: { id: input.id, amount: input.amount, ...(input.notes === undefined ? {} : { notes: input.notes }) },
+      transaction: {
+        id: input.id,
+        amount: input.amount,
+        ...(input.notes === undefined ? {} : { notes: input.notes }),
+        ...(input.mode === undefined ? {} : { mode: input.mode }),
+      },
       user: { name: 'Asha Rao', phoneNumber: input.phoneNumber ?? ELIGIBLE },
-      deviceInformation: DEVICE,
+      ...(input.device === false ? {} : { deviceInformation: DEVICE }),
       ...(input.checkId === undefined ? {} : { preEligibilityCheckId: input.checkId }),
       ...(Object.keys(createConfiguration).length === 0 ? {} : { createConfiguration }),
     });
@@ -215,7 +223,7 @@ export async function startGateway(options: SandboxOptions = {}): Promise<Gatewa
   const successful: GatewayTest['successful'] = async (auth, amount = 100_000, phoneNumber = ELIGIBLE) => {
     const transactionId = id('txn');
     const created = await createTransaction(auth, { id: transactionId, amount, phoneNumber });
-    expect(created.status, created.text).toBe(201);
+    expect(created.status, created.text).toBe(200);
     const done = await complete(auth, transactionId);
     expect(done.status).toBe('SUCCESS');
     return transactionId;

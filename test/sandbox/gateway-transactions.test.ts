@@ -1,8 +1,9 @@
 /**
  * The Transactional API's transactions in the gateway sandbox: pre-eligibility with the test users
- * (D12), create and its failures (D13, D15), the step machine with OTPs (D15, D16), the down
- * payment (D17), several attempts on one check, expiry on the virtual clock, isolation between
- * merchants (D02), the list (D19) and the transaction webhook (D23). Every answer is validated
+ * (D12), the merchant's configuration (G1), create and its failures (D13, D15, G2-G7), the step
+ * machine with OTPs (D15, D16), the down payment (D17), cancel (G9), several attempts on one check,
+ * expiry on the virtual clock, isolation between merchants (D02), the list (D19) and the
+ * transaction webhook (D23). Every answer is validated
  * against the bundled document.
  */
 import { randomUUID } from 'node:crypto';
@@ -81,34 +82,78 @@ describe('pre-eligibility (D12) with the documented test users', () => {
   });
 });
 
+describe('the merchant configuration (G1)', () => {
+  it('answers 200 {version: 2, maxOrderAmount} to the merchant\'s Transactional credentials, 401 otherwise', async () => {
+    const answer = await t.call('GET', '/api/merchant/configuration', auth, undefined, { 'Content-Type': 'application/json', Accept: 'application/json' });
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.operationId).toBe('getMerchantConfiguration');
+    expect(answer.body).toEqual({ version: 2, maxOrderAmount: 10_000_000 });
+    for (const credentials of [null, 'Basic eDp5', `Basic ${Buffer.from('partner_test:test_private_key').toString('base64')}`]) {
+      const refused = await t.call('GET', '/api/merchant/configuration', credentials);
+      expect(refused.status, String(credentials)).toBe(401);
+      expect(refused.body.errorCode).toBe('UNAUTHORIZED');
+    }
+    // The Merchant API credentials are not a merchant's: 401, and the literal path is not read as a merchant id.
+    const merchantApi = await t.merchantApi('GET', '/api/merchant/configuration');
+    expect(merchantApi.status).toBe(401);
+  });
+
+  it('keeps `configuration` from being a merchant id', async () => {
+    const answer = await t.createMerchant({ id: 'configuration' });
+    expect(answer.answer.status).toBe(400);
+    expect(answer.answer.body.errorCode).toBe('BAD_REQUEST');
+  });
+});
+
 describe('create transaction', () => {
-  it('answers 201 with the record (D14), the check referenced, notes and expiry defaulted', async () => {
+  it('answers 200 with the record (D14, G4), the check referenced, notes and expiry defaulted, the hosted page as url', async () => {
     const check = await t.check(auth, '+919000000001', 99_900);
     const id = t.id('txn');
     const before = await now();
     const answer = await t.createTransaction(auth, { id, amount: 99_900, checkId: check.id });
-    expect(answer.status).toBe(201);
+    expect(answer.status).toBe(200);
     expect(answer.operationId).toBe('createTransaction');
     const transaction = answer.body.transaction;
-    expect(transaction).toMatchObject({ id, amount: 99_900, status: 'PENDING', notes: {}, preEligibilityCheckId: check.id, amountRefunded: 0, refunds: [] });
+    expect(transaction).toMatchObject({ id, amount: 99_900, status: 'PENDING', notes: {}, preEligibilityCheckId: check.id, refundedAmount: 0, refunds: [] });
     expect(transaction).not.toHaveProperty('failureReason');
     expect(transaction).not.toHaveProperty('downPayment');
+    expect(transaction).not.toHaveProperty('uri');
+    expect(transaction).not.toHaveProperty('amountRefunded');
     expect(Date.parse(transaction.expiresAt) - Date.parse(transaction.createdAt)).toBe(15 * MINUTE);
     expect(Date.parse(transaction.createdAt)).toBeGreaterThanOrEqual(before);
 
-    const page = await t.request('GET', new URL(transaction.uri).pathname);
+    const page = await t.request('GET', new URL(transaction.url).pathname);
     expect(page.status).toBe(200);
     expect(page.body).toMatchObject({ transaction: { id }, nextStep: { step: 'authenticate' }, final: false });
   });
 
+  it('accepts what the hosted-page integrations send: no deviceInformation, free notes, mode, empty overrides (G2, G3, G7)', async () => {
+    const id = t.id('hosted');
+    const notes = { order: { id: 1042, items: [{ sku: 'TEA-1', quantity: 2, price: 249.5 }], coupon: null }, partialCod: false, tags: ['gift'] };
+    const answer = await t.call('POST', '/api/merchant/transaction', auth, {
+      transaction: { id, amount: 49_900, mode: 'LIVE', notes },
+      user: { name: 'Asha Rao', phoneNumber: '+919000000001', email: 'asha.rao@example.in' },
+      createConfiguration: { successRedirectUrl: 'https://shop.example/ok', colorOverride: '', logoOverride: '' },
+    });
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.body.transaction.notes).toEqual(notes);
+    expect((await t.transaction(auth, id)).notes).toEqual(notes);
+    const page = await t.request('GET', new URL(answer.body.transaction.url).pathname);
+    expect(page.body.merchant).toMatchObject({ color: null, logo: null });
+    const test = await t.createTransaction(auth, { id: t.id('mode'), amount: 10_000, mode: 'TEST', device: false });
+    expect(test.status, test.text).toBe(200);
+    const other = await t.createTransaction(auth, { id: t.id('mode'), amount: 10_000, notes: { mode: 'SANDBOX' }, mode: 'SANDBOX' as 'TEST' });
+    expect(other.status).toBe(400);
+  });
+
   it('answers 409 DUPLICATE_ID for an id used before by this merchant; another merchant may use it', async () => {
     const id = t.id('dup');
-    expect((await t.createTransaction(auth, { id, amount: 10_000 })).status).toBe(201);
+    expect((await t.createTransaction(auth, { id, amount: 10_000 })).status).toBe(200);
     const again = await t.createTransaction(auth, { id, amount: 10_000 });
     expect(again.status).toBe(409);
     expect(again.body.errorCode).toBe('DUPLICATE_ID');
     const other = await t.onboard();
-    expect((await t.createTransaction(other.credentials.auth, { id, amount: 10_000 })).status).toBe(201);
+    expect((await t.createTransaction(other.credentials.auth, { id, amount: 10_000 })).status).toBe(200);
   });
 
   it('answers 400 UNKNOWN_PRE_ELIGIBILITY_CHECK for an unknown check and for another merchant\'s check', async () => {
@@ -122,13 +167,31 @@ describe('create transaction', () => {
     expect(answer.body.errorCode).toBe('UNKNOWN_PRE_ELIGIBILITY_CHECK');
   });
 
-  it('answers 400 for an expiryTimestamp in seconds, under 1 minute or over 24 hours ahead', async () => {
+  it('reads expiryTimestamp as epoch seconds, and a value of 10^12 or more as milliseconds (G6)', async () => {
     const at = await now();
-    for (const expiryTimestamp of [Math.floor(at / 1000) + 600, at + 30_000, at + 25 * 60 * MINUTE]) {
+    const seconds = Math.floor(at / 1000) + 30 * 60;
+    const inSeconds = await t.createTransaction(auth, { id: t.id('exp'), amount: 10_000, expiryTimestamp: seconds });
+    expect(inSeconds.status, inSeconds.text).toBe(200);
+    expect(inSeconds.body.transaction.expiresAt).toBe(new Date(seconds * 1000).toISOString());
+    const inMilliseconds = await t.createTransaction(auth, { id: t.id('exp'), amount: 10_000, expiryTimestamp: at + 30 * MINUTE });
+    expect(inMilliseconds.status, inMilliseconds.text).toBe(200);
+    expect(inMilliseconds.body.transaction.expiresAt).toBe(new Date(at + 30 * MINUTE).toISOString());
+  });
+
+  it('answers 400 for an expiryTimestamp under 1 minute or over 24 hours ahead, naming the unit', async () => {
+    const at = await now();
+    const cases: [number, string][] = [
+      [Math.floor(at / 1000) + 30, 'epoch seconds'],
+      [Math.floor(at / 1000) + 25 * 60 * 60, 'epoch seconds'],
+      [at + 30_000, 'epoch milliseconds'],
+      [at + 25 * 60 * MINUTE, 'epoch milliseconds'],
+    ];
+    for (const [expiryTimestamp, unit] of cases) {
       const answer = await t.createTransaction(auth, { id: t.id('exp'), amount: 10_000, expiryTimestamp });
       expect(answer.status, String(expiryTimestamp)).toBe(400);
       expect(answer.body.errorCode).toBe('BAD_REQUEST');
       expect(answer.body.details[0].field).toBe('/createConfiguration/expiryTimestamp');
+      expect(answer.body.message).toContain(unit);
     }
   });
 
@@ -136,7 +199,7 @@ describe('create transaction', () => {
     const check = await t.check(auth, '+919000000002', 10_000);
     const withCheck = t.id('ne');
     const created = await t.createTransaction(auth, { id: withCheck, amount: 10_000, phoneNumber: '+919000000002', checkId: check.id });
-    expect(created.status).toBe(201);
+    expect(created.status).toBe(200);
     expect(created.body.transaction).toMatchObject({ status: 'FAILED', failureReason: 'NOT_ELIGIBLE' });
     const stage = await t.stage(auth, withCheck);
     expect(stage.transactionStage.nextStep).toEqual({ step: 'failure', options: { failureOptions: { failureReason: 'NOT_ELIGIBLE' } } });
@@ -164,7 +227,7 @@ describe('create transaction', () => {
     const check = await t.check(auth, '+919000000001', 50_000);
     await t.advance(15 * MINUTE);
     const answer = await t.createTransaction(auth, { id: t.id('ex'), amount: 60_000, checkId: check.id });
-    expect(answer.status).toBe(201);
+    expect(answer.status).toBe(200);
     expect(answer.body.transaction).toMatchObject({ status: 'PENDING', preEligibilityCheckId: check.id });
     const declined = await t.createTransaction(auth, { id: t.id('ex'), amount: 3_750_001, checkId: check.id });
     expect(declined.body.transaction).toMatchObject({ status: 'FAILED', failureReason: 'NOT_ELIGIBLE' });
@@ -316,11 +379,52 @@ describe('expiry on the virtual clock (D13)', () => {
   });
 });
 
+describe('cancel (G9)', () => {
+  it('moves a PENDING transaction to FAILED CANCELLED_BY_MERCHANT, answers the record and sends the webhook', async () => {
+    const id = t.id('cancel');
+    expect((await t.createTransaction(auth, { id, amount: 10_000 })).status).toBe(200);
+    await t.payDownPayment(auth, id);
+    const answer = await t.call('GET', `/api/merchant/transaction/${id}/cancel`, auth, undefined, { Accept: 'application/json', 'Content-Type': 'application/json' });
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.operationId).toBe('cancelTransaction');
+    expect(answer.body.transaction).toMatchObject({ id, status: 'FAILED', failureReason: 'CANCELLED_BY_MERCHANT' });
+    expect(answer.body.transaction).toEqual(await t.transaction(auth, id));
+    // The registered down payment is no longer confirmed.
+    await t.advance(2_000);
+    expect((await t.transaction(auth, id)).status).toBe('FAILED');
+    await waitFor(() => (webhooksOf(id).length === 1 ? true : undefined));
+    const event = await checkWebhook(webhooksOf(id)[0]!, 'notifyTransactionUpdated', merchant.credentials.password);
+    expect(event.transaction).toMatchObject({ id, status: 'FAILED', failureReason: 'CANCELLED_BY_MERCHANT' });
+  });
+
+  it('answers 409 INVALID_STATE for a final transaction, 404 for an unknown one, 401 without credentials', async () => {
+    const cancelled = t.id('cancel');
+    await t.createTransaction(auth, { id: cancelled, amount: 10_000 });
+    expect((await t.call('GET', `/api/merchant/transaction/${cancelled}/cancel`, auth)).status).toBe(200);
+    const again = await t.call('GET', `/api/merchant/transaction/${cancelled}/cancel`, auth);
+    expect(again.status).toBe(409);
+    expect(again.body.errorCode).toBe('INVALID_STATE');
+    expect(again.body.message).toContain('CANCELLED_BY_MERCHANT');
+    const succeeded = await t.successful(auth, 10_000);
+    const final = await t.call('GET', `/api/merchant/transaction/${succeeded}/cancel`, auth);
+    expect(final.status).toBe(409);
+    expect(final.body.message).toContain('SUCCESS');
+    expect((await t.transaction(auth, succeeded)).status).toBe('SUCCESS');
+    const unknown = await t.call('GET', `/api/merchant/transaction/${t.id('none')}/cancel`, auth);
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.errorCode).toBe('NOT_FOUND');
+    expect((await t.call('GET', `/api/merchant/transaction/${succeeded}/cancel`, null)).status).toBe(401);
+    // A refused cancel announces nothing: one transaction event for the one final status.
+    const events = (await t.deliveries(cancelled)).filter((delivery) => delivery.family === 'gateway');
+    expect(events.map((delivery) => delivery.event)).toEqual(['transactionUpdated']);
+  });
+});
+
 describe('several attempts on one check', () => {
   it('lets one succeed and fails the others OTHER_ATTEMPT_SUCCEEDED; a later attempt starts failed', async () => {
     const check = await t.check(auth, '+919000000001', 30_000);
     const [a, b, c] = [t.id('att'), t.id('att'), t.id('att')];
-    for (const id of [a, b, c]) expect((await t.createTransaction(auth, { id, amount: 30_000, checkId: check.id })).status).toBe(201);
+    for (const id of [a, b, c]) expect((await t.createTransaction(auth, { id, amount: 30_000, checkId: check.id })).status).toBe(200);
     await t.payDownPayment(auth, a);
     await t.payDownPayment(auth, b);
     await submit(c, referenceOf(await t.stage(auth, c)), '123456');
@@ -345,6 +449,7 @@ describe('isolation between merchants (D02)', () => {
       ['POST', `/api/merchant/transaction/${own}/user-inputs/${randomUUID()}`, { value: '123456' }],
       ['POST', `/api/merchant/transaction/${own}/payment/register-external`, { metaData: { paymentMode: 'UPI', pgPaymentId: 'p', amount: 2_500 } }],
       ['POST', `/api/merchant/transaction/${own}/refund`, {}],
+      ['GET', `/api/merchant/transaction/${own}/cancel`, undefined],
     ];
     for (const [method, path, body] of calls) {
       const answer = await t.call(method, path, otherAuth, body);
@@ -354,7 +459,7 @@ describe('isolation between merchants (D02)', () => {
     }
     const list = await t.call('GET', '/api/merchant/transaction?limit=100', otherAuth);
     expect(list.body.transactions.map((item: { id: string }) => item.id)).not.toContain(own);
-    expect((await t.transaction(auth, own)).amountRefunded).toBe(0);
+    expect((await t.transaction(auth, own)).refundedAmount).toBe(0);
   });
 });
 
@@ -368,7 +473,7 @@ describe('list transactions (D19)', () => {
       const id = `list_${index}`;
       ids.push(id);
       times.push(await now());
-      expect((await t.createTransaction(listAuth, { id, amount: 1_000 + index, phoneNumber: index % 3 === 0 ? '+919000000002' : '+919000000001' })).status).toBe(201);
+      expect((await t.createTransaction(listAuth, { id, amount: 1_000 + index, phoneNumber: index % 3 === 0 ? '+919000000002' : '+919000000001' })).status).toBe(200);
       await t.advance(1_000);
     }
     const all: string[] = [];

@@ -82,6 +82,8 @@ describe('gateway end to end (typed clients)', () => {
     expect(credentials.password.length).toBeGreaterThanOrEqual(24);
 
     const api = createTransactionalApiClient({ baseUrl: t.url, credentials, fetch: validatingFetch });
+    const configuration = await api.GET('/api/merchant/configuration');
+    expect(configuration.data).toEqual({ version: 2, maxOrderAmount: 10_000_000 });
 
     // Pre-eligibility and create with the check.
     const check = await api.POST('/api/merchant/transaction/pre-eligibility', {
@@ -100,13 +102,13 @@ describe('gateway end to end (typed clients)', () => {
         createConfiguration: { webhookUrl: transactionHook.url },
       },
     });
-    expect(createdTransaction.response.status).toBe(201);
+    expect(createdTransaction.response.status).toBe(200);
     expect(createdTransaction.data?.transaction).toMatchObject({
       id: transactionId,
       status: 'PENDING',
       preEligibilityCheckId: checkId,
       notes: { billNo: 'INV-1' },
-      amountRefunded: 0,
+      refundedAmount: 0,
       refunds: [],
     });
 
@@ -179,22 +181,22 @@ describe('gateway end to end (typed clients)', () => {
     const refund = (body: GatewaySchemas['GatewayRefundRequest']) =>
       api.POST('/api/merchant/transaction/{transactionId}/refund', { params: { path: { transactionId } }, body });
     const first = await refund({ refund: { id: 'r1', amount: 50_000 }, createConfiguration: { webhookUrl: refundHook.url } });
-    expect(first.response.status).toBe(201);
+    expect(first.response.status).toBe(200);
     expect(first.data?.refund).toMatchObject({ id: 'r1', transactionId, amount: 50_000, status: 'PENDING' });
     const second = await refund({ refund: { id: 'r2', amount: 25_000 }, createConfiguration: { webhookUrl: refundHook.url } });
-    expect(second.response.status).toBe(201);
+    expect(second.response.status).toBe(200);
     const tooLarge = await refund({ refund: { amount: 75_001 } });
-    expect(tooLarge.response.status).toBe(409);
+    expect(tooLarge.response.status).toBe(400);
     expect(tooLarge.error?.errorCode).toBe('REFUND_AMOUNT_TOO_LARGE');
     const rest = await refund({ refund: { id: 'r3' }, createConfiguration: { webhookUrl: refundHook.url } });
-    expect(rest.response.status).toBe(201);
+    expect(rest.response.status).toBe(200);
     expect(rest.data?.refund.amount).toBe(75_000);
     const nothing = await refund({});
     expect(nothing.error?.errorCode).toBe('ALREADY_REFUNDED');
 
     const afterRefunds = await api.GET('/api/merchant/transaction/{id}', { params: { path: { id: transactionId } } });
-    const record = afterRefunds.data as { transaction: { amountRefunded: number; refunds: { id: string }[]; status: string } };
-    expect(record.transaction.amountRefunded).toBe(150_000);
+    const record = afterRefunds.data as { transaction: { refundedAmount: number; refunds: { id: string }[]; status: string } };
+    expect(record.transaction.refundedAmount).toBe(150_000);
     expect(record.transaction.refunds.map((item) => item.id)).toEqual(['r1', 'r2', 'r3']);
     expect(record.transaction.status).toBe('SUCCESS');
 
@@ -223,6 +225,22 @@ describe('gateway coverage and delivery', () => {
     expect(missing).toEqual([]);
   });
 
+  it('counts a 302 from the receiver as received, without following it (D23)', async () => {
+    const redirecting = await startReceiver(() => 302);
+    try {
+      const { credentials } = await t.onboard({ defaultWebhookUrl: redirecting.url });
+      const id = await t.successful(credentials.auth, 10_000);
+      const delivery = await waitFor(async () => {
+        const [found] = (await t.deliveries(id)).filter((item) => item.family === 'gateway');
+        return found?.status === 'delivered' ? found : undefined;
+      });
+      expect(delivery.attempts.map((attempt: { statusCode: number }) => attempt.statusCode)).toEqual([302]);
+      expect(redirecting.received.map((request) => request.url)).toEqual(['/webhook']);
+    } finally {
+      await redirecting.close();
+    }
+  });
+
   it('retries a transaction webhook on the virtual clock with the same X-Event-Id; any 2xx is success', async () => {
     const flaky = await startReceiver((index) => (index === 0 ? 503 : 202));
     try {
@@ -239,7 +257,7 @@ describe('gateway coverage and delivery', () => {
         return found?.status === 'delivered' ? found : undefined;
       });
       expect(delivery.attempts.map((attempt: { statusCode: number }) => attempt.statusCode)).toEqual([503, 202]);
-      expect(delivery).toMatchObject({ successStatus: '2xx', event: 'transactionUpdated', orderingKey: expect.stringContaining(id) });
+      expect(delivery).toMatchObject({ successStatus: '2xx-3xx', event: 'transactionUpdated', orderingKey: expect.stringContaining(id) });
     } finally {
       await flaky.close();
     }

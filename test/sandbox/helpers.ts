@@ -216,12 +216,18 @@ export async function waitFor<T>(check: () => Promise<T | undefined> | T | undef
 }
 
 export interface ReceivedWebhook {
+  /** The path and query the request was sent to. */
+  url: string;
   headers: IncomingMessage['headers'];
   body: string;
   answeredWith: number;
 }
 
-/** A local webhook receiver; `answer(n)` chooses the status of the n-th request (0-based). */
+/**
+ * A local webhook receiver; `answer(n)` chooses the status of the n-th request (0-based). A 3xx
+ * answer carries `Location: /redirected` (of the receiver), so that a followed redirect would show
+ * as a request to that path.
+ */
 export interface Receiver {
   url: string;
   received: ReceivedWebhook[];
@@ -236,8 +242,9 @@ export async function startReceiver(answer: (index: number, body: string) => num
     request.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
       const status = answer(received.length, body);
-      received.push({ headers: request.headers, body, answeredWith: status });
-      response.writeHead(status, { 'Content-Type': 'text/plain' });
+      received.push({ url: request.url ?? '/', headers: request.headers, body, answeredWith: status });
+      const redirect = status >= 300 && status < 400 ? { Location: '/redirected' } : {};
+      response.writeHead(status, { 'Content-Type': 'text/plain', ...redirect });
       response.end('ok');
     });
   });

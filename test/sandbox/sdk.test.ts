@@ -143,14 +143,20 @@ describe('authorization', () => {
     expect(answer.body.detail).toContain('partner_unknown');
   });
 
-  it('answers 401 for a malformed signature (D28), also a hex one', async () => {
+  it('answers 400 BAD_REQUEST naming the expected form for a malformed signature, also a hex one (D28)', async () => {
     const text = JSON.stringify(body());
     const hex = Buffer.from(sdkSignature(text, PRIVATE_KEY), 'base64').toString('hex');
     for (const signature of ['not-a-signature', hex, `${sdkSignature(text, PRIVATE_KEY).slice(0, -1)}`]) {
       const answer = await t.sdk(INITIATE, text, { signature });
-      expect(answer.status).toBe(401);
-      expect(answer.body.message).toBe('AUTHORIZATION_FAILED');
+      expect(answer.status, signature).toBe(400);
+      expect(answer.body.message).toBe('BAD_REQUEST');
+      expect(answer.body.detail).toContain(`X-Signature is malformed (${signature.length} characters)`);
+      expect(answer.body.detail).toContain('44 characters');
     }
+    // Well-formed but not the signature of this body: 401.
+    const other = await t.sdk(INITIATE, text, { signature: sdkSignature(`${text} `, PRIVATE_KEY) });
+    expect(other.status).toBe(401);
+    expect(other.body.message).toBe('AUTHORIZATION_FAILED');
   });
 
   it('answers 401 for a missing X-Signature or X-Partnerid', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { statusSignature, verifyStatusSignature, webSignature } from '../../src/signature.js';
+import { accentColour } from '../../src/sandbox/pages/checkout.js';
 import { PRIVATE_KEY, useSandbox } from './helpers.js';
 
 const t = useSandbox();
@@ -29,17 +30,43 @@ describe('initiate', () => {
     expect(status.body).toEqual({
       transactionId: 'web_20261122_0007',
       status: 'PENDING',
-      signature: 'lOGAPL7Kg+EzfdM+B1P9zd7FNIDInhVLciudjRLnm7s=',
+      signature: 'SsSWZJDfUct/01gOsp17m9M1WH+A7/W/yI/+c8GHa3U=',
     });
   });
 
-  it('answers 401 AUTHORIZATION_FAILED for a wrong signature, unknown partner, malformed or missing headers', async () => {
+  it('answers 401 AUTHORIZATION_FAILED for a wrong signature, unknown partner, missing headers', async () => {
     const body = { id: newId(), amount: 150_000, user };
-    for (const options of [{ key: 'wrong_key' }, { partnerId: 'partner_unknown' }, { signature: 'abc' }, { signature: null }, { partnerId: null }]) {
+    for (const options of [{ key: 'wrong_key' }, { partnerId: 'partner_unknown' }, { signature: null }, { partnerId: null }]) {
       const answer = await t.web('POST', '/api/transaction', body, options);
       expect(answer.status, JSON.stringify(options)).toBe(401);
       expect(answer.body.message).toBe('AUTHORIZATION_FAILED');
     }
+  });
+
+  it('answers 400 BAD_REQUEST naming the expected form for a signature that is not 44 base64 characters', async () => {
+    const text = JSON.stringify({ id: newId(), amount: 150_000, user });
+    const digest = Buffer.from(webSignature(text, '/api/transaction', PRIVATE_KEY), 'base64');
+    for (const signature of ['abc', digest.toString('hex'), digest.toString('base64url')]) {
+      const answer = await t.web('POST', '/api/transaction', text, { signature });
+      expect(answer.status, signature).toBe(400);
+      expect(answer.body.message).toBe('BAD_REQUEST');
+      expect(answer.body.detail).toContain(`X-Signature is malformed (${signature.length} characters)`);
+      expect(answer.body.detail).toMatch(/44 characters .* ending in "="/);
+      expect(answer.body.detail).toContain('trailing newline');
+    }
+  });
+
+  it('accepts notes as any JSON object, stored unchanged, and empty overrides meaning none (D30, D31)', async () => {
+    const id = newId();
+    const notes = { woocommerceOrderId: 42, items: [{ sku: 'A-1', quantity: 2, price: 1999.5 }], shipping: { city: 'Pune', pin: null }, gift: true };
+    const answer = await t.web('POST', '/api/transaction', { id, amount: 150_000, user, notes, redirect: { url: 'https://shop.example/r', colorOverride: '', logoOverride: '' } });
+    expect(answer.status, answer.text).toBe(200);
+    const view = await t.request('GET', `/sandbox/web/transactions/${id}`);
+    expect(view.body).toMatchObject({ notes, redirect: { url: 'https://shop.example/r', colorOverride: null, logoOverride: null } });
+    const page = await t.request('GET', `/checkout/${id}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(accentColour(null));
+    expect(page.text).not.toContain('<img src=');
   });
 
   it('covers the path and query as sent: a signature over another path does not verify', async () => {
@@ -91,16 +118,40 @@ describe('status check', () => {
       transactionId: id,
       status: 'SUCCESS',
       signature: statusSignature(id, 'SUCCESS', PRIVATE_KEY),
-      redirectTo: 'https://merchant.example.in/',
+      redirectTo: `https://merchant.example.in/?txnId=${id}&txnStatus=SUCCESS`,
     });
     const success = await t.web('GET', statusPath(id));
     expect(success.body).toEqual({ transactionId: id, status: 'SUCCESS', signature: statusSignature(id, 'SUCCESS', PRIVATE_KEY) });
   });
 
-  it('answers 404 NO_SUCH_TRANSACTION for an unknown id', async () => {
+  it('answers 404 TRANSACTION_NOT_FOUND for an unknown id (D21)', async () => {
     const answer = await t.web('GET', statusPath('web_unknown'));
     expect(answer.status).toBe(404);
-    expect(answer.body).toEqual({ message: 'NO_SUCH_TRANSACTION', detail: "No transaction with id 'web_unknown'." });
+    expect(answer.body).toEqual({ message: 'TRANSACTION_NOT_FOUND', detail: "No transaction with id 'web_unknown'." });
+  });
+
+  it('answers with X-Partner-Id alone, even with a Content-Type on the GET (D21)', async () => {
+    const id = newId();
+    await t.web('POST', '/api/transaction', { id, amount: 150_000, user });
+    const unsigned = await t.web('GET', statusPath(id), undefined, { signature: null });
+    expect(unsigned.status, unsigned.text).toBe(200);
+    expect(unsigned.body).toEqual({ transactionId: id, status: 'PENDING', signature: statusSignature(id, 'PENDING', PRIVATE_KEY) });
+    const withContentType = await t.request('GET', statusPath(id), { headers: { 'X-Partner-Id': 'partner_test', 'Content-Type': 'application/json' } });
+    expect(withContentType.status, withContentType.text).toBe(200);
+    const noPartner = await t.web('GET', statusPath(id), undefined, { signature: null, partnerId: null });
+    expect(noPartner.status).toBe(401);
+    expect(noPartner.body.message).toBe('AUTHORIZATION_FAILED');
+  });
+
+  it('verifies X-Signature when present: a wrong one is 401, a malformed one 400', async () => {
+    const id = newId();
+    await t.web('POST', '/api/transaction', { id, amount: 150_000, user });
+    const wrong = await t.web('GET', statusPath(id), undefined, { key: 'wrong' });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.message).toBe('AUTHORIZATION_FAILED');
+    const hex = await t.web('GET', statusPath(id), undefined, { signature: 'ab'.repeat(32) });
+    expect(hex.status).toBe(400);
+    expect(hex.body.detail).toContain('X-Signature is malformed (64 characters)');
   });
 
   it('answers 400 BAD_REQUEST when id is missing or malformed', async () => {
@@ -111,8 +162,10 @@ describe('status check', () => {
     expect(malformed.status).toBe(400);
   });
 
-  it('is signed over the empty body and the path and query: an unsigned check is 401', async () => {
-    const answer = await t.web('GET', statusPath('anything'), undefined, { key: 'wrong' });
+  it('is signed over the empty body and the path and query: a signature over another query is 401', async () => {
+    const id = newId();
+    await t.web('POST', '/api/transaction', { id, amount: 150_000, user });
+    const answer = await t.web('GET', statusPath(id), undefined, { signature: webSignature('', statusPath(`${id}x`), PRIVATE_KEY) });
     expect(answer.status).toBe(401);
   });
 
@@ -147,12 +200,40 @@ describe('the hosted page endpoints', () => {
       redirectTo: null,
     });
     const cancelled = await t.request('POST', `/sandbox/web/transactions/${id}/cancel`);
-    expect(cancelled.body.redirectTo).toBe('https://merchant.example.in/failed');
+    expect(cancelled.body.redirectTo).toBe(`https://merchant.example.in/failed?txnId=${id}&txnStatus=CANCELLED`);
     expect((await t.request('POST', `/sandbox/web/transactions/${id}/fail`)).status).toBe(409);
+    const final = await t.request('GET', `/sandbox/web/transactions/${id}`);
+    expect(final.body).toMatchObject({ redirect: { url: redirect.url, failureUrl: redirect.failureUrl }, redirectTo: cancelled.body.redirectTo });
+  });
+
+  it('sends the user back with txnId and txnStatus appended to the query of redirect.url, which is kept byte for byte (D33)', async () => {
+    const id = newId();
+    const url = 'https://shop.example/?wc-api=wc_gateway_paylater&key=wc_order_Ab%2F1';
+    await t.web('POST', '/api/transaction', { id, amount: 150_000, user, redirect: { url } });
+    const confirmed = await t.request('POST', `/sandbox/web/transactions/${id}/confirm`);
+    expect(confirmed.body.redirectTo).toBe(`${url}&txnId=${id}&txnStatus=SUCCESS`);
+    // Without failureUrl a failure goes to redirect.url too, with its own status.
+    const failing = newId();
+    await t.web('POST', '/api/transaction', { id: failing, amount: 150_000, user, redirect: { url } });
+    const failed = await t.request('POST', `/sandbox/web/transactions/${failing}/fail`);
+    expect(failed.body.redirectTo).toBe(`${url}&txnId=${failing}&txnStatus=FAILURE`);
   });
 
   it('answers 404 JSON for an unknown id', async () => {
     expect((await t.request('GET', '/sandbox/web/transactions/nope')).status).toBe(404);
     expect((await t.request('POST', '/sandbox/web/transactions/nope/confirm')).body.errorCode).toBe('NOT_FOUND');
+  });
+});
+
+describe('with --require-status-signature (D21 hardening)', () => {
+  const strict = useSandbox({ config: { requireStatusSignature: true } });
+
+  it('refuses a status check without X-Signature (401) and answers a signed one', async () => {
+    const id = newId();
+    expect((await strict.web('POST', '/api/transaction', { id, amount: 150_000, user })).status).toBe(200);
+    const unsigned = await strict.web('GET', statusPath(id), undefined, { signature: null });
+    expect(unsigned.status).toBe(401);
+    expect(unsigned.body).toEqual({ message: 'AUTHORIZATION_FAILED', detail: 'X-Signature is missing.' });
+    expect((await strict.web('GET', statusPath(id))).status).toBe(200);
   });
 });

@@ -92,6 +92,19 @@ describe('SDK webhooks (D23)', () => {
     expect(receiver.received.map((request) => JSON.parse(request.body).status)).toEqual(['CANCELLED', 'CANCELLED']);
   });
 
+  it('does not count a redirect (302) as received for the SDK flow, and does not follow it', async () => {
+    const { t, receiver } = await setUp((index) => (index === 0 ? 302 : 200));
+    const id = `wh302_${Date.now()}`;
+    await initiateSdk(t, id);
+    await t.request('POST', `/sandbox/sdk/transactions/${id}/confirm`);
+    expect((await attempts(t, id, 1)).status).toBe('pending');
+    await t.advance(30_000);
+    const delivery = await attempts(t, id, 2);
+    expect(delivery.status).toBe('delivered');
+    expect(delivery.attempts.map((attempt: { statusCode: number }) => attempt.statusCode)).toEqual([302, 200]);
+    expect(receiver.received.map((request) => request.url)).toEqual(['/webhook', '/webhook']);
+  });
+
   it('abandons after 6 attempts (at once, 30 s, 2 min, 10 min, 1 h, 6 h) and then stops', async () => {
     const { t, receiver } = await setUp(() => 503);
     const id = `whab_${Date.now()}`;
@@ -198,7 +211,7 @@ describe('without a webhook URL', () => {
 });
 
 describe('web webhooks', () => {
-  it('sends {transactionId, status, signature} with both signatures, any 2xx is success', async () => {
+  it('sends {transactionId, status, signature} with both signatures, a 2xx is received', async () => {
     const { t, receiver } = await setUp(() => 202);
     const id = `webwh_${Date.now()}`;
     const answer = await t.web('POST', '/api/transaction', { id, amount: 150_000, user: { name: 'Asha Rao', phoneNumber: '+919000000001' } });
@@ -216,6 +229,26 @@ describe('web webhooks', () => {
       .operation('notifyWebTransactionStatus')
       .validateRequest({ params: {}, query: {}, headers: request!.headers, body: event });
     expect(check.ok).toBe(true);
+  });
+
+  it('counts a redirect (302, 303) as received without following it, and retries a 4xx', async () => {
+    const { t, receiver } = await setUp((index) => [302, 400, 303][index] ?? 200);
+    const user = { name: 'Asha Rao', phoneNumber: '+919000000001' };
+    const first = `web302_${Date.now()}`;
+    const second = `web400_${Date.now()}`;
+    for (const id of [first, second]) expect((await t.web('POST', '/api/transaction', { id, amount: 150_000, user })).status).toBe(200);
+    await t.request('POST', `/sandbox/web/transactions/${first}/confirm`);
+    const delivered = await attempts(t, first, 1);
+    expect(delivered).toMatchObject({ status: 'delivered', successStatus: '2xx-3xx' });
+    expect(delivered.attempts[0].statusCode).toBe(302);
+    await t.request('POST', `/sandbox/web/transactions/${second}/cancel`);
+    expect((await attempts(t, second, 1)).status).toBe('pending');
+    await t.advance(30_000);
+    const retried = await attempts(t, second, 2);
+    expect(retried.status).toBe('delivered');
+    expect(retried.attempts.map((attempt: { statusCode: number }) => attempt.statusCode)).toEqual([400, 303]);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(receiver.received.map((request) => request.url)).toEqual(['/webhook', '/webhook', '/webhook']);
   });
 
   it('sends FAILURE after the 15-minute expiry', async () => {

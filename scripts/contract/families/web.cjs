@@ -2,7 +2,9 @@
 /**
  * The web-initiated flow (`X-Partner-Id` + `X-Signature` over body + path and query + key).
  * Against a real server the setup initiates one transaction of this run, used by the duplicate
- * and by the status check, whose answer's status signature (D22) is verified too.
+ * and by the status check, whose answer's status signature (D22) is verified too; and a second
+ * one confirmed through the sandbox's test control (`POST /sandbox/web/transactions/{id}/confirm`),
+ * for the refund (D32). Without that control the refund 200 is skipped with the reason.
  */
 const { webSignature, statusSignature } = require('../signing.cjs');
 const { unexpected } = require('../kit.cjs');
@@ -12,6 +14,10 @@ const { isPublic, setWebSignature } = require('./auth.cjs');
 
 const INITIATE = '/api/transaction';
 const STATUS = '/api/transaction/status';
+const REFUND = '/api/refund';
+/** Small, so that the amount left after the first refund is known. */
+const REFUNDABLE_AMOUNT = 150000;
+const REFUND_AMOUNT = 1000;
 
 const codeField = 'message';
 
@@ -20,16 +26,32 @@ function authenticate(kit, transaction, op, mode) {
   setWebSignature(transaction, kit.settings, mode);
 }
 
-async function setup(kit) {
-  const id = kit.id('existing');
-  const body = JSON.stringify({ id, amount: 150000, user: { name: 'Contract Kit', phoneNumber: '+919000000001' } });
+function initiate(kit, id) {
+  const body = JSON.stringify({ id, amount: REFUNDABLE_AMOUNT, user: { name: 'Contract Kit', phoneNumber: '+919000000001' } });
   const headers = {
     'X-Partner-Id': kit.settings.partnerId,
     'X-Signature': webSignature(body, `${new URL(kit.settings.server).pathname.replace(/\/$/, '')}${INITIATE}`, kit.settings.privateKey),
   };
-  const response = await kit.call('POST', INITIATE, { body, headers });
+  return kit.call('POST', INITIATE, { body, headers });
+}
+
+async function setup(kit) {
+  const id = kit.id('existing');
+  const response = await initiate(kit, id);
   if (response.status === 200) kit.state.existingId = id;
   else kit.miss('existingId', unexpected(`initiating ${id}`, response));
+
+  const refundable = kit.id('refundable');
+  const initiated = await initiate(kit, refundable);
+  if (initiated.status !== 200) {
+    kit.miss('refundableId', unexpected(`initiating ${refundable}`, initiated));
+    return;
+  }
+  const path = `/sandbox/web/transactions/${encodeURIComponent(refundable)}/confirm`;
+  const confirmed = await kit.call('POST', path);
+  if (confirmed.status >= 200 && confirmed.status < 300) kit.state.refundableId = refundable;
+  else if (confirmed.status === 404 || confirmed.status === 405) kit.state.noConfirmControl = true;
+  else kit.miss('refundableId', unexpected(`POST ${path}`, confirmed));
 }
 
 function withId(id, more) {
@@ -38,6 +60,12 @@ function withId(id, more) {
     body.id = id;
     edit.setJsonBody(transaction, body);
     if (more) more(transaction);
+  };
+}
+
+function refundBody(transactionId, amount) {
+  return (transaction) => {
+    edit.setJsonBody(transaction, amount === undefined ? { transactionId } : { transactionId, amount });
   };
 }
 
@@ -52,7 +80,7 @@ function statusAnswerCheck(kit, id) {
     const problems = [];
     if (body.transactionId !== id) problems.push(`transactionId is ${JSON.stringify(body.transactionId)}, expected ${JSON.stringify(id)}`);
     const expected = statusSignature(body.transactionId, body.status, kit.settings.privateKey);
-    if (body.signature !== expected) problems.push('signature is not base64(SHA-256(transactionId + "|" + status + key)) (D22)');
+    if (body.signature !== expected) problems.push('signature is not base64(SHA-256(transactionId + status + key)) (D22)');
     return problems;
   };
 }
@@ -79,7 +107,29 @@ function plan(kit, op) {
     case `${STATUS} 401`:
       return { ...wrong, edit: queryId(kit.state.existingId || unknown) };
     case `${STATUS} 404`:
-      return { auth: 'valid', edit: queryId(unknown), expectCode: 'NO_SUCH_TRANSACTION' };
+      return { auth: 'valid', edit: queryId(unknown), expectCode: 'TRANSACTION_NOT_FOUND' };
+    case `${REFUND} 200`:
+      if (kit.state.noConfirmControl) {
+        return {
+          skip:
+            '200: needs a transaction confirmed by a user (the server has no test control ' +
+            'POST /sandbox/web/transactions/{id}/confirm)',
+        };
+      }
+      return { auth: 'valid', edit: refundBody(kit.need('refundableId'), REFUND_AMOUNT) };
+    case `${REFUND} 400`:
+      return { auth: 'valid', edit: refundBody(unknown, REFUND_AMOUNT), expectCode: 'NO_SUCH_TRANSACTION' };
+    case `${REFUND} 401`:
+      return { ...wrong, edit: refundBody(kit.state.refundableId || unknown, REFUND_AMOUNT) };
+    case `${REFUND} 413`:
+      return {
+        auth: 'valid',
+        edit: (transaction) => {
+          refundBody(kit.state.refundableId || unknown, REFUND_AMOUNT)(transaction);
+          edit.padBodyOverLimit(transaction);
+        },
+        expectCode: 'PAYLOAD_TOO_LARGE',
+      };
     default:
       return genericPlan(kit, op);
   }

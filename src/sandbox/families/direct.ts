@@ -1,10 +1,12 @@
 /**
  * What the web and SDK flows share (D27): the statuses of a direct-integration transaction, the
- * user's actions that finish it, played by the sandbox endpoints `.../confirm|cancel|fail`, and the
- * lifecycle that expires, finishes and announces it.
+ * user's actions that finish it, played by the sandbox endpoints `.../confirm|cancel|fail`, the
+ * lifecycle that expires, finishes and announces it, and the refund rules (SDK refund, D32).
  */
 import { sdkSignature } from '../../signature.js';
 import type { FamilyContext } from '../context.js';
+import type { SuccessStatus } from '../delivery.js';
+import type { ErrorHelpers, ErrorReply } from '../errors.js';
 import type { Collection } from '../store.js';
 
 export type DirectStatus = 'PENDING' | 'SUCCESS' | 'CANCELLED' | 'FAILURE';
@@ -34,8 +36,8 @@ export interface DirectLifecycleSettings<T extends DirectRecord> {
   idOf(transaction: T): string;
   /** The exact webhook body of a final status (D21, D23); the lifecycle signs and sends it. */
   webhookBody(transaction: T): string;
-  /** HTTP 200 only for the SDK flow, as described; any 2xx otherwise (D23). */
-  successStatus: 200 | '2xx';
+  /** HTTP 200 only for the SDK flow, as described; any 2xx or 3xx for the web flow (D23). */
+  successStatus: SuccessStatus;
   /** How the sandbox endpoints name a transaction: the path parameter and a label for messages. */
   pathParam: string;
   label: string;
@@ -115,4 +117,51 @@ export function directLifecycle<T extends DirectRecord>(ctx: FamilyContext, sett
   const notFound = (id: string) => ctx.sandboxErrors.notFound(`No ${settings.label} with ${settings.pathParam} '${id}'.`);
 
   return { find, finish, start, registerUserActions, notFound };
+}
+
+/** One refund of a web or SDK transaction. */
+export interface DirectRefund {
+  amount: number;
+  refundedAt: string;
+}
+
+/** What the refund rules need of a web or SDK transaction record. */
+export interface RefundableRecord extends DirectRecord {
+  amount: number;
+  refundedAmount: number;
+  refunds: DirectRefund[];
+}
+
+/**
+ * The refund rules of the SDK and web flows: only a SUCCESS transaction, `amount` absent or 0
+ * refunds everything not refunded yet (a decided reading of "the whole transaction"), and refunds
+ * never add up to more than the amount. Answers the updated record, which the caller stores
+ * without an `await` in between, so that concurrent refunds cannot overspend; or the error reply.
+ */
+export function refundDirect<T extends RefundableRecord>(
+  errors: ErrorHelpers,
+  transaction: T,
+  amount: number | undefined,
+  at: { now: number; iso: string },
+): { ok: true; updated: T } | { ok: false; reply: ErrorReply } {
+  const fail = (code: string, text: string) => ({ ok: false as const, reply: errors.error(400, code, text) });
+  if (transaction.status !== 'SUCCESS') {
+    return fail(
+      'TRANSACTION_NOT_REFUNDABLE',
+      `The transaction's status is ${transaction.status}; only a SUCCESS transaction can be refunded.`,
+    );
+  }
+  const remaining = transaction.amount - transaction.refundedAmount;
+  if (remaining <= 0) return fail('ALREADY_REFUNDED', `The whole amount of ${transaction.amount} was already refunded.`);
+  const requested = amount === undefined || amount === 0 ? remaining : amount;
+  if (requested > remaining) return fail('REFUND_AMOUNT_TOO_LARGE', `Refund of ${requested} exceeds the remaining ${remaining}.`);
+  return {
+    ok: true,
+    updated: {
+      ...transaction,
+      refundedAmount: transaction.refundedAmount + requested,
+      refunds: [...transaction.refunds, { amount: requested, refundedAt: at.iso }],
+      updatedAt: at.now,
+    },
+  };
 }

@@ -1,6 +1,9 @@
 /**
  * The partner of the direct integration (web and SDK flows): who it is, and the `authenticate`
- * functions that check its partner id header and request signature (D28).
+ * functions that check its partner id header and request signature (D28): a missing or unknown
+ * partner id, a missing required signature or a well-formed signature that does not match is 401
+ * AUTHORIZATION_FAILED; a signature that is not of the D28 form at all (hex, base64url, a trailing
+ * newline) is 400 BAD_REQUEST with a detail naming the expected form.
  */
 import { SIGNATURE_PATTERN, verifySdkSignature, verifyWebSignature } from '../../signature.js';
 import { secretEquals, type SandboxConfig } from '../config.js';
@@ -21,9 +24,22 @@ export function findPartner(config: SandboxConfig, id: string): Partner | undefi
     : undefined;
 }
 
+/** Whether a request must carry `X-Signature`, or may leave it out (it is verified when present). */
+export type SignatureRule = 'required' | 'optional';
+
+/** The detail of a 400 for an `X-Signature` that is not of the D28 form. */
+export function malformedSignatureDetail(signature: string): string {
+  return (
+    `X-Signature is malformed (${signature.length} characters): expected the standard base64 of the 32-byte SHA-256 digest, ` +
+    '44 characters of A-Z, a-z, 0-9, "+" and "/" ending in "=" (D28). A hex digest, base64url or a trailing newline ' +
+    "(Python's base64.encodebytes adds one; use base64.b64encode) is not accepted."
+  );
+}
+
 /**
  * Checks `<partnerHeader>` and `X-Signature`. `verify` says whether a well-formed signature matches
- * the request for the partner's key. Every failure is 401 AUTHORIZATION_FAILED with a detail.
+ * the request for the partner's key. With `signature: 'optional'` a request without `X-Signature`
+ * is accepted on the partner id alone.
  */
 export function partnerAuth(
   config: SandboxConfig,
@@ -31,6 +47,7 @@ export function partnerAuth(
   partnerHeader: 'X-Partnerid' | 'X-Partner-Id',
   verify: (signature: string, request: IncomingRequest, partner: Partner) => boolean,
   mismatch: string,
+  signatureRule: SignatureRule = 'required',
 ): (request: IncomingRequest) => AuthResult<Partner> {
   const fail = (detail: string): AuthResult<Partner> => ({ ok: false, reply: errors.unauthorized(detail) });
   return (request) => {
@@ -39,9 +56,11 @@ export function partnerAuth(
     const partner = findPartner(config, partnerId);
     if (partner === undefined) return fail(`${partnerHeader} '${printable(partnerId)}' is not known.`);
     const signature = request.header('X-Signature');
-    if (signature === undefined || signature === '') return fail('X-Signature is missing.');
+    if (signature === undefined || signature === '') {
+      return signatureRule === 'optional' ? { ok: true, principal: partner } : fail('X-Signature is missing.');
+    }
     if (!SIGNATURE_PATTERN.test(signature)) {
-      return fail('X-Signature must be standard base64 of a SHA-256 digest: 44 characters ending in "=" (D28).');
+      return { ok: false, reply: errors.badRequest(malformedSignatureDetail(signature)) };
     }
     if (!verify(signature, request, partner)) return fail(mismatch);
     return { ok: true, principal: partner };
@@ -59,14 +78,18 @@ export function sdkAuth(config: SandboxConfig, errors: ErrorHelpers) {
   );
 }
 
-/** Web flow: X-Partner-Id, and X-Signature over the raw body + path and query as received + key. */
-export function webAuth(config: SandboxConfig, errors: ErrorHelpers) {
+/**
+ * Web flow: X-Partner-Id, and X-Signature over the raw body + path and query as received + key;
+ * the status check takes `signature: 'optional'` (D21).
+ */
+export function webAuth(config: SandboxConfig, errors: ErrorHelpers, signatureRule: SignatureRule = 'required') {
   return partnerAuth(
     config,
     errors,
     'X-Partner-Id',
     (signature, request, partner) => verifyWebSignature(signature, request.rawBody, request.url, partner.privateKey),
     'X-Signature does not match the request body, path and query.',
+    signatureRule,
   );
 }
 

@@ -9,15 +9,12 @@
 import type { operations } from '../../../generated/types/sdk.js';
 import type { FamilyContext } from '../context.js';
 import { sdkAuth, type Partner } from './partner.js';
-import { directLifecycle, type DirectStatus } from './direct.js';
+import { directLifecycle, refundDirect, type DirectRefund, type DirectStatus } from './direct.js';
 
 /** D13: an SDK transaction not confirmed within 60 seconds fails. */
 export const SDK_EXPIRY_MS = 60_000;
 
-export interface SdkRefund {
-  amount: number;
-  refundedAt: string;
-}
+export type SdkRefund = DirectRefund;
 
 /** The record of an SDK-flow transaction (collection `sdk.transactions`, keyed by its id). */
 export interface SdkTransaction {
@@ -29,7 +26,7 @@ export interface SdkTransaction {
   status: DirectStatus;
   /** How a FAILURE came about. */
   failureReason?: 'USER_FAILED' | 'EXPIRED';
-  amountRefunded: number;
+  refundedAmount: number;
   refunds: SdkRefund[];
   createdAt: number;
   updatedAt: number;
@@ -72,7 +69,7 @@ export function registerSdk(ctx: FamilyContext): void {
         userId: body.userId,
         amount: body.amount,
         status: 'PENDING',
-        amountRefunded: 0,
+        refundedAmount: 0,
         refunds: [],
         createdAt: now,
         updatedAt: now,
@@ -98,27 +95,9 @@ export function registerSdk(ctx: FamilyContext): void {
       // Check and update without an await in between: concurrent refunds cannot overspend.
       const transaction = find(body.merchantTransactionId, principal);
       if (transaction === undefined) return noSuchTransaction(body.merchantTransactionId);
-      if (transaction.status !== 'SUCCESS') {
-        return errors.error(
-          400,
-          'TRANSACTION_NOT_REFUNDABLE',
-          `The transaction's status is ${transaction.status}; only a SUCCESS transaction can be refunded.`,
-        );
-      }
-      const remaining = transaction.amount - transaction.amountRefunded;
-      if (remaining <= 0) {
-        return errors.error(400, 'ALREADY_REFUNDED', `The whole amount of ${transaction.amount} was already refunded.`);
-      }
-      const requested = body.amount === undefined || body.amount === 0 ? remaining : body.amount;
-      if (requested > remaining) {
-        return errors.error(400, 'REFUND_AMOUNT_TOO_LARGE', `Refund of ${requested} exceeds the remaining ${remaining}.`);
-      }
-      transactions.set(transaction.merchantTransactionId, {
-        ...transaction,
-        amountRefunded: transaction.amountRefunded + requested,
-        refunds: [...transaction.refunds, { amount: requested, refundedAt: clock.iso() }],
-        updatedAt: clock.now(),
-      });
+      const refund = refundDirect(errors, transaction, body.amount, { now: clock.now(), iso: clock.iso() });
+      if (!refund.ok) return refund.reply;
+      transactions.set(transaction.merchantTransactionId, refund.updated);
       return { status: 200, body: { message: 'ok' } };
     },
   });
@@ -141,7 +120,7 @@ export function describeSdkTransaction(transaction: SdkTransaction) {
     status: transaction.status,
     ...(transaction.failureReason === undefined ? {} : { failureReason: transaction.failureReason }),
     amount: transaction.amount,
-    amountRefunded: transaction.amountRefunded,
+    refundedAmount: transaction.refundedAmount,
     refunds: transaction.refunds,
     userPhoneNumber: transaction.userPhoneNumber,
     userId: transaction.userId,

@@ -53,10 +53,10 @@ export interface WebCheckoutAccess {
 const FLOW_PARAMS = { flow: 'flow', origin: 'origin', returnUrl: 'returnUrl', partnerId: 'partnerId', amount: 'amount', phoneNumber: 'phoneNumber' } as const;
 
 /**
- * `returnUrl` with `tid=<id>` appended to its query: an existing query (byte for byte) and
- * fragment are kept; an existing `tid` is replaced.
+ * `url` with `parameters` appended to its query, joined with `&`: the existing query (byte for
+ * byte) and fragment are kept, except earlier pairs of the same names, which are replaced.
  */
-export function appendTid(url: string, id: string): string {
+export function appendQuery(url: string, parameters: Readonly<Record<string, string>>): string {
   const hashAt = url.indexOf('#');
   const beforeHash = hashAt < 0 ? url : url.slice(0, hashAt);
   const hash = hashAt < 0 ? '' : url.slice(hashAt);
@@ -64,9 +64,14 @@ export function appendTid(url: string, id: string): string {
   const path = queryAt < 0 ? beforeHash : beforeHash.slice(0, queryAt);
   const kept = (queryAt < 0 ? '' : beforeHash.slice(queryAt + 1))
     .split('&')
-    .filter((pair) => pair !== '' && decodeName(pair.split('=', 1)[0] ?? '') !== 'tid');
-  kept.push(`tid=${encodeURIComponent(id)}`);
+    .filter((pair) => pair !== '' && !Object.hasOwn(parameters, decodeName(pair.split('=', 1)[0] ?? '')));
+  for (const [name, value] of Object.entries(parameters)) kept.push(`${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
   return `${path}?${kept.join('&')}${hash}`;
+}
+
+/** sdk.js's `redirectUrl` with `tid=<id>` appended ({@link appendQuery}). */
+export function appendTid(url: string, id: string): string {
+  return appendQuery(url, { tid: id });
 }
 
 function decodeName(name: string): string {

@@ -1,20 +1,22 @@
 /**
- * The web flow (openapi/web.yaml): initiate and status check, signed with X-Partner-Id and
- * X-Signature over body + path and query as received + key. The user's confirmation on the hosted
- * page is played by `POST /sandbox/web/transactions/{id}/confirm|cancel|fail`; the hosted page
- * reads `GET /sandbox/web/transactions/{id}`. The browser side (`GET /sdk.js`, the hosted page at
- * `/checkout/{id}` and its OTP, payment and popup-closed endpoints) is at the end, and in
- * web-checkout.ts.
+ * The web flow (openapi/web.yaml): initiate, status check and refund, signed with X-Partner-Id and
+ * X-Signature over body + path and query as received + key (the status check may leave the
+ * signature out, D21; `--require-status-signature` makes it required). The user's confirmation on
+ * the hosted page is played by `POST /sandbox/web/transactions/{id}/confirm|cancel|fail`; the
+ * hosted page reads `GET /sandbox/web/transactions/{id}`. The browser side (`GET /sdk.js`, the
+ * hosted page at `/checkout/{id}` and its OTP, payment and popup-closed endpoints) is at the end,
+ * and in web-checkout.ts.
  *
  * Rules: D03 (errors), D13 (15-minute expiry to FAILURE), D20, D21 (answers and webhook), D22
- * (status signature), D23 (webhook delivery), D24, D27, D28.
+ * (status signature), D23 (webhook delivery), D24, D27, D28, D30 (notes), D31 (empty overrides),
+ * D32 (refund), D33 (return-URL parameters), D39 (absent or 0 refunds what remains).
  */
 import type { components, operations } from '../../../generated/types/web.js';
 import { statusSignature } from '../../signature.js';
 import type { FamilyContext } from '../context.js';
 import { loadBrowserAsset } from '../browser-assets.js';
-import { directLifecycle, type DirectStatus } from './direct.js';
-import { registerWebCheckout } from './web-checkout.js';
+import { directLifecycle, refundDirect, type DirectRefund, type DirectStatus } from './direct.js';
+import { appendQuery, registerWebCheckout } from './web-checkout.js';
 import { webAuth, type Partner } from './partner.js';
 
 /** D13: a web transaction not confirmed within 15 minutes fails. */
@@ -26,10 +28,16 @@ export interface WebTransaction {
   partnerId: string;
   amount: number;
   user: components['schemas']['User'];
+  /** D30: the partner's free JSON object, stored as sent and never interpreted. */
+  notes?: Record<string, unknown>;
+  /** Without empty overrides: `""` means "no override" (D31). */
   redirect?: components['schemas']['WebRedirect'];
   status: DirectStatus;
   /** `OTP_ATTEMPTS_EXCEEDED`: three wrong OTPs on the hosted page (web-checkout.ts). */
   failureReason?: 'USER_FAILED' | 'EXPIRED' | 'OTP_ATTEMPTS_EXCEEDED';
+  /** D32: what was refunded so far, never more than `amount`. */
+  refundedAmount: number;
+  refunds: DirectRefund[];
   createdAt: number;
   updatedAt: number;
   expiresAt: number;
@@ -41,6 +49,8 @@ export function registerWeb(ctx: FamilyContext): void {
   const { errors, clock, config } = ctx;
   const transactions = ctx.store.collection<WebTransaction>(WEB_TRANSACTIONS);
   const authenticate = webAuth(config, errors);
+  // D21: the status check verifies X-Signature when present; the hardening flag makes it required.
+  const authenticateStatusCheck = webAuth(config, errors, config.requireStatusSignature ? 'required' : 'optional');
 
   const lifecycle = directLifecycle(ctx, {
     collection: transactions,
@@ -53,7 +63,7 @@ export function registerWeb(ctx: FamilyContext): void {
       };
       return JSON.stringify(event);
     },
-    successStatus: '2xx',
+    successStatus: '2xx-3xx',
     pathParam: 'id',
     label: 'web transaction',
   });
@@ -66,13 +76,17 @@ export function registerWeb(ctx: FamilyContext): void {
         return errors.error(400, 'DUPLICATE_TRANSACTION_ID', `id '${body.id}' was already initiated.`);
       }
       const now = clock.now();
+      const redirect = body.redirect === undefined ? undefined : withoutEmptyOverrides(body.redirect);
       const transaction: WebTransaction = {
         id: body.id,
         partnerId: principal.id,
         amount: body.amount,
         user: body.user,
-        ...(body.redirect === undefined ? {} : { redirect: body.redirect }),
+        ...(body.notes === undefined ? {} : { notes: body.notes }),
+        ...(redirect === undefined ? {} : { redirect }),
         status: 'PENDING',
+        refundedAmount: 0,
+        refunds: [],
         createdAt: now,
         updatedAt: now,
         expiresAt: now + WEB_EXPIRY_MS,
@@ -86,11 +100,12 @@ export function registerWeb(ctx: FamilyContext): void {
   });
 
   ctx.route<operations['getWebTransactionStatus'], Partner>('getWebTransactionStatus', {
-    authenticate,
+    authenticate: authenticateStatusCheck,
     handle({ query, principal }) {
+      // D21: an unknown id, or another partner's, is 404 TRANSACTION_NOT_FOUND.
       const transaction = find(query.id, principal);
       if (transaction === undefined) {
-        return errors.error(404, 'NO_SUCH_TRANSACTION', `No transaction with id '${query.id}'.`);
+        return errors.error(404, 'TRANSACTION_NOT_FOUND', `No transaction with id '${query.id}'.`);
       }
       return {
         status: 200,
@@ -100,6 +115,22 @@ export function registerWeb(ctx: FamilyContext): void {
           signature: statusSignature(transaction.id, transaction.status, principal.privateKey),
         },
       };
+    },
+  });
+
+  // D32: signed like every web call, over the body + "/api/refund" + key.
+  ctx.route<operations['refundWebTransaction'], Partner>('refundWebTransaction', {
+    authenticate,
+    handle({ body, principal }) {
+      // Check and update without an await in between: concurrent refunds cannot overspend.
+      const transaction = find(body.transactionId, principal);
+      if (transaction === undefined) {
+        return errors.error(400, 'NO_SUCH_TRANSACTION', `No transaction with id '${body.transactionId}'.`);
+      }
+      const refund = refundDirect(errors, transaction, body.amount, { now: clock.now(), iso: clock.iso() });
+      if (!refund.ok) return refund.reply;
+      transactions.set(transaction.id, refund.updated);
+      return { status: 200, body: { message: 'ok' } };
     },
   });
 
@@ -126,6 +157,9 @@ export function registerWeb(ctx: FamilyContext): void {
         amount: transaction.amount,
         merchant: { name: config.partner.merchantName, homePageUrl: config.partner.homePageUrl },
         user: transaction.user,
+        notes: transaction.notes ?? null,
+        refundedAmount: transaction.refundedAmount,
+        refunds: transaction.refunds,
         redirect: {
           url: transaction.redirect?.url ?? config.partner.homePageUrl,
           failureUrl: transaction.redirect?.failureUrl ?? null,
@@ -171,6 +205,14 @@ export function registerWeb(ctx: FamilyContext): void {
   });
 }
 
+/** `redirect` without the overrides that are the empty string, which means "no override" (D31). */
+function withoutEmptyOverrides(redirect: components['schemas']['WebRedirect']): components['schemas']['WebRedirect'] {
+  const kept = { ...redirect };
+  if (kept.colorOverride === '') delete kept.colorOverride;
+  if (kept.logoOverride === '') delete kept.logoOverride;
+  return kept;
+}
+
 /** The hosted page of a transaction: `<origin>/checkout/<id>`. */
 export function checkoutUrl(origin: string, id: string): string {
   return `${origin}/checkout/${encodeURIComponent(id)}`;
@@ -179,12 +221,11 @@ export function checkoutUrl(origin: string, id: string): string {
 /**
  * Where the hosted page sends the user after a final status (D21): `redirect.failureUrl` after a
  * failure or cancellation when it is set, otherwise `redirect.url`, whose default is the merchant's
- * homepage.
+ * homepage; with `txnId=<id>&txnStatus=<status>` appended to its query, which is otherwise kept
+ * byte for byte (D33: integrations read the outcome from these two parameters).
  */
 export function redirectTarget(transaction: WebTransaction, homePageUrl: string): string {
-  const url = transaction.redirect?.url ?? homePageUrl;
-  if (transaction.status !== 'SUCCESS' && transaction.redirect?.failureUrl !== undefined) {
-    return transaction.redirect.failureUrl;
-  }
-  return url;
+  const failureUrl = transaction.status === 'SUCCESS' ? undefined : transaction.redirect?.failureUrl;
+  const url = failureUrl ?? transaction.redirect?.url ?? homePageUrl;
+  return appendQuery(url, { txnId: transaction.id, txnStatus: transaction.status });
 }

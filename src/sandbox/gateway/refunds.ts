@@ -1,6 +1,7 @@
 /**
  * Refunds (D18): full or partial, repeatable, of a SUCCESS transaction; `refund.id` makes a retry
- * safe. A refund is PENDING and becomes SUCCESS one second later (virtual time), when the refund
+ * safe. A new refund and a repeat both answer 200 (G4); an amount over what is left and a fully
+ * refunded transaction answer 400 (G11). A refund is PENDING and becomes SUCCESS one second later (virtual time), when the refund
  * webhook is sent (D23). The sandbox endpoint
  * `POST /sandbox/gateway/transactions/{merchantId}/{transactionId}/refunds/{refundId}/fail`
  * fails a PENDING refund instead, to rehearse a FAILED refund.
@@ -15,7 +16,7 @@ import { transactionalApiAuth } from './auth.js';
 import type { TransactionEngine } from './engine.js';
 import {
   GATEWAY,
-  amountRefunded,
+  refundedAmount,
   refundView,
   statusOf,
   type GatewayState,
@@ -38,7 +39,7 @@ export function registerRefunds(ctx: FamilyContext, state: GatewayState, engine:
       const requestedAmount = body.refund?.amount ?? 0;
       const refundId = body.refund?.id;
 
-      // D18: a repeated request (same id and amount) answers the existing refund.
+      // D18: a repeated request (same id and amount) answers the existing refund, 200 as a new one (G4).
       if (refundId !== undefined) {
         const existing = transaction.refunds.find((refund) => refund.id === refundId);
         if (existing !== undefined) {
@@ -57,14 +58,15 @@ export function registerRefunds(ctx: FamilyContext, state: GatewayState, engine:
       if (status !== 'SUCCESS') {
         return errors.error(409, 'INVALID_STATE', `Only a SUCCESS transaction can be refunded; this one is ${status}.`);
       }
-      const remaining = transaction.amount - amountRefunded(transaction);
+      // G11: 400, as in the SDK and web refunds.
+      const remaining = transaction.amount - refundedAmount(transaction);
       if (remaining <= 0) {
-        return errors.error(409, 'ALREADY_REFUNDED', `The whole amount of ${transaction.amount} was already refunded.`);
+        return errors.error(400, 'ALREADY_REFUNDED', `The whole amount of ${transaction.amount} was already refunded.`);
       }
       const amount = requestedAmount === 0 ? remaining : requestedAmount;
       if (amount > remaining) {
         return errors.error(
-          409,
+          400,
           'REFUND_AMOUNT_TOO_LARGE',
           `A refund of ${amount} exceeds the remaining unrefunded amount of ${remaining}.`,
         );
@@ -84,7 +86,7 @@ export function registerRefunds(ctx: FamilyContext, state: GatewayState, engine:
       const updated: TransactionRecord = { ...transaction, refunds: [...transaction.refunds, refund], updatedAt: now };
       engine.save(updated);
       engine.wakeAt(updated.merchantId, updated.id, refund.completesAt);
-      return { status: 201, body: { refund: refundView(updated, refund) } };
+      return { status: 200, body: { refund: refundView(updated, refund) } };
     },
   });
 

@@ -29,6 +29,7 @@ export type PreEligibilityView = Schemas['GatewayPreEligibilityCheck'];
 export type IneligibilityReason = Schemas['GatewayIneligibilityReason'];
 export type PaymentMetaData = Schemas['GatewayPaymentMetaData'];
 export type SettlementView = Schemas['GatewaySettlement'];
+export type MerchantConfigurationView = Schemas['GatewayMerchantConfiguration'];
 
 // ---------------------------------------------------------------------------------------------
 // The documented sandbox values (docs/sandbox.md, section Gateway)
@@ -53,6 +54,12 @@ export const GATEWAY = Object.freeze({
   checkValidityMs: 15 * MINUTE,
   /** The available credit of a phone number that is not one of the documented test users (₹50,000). */
   defaultCreditLimit: 5_000_000,
+  /** G1: the API generation of every gateway merchant (`GET /api/merchant/configuration`). */
+  apiVersion: 2,
+  /** G1: the largest order amount a merchant may create, paise: the contract's amount maximum (D24). */
+  maxOrderAmount: 10_000_000,
+  /** G6: an expiryTimestamp at or above this is read as epoch milliseconds, below as seconds. */
+  millisecondTimestampFrom: 1_000_000_000_000,
   /** D13: without expiryTimestamp a transaction expires 15 minutes after creation. */
   defaultExpiryMs: 15 * MINUTE,
   /** D13: expiryTimestamp lies between 1 minute and 24 hours after creation. */
@@ -203,12 +210,17 @@ export interface TransactionRecord {
   merchantId: string;
   id: string;
   amount: number;
-  notes: Record<string, string>;
+  /** G3: the merchant's free JSON object, echoed unchanged. */
+  notes: Record<string, unknown>;
   user: Schemas['User'];
-  deviceInformation: Schemas['DeviceInformation'];
-  uri: string;
+  /** G2: optional; recommended for the PG-driven flow. */
+  deviceInformation?: Schemas['DeviceInformation'];
+  /** G7: `LIVE` or `TEST` as sent; the sandbox treats both as test. */
+  mode?: 'LIVE' | 'TEST';
+  /** G5: the hosted page. */
+  url: string;
   preEligibilityCheckId?: string;
-  /** createConfiguration without expiryTimestamp (webhook URL, hosted-page options). */
+  /** createConfiguration without expiryTimestamp and without empty overrides (webhook URL, hosted-page options). */
   configuration: Omit<Schemas['GatewayTransactionCreateConfiguration'], 'expiryTimestamp'>;
   step: Step;
   failureReason?: FailureReason;
@@ -322,8 +334,8 @@ export function refundView(transaction: TransactionRecord, refund: RefundRecord)
   };
 }
 
-/** D14: `amountRefunded` counts PENDING and SUCCESS refunds. */
-export function amountRefunded(transaction: TransactionRecord): number {
+/** D14: `refundedAmount` counts PENDING and SUCCESS refunds. */
+export function refundedAmount(transaction: TransactionRecord): number {
   return transaction.refunds.reduce((sum, refund) => (refund.status === 'FAILED' ? sum : sum + refund.amount), 0);
 }
 
@@ -336,7 +348,7 @@ export function transactionView(transaction: TransactionRecord): TransactionView
     ...(status === 'FAILED' && transaction.failureReason !== undefined ? { failureReason: transaction.failureReason } : {}),
     notes: { ...transaction.notes },
     user: { ...transaction.user },
-    uri: transaction.uri,
+    url: transaction.url,
     ...(transaction.preEligibilityCheckId === undefined ? {} : { preEligibilityCheckId: transaction.preEligibilityCheckId }),
     ...(transaction.downPayment === undefined
       ? {}
@@ -347,7 +359,7 @@ export function transactionView(transaction: TransactionRecord): TransactionView
             registeredAt: iso(transaction.downPayment.registeredAt),
           },
         }),
-    amountRefunded: amountRefunded(transaction),
+    refundedAmount: refundedAmount(transaction),
     refunds: transaction.refunds.map((refund) => refundView(transaction, refund)),
     createdAt: iso(transaction.createdAt),
     updatedAt: iso(transaction.updatedAt),
@@ -403,7 +415,7 @@ export function stageView(transaction: TransactionRecord): StageResponse {
 
 /**
  * Sends a gateway webhook: the exact body signed with the merchant's Transactional API password
- * (`base64(SHA-256(body + password))`), in order per transaction, success on any 2xx. Without a
+ * (`base64(SHA-256(body + password))`), in order per transaction, success on any 2xx or 3xx. Without a
  * URL the event is recorded as `not_sent`.
  */
 export function sendWebhook(
@@ -421,7 +433,7 @@ export function sendWebhook(
     body,
     headers: password === undefined ? {} : { 'X-Signature': sdkSignature(body, password) },
     orderingKey: `gateway:${merchant.id}:${transactionId}`,
-    successStatus: '2xx',
+    successStatus: '2xx-3xx',
     family: 'gateway',
     event,
     transactionId,

@@ -1,9 +1,11 @@
 /**
- * The Transactional API's transaction operations: pre-eligibility, create, read (record or stage),
- * user input (OTP), register-external, list; and the hosted page `uri` as a sandbox endpoint.
+ * The Transactional API's transaction operations: the merchant's configuration, pre-eligibility,
+ * create, read (record or stage), cancel, user input (OTP), register-external, list; and the hosted
+ * page `url` as a sandbox endpoint.
  *
  * Rules: D12 (checks), D13 (expiry), D14 (record), D15 (steps), D16 (options), D17 (down payment),
- * D18 (answers), D19 (list), D23 (webhooks through the engine), D02 (errors).
+ * D18 (answers), D19 (list), D23 (webhooks through the engine), D02 (errors); G1 (configuration),
+ * G2-G7 (create), G9 (cancel).
  */
 import { randomUUID } from 'node:crypto';
 import type { operations } from '../../../generated/types/gateway.js';
@@ -64,6 +66,15 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
     return updated;
   };
 
+  // G1: integrations ask before every call which API generation the merchant uses; a gateway
+  // merchant is generation 2. Other credentials answer 401 (read as "generation 1" by them).
+  ctx.route<operations['getMerchantConfiguration'], MerchantPrincipal>('getMerchantConfiguration', {
+    authenticate,
+    handle() {
+      return { status: 200, body: { version: GATEWAY.apiVersion, maxOrderAmount: GATEWAY.maxOrderAmount } };
+    },
+  });
+
   ctx.route<operations['checkPreEligibility'], MerchantPrincipal>('checkPreEligibility', {
     authenticate,
     handle({ body, principal }) {
@@ -90,16 +101,26 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
     handle({ body, principal }) {
       const now = clock.now();
       const { merchantId } = principal;
-      const { expiryTimestamp, ...configuration } = body.createConfiguration ?? {};
+      const { expiryTimestamp, ...given } = body.createConfiguration ?? {};
+      // D31: an empty colour or logo override means "no override".
+      const configuration = { ...given };
+      if (configuration.colorOverride === '') delete configuration.colorOverride;
+      if (configuration.logoOverride === '') delete configuration.logoOverride;
 
-      // D13: 1 minute to 24 hours after creation, in epoch milliseconds.
+      // D13, G6: 1 minute to 24 hours after creation, in epoch seconds (a value of 10^12 or more
+      // is read as epoch milliseconds).
+      let expiresAt: number | undefined;
       if (expiryTimestamp !== undefined) {
+        const inSeconds = expiryTimestamp < GATEWAY.millisecondTimestampFrom;
+        expiresAt = inSeconds ? expiryTimestamp * 1000 : expiryTimestamp;
         const earliest = now + GATEWAY.minExpiryMs;
         const latest = now + GATEWAY.maxExpiryMs;
-        if (expiryTimestamp < earliest || expiryTimestamp > latest) {
+        if (expiresAt < earliest || expiresAt > latest) {
+          const [from, to] = inSeconds ? [Math.ceil(earliest / 1000), Math.floor(latest / 1000)] : [earliest, latest];
+          const unit = inSeconds ? 'epoch seconds' : 'epoch milliseconds';
           return errors.badRequest(
-            `createConfiguration.expiryTimestamp must lie between 1 minute and 24 hours after now (epoch milliseconds from ${earliest} to ${latest}).`,
-            [{ field: '/createConfiguration/expiryTimestamp', issue: `must be from ${earliest} to ${latest}` }],
+            `createConfiguration.expiryTimestamp must lie between 1 minute and 24 hours after now (${unit} from ${from} to ${to}).`,
+            [{ field: '/createConfiguration/expiryTimestamp', issue: `must be from ${from} to ${to} (${unit})` }],
           );
         }
       }
@@ -143,8 +164,9 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
         amount,
         notes: { ...(body.transaction.notes ?? {}) },
         user: body.user,
-        deviceInformation: body.deviceInformation,
-        uri: `${origin}/sandbox/gateway/checkout/${encodeURIComponent(merchantId)}/${encodeURIComponent(body.transaction.id)}`,
+        ...(body.deviceInformation === undefined ? {} : { deviceInformation: body.deviceInformation }),
+        ...(body.transaction.mode === undefined ? {} : { mode: body.transaction.mode }),
+        url: `${origin}/sandbox/gateway/checkout/${encodeURIComponent(merchantId)}/${encodeURIComponent(body.transaction.id)}`,
         ...(body.preEligibilityCheckId === undefined ? {} : { preEligibilityCheckId: body.preEligibilityCheckId }),
         configuration,
         step: failure === undefined ? 'authenticate' : 'failure',
@@ -153,14 +175,15 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
         refunds: [],
         createdAt: now,
         updatedAt: now,
-        expiresAt: expiryTimestamp ?? now + GATEWAY.defaultExpiryMs,
+        expiresAt: expiresAt ?? now + GATEWAY.defaultExpiryMs,
       };
       transactions.set(key, transaction);
       if (check !== undefined) checks.set(check.id, { ...check, attempts: [...check.attempts, transaction.id] });
 
       if (failure === undefined) engine.wakeAt(merchantId, transaction.id, transaction.expiresAt);
       else engine.announceFinal(transaction);
-      return { status: 201, body: { transaction: transactionView(transaction) } };
+      // G4: 200, as the integrations accept no other 2xx.
+      return { status: 200, body: { transaction: transactionView(transaction) } };
     },
   });
 
@@ -171,6 +194,24 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
       if (transaction === undefined) return notFound(params.id);
       if (query.include === 'stage') return { status: 200, body: stageView(withFreshOtp(transaction)) };
       return { status: 200, body: { transaction: transactionView(transaction) } };
+    },
+  });
+
+  // G9: the merchant gives up a PENDING transaction (a GET that changes state, as integrations call it).
+  ctx.route<operations['cancelTransaction'], MerchantPrincipal>('cancelTransaction', {
+    authenticate,
+    handle({ params, principal }) {
+      const transaction = engine.find(principal.merchantId, params.transactionId);
+      if (transaction === undefined) return notFound(params.transactionId);
+      if (isFinal(transaction.step)) {
+        return errors.error(
+          409,
+          'INVALID_STATE',
+          `The transaction is already ${statusOf(transaction.step)}${transaction.failureReason === undefined ? '' : ` (${transaction.failureReason})`}; only a PENDING transaction can be cancelled.`,
+        );
+      }
+      const cancelled = engine.fail(transaction, 'CANCELLED_BY_MERCHANT', clock.now());
+      return { status: 200, body: { transaction: transactionView(cancelled) } };
     },
   });
 
@@ -305,7 +346,7 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
     },
   });
 
-  // The hosted page (`transaction.uri`): what it shows and where it sends the user.
+  // The hosted page (`transaction.url`): what it shows and where it sends the user.
   ctx.sandboxRoute('GET', '/sandbox/gateway/checkout/{merchantId}/{transactionId}', (request) => {
     const merchantId = request.params.merchantId ?? '';
     const transactionId = request.params.transactionId ?? '';
