@@ -124,10 +124,10 @@ export interface components {
         /** @description **Decided by this contract (D02).** The error body of the gateway and extras families. `errorCode` is for programs, `message` for people; `details` lists each invalid field of a validation error. */
         ApiError: {
             /**
-             * @description A machine-readable code; see the table in the decision record (D02).
+             * @description **Decided by this contract (D02).** A machine-readable code; see the table in the decision record.
              * @enum {string}
              */
-            errorCode: "BAD_REQUEST" | "INVALID_OTP" | "OTP_EXPIRED" | "UNKNOWN_PRE_ELIGIBILITY_CHECK" | "DOWN_PAYMENT_AMOUNT_MISMATCH" | "UNAUTHORIZED" | "NOT_FOUND" | "DUPLICATE_ID" | "INVALID_STATE" | "REFUND_AMOUNT_TOO_LARGE" | "ALREADY_REFUNDED" | "PAYLOAD_TOO_LARGE" | "INTERNAL_ERROR";
+            errorCode: "BAD_REQUEST" | "INVALID_OTP" | "OTP_EXPIRED" | "UNKNOWN_PRE_ELIGIBILITY_CHECK" | "DOWN_PAYMENT_AMOUNT_MISMATCH" | "UNAUTHORIZED" | "NOT_FOUND" | "DUPLICATE_ID" | "INVALID_STATE" | "REFUND_AMOUNT_TOO_LARGE" | "ALREADY_REFUNDED" | "PAYLOAD_TOO_LARGE" | "TOO_MANY_REQUESTS" | "INTERNAL_ERROR";
             /** @description What is wrong, for a person. */
             message: string;
             /** @description Present for validation errors, one entry per problem. */
@@ -174,7 +174,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description The request is invalid: the body, a parameter or a header fails the contract (`BAD_REQUEST`), or a business rule of this operation rejects it (see its description for the codes it uses). `details` names each invalid field. */
+        /** @description **Decided by this contract (D02).** The request is invalid: the body, a parameter or a header fails the contract (`BAD_REQUEST`), or a business rule of this operation rejects it (see its description for the codes it uses). `details` names each invalid field. */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -183,7 +183,7 @@ export interface components {
                 "application/json": components["schemas"]["ApiError"];
             };
         };
-        /** @description Missing, malformed or wrong HTTP Basic credentials, or credentials of the other kind (`UNAUTHORIZED`). */
+        /** @description **Decided by this contract (D02).** Missing, malformed or wrong HTTP Basic credentials, or credentials of the other kind (`UNAUTHORIZED`). */
         Unauthorized: {
             headers: {
                 [name: string]: unknown;
@@ -192,7 +192,17 @@ export interface components {
                 "application/json": components["schemas"]["ApiError"];
             };
         };
-        /** @description The service failed (`INTERNAL_ERROR`). Nothing was changed; retry later. */
+        /** @description **Decided by this contract (D24).** `TOO_MANY_REQUESTS`: the service, or a proxy on the way to it, asks the caller to slow down. No rate limit is promised; wait at least `Retry-After` seconds before sending again. */
+        TooManyRequests: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /** @description **Decided by this contract (D02).** The service failed (`INTERNAL_ERROR`). Nothing was changed; retry later. */
         InternalError: {
             headers: {
                 [name: string]: unknown;
@@ -201,7 +211,7 @@ export interface components {
                 "application/json": components["schemas"]["ApiError"];
             };
         };
-        /** @description The request body exceeds 1 MiB (`PAYLOAD_TOO_LARGE`, D24). */
+        /** @description **Decided by this contract (D24).** The request body exceeds 1 MiB (`PAYLOAD_TOO_LARGE`, the D02 error body). */
         PayloadTooLarge: {
             headers: {
                 [name: string]: unknown;
@@ -213,7 +223,13 @@ export interface components {
     };
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /**
+         * @description **Decided by this contract (D24).** How many seconds to wait before sending the request again (the delay-seconds form of RFC 9110).
+         * @example 30
+         */
+        RetryAfter: number;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -244,6 +260,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -272,6 +289,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -300,6 +318,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -29,6 +29,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/merchant/configuration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the merchant's configuration
+         * @description **Decided by this contract (D35).** Reads what the merchant whose Transactional API credentials
+         *     are used may do: `version`, the API generation it integrates with (`2` for the gateway
+         *     integration), and `maxOrderAmount`, the largest order amount (paise) it may create. Shop
+         *     integrations call it before showing the pay-later option and before each call, to choose the
+         *     API generation and to hide the option for larger carts, so it is cheap and answers at once.
+         *
+         *     Credentials that are not a merchant's Transactional API credentials answer 401 `UNAUTHORIZED`;
+         *     integrations read any answer other than 200 as "generation 1" (the web flow). The path is
+         *     literal: `configuration` is a reserved merchant id (D04), so it never reads a merchant.
+         */
+        get: operations["getMerchantConfiguration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/merchant/{id}": {
         parameters: {
             query?: never;
@@ -198,12 +226,16 @@ export interface paths {
          *     Then read the stage (`GET /api/merchant/transaction/{id}?include=stage`) and follow
          *     `nextStep`.
          *
-         *     **Decided by this contract (D18).** The answer is 201 with the transaction record (D14). A
-         *     transaction whose user is not eligible, or whose data differ from its check, is still created,
-         *     in status `FAILED` (D15). An unknown `preEligibilityCheckId` answers 400
-         *     `UNKNOWN_PRE_ELIGIBILITY_CHECK` (D12); a transaction id used before answers 409 `DUPLICATE_ID`.
-         *     `expiryTimestamp` is in epoch milliseconds (D13); the redirect and branding fields of
-         *     `createConfiguration` are decided by D14.
+         *     **Decided by this contract (D18).** The answer is 200 (not 201: the service's integrations
+         *     accept only 200) with the transaction record (D14); send the user to `transaction.url`, the
+         *     hosted page, unless the payment gateway runs the steps itself. A transaction whose user is not
+         *     eligible, or whose data differ from its check, is still created, in status `FAILED` (D15). An
+         *     unknown `preEligibilityCheckId` answers 400 `UNKNOWN_PRE_ELIGIBILITY_CHECK` (D12); an amount
+         *     above the merchant's `maxOrderAmount` answers 400 `BAD_REQUEST` (D35); a transaction id used
+         *     before answers 409 `DUPLICATE_ID`. `deviceInformation` is optional (D14), `transaction.notes`
+         *     is any JSON object (D30), `transaction.mode` is `LIVE` or `TEST` (D36); `expiryTimestamp` is in
+         *     epoch seconds (D13); the redirect and branding fields of `createConfiguration` are decided by
+         *     D14, and an empty override means none (D31).
          */
         post: operations["createTransaction"];
         delete?: never;
@@ -332,19 +364,52 @@ export interface paths {
         put?: never;
         /**
          * Refund a transaction, fully or partly
-         * @description Refunds the whole remaining amount (no `refund.amount`, or 0) or part of it. Several partial
+         * @description Refunds the whole transaction (no `refund.amount`, or 0) or part of it. Several partial
          *     refunds may be made against one transaction; a refund may not exceed the remaining unrefunded
          *     amount. `createConfiguration.webhookUrl` subscribes a webhook for this refund, independent of
          *     the transaction's webhook.
          *
-         *     **Decided by this contract (D18).** A new refund answers 201 `{ refund }`, usually `PENDING`;
-         *     its final status arrives by the refund webhook (D23) or in the transaction's `refunds`. Name
-         *     `refund.id` to make a retry safe: the same id and amount again answer 200 with the existing
-         *     refund instead of refunding twice; the same id with another amount answers 409 `DUPLICATE_ID`.
-         *     Only a `SUCCESS` transaction can be refunded (409 `INVALID_STATE`); more than remains answers
-         *     409 `REFUND_AMOUNT_TOO_LARGE`, nothing remaining 409 `ALREADY_REFUNDED`.
+         *     **Decided by this contract (D18).** The answer is 200 `{ refund }` (not 201: the service's
+         *     integrations accept only 200), usually `PENDING`; its final status arrives by the refund
+         *     webhook (D23) or in the transaction's `refunds`. No amount, or 0, refunds what remains (D39).
+         *     Name `refund.id` to make a retry safe: the same id and amount again answer 200 with the
+         *     existing refund instead of refunding twice (compare `refund.createdAt` to tell a repeat); the
+         *     same id with another amount answers 409 `DUPLICATE_ID`. Only a `SUCCESS` transaction can be
+         *     refunded (409 `INVALID_STATE`); more than remains answers 400 `REFUND_AMOUNT_TOO_LARGE`,
+         *     nothing remaining 400 `ALREADY_REFUNDED` (D02: the statuses the SDK-flow refund states for the
+         *     same codes).
          */
         post: operations["refundTransaction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/merchant/transaction/{transactionId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The transaction's id, as chosen by the payment gateway at creation (`transaction.id`). */
+                transactionId: components["parameters"]["GatewayTransactionIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Cancel a pending transaction
+         * @description **Decided by this contract (D37).** Cancels a transaction that is still `PENDING`, for example
+         *     an order the shopper abandoned on the hosted page: it becomes `FAILED` with `failureReason`
+         *     `CANCELLED_BY_MERCHANT` (the stage's step becomes `failure`), the transaction webhook is sent
+         *     as for any final status (D23), and the answer is 200 with the transaction record. The method is
+         *     `GET`, as the service's own integrations call it; it is not safe to repeat blindly, but a
+         *     repeat cannot do harm: a transaction that is already final (`SUCCESS` or `FAILED`, including
+         *     cancelled) answers 409 `INVALID_STATE` and is not changed. An unknown transaction, or one of
+         *     another merchant, answers 404 `NOT_FOUND`.
+         */
+        get: operations["cancelTransaction"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -395,17 +460,17 @@ export interface webhooks {
          *     one parser serves both. Polling the stage is the alternative.
          *
          *     **Decided by this contract (D23).** The webhook is sent when the status becomes `SUCCESS` or
-         *     `FAILED`. Answer any 2xx within 10 s; otherwise the service tries again, at most 6 attempts in
-         *     all: at once, then 30 s, 2 min, 10 min, 1 h and 6 h after the previous failure. Events of one
-         *     transaction arrive in order. `X-Event-Id` is the same on every retry of an event: store it and
-         *     ignore an event you have processed (or deduplicate on the pair `transaction.id`,
-         *     `transaction.status`).
+         *     `FAILED`. Answer any 2xx or 3xx (a redirect is not followed) within 10 s; otherwise the service
+         *     tries again, at most 6 attempts in all: at once, then 30 s, 2 min, 10 min, 1 h and 6 h after the
+         *     previous failure. Events of one transaction arrive in order. `X-Event-Id` is the same on every
+         *     retry of an event: store it and ignore an event you have processed (or deduplicate on the pair
+         *     `transaction.id`, `transaction.status`).
          *
          *     `X-Signature` = base64(SHA-256(raw body + the merchant's Transactional API password)), the
-         *     password of `basicAuthDetails`. Verify it over the raw bytes received, before parsing them,
-         *     with a constant-time comparison. The signature carries no timestamp, so a captured request
-         *     could be replayed: deduplicate, and treat the webhook as a hint, confirming with
-         *     `GET /api/merchant/transaction/{id}` before acting on it.
+         *     password of `basicAuthDetails`. Verify it over the raw bytes received, before parsing them, with
+         *     a constant-time comparison. The signature carries no timestamp, so a captured request could be
+         *     replayed: deduplicate, and treat the webhook as a hint, confirming with `GET
+         *     /api/merchant/transaction/{id}` before acting on it.
          */
         post: operations["notifyTransactionUpdated"];
         delete?: never;
@@ -432,15 +497,15 @@ export interface webhooks {
          *     operation answers (D18). It is sent when the refund becomes `SUCCESS` or `FAILED`, to the
          *     refund's `createConfiguration.webhookUrl`, else to the transaction's webhook URL (the
          *     transaction's `createConfiguration.webhookUrl`, else the merchant's `defaultWebhookUrl`). Answer
-         *     any 2xx within 10 s; otherwise the service tries again, at most 6 attempts in all: at once,
-         *     then 30 s, 2 min, 10 min, 1 h and 6 h after the previous failure. `X-Event-Id` is the same on
-         *     every retry: store it and ignore a repeat (or deduplicate on the pair `refund.id`,
-         *     `refund.status`).
+         *     any 2xx or 3xx (a redirect is not followed) within 10 s; otherwise the service tries again, at
+         *     most 6 attempts in all: at once, then 30 s, 2 min, 10 min, 1 h and 6 h after the previous
+         *     failure. `X-Event-Id` is the same on every retry: store it and ignore a repeat (or deduplicate
+         *     on the pair `refund.id`, `refund.status`).
          *
          *     `X-Signature` = base64(SHA-256(raw body + the merchant's Transactional API password)), verified
          *     over the raw bytes before parsing, in constant time. The signature carries no timestamp, so a
-         *     captured request could be replayed: deduplicate, and confirm with
-         *     `GET /api/merchant/transaction/{id}` (its `refunds`) before acting on it.
+         *     captured request could be replayed: deduplicate, and confirm with `GET
+         *     /api/merchant/transaction/{id}` (its `refunds`) before acting on it.
          */
         post: operations["notifyRefundUpdated"];
         delete?: never;
@@ -453,7 +518,7 @@ export interface webhooks {
 export interface components {
     schemas: {
         /**
-         * @description The merchant's id, chosen by the payment gateway and used as `{id}` in the later merchant paths. **Decided by this contract (D04).** 1 to 64 characters (letters, digits, `_`, `-`); the ids `transaction` and `settlement` are reserved, because they are path segments of the same API, and answer 400 `BAD_REQUEST`.
+         * @description The merchant's id, chosen by the payment gateway and used as `{id}` in the later merchant paths. **Decided by this contract (D04).** 1 to 64 characters (letters, digits, `_`, `-`); the ids `transaction`, `settlement` and `configuration` are reserved, because they are path segments of the same API (D35), and answer 400 `BAD_REQUEST`.
          * @example merchant_acme_01
          */
         GatewayMerchantId: string;
@@ -577,9 +642,9 @@ export interface components {
          *     }
          */
         GatewayBasicAuthDetails: {
-            /** @description The Basic user name of the merchant's Transactional API credentials. */
+            /** @description **Decided by this contract (D07).** The Basic user name of the merchant's Transactional API credentials: what shop integrations configure as the merchant's "partner id". */
             username: string;
-            /** @description The Basic password; keep it on the payment gateway's servers only. */
+            /** @description **Decided by this contract (D07).** The Basic password: what shop integrations configure as the merchant's "private key". Keep it on the server only. */
             password: string;
         };
         /**
@@ -625,10 +690,10 @@ export interface components {
         /** @description **Decided by this contract (D02).** The error body of the gateway and extras families. `errorCode` is for programs, `message` for people; `details` lists each invalid field of a validation error. */
         ApiError: {
             /**
-             * @description A machine-readable code; see the table in the decision record (D02).
+             * @description **Decided by this contract (D02).** A machine-readable code; see the table in the decision record.
              * @enum {string}
              */
-            errorCode: "BAD_REQUEST" | "INVALID_OTP" | "OTP_EXPIRED" | "UNKNOWN_PRE_ELIGIBILITY_CHECK" | "DOWN_PAYMENT_AMOUNT_MISMATCH" | "UNAUTHORIZED" | "NOT_FOUND" | "DUPLICATE_ID" | "INVALID_STATE" | "REFUND_AMOUNT_TOO_LARGE" | "ALREADY_REFUNDED" | "PAYLOAD_TOO_LARGE" | "INTERNAL_ERROR";
+            errorCode: "BAD_REQUEST" | "INVALID_OTP" | "OTP_EXPIRED" | "UNKNOWN_PRE_ELIGIBILITY_CHECK" | "DOWN_PAYMENT_AMOUNT_MISMATCH" | "UNAUTHORIZED" | "NOT_FOUND" | "DUPLICATE_ID" | "INVALID_STATE" | "REFUND_AMOUNT_TOO_LARGE" | "ALREADY_REFUNDED" | "PAYLOAD_TOO_LARGE" | "TOO_MANY_REQUESTS" | "INTERNAL_ERROR";
             /** @description What is wrong, for a person. */
             message: string;
             /** @description Present for validation errors, one entry per problem. */
@@ -638,6 +703,28 @@ export interface components {
                 /** @description What is wrong with it. */
                 issue: string;
             }[];
+        };
+        /**
+         * Format: int64
+         * @description An amount in paise (1 rupee = 100 paise), as an integer. **Decided by this contract (D24).** Bounds: from 100 (₹1) to 10,000,000 (₹1,00,000).
+         * @example 150000
+         */
+        Amount: number;
+        /**
+         * @description **Decided by this contract (D35).** What the merchant whose Transactional API credentials are used may do: the API generation it integrates with and the largest order amount it may create.
+         * @example {
+         *       "version": 2,
+         *       "maxOrderAmount": 1500000
+         *     }
+         */
+        GatewayMerchantConfiguration: {
+            /**
+             * @description **Decided by this contract (D35).** The API generation of the merchant: `2` for a merchant of the gateway integration (`/api/merchant/...` with HTTP Basic), which every merchant whose credentials are accepted here is; `1` names the web flow (`/api/transaction` with `X-Partner-Id` and `X-Signature`). Integrations read any answer other than 200 as generation 1.
+             * @enum {integer}
+             */
+            version: 1 | 2;
+            /** @description **Decided by this contract (D35).** The largest amount, in paise, of a transaction (or a pre-eligibility check) this merchant may create; a larger one answers 400 `BAD_REQUEST`. At most the ceiling of every amount (D24). */
+            maxOrderAmount: components["schemas"]["Amount"];
         };
         /**
          * @description The body of upload document. **Decided by this contract (D08).** Every field is required; uploading a type again while the merchant is `documentsPending` replaces the earlier file.
@@ -735,12 +822,6 @@ export interface components {
             email?: string;
         };
         /**
-         * Format: int64
-         * @description An amount in paise (1 rupee = 100 paise), as an integer. **Decided by this contract (D24).** Bounds: from 100 (₹1) to 10,000,000 (₹1,00,000).
-         * @example 150000
-         */
-        Amount: number;
-        /**
          * @description The device the user checks out on. **Decided by this contract (D24):** both fields are required and bounded.
          * @example {
          *       "userAgent": "Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 Chrome/130.0 Mobile Safari/537.36",
@@ -807,11 +888,11 @@ export interface components {
          */
         Identifier: string;
         /**
-         * @description **Decided by this contract (D15).** Why a transaction is `FAILED`: the user is not eligible (`NOT_ELIGIBLE`); its `user.phoneNumber` or `transaction.amount` differs from the referenced check (`PRE_ELIGIBILITY_MISMATCH`); three wrong OTPs (`OTP_ATTEMPTS_EXCEEDED`); its expiry passed (`EXPIRED`); another attempt on the same check succeeded (`OTHER_ATTEMPT_SUCCEEDED`); the registered down payment was not confirmed (`PAYMENT_NOT_CONFIRMED`).
+         * @description **Decided by this contract (D15).** Why a transaction is `FAILED`: the user is not eligible (`NOT_ELIGIBLE`); its `user.phoneNumber` or `transaction.amount` differs from the referenced check (`PRE_ELIGIBILITY_MISMATCH`); three wrong OTPs (`OTP_ATTEMPTS_EXCEEDED`); its expiry passed (`EXPIRED`); another attempt on the same check succeeded (`OTHER_ATTEMPT_SUCCEEDED`); the registered down payment was not confirmed (`PAYMENT_NOT_CONFIRMED`); the payment gateway cancelled it while `PENDING` (`CANCELLED_BY_MERCHANT`, D37).
          * @example EXPIRED
          * @enum {string}
          */
-        GatewayFailureReason: "NOT_ELIGIBLE" | "PRE_ELIGIBILITY_MISMATCH" | "OTP_ATTEMPTS_EXCEEDED" | "EXPIRED" | "OTHER_ATTEMPT_SUCCEEDED" | "PAYMENT_NOT_CONFIRMED";
+        GatewayFailureReason: "NOT_ELIGIBLE" | "PRE_ELIGIBILITY_MISMATCH" | "OTP_ATTEMPTS_EXCEEDED" | "EXPIRED" | "OTHER_ATTEMPT_SUCCEEDED" | "PAYMENT_NOT_CONFIRMED" | "CANCELLED_BY_MERCHANT";
         /**
          * @description Free notes for the caller's own use. **Decided by this contract (D30).** Any JSON object: values of any JSON type (strings, numbers, booleans, null, nested objects, arrays). The service stores the object and gives it back unchanged; it interprets none of it (a key such as `webhook_url` has no effect). It is bounded only by the limits of every body: 1 MiB and 64 levels of nesting (D24).
          * @example {
@@ -909,7 +990,7 @@ export interface components {
             id: components["schemas"]["Identifier"];
             /** @description The amount, in paise. */
             amount: components["schemas"]["Amount"];
-            /** @description `PENDING` (not final), `SUCCESS` or `FAILED` (final). `FAILED` is named by the description; the other values are decided (D15). */
+            /** @description `FAILED` is named by the description. **Decided by this contract (D15).** `PENDING` (not final), `SUCCESS` or `FAILED` (final); act on `SUCCESS` only and treat any other value as not paid. */
             status: components["schemas"]["GatewayTransactionStatus"];
             /** @description **Decided by this contract (D15).** Why the transaction failed; present only when `status` is `FAILED`. */
             failureReason?: components["schemas"]["GatewayFailureReason"];
@@ -917,17 +998,17 @@ export interface components {
             notes: components["schemas"]["Notes"];
             /** @description The user sent at creation. */
             user: components["schemas"]["User"];
-            /** @description **Decided by this contract (D14).** The hosted page where the user completes the transaction (the live service's field). */
-            uri: components["schemas"]["Url"];
+            /** @description **Decided by this contract (D14).** The hosted page where the user completes the transaction: send the user there after creating it. The live service's integrations read this field (`transaction.url`). */
+            url: components["schemas"]["Url"];
             /** @description **Decided by this contract (D12).** The pre-eligibility check the transaction referenced, when it referenced one. */
             preEligibilityCheckId?: components["schemas"]["GatewayPreEligibilityCheckId"];
             /** @description **Decided by this contract (D14).** The down payment registered through register-external, once registered. */
             downPayment?: components["schemas"]["GatewayDownPayment"];
             /**
              * Format: int64
-             * @description **Decided by this contract (D14).** The sum of the transaction's refunds that are `PENDING` or `SUCCESS`, in paise; what remains to refund is `amount - amountRefunded`.
+             * @description **Decided by this contract (D14).** The sum of the transaction's refunds that are `PENDING` or `SUCCESS`, in paise; what remains to refund is `amount - refundedAmount`. (The name the settlement entries use for the same sum.)
              */
-            amountRefunded: number;
+            refundedAmount: number;
             /** @description **Decided by this contract (D18).** The refunds of the transaction, oldest first (empty when none). */
             refunds: components["schemas"]["GatewayRefund"][];
             /** @description **Decided by this contract (D14).** When the transaction was created (UTC). */
@@ -945,10 +1026,22 @@ export interface components {
             nextCursor: string | null;
         };
         /**
+         * @description The URL of a logo shown instead of the merchant's default logo. Use only when necessary. **Decided by this contract (D31).** An http or https URL (D24); the empty string means "no override", as when the field is absent.
+         * @example https://merchant.example.in/static/logo-festive.png
+         * @example
+         */
+        LogoOverride: components["schemas"]["Url"] | string;
+        /**
+         * @description A hex colour of the form `#xxxxxx`, used instead of the merchant's default colour. Use only when necessary. **Decided by this contract (D31).** The empty string means "no override", as when the field is absent.
+         * @example #1A73E8
+         * @example
+         */
+        ColorOverride: string;
+        /**
          * @description Optional settings of one transaction. `webhookUrl` overrides the merchant's default webhook URL; `expiryTimestamp` sets when the transaction expires.
          * @example {
          *       "webhookUrl": "https://pg.example.in/paylater/webhooks/acme",
-         *       "expiryTimestamp": 1795344330000
+         *       "expiryTimestamp": 1795344330
          *     }
          */
         GatewayTransactionCreateConfiguration: {
@@ -956,21 +1049,21 @@ export interface components {
             webhookUrl?: components["schemas"]["Url"];
             /**
              * Format: int64
-             * @description When the transaction expires. **Decided by this contract (D13).** Unix epoch milliseconds; the minimum (10^12) rejects a value in seconds. It must lie between 1 minute and 24 hours after creation (400 `BAD_REQUEST` otherwise). Without it the transaction expires 15 minutes after creation; an expired transaction becomes `FAILED` with reason `EXPIRED`.
+             * @description When the transaction expires. **Decided by this contract (D13).** Unix epoch **seconds** (as PHP's `time()` or `DateTime::getTimestamp()` gives them). A value of 10^12 or more is read as epoch milliseconds, so that a JavaScript `Date.now()` value also works. It must lie between 1 minute and 24 hours after creation (400 `BAD_REQUEST` otherwise). Without it the transaction expires 15 minutes after creation; an expired transaction becomes `FAILED` with reason `EXPIRED`.
              */
             expiryTimestamp?: number;
-            /** @description **Decided by this contract (D14).** Where the hosted page (`uri`) sends the user after the transaction succeeds. The live service accepts it; without it the user stays on the hosted page. */
+            /** @description **Decided by this contract (D14).** Where the hosted page (`url`) sends the user after the transaction succeeds. The live service accepts it; without it the user stays on the hosted page. */
             successRedirectUrl?: components["schemas"]["Url"];
             /** @description **Decided by this contract (D14).** Where the hosted page sends the user after the transaction fails. */
             failureRedirectUrl?: components["schemas"]["Url"];
             /** @description **Decided by this contract (D14).** Where the hosted page sends the user who leaves it with cancel. Leaving does not end the transaction: it stays `PENDING` and fails with `EXPIRED` at its expiry unless it is resumed. */
             cancelRedirectUrl?: components["schemas"]["Url"];
-            /** @description **Decided by this contract (D14).** The URL of a logo used on the hosted page instead of the merchant's default logo. Use only when necessary. */
-            logoOverride?: components["schemas"]["Url"];
-            /** @description **Decided by this contract (D14).** A colour `#rrggbb` used on the hosted page instead of the merchant's default colour. Use only when necessary. */
-            colorOverride?: components["schemas"]["GatewayColor"];
+            /** @description **Decided by this contract (D14).** The URL of a logo used on the hosted page instead of the merchant's default logo. Use only when necessary. The empty string means no override (D31). */
+            logoOverride?: components["schemas"]["LogoOverride"];
+            /** @description **Decided by this contract (D14).** A colour `#rrggbb` used on the hosted page instead of the merchant's default colour. Use only when necessary. The empty string means no override (D31). */
+            colorOverride?: components["schemas"]["ColorOverride"];
         };
-        /** @description The body of create transaction. `preEligibilityCheckId` and `createConfiguration` are optional. */
+        /** @description The body of create transaction. `preEligibilityCheckId` and `createConfiguration` are optional. **Decided by this contract (D34).** `deviceInformation` is optional too (D14); the body is closed: a field not listed here answers 400 `BAD_REQUEST` naming it, `transaction.notes` being the one free object (D30). */
         GatewayTransactionCreateRequest: {
             /** @description The transaction to create. */
             transaction: {
@@ -978,13 +1071,18 @@ export interface components {
                 id: components["schemas"]["Identifier"];
                 /** @description The amount, in paise. */
                 amount: components["schemas"]["Amount"];
+                /**
+                 * @description **Decided by this contract (D36).** Optional: whether the merchant's integration runs live or in test. The credentials decide what a transaction is: the service records `mode` and does not change its behaviour for it (test credentials never move money, whatever `mode` says; a sandbox treats both values as test).
+                 * @enum {string}
+                 */
+                mode?: "LIVE" | "TEST";
                 /** @description Free notes (`referenceId`, `billNo`, ...), echoed in the transaction record. **Decided by this contract (D30).** Optional (the record then carries `{}`); any JSON object, with values of any JSON type (nested objects and arrays included), stored and given back unchanged, never interpreted. */
                 notes?: components["schemas"]["Notes"];
             };
             /** @description The user who pays. */
             user: components["schemas"]["User"];
-            /** @description The device the user checks out on. */
-            deviceInformation: components["schemas"]["DeviceInformation"];
+            /** @description The device the user checks out on. **Decided by this contract (D14).** Optional: a payment gateway that sends the user to the hosted page (`transaction.url`) may omit it; one that runs the OTP and down-payment steps itself should send it (recommended). */
+            deviceInformation?: components["schemas"]["DeviceInformation"];
             /** @description Optional but recommended: the id of a pre-eligibility check, whose precomputed checks are then reused (without it the checks run again). When the transaction's data differs from the check's, the transaction becomes `FAILED`. Several transactions may reference the same check; when one succeeds, the others fail. **Decided by this contract (D12).** The field is the top-level `preEligibilityCheckId`; an id that names no check of this merchant answers 400 `UNKNOWN_PRE_ELIGIBILITY_CHECK`; an expired check is treated as absent; the compared data are `user.phoneNumber` and `transaction.amount` (D15). */
             preEligibilityCheckId?: components["schemas"]["GatewayPreEligibilityCheckId"];
             /** @description Optional settings of this transaction (webhook URL, expiry, hosted-page options). */
@@ -1105,18 +1203,18 @@ export interface components {
          * @example 50000
          */
         RefundAmount: number;
-        /** @description The body of a refund. Absent or 0 `refund.amount` refunds the whole remaining amount. **Decided by this contract (D18).** `refund.id` makes a retry safe; `refund` itself may be omitted (`{}` refunds everything that remains). */
+        /** @description The body of a refund. Absent or 0 `refund.amount` means the whole transaction (what remains of it, D39). **Decided by this contract (D18).** `refund.id` makes a retry safe; `refund` itself may be omitted (`{}` refunds everything that remains). */
         GatewayRefundRequest: {
             /** @description The refund to make. */
             refund?: {
                 /** @description **Decided by this contract (D18).** Your id of this refund, unique per transaction. Repeating the request with the same id and amount answers 200 with the existing refund instead of refunding twice; the same id with another amount answers 409 `DUPLICATE_ID`. Without it the service assigns an id (and a repeated request refunds again). */
                 id?: components["schemas"]["Identifier"];
-                /** @description Paise, optional. Absent or 0 means the whole remaining amount; more than remains answers 409 `REFUND_AMOUNT_TOO_LARGE`. */
+                /** @description Paise, optional. Absent or 0 means the whole transaction. **Decided by this contract (D39).** Read as what remains of it; more than remains answers 400 `REFUND_AMOUNT_TOO_LARGE` (D02). */
                 amount?: components["schemas"]["RefundAmount"];
             };
             /** @description Settings of this refund. */
             createConfiguration?: {
-                /** @description The webhook for this refund, independent of the transaction's webhook. Without it the refund webhook goes to the transaction's webhook URL (D23). */
+                /** @description The webhook for this refund, independent of the transaction's webhook. **Decided by this contract (D23).** Without it the refund webhook goes to the transaction's webhook URL. */
                 webhookUrl?: components["schemas"]["Url"];
             };
         };
@@ -1171,7 +1269,7 @@ export interface components {
         Signature: string;
     };
     responses: {
-        /** @description Missing, malformed or wrong HTTP Basic credentials, or credentials of the other kind (`UNAUTHORIZED`). */
+        /** @description **Decided by this contract (D02).** Missing, malformed or wrong HTTP Basic credentials, or credentials of the other kind (`UNAUTHORIZED`). */
         Unauthorized: {
             headers: {
                 [name: string]: unknown;
@@ -1180,7 +1278,7 @@ export interface components {
                 "application/json": components["schemas"]["ApiError"];
             };
         };
-        /** @description The request body exceeds 1 MiB (`PAYLOAD_TOO_LARGE`, D24). */
+        /** @description **Decided by this contract (D24).** The request body exceeds 1 MiB (`PAYLOAD_TOO_LARGE`, the D02 error body). */
         PayloadTooLarge: {
             headers: {
                 [name: string]: unknown;
@@ -1189,7 +1287,17 @@ export interface components {
                 "application/json": components["schemas"]["ApiError"];
             };
         };
-        /** @description The service failed (`INTERNAL_ERROR`). Nothing was changed; retry later. */
+        /** @description **Decided by this contract (D24).** `TOO_MANY_REQUESTS`: the service, or a proxy on the way to it, asks the caller to slow down. No rate limit is promised; wait at least `Retry-After` seconds before sending again. */
+        TooManyRequests: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /** @description **Decided by this contract (D02).** The service failed (`INTERNAL_ERROR`). Nothing was changed; retry later. */
         InternalError: {
             headers: {
                 [name: string]: unknown;
@@ -1198,7 +1306,7 @@ export interface components {
                 "application/json": components["schemas"]["ApiError"];
             };
         };
-        /** @description The request is invalid: the body, a parameter or a header fails the contract (`BAD_REQUEST`), or a business rule of this operation rejects it (see its description for the codes it uses). `details` names each invalid field. */
+        /** @description **Decided by this contract (D02).** The request is invalid: the body, a parameter or a header fails the contract (`BAD_REQUEST`), or a business rule of this operation rejects it (see its description for the codes it uses). `details` names each invalid field. */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -1216,7 +1324,7 @@ export interface components {
                 "application/json": components["schemas"]["ApiError"];
             };
         };
-        /** @description The resource does not exist for these credentials (`NOT_FOUND`). A resource of another merchant answers the same way, so ids of other merchants are never revealed. */
+        /** @description **Decided by this contract (D02).** The resource does not exist for these credentials (`NOT_FOUND`). A resource of another merchant answers the same way, so ids of other merchants are never revealed. */
         NotFound: {
             headers: {
                 [name: string]: unknown;
@@ -1239,7 +1347,7 @@ export interface components {
          */
         GatewayReferenceIdPath: string;
         /**
-         * @description The request signature. See the document's description for the recipe of this family. Its form is checked here (D28); its value only the service can check.
+         * @description The request signature. See the document's description for the recipe of this family. **Decided by this contract (D28).** Its form, 44 base64 characters ending in `=`, is checked here: a header of another form answers 400 `BAD_REQUEST`, in the mock and in the service. Its value only the service can check: a well-formed signature that does not match answers 401.
          * @example qvSZ/F8ixk3Rb7Bq+pEWvRQ2HK0FmL+cMaf0+r8aXOk=
          */
         XSignature: components["schemas"]["Signature"];
@@ -1247,7 +1355,13 @@ export interface components {
         XEventId: string;
     };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /**
+         * @description **Decided by this contract (D24).** How many seconds to wait before sending the request again (the delay-seconds form of RFC 9110).
+         * @example 30
+         */
+        RetryAfter: number;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -1294,6 +1408,30 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getMerchantConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description **Decided by this contract (D35).** The merchant's configuration. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayMerchantConfiguration"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1321,6 +1459,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["GatewayMerchantNotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1370,6 +1509,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1402,6 +1542,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["GatewayMerchantNotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1443,6 +1584,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1471,6 +1613,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1505,6 +1648,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1521,8 +1665,8 @@ export interface operations {
             };
         };
         responses: {
-            /** @description **Decided by this contract (D18).** The transaction is created; the answer is its record. */
-            201: {
+            /** @description **Decided by this contract (D18).** The transaction is created; the answer is its record. Send the user to `transaction.url` to complete it on the hosted page. */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1530,7 +1674,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayTransactionEnvelope"];
                 };
             };
-            /** @description `BAD_REQUEST` when the body fails the schema (including an `expiryTimestamp` not between 1 minute and 24 hours after creation, D13). **Decided by this contract (D12).** `UNKNOWN_PRE_ELIGIBILITY_CHECK` when `preEligibilityCheckId` names no check of this merchant. */
+            /** @description **Decided by this contract (D12).** `BAD_REQUEST` when the body fails the schema (a field the schema does not list is named, D34), when an `expiryTimestamp` is not between 1 minute and 24 hours after creation (D13), or when the amount exceeds the merchant's `maxOrderAmount` (D35); `UNKNOWN_PRE_ELIGIBILITY_CHECK` when `preEligibilityCheckId` names no check of this merchant. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1550,6 +1694,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1580,6 +1725,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1642,6 +1788,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1691,6 +1838,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1710,7 +1858,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description **Decided by this contract (D18).** The request repeated an earlier one (same `refund.id` and amount); the answer is the existing refund and nothing more is refunded. */
+            /** @description **Decided by this contract (D18).** The refund: a new one, or, when the request repeated an earlier one (same `refund.id` and amount), the existing one, and nothing more is refunded. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1719,19 +1867,18 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayRefundEnvelope"];
                 };
             };
-            /** @description **Decided by this contract (D18).** A new refund was created. */
-            201: {
+            /** @description A refund larger than the remaining unrefunded amount fails. **Decided by this contract (D02).** It answers `REFUND_AMOUNT_TOO_LARGE`; nothing remaining answers `ALREADY_REFUNDED` (both 400, as in the SDK flow); a body that fails the schema answers `BAD_REQUEST`. */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayRefundEnvelope"];
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
-            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
-            /** @description A refund larger than the remaining unrefunded amount fails. **Decided by this contract (D02).** It answers `REFUND_AMOUNT_TOO_LARGE`; nothing remaining answers `ALREADY_REFUNDED`; a transaction that is not `SUCCESS` answers `INVALID_STATE`; a `refund.id` used before with another amount answers `DUPLICATE_ID` (D18). */
+            /** @description **Decided by this contract (D18).** A transaction that is not `SUCCESS` answers `INVALID_STATE`; a `refund.id` used before with another amount answers `DUPLICATE_ID`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1741,6 +1888,44 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    cancelTransaction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The transaction's id, as chosen by the payment gateway at creation (`transaction.id`). */
+                transactionId: components["parameters"]["GatewayTransactionIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description **Decided by this contract (D37).** The transaction is cancelled; the answer is its record, `FAILED` with `CANCELLED_BY_MERCHANT`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayTransactionEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            /** @description **Decided by this contract (D37).** `INVALID_STATE`: the transaction is already final (`SUCCESS` or `FAILED`) and is not changed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1777,6 +1962,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1785,7 +1971,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description The request signature. See the document's description for the recipe of this family. Its form is checked here (D28); its value only the service can check.
+                 * @description The request signature. See the document's description for the recipe of this family. **Decided by this contract (D28).** Its form, 44 base64 characters ending in `=`, is checked here: a header of another form answers 400 `BAD_REQUEST`, in the mock and in the service. Its value only the service can check: a well-formed signature that does not match answers 401.
                  * @example qvSZ/F8ixk3Rb7Bq+pEWvRQ2HK0FmL+cMaf0+r8aXOk=
                  */
                 "X-Signature": components["parameters"]["XSignature"];
@@ -1801,22 +1987,29 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Received. Any 2xx counts as received (D23); any other answer makes the service retry. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The receiver could not parse the event; the service retries. */
+            /** @description **Decided by this contract (D23).** The receiver could not parse the event; the service retries. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description The signature did not verify; the service retries. */
+            /** @description **Decided by this contract (D23).** The signature did not verify; the service retries. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description **Decided by this contract (D23).** Received: any 2xx answer stops the retries. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description **Decided by this contract (D23).** Received too: a 3xx answer stops the retries, and the redirect is not followed. */
+            "3XX": {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1829,7 +2022,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description The request signature. See the document's description for the recipe of this family. Its form is checked here (D28); its value only the service can check.
+                 * @description The request signature. See the document's description for the recipe of this family. **Decided by this contract (D28).** Its form, 44 base64 characters ending in `=`, is checked here: a header of another form answers 400 `BAD_REQUEST`, in the mock and in the service. Its value only the service can check: a well-formed signature that does not match answers 401.
                  * @example qvSZ/F8ixk3Rb7Bq+pEWvRQ2HK0FmL+cMaf0+r8aXOk=
                  */
                 "X-Signature": components["parameters"]["XSignature"];
@@ -1845,22 +2038,29 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Received. Any 2xx counts as received (D23); any other answer makes the service retry. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The receiver could not parse the event; the service retries. */
+            /** @description **Decided by this contract (D23).** The receiver could not parse the event; the service retries. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description The signature did not verify; the service retries. */
+            /** @description **Decided by this contract (D23).** The signature did not verify; the service retries. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description **Decided by this contract (D23).** Received: any 2xx answer stops the retries. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description **Decided by this contract (D23).** Received too: a 3xx answer stops the retries, and the redirect is not followed. */
+            "3XX": {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -63,7 +63,8 @@ export interface paths {
         /**
          * Refund an SDK-flow transaction
          * @description Refunds the whole order amount (no `amount`, or 0) or part of it. Several partial refunds may be
-         *     made; together they never exceed the order amount.
+         *     made. **Decided by this contract (D39).** Absent or 0 refunds what remains of the order amount;
+         *     the refunds together never exceed it.
          *
          *     **Decided by this contract (D27):** only a `SUCCESS` transaction can be refunded
          *     (`TRANSACTION_NOT_REFUNDABLE` otherwise), and an invalid body answers `BAD_REQUEST`.
@@ -89,10 +90,11 @@ export interface webhooks {
         /**
          * SDK-flow transaction result
          * @description Sent by the service to the merchant's webhook URL when a transaction succeeds or fails. The
-         *     merchant server must answer HTTP **200**; any other answer (or none within 10 s) makes the
-         *     service send the same event again, with an increasing interval.
+         *     merchant server must answer HTTP **200**; any other answer makes the service send the same
+         *     event again, with an increasing interval.
          *
-         *     **Decided by this contract (D23):** at most 6 attempts: at once, then 30 s, 2 min, 10 min, 1 h
+         *     **Decided by this contract (D23):** no answer within 10 s counts as a failure; at most 6
+         *     attempts: at once, then 30 s, 2 min, 10 min, 1 h
          *     and 6 h after the previous failure. Events of one transaction arrive in order. `X-Event-Id` is
          *     the same on every retry: use it (or the pair `merchantTransactionId`, `status`) to ignore a
          *     repeat. The signature has no timestamp, so a captured request could be replayed: deduplicate and
@@ -185,7 +187,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description `AUTHORIZATION_FAILED`: `X-Partnerid` is unknown, or `X-Signature` does not match the body and the partner's private key. */
+        /** @description `AUTHORIZATION_FAILED`: `X-Partnerid` is unknown, or `X-Signature` does not match the body and the partner's private key. **Decided by this contract (D28).** A missing `X-Partnerid` or `X-Signature` answers it too; an `X-Signature` that is not 44 base64 characters ending in `=` answers 400 `BAD_REQUEST` instead. */
         authorizationFailed: {
             headers: {
                 [name: string]: unknown;
@@ -209,6 +211,19 @@ export interface components {
                 };
             };
         };
+        /** @description **Decided by this contract (D24).** `TOO_MANY_REQUESTS` (the D03 error body): the service, or a proxy on the way to it, asks the caller to slow down. No rate limit is promised; wait at least `Retry-After` seconds before sending again. */
+        tooManyRequests: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["MessageError"] & {
+                    /** @enum {string} */
+                    message?: "TOO_MANY_REQUESTS";
+                };
+            };
+        };
         /** @description `INTERNAL_SERVER_ERROR`: the service failed. Nothing was changed; retry later. */
         internalServerError: {
             headers: {
@@ -224,7 +239,7 @@ export interface components {
     };
     parameters: {
         /**
-         * @description The request signature. See the document's description for the recipe of this family. Its form is checked here (D28); its value only the service can check.
+         * @description The request signature. See the document's description for the recipe of this family. **Decided by this contract (D28).** Its form, 44 base64 characters ending in `=`, is checked here: a header of another form answers 400 `BAD_REQUEST`, in the mock and in the service. Its value only the service can check: a well-formed signature that does not match answers 401.
          * @example qvSZ/F8ixk3Rb7Bq+pEWvRQ2HK0FmL+cMaf0+r8aXOk=
          */
         XSignature: components["schemas"]["Signature"];
@@ -232,7 +247,13 @@ export interface components {
         XEventId: string;
     };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /**
+         * @description **Decided by this contract (D24).** How many seconds to wait before sending the request again (the delay-seconds form of RFC 9110).
+         * @example 30
+         */
+        RetryAfter: number;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -242,7 +263,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description The request signature. See the document's description for the recipe of this family. Its form is checked here (D28); its value only the service can check.
+                 * @description The request signature. See the document's description for the recipe of this family. **Decided by this contract (D28).** Its form, 44 base64 characters ending in `=`, is checked here: a header of another form answers 400 `BAD_REQUEST`, in the mock and in the service. Its value only the service can check: a well-formed signature that does not match answers 401.
                  * @example qvSZ/F8ixk3Rb7Bq+pEWvRQ2HK0FmL+cMaf0+r8aXOk=
                  */
                 "X-Signature": components["parameters"]["XSignature"];
@@ -271,7 +292,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `DUPLICATE_TRANSACTION_ID` when the id was used before; `BAD_REQUEST` when the body is not valid (D03 adds `detail`). */
+            /** @description `DUPLICATE_TRANSACTION_ID` when the id was used before; `BAD_REQUEST` when the body is not valid (D03 adds `detail`). **Decided by this contract (D28).** `BAD_REQUEST` also when `X-Signature` is not of the form of 44 base64 characters ending in `=`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -285,6 +306,7 @@ export interface operations {
             };
             401: components["responses"]["authorizationFailed"];
             413: components["responses"]["payloadTooLarge"];
+            429: components["responses"]["tooManyRequests"];
             500: components["responses"]["internalServerError"];
         };
     };
@@ -293,7 +315,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description The request signature. See the document's description for the recipe of this family. Its form is checked here (D28); its value only the service can check.
+                 * @description The request signature. See the document's description for the recipe of this family. **Decided by this contract (D28).** Its form, 44 base64 characters ending in `=`, is checked here: a header of another form answers 400 `BAD_REQUEST`, in the mock and in the service. Its value only the service can check: a well-formed signature that does not match answers 401.
                  * @example qvSZ/F8ixk3Rb7Bq+pEWvRQ2HK0FmL+cMaf0+r8aXOk=
                  */
                 "X-Signature": components["parameters"]["XSignature"];
@@ -318,7 +340,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BAD_REQUEST` when the body is not valid; **Decided by this contract (D27):** `NO_SUCH_TRANSACTION` when no transaction has this id. */
+            /** @description `BAD_REQUEST` when the body is not valid; **Decided by this contract (D27):** `NO_SUCH_TRANSACTION` when no transaction has this id, and `BAD_REQUEST` when `X-Signature` is not of the form of 44 base64 characters ending in `=` (D28). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -332,6 +354,7 @@ export interface operations {
             };
             401: components["responses"]["authorizationFailed"];
             413: components["responses"]["payloadTooLarge"];
+            429: components["responses"]["tooManyRequests"];
             500: components["responses"]["internalServerError"];
         };
     };
@@ -340,7 +363,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description The request signature. See the document's description for the recipe of this family. Its form is checked here (D28); its value only the service can check.
+                 * @description The request signature. See the document's description for the recipe of this family. **Decided by this contract (D28).** Its form, 44 base64 characters ending in `=`, is checked here: a header of another form answers 400 `BAD_REQUEST`, in the mock and in the service. Its value only the service can check: a well-formed signature that does not match answers 401.
                  * @example qvSZ/F8ixk3Rb7Bq+pEWvRQ2HK0FmL+cMaf0+r8aXOk=
                  */
                 "X-Signature": components["parameters"]["XSignature"];
@@ -363,7 +386,7 @@ export interface operations {
                     "application/json": components["schemas"]["OkResponse"];
                 };
             };
-            /** @description `NO_SUCH_TRANSACTION`, `REFUND_AMOUNT_TOO_LARGE` (more than remains), `ALREADY_REFUNDED` (nothing remains); **Decided by this contract (D27):** `TRANSACTION_NOT_REFUNDABLE` (not `SUCCESS`) and `BAD_REQUEST` (invalid body). */
+            /** @description `NO_SUCH_TRANSACTION`, `REFUND_AMOUNT_TOO_LARGE` (more than remains), `ALREADY_REFUNDED` (nothing remains); **Decided by this contract (D27):** `TRANSACTION_NOT_REFUNDABLE` (not `SUCCESS`) and `BAD_REQUEST` (invalid body, or an `X-Signature` not of the form of 44 base64 characters ending in `=`, D28). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -377,6 +400,7 @@ export interface operations {
             };
             401: components["responses"]["authorizationFailed"];
             413: components["responses"]["payloadTooLarge"];
+            429: components["responses"]["tooManyRequests"];
             500: components["responses"]["internalServerError"];
         };
     };
@@ -385,7 +409,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description The request signature. See the document's description for the recipe of this family. Its form is checked here (D28); its value only the service can check.
+                 * @description The request signature. See the document's description for the recipe of this family. **Decided by this contract (D28).** Its form, 44 base64 characters ending in `=`, is checked here: a header of another form answers 400 `BAD_REQUEST`, in the mock and in the service. Its value only the service can check: a well-formed signature that does not match answers 401.
                  * @example qvSZ/F8ixk3Rb7Bq+pEWvRQ2HK0FmL+cMaf0+r8aXOk=
                  */
                 "X-Signature": components["parameters"]["XSignature"];

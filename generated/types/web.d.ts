@@ -483,7 +483,7 @@ export interface components {
     };
     parameters: {
         /**
-         * @description The request signature. See the document's description for the recipe of this family. Its form is checked here (D28); its value only the service can check.
+         * @description The request signature. See the document's description for the recipe of this family. **Decided by this contract (D28).** Its form, 44 base64 characters ending in `=`, is checked here: a header of another form answers 400 `BAD_REQUEST`, in the mock and in the service. Its value only the service can check: a well-formed signature that does not match answers 401.
          * @example qvSZ/F8ixk3Rb7Bq+pEWvRQ2HK0FmL+cMaf0+r8aXOk=
          */
         XSignature: components["schemas"]["Signature"];
@@ -507,7 +507,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description The request signature. See the document's description for the recipe of this family. Its form is checked here (D28); its value only the service can check.
+                 * @description The request signature. See the document's description for the recipe of this family. **Decided by this contract (D28).** Its form, 44 base64 characters ending in `=`, is checked here: a header of another form answers 400 `BAD_REQUEST`, in the mock and in the service. Its value only the service can check: a well-formed signature that does not match answers 401.
                  * @example qvSZ/F8ixk3Rb7Bq+pEWvRQ2HK0FmL+cMaf0+r8aXOk=
                  */
                 "X-Signature": components["parameters"]["XSignature"];
@@ -612,7 +612,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description The request signature. See the document's description for the recipe of this family. Its form is checked here (D28); its value only the service can check.
+                 * @description The request signature. See the document's description for the recipe of this family. **Decided by this contract (D28).** Its form, 44 base64 characters ending in `=`, is checked here: a header of another form answers 400 `BAD_REQUEST`, in the mock and in the service. Its value only the service can check: a well-formed signature that does not match answers 401.
                  * @example qvSZ/F8ixk3Rb7Bq+pEWvRQ2HK0FmL+cMaf0+r8aXOk=
                  */
                 "X-Signature": components["parameters"]["XSignature"];
@@ -686,7 +686,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description The request signature. See the document's description for the recipe of this family. Its form is checked here (D28); its value only the service can check.
+                 * @description The request signature. See the document's description for the recipe of this family. **Decided by this contract (D28).** Its form, 44 base64 characters ending in `=`, is checked here: a header of another form answers 400 `BAD_REQUEST`, in the mock and in the service. Its value only the service can check: a well-formed signature that does not match answers 401.
                  * @example qvSZ/F8ixk3Rb7Bq+pEWvRQ2HK0FmL+cMaf0+r8aXOk=
                  */
                 "X-Signature": components["parameters"]["XSignature"];
