@@ -103,7 +103,7 @@ export interface CreateInput {
   webhookUrl?: string;
   expiryTimestamp?: number;
   notes?: Record<string, unknown>;
-  /** Send deviceInformation (default true; optional since 2.0.0, G2). */
+  /** Send deviceInformation (default true; optional since 2.0.0, D14). */
   device?: boolean;
   mode?: 'LIVE' | 'TEST';
 }

@@ -52,7 +52,7 @@ describe('refunds (D18)', () => {
     expect(unknown.body.errorCode).toBe('NOT_FOUND');
   });
 
-  it('refunds the whole remainder for an absent or 0 amount, then answers 400 ALREADY_REFUNDED (G11)', async () => {
+  it('refunds the whole remainder for an absent or 0 amount, then answers 400 ALREADY_REFUNDED (D02)', async () => {
     const id = await t.successful(auth, 20_000);
     const partial = await refund(id, { refund: { amount: 5_000 } });
     expect(partial.status).toBe(200);
@@ -70,7 +70,7 @@ describe('refunds (D18)', () => {
     expect(transaction.status).toBe('SUCCESS');
   });
 
-  it('answers 400 REFUND_AMOUNT_TOO_LARGE above the remainder (G11) and 400 BAD_REQUEST for an amount out of the schema', async () => {
+  it('answers 400 REFUND_AMOUNT_TOO_LARGE above the remainder (D02) and 400 BAD_REQUEST for an amount out of the schema', async () => {
     const id = await t.successful(auth, 20_000);
     expect((await refund(id, { refund: { amount: 20_001 } })).body.errorCode).toBe('REFUND_AMOUNT_TOO_LARGE');
     await refund(id, { refund: { amount: 19_000 } });

@@ -1,7 +1,7 @@
 /**
  * The Transactional API's transactions in the gateway sandbox: pre-eligibility with the test users
- * (D12), the merchant's configuration (G1), create and its failures (D13, D15, G2-G7), the step
- * machine with OTPs (D15, D16), the down payment (D17), cancel (G9), several attempts on one check,
+ * (D12), the merchant's configuration (D35), create and its failures (D13, D15, D14, D30, D36), the step
+ * machine with OTPs (D15, D16), the down payment (D17), cancel (D37), several attempts on one check,
  * expiry on the virtual clock, isolation between merchants (D02), the list (D19) and the
  * transaction webhook (D23). Every answer is validated
  * against the bundled document.
@@ -82,7 +82,7 @@ describe('pre-eligibility (D12) with the documented test users', () => {
   });
 });
 
-describe('the merchant configuration (G1)', () => {
+describe('the merchant configuration (D35)', () => {
   it('answers 200 {version: 2, maxOrderAmount} to the merchant\'s Transactional credentials, 401 otherwise', async () => {
     const answer = await t.call('GET', '/api/merchant/configuration', auth, undefined, { 'Content-Type': 'application/json', Accept: 'application/json' });
     expect(answer.status, answer.text).toBe(200);
@@ -106,7 +106,7 @@ describe('the merchant configuration (G1)', () => {
 });
 
 describe('create transaction', () => {
-  it('answers 200 with the record (D14, G4), the check referenced, notes and expiry defaulted, the hosted page as url', async () => {
+  it('answers 200 with the record (D14, D18), the check referenced, notes and expiry defaulted, the hosted page as url', async () => {
     const check = await t.check(auth, '+919000000001', 99_900);
     const id = t.id('txn');
     const before = await now();
@@ -127,7 +127,7 @@ describe('create transaction', () => {
     expect(page.body).toMatchObject({ transaction: { id }, nextStep: { step: 'authenticate' }, final: false });
   });
 
-  it('accepts what the hosted-page integrations send: no deviceInformation, free notes, mode, empty overrides (G2, G3, G7)', async () => {
+  it('accepts what the hosted-page integrations send: no deviceInformation, free notes, mode, empty overrides (D14, D30, D36)', async () => {
     const id = t.id('hosted');
     const notes = { order: { id: 1042, items: [{ sku: 'TEA-1', quantity: 2, price: 249.5 }], coupon: null }, partialCod: false, tags: ['gift'] };
     const answer = await t.call('POST', '/api/merchant/transaction', auth, {
@@ -167,7 +167,7 @@ describe('create transaction', () => {
     expect(answer.body.errorCode).toBe('UNKNOWN_PRE_ELIGIBILITY_CHECK');
   });
 
-  it('reads expiryTimestamp as epoch seconds, and a value of 10^12 or more as milliseconds (G6)', async () => {
+  it('reads expiryTimestamp as epoch seconds, and a value of 10^12 or more as milliseconds (D13)', async () => {
     const at = await now();
     const seconds = Math.floor(at / 1000) + 30 * 60;
     const inSeconds = await t.createTransaction(auth, { id: t.id('exp'), amount: 10_000, expiryTimestamp: seconds });
@@ -379,7 +379,7 @@ describe('expiry on the virtual clock (D13)', () => {
   });
 });
 
-describe('cancel (G9)', () => {
+describe('cancel (D37)', () => {
   it('moves a PENDING transaction to FAILED CANCELLED_BY_MERCHANT, answers the record and sends the webhook', async () => {
     const id = t.id('cancel');
     expect((await t.createTransaction(auth, { id, amount: 10_000 })).status).toBe(200);

@@ -255,7 +255,7 @@ describe('refunds', () => {
     expect(tooLarge.body).toEqual({ message: 'REFUND_AMOUNT_TOO_LARGE', detail: 'Refund of 100001 exceeds the remaining 100000.' });
     expect((await t.sdk(REFUND, { merchantTransactionId: id, amount: 0 })).body).toEqual({ message: 'ok' });
     const view = await t.request('GET', `/sandbox/sdk/transactions/${id}`);
-    expect(view.body.amountRefunded).toBe(250_000);
+    expect(view.body.refundedAmount).toBe(250_000);
     expect(view.body.refunds.map((refund: { amount: number }) => refund.amount)).toEqual([100_000, 50_000, 100_000]);
     expect((await t.sdk(REFUND, { merchantTransactionId: id })).body.message).toBe('ALREADY_REFUNDED');
   });

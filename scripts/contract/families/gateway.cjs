@@ -534,7 +534,7 @@ function plan(kit, op) {
     }
 
     case `POST ${REFUND} 200`:
-      // A new refund; the setup's refund `r0` was the first (a repeat of it answers 200 as well, G4).
+      // A new refund; the setup's refund `r0` was the first (a repeat of it answers 200 as well, D18).
       return (
         successSkip(kit) || {
           auth: 'valid',
@@ -556,7 +556,7 @@ function plan(kit, op) {
     case `POST ${REFUND} 404`:
       return expect('NOT_FOUND', { edit: pathTo(REFUND, { transactionId: unknownTransaction }) });
     case `POST ${REFUND} 409`:
-      // A transaction that is not SUCCESS (REFUND_AMOUNT_TOO_LARGE and ALREADY_REFUNDED are 400, G11).
+      // A transaction that is not SUCCESS (REFUND_AMOUNT_TOO_LARGE and ALREADY_REFUNDED are 400, D02).
       return expect('INVALID_STATE', {
         edit: all(pathTo(REFUND, { transactionId: need('freshId') }), refundBody(kit.id('r_pending'), NEW_REFUND_AMOUNT)),
       });

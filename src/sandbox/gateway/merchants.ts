@@ -94,7 +94,7 @@ export function registerMerchants(ctx: FamilyContext, state: GatewayState): Merc
     authenticate,
     handle({ body }) {
       const input = body.merchant;
-      // The schema already rejects the reserved ids `transaction`, `settlement` and `configuration` (D04, G1).
+      // The schema already rejects the reserved ids `transaction`, `settlement` and `configuration` (D04, D35).
       if (merchants.has(input.id)) {
         return errors.error(409, 'DUPLICATE_ID', `A merchant with id '${input.id}' exists already.`);
       }

@@ -1,7 +1,7 @@
 /**
  * Refunds (D18): full or partial, repeatable, of a SUCCESS transaction; `refund.id` makes a retry
- * safe. A new refund and a repeat both answer 200 (G4); an amount over what is left and a fully
- * refunded transaction answer 400 (G11). A refund is PENDING and becomes SUCCESS one second later (virtual time), when the refund
+ * safe. A new refund and a repeat both answer 200 (D18); an amount over what is left and a fully
+ * refunded transaction answer 400 (D02). A refund is PENDING and becomes SUCCESS one second later (virtual time), when the refund
  * webhook is sent (D23). The sandbox endpoint
  * `POST /sandbox/gateway/transactions/{merchantId}/{transactionId}/refunds/{refundId}/fail`
  * fails a PENDING refund instead, to rehearse a FAILED refund.
@@ -39,7 +39,7 @@ export function registerRefunds(ctx: FamilyContext, state: GatewayState, engine:
       const requestedAmount = body.refund?.amount ?? 0;
       const refundId = body.refund?.id;
 
-      // D18: a repeated request (same id and amount) answers the existing refund, 200 as a new one (G4).
+      // D18: a repeated request (same id and amount) answers the existing refund, 200 as a new one (D18).
       if (refundId !== undefined) {
         const existing = transaction.refunds.find((refund) => refund.id === refundId);
         if (existing !== undefined) {
@@ -58,7 +58,7 @@ export function registerRefunds(ctx: FamilyContext, state: GatewayState, engine:
       if (status !== 'SUCCESS') {
         return errors.error(409, 'INVALID_STATE', `Only a SUCCESS transaction can be refunded; this one is ${status}.`);
       }
-      // G11: 400, as in the SDK and web refunds.
+      // D02: 400, as in the SDK and web refunds.
       const remaining = transaction.amount - refundedAmount(transaction);
       if (remaining <= 0) {
         return errors.error(400, 'ALREADY_REFUNDED', `The whole amount of ${transaction.amount} was already refunded.`);

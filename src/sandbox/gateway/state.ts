@@ -54,11 +54,11 @@ export const GATEWAY = Object.freeze({
   checkValidityMs: 15 * MINUTE,
   /** The available credit of a phone number that is not one of the documented test users (₹50,000). */
   defaultCreditLimit: 5_000_000,
-  /** G1: the API generation of every gateway merchant (`GET /api/merchant/configuration`). */
+  /** D35: the API generation of every gateway merchant (`GET /api/merchant/configuration`). */
   apiVersion: 2,
-  /** G1: the largest order amount a merchant may create, paise: the contract's amount maximum (D24). */
+  /** D35: the largest order amount a merchant may create, paise: the contract's amount maximum (D24). */
   maxOrderAmount: 10_000_000,
-  /** G6: an expiryTimestamp at or above this is read as epoch milliseconds, below as seconds. */
+  /** D13: an expiryTimestamp at or above this is read as epoch milliseconds, below as seconds. */
   millisecondTimestampFrom: 1_000_000_000_000,
   /** D13: without expiryTimestamp a transaction expires 15 minutes after creation. */
   defaultExpiryMs: 15 * MINUTE,
@@ -210,14 +210,14 @@ export interface TransactionRecord {
   merchantId: string;
   id: string;
   amount: number;
-  /** G3: the merchant's free JSON object, echoed unchanged. */
+  /** D30: the merchant's free JSON object, echoed unchanged. */
   notes: Record<string, unknown>;
   user: Schemas['User'];
-  /** G2: optional; recommended for the PG-driven flow. */
+  /** D14: optional; recommended for the PG-driven flow. */
   deviceInformation?: Schemas['DeviceInformation'];
-  /** G7: `LIVE` or `TEST` as sent; the sandbox treats both as test. */
+  /** D36: `LIVE` or `TEST` as sent, recorded and not echoed; the sandbox treats both as test. */
   mode?: 'LIVE' | 'TEST';
-  /** G5: the hosted page. */
+  /** D14: the hosted page (`transaction.url`). */
   url: string;
   preEligibilityCheckId?: string;
   /** createConfiguration without expiryTimestamp and without empty overrides (webhook URL, hosted-page options). */

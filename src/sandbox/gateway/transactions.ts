@@ -4,8 +4,8 @@
  * page `url` as a sandbox endpoint.
  *
  * Rules: D12 (checks), D13 (expiry), D14 (record), D15 (steps), D16 (options), D17 (down payment),
- * D18 (answers), D19 (list), D23 (webhooks through the engine), D02 (errors); G1 (configuration),
- * G2-G7 (create), G9 (cancel).
+ * D18 (answers), D19 (list), D23 (webhooks through the engine), D02 (errors); D35 (configuration),
+ * D30 (notes), D31 (empty overrides), D36 (mode), D37 (cancel).
  */
 import { randomUUID } from 'node:crypto';
 import type { operations } from '../../../generated/types/gateway.js';
@@ -66,7 +66,7 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
     return updated;
   };
 
-  // G1: integrations ask before every call which API generation the merchant uses; a gateway
+  // D35: integrations ask before every call which API generation the merchant uses; a gateway
   // merchant is generation 2. Other credentials answer 401 (read as "generation 1" by them).
   ctx.route<operations['getMerchantConfiguration'], MerchantPrincipal>('getMerchantConfiguration', {
     authenticate,
@@ -107,7 +107,7 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
       if (configuration.colorOverride === '') delete configuration.colorOverride;
       if (configuration.logoOverride === '') delete configuration.logoOverride;
 
-      // D13, G6: 1 minute to 24 hours after creation, in epoch seconds (a value of 10^12 or more
+      // D13: 1 minute to 24 hours after creation, in epoch seconds (a value of 10^12 or more
       // is read as epoch milliseconds).
       let expiresAt: number | undefined;
       if (expiryTimestamp !== undefined) {
@@ -182,7 +182,7 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
 
       if (failure === undefined) engine.wakeAt(merchantId, transaction.id, transaction.expiresAt);
       else engine.announceFinal(transaction);
-      // G4: 200, as the integrations accept no other 2xx.
+      // D18: 200, as the integrations accept no other 2xx.
       return { status: 200, body: { transaction: transactionView(transaction) } };
     },
   });
@@ -197,7 +197,7 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
     },
   });
 
-  // G9: the merchant gives up a PENDING transaction (a GET that changes state, as integrations call it).
+  // D37: the merchant gives up a PENDING transaction (a GET that changes state, as integrations call it).
   ctx.route<operations['cancelTransaction'], MerchantPrincipal>('cancelTransaction', {
     authenticate,
     handle({ params, principal }) {
