@@ -123,7 +123,13 @@ export const FLOWS: readonly Flow[] = [
       { service: { action: 'onboard-merchant' } },
       { call: 'magento.create' },
       { service: { action: 'user-pays-gateway', transactionId: '{{orderIncrementId}}', page: '{{transactionUrl}}' } },
-      { webhook: 'magento.notify', where: { field: 'transaction.id', equals: '000000101' }, expect: { outcome: 'paid' } },
+      // The module answers 200 with an empty body: received (D23), once.
+      {
+        webhook: 'magento.notify',
+        where: { field: 'transaction.id', equals: '000000101' },
+        expect: { outcome: 'paid' },
+        deliveredOnce: { decision: 'D23' },
+      },
       { returnTo: 'magento.return' },
       { call: 'magento.status', expect: { outcome: 'paid' } },
       // A second order, left pending: after 30 minutes the cron cancels it, then reads its status.
