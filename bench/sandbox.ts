@@ -72,7 +72,7 @@ async function sandboxTransaction(base: string): Promise<{ path: string; authori
   const created = await transactions.POST('/api/merchant/transaction', {
     body: { transaction: { id: 'txn_bench', amount: 150000 }, user: { name: 'Bench', phoneNumber: '+919000000001' }, deviceInformation: { userAgent: 'bench', ipAddress: '127.0.0.1' } },
   });
-  if (created.response.status !== 201) throw new Error(`creating the bench transaction answered ${created.response.status}`);
+  if (created.response.status !== 200) throw new Error(`creating the bench transaction answered ${created.response.status}`);
   return { path: '/api/merchant/transaction/txn_bench', authorization: `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64')}` };
 }
 
