@@ -217,6 +217,16 @@ describe('startMocks', () => {
     expect(violations(sdk).toLowerCase()).toContain('x-signature');
   });
 
+  it('web: the status check answers on X-Partner-Id alone; a malformed X-Signature there is 400 (D21, D28)', async () => {
+    const url = `${base('web')}/api/transaction/status?id=web_20261122_0007`;
+    const unsigned = await call(url, 'GET', { 'X-Partner-Id': 'partner_test' });
+    expect(unsigned.status).toBe(200);
+    expect(unsigned.body).toEqual(firstExample('web', 'getWebTransactionStatus', '200'));
+    const malformed = await call(url, 'GET', { 'X-Partner-Id': 'partner_test', 'X-Signature': 'ab'.repeat(32) });
+    expect(malformed.status).toBe(400);
+    expect(violations(malformed)).toContain('pattern');
+  });
+
   it('a malformed X-Signature (hex, not base64 of 32 bytes) is rejected (web and sdk)', async () => {
     const hex = 'd2231c75465262f00e64f75ed8671b57761d1db9df896eb2258476f459441b70';
     const web = await webInitiate({ 'X-Signature': hex });

@@ -11,6 +11,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   BUNDLES,
+  bundleOf,
   FAMILIES,
   isObject,
   operationName,
@@ -273,4 +274,37 @@ describe('every operation', () => {
     const problems = operationProblems(family, document, entry);
     expect(problems, `${name}: ${problems.join('; ')}`).toEqual([]);
   });
+});
+
+describe('addresses and webhook credentials', () => {
+  it.each(FAMILIES)("%s lists the description's address of its operations as a server variable", (family) => {
+    const document = requireDocument(bundleOf(family));
+    const servers = Array.isArray(document.servers) ? document.servers.filter(isObject) : [];
+    const addresses = [...new Set(DESCRIPTION.operations.filter((operation) => operation.family === family).map((operation) => operation.address))];
+    expect(addresses.length, `the description names no operation of ${family}`).toBeGreaterThan(0);
+    const problems = addresses.flatMap((address) => {
+      const name = address.slice(1, -1);
+      const server = servers.find((candidate) => candidate.url === address);
+      if (server === undefined) return [`no server with url '${address}'`];
+      const variable = isObject(server.variables) ? server.variables[name] : undefined;
+      if (!isObject(variable) || typeof variable.default !== 'string' || !/^https?:\/\//.test(variable.default)) {
+        return [`server '${address}' has no variable '${name}' with an http(s) default`];
+      }
+      return [];
+    });
+    expect(problems).toEqual([]);
+  });
+
+  it.each(FAMILIES.filter((family) => family !== 'extras'))(
+    '%s: every webhook declares "security: []" (the service signs it; it sends no credentials)',
+    (family) => {
+      const document = requireDocument(bundleOf(family));
+      const webhooks = operationsOf(document).filter((entry) => entry.kind === 'webhook');
+      expect(webhooks.length).toBeGreaterThan(0);
+      const inheriting = webhooks
+        .filter((entry) => !Array.isArray(entry.operation.security) || entry.operation.security.length !== 0)
+        .map((entry) => `${operationName(family, entry)} (${String(entry.operation.operationId)})`);
+      expect(inheriting, `webhooks that inherit the document's security: ${inheriting.join('; ')}`).toEqual([]);
+    },
+  );
 });
