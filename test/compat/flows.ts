@@ -1,0 +1,169 @@
+/**
+ * Complete flows of the integrations in integrations.ts, as data: the calls each integration makes
+ * in order, what the shopper, the payment gateway and the service do in between, and what each
+ * step must lead to. Values flow from step to step (the transaction id the plugin made, the
+ * redirectUrl it got, the txnId the return URL carried, the credentials the gateway issued).
+ *
+ * The same flows run against the sandbox (every step) and against the Prism mock (the calls only:
+ * the mock keeps no state, so the steps that need state are left out and the answers are judged on
+ * their status and on the presence and type of the fields the integration reads).
+ */
+import type { Flow } from './model.js';
+
+/** The WooCommerce order of the examples: ₹19.99, so floor(19.99 * 100) = 1998 paise. */
+const WC_ORDER = (site: string, uuid: () => string) => ({
+  site,
+  orderId: 4711,
+  orderKey: 'wc_order_Xq3vN8pLm2TzK',
+  transactionId: uuid(),
+  amount: 1998,
+  cartRupees: 19, // intval() of the cart total, compared with the configured limit
+  color: '', // the "Primary Color" setting left empty
+});
+
+export const FLOWS: readonly Flow[] = [
+  {
+    id: 'woocommerce-1.6-web',
+    integration: 'woocommerce-1.6',
+    title: 'WooCommerce 1.6.x, a version 1 (web-only) partner: configuration falls back to version 1, checkout, return, status, webhook, two refunds',
+    shop: 'wc16.webhook',
+    partnerWebhookUrl: '{{site}}/?wc-api=Bharatx_Pay_In_3_Feature_Gateway_Webhook&key={{orderKey}}',
+    given: ({ site, uuid }) => ({ ...WC_ORDER(site, uuid), partnerId: 'partner_test', privateKey: 'test_private_key' }),
+    steps: [
+      // A web-only partner's id and key are no Transactional credentials: 401 (G1), read as "version 1".
+      { call: 'wc16.configuration', expect: { outcome: 'version 1', decided: { decision: 'G1', status: 401 } } },
+      { call: 'wc16.web.create' },
+      { service: { action: 'user-pays-web', page: '{{redirectUrl}}' } },
+      { returnTo: 'wc16.return' },
+      { call: 'wc16.configuration', expect: { outcome: 'version 1' } },
+      { call: 'wc16.web.status', expect: { outcome: 'paid' } },
+      { webhook: 'wc16.webhook', where: { field: 'transactionId', equals: '{{transactionId}}' }, deliveredOnce: { decision: 'W8' } },
+      { call: 'wc16.configuration', expect: { outcome: 'version 1' } },
+      { call: 'wc16.web.refund', with: { refundAmount: 500 } },
+      { call: 'wc16.configuration', expect: { outcome: 'version 1' } },
+      { call: 'wc16.web.refund', with: { refundAmount: 1498 } },
+    ],
+  },
+  {
+    id: 'woocommerce-1.5-web',
+    integration: 'woocommerce-1.5',
+    title: 'WooCommerce 1.4.2-1.5.x: checkout, return with txnId/txnStatus, status and its signature without separator, full refund',
+    given: ({ site, uuid }) => ({ ...WC_ORDER(site, uuid), partnerId: 'partner_test', privateKey: 'test_private_key' }),
+    steps: [
+      { call: 'wc15.create' },
+      { service: { action: 'user-pays-web', page: '{{redirectUrl}}' } },
+      { returnTo: 'wc15.return', expect: { outcome: 'proceeds' } },
+      { call: 'wc15.status', expect: { outcome: 'paid' } },
+      { call: 'wc15.refund' },
+      {
+        call: 'wc15.refund',
+        expect: {
+          refused: 'the transaction was refunded in full already',
+          decided: { decision: 'W4', status: 400, fields: { message: 'ALREADY_REFUNDED' } },
+        },
+      },
+    ],
+  },
+  {
+    id: 'woocommerce-1.5-web-cancelled',
+    integration: 'woocommerce-1.5',
+    title: 'WooCommerce 1.4.2-1.5.x: the shopper cancels; the return URL says so',
+    given: ({ site, uuid }) => ({ ...WC_ORDER(site, uuid), partnerId: 'partner_test', privateKey: 'test_private_key' }),
+    steps: [
+      { call: 'wc15.create' },
+      { service: { action: 'user-cancels-web', page: '{{redirectUrl}}' } },
+      { returnTo: 'wc15.return', expect: { outcome: 'cancelled' } },
+    ],
+  },
+  {
+    id: 'node-sample-web',
+    integration: 'node-sample',
+    title: 'Node.js sample: create a transaction',
+    given: ({ site }) => ({ site, partnerId: 'partner_test', privateKey: 'test_private_key' }),
+    steps: [{ call: 'node.create' }],
+  },
+  {
+    id: 'woocommerce-1.6-gateway',
+    integration: 'woocommerce-1.6',
+    title: 'WooCommerce 1.6.x, a version 2 (gateway) merchant: limit, version 2, create, OTP and down payment, return, status, webhook, refunds',
+    shop: 'wc16.webhook',
+    // On the mock the merchant's credentials are the service's published test values.
+    given: ({ site, uuid }) => ({ ...WC_ORDER(site, uuid), partnerId: 'testPartnerId', privateKey: 'testPrivateKey' }),
+    steps: [
+      { service: { action: 'onboard-merchant' } },
+      { call: 'wc16.storefrontConfiguration', expect: { decided: { decision: 'G1', status: 200 } } },
+      { call: 'wc16.configuration', expect: { outcome: 'version 2', decided: { decision: 'G1', status: 200, fields: { version: 2 } } } },
+      { call: 'wc16.gateway.create' },
+      { service: { action: 'user-pays-gateway', transactionId: '{{transactionId}}', page: '{{transactionUrl}}' } },
+      { returnTo: 'wc16.return' },
+      { call: 'wc16.configuration', expect: { outcome: 'version 2' } },
+      { call: 'wc16.gateway.status', expect: { outcome: 'paid' } },
+      { webhook: 'wc16.webhook', where: { field: 'transaction.id', equals: '{{transactionId}}' }, deliveredOnce: { decision: 'W8' } },
+      { call: 'wc16.configuration', expect: { outcome: 'version 2' } },
+      { call: 'wc16.gateway.refund', with: { refundAmount: 500 } },
+      { call: 'wc16.configuration', expect: { outcome: 'version 2' } },
+      { call: 'wc16.gateway.refund', with: { refundAmount: 1498 } },
+    ],
+  },
+  {
+    id: 'magento-2-gateway',
+    integration: 'magento-2',
+    title: 'Magento 2: create with expiry in seconds and mode, payment, webhook, return and status; a second order cancelled by the cron',
+    shop: 'magento.notify',
+    given: ({ site, nowSeconds }) => ({
+      site,
+      partnerId: 'testPartnerId',
+      privateKey: 'testPrivateKey',
+      orderIncrementId: '000000101',
+      amount: 249_900,
+      mode: 'TEST',
+      expiryTimestamp: nowSeconds + 30 * 60,
+    }),
+    steps: [
+      { service: { action: 'onboard-merchant' } },
+      { call: 'magento.create' },
+      { service: { action: 'user-pays-gateway', transactionId: '{{orderIncrementId}}', page: '{{transactionUrl}}' } },
+      // The module answers 200 with an empty body: received (D23), once.
+      {
+        webhook: 'magento.notify',
+        where: { field: 'transaction.id', equals: '000000101' },
+        expect: { outcome: 'paid' },
+        deliveredOnce: { decision: 'D23' },
+      },
+      { returnTo: 'magento.return' },
+      { call: 'magento.status', expect: { outcome: 'paid' } },
+      // A second order, left pending: after 30 minutes the cron cancels it, then reads its status.
+      { call: 'magento.create', with: { orderIncrementId: '000000102', amount: 119_900, mode: 'LIVE' } },
+      {
+        call: 'magento.cancel',
+        expect: {
+          decided: {
+            decision: 'G9',
+            status: 200,
+            fields: { 'transaction.id': '000000102', 'transaction.status': 'FAILED', 'transaction.failureReason': 'CANCELLED_BY_MERCHANT' },
+          },
+        },
+      },
+      {
+        call: 'magento.status',
+        expect: {
+          outcome: 'unrecognised',
+          divergence: {
+            decision: 'G8',
+            value: 'FAILED',
+            explanation:
+              'the contract keeps FAILED (the interface description names it); the module knows FAILURE and CANCELLED, so its cron never cancels the Magento order',
+          },
+        },
+      },
+      {
+        webhook: 'magento.notify',
+        where: { field: 'transaction.id', equals: '000000102' },
+        expect: {
+          outcome: 'unrecognised',
+          divergence: { decision: 'G8', value: 'FAILED', explanation: 'the webhook says FAILED, which the module only logs' },
+        },
+      },
+    ],
+  },
+];
