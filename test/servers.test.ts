@@ -29,6 +29,8 @@ afterAll(() => {
 interface Running {
   child: ChildProcess;
   output: () => string;
+  /** Settles when every process writing to the output pipes has closed them. */
+  outputClosed: Promise<unknown>;
   url: string;
 }
 
@@ -38,8 +40,9 @@ async function start(command: string, args: string[], env: Record<string, string
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const outputClosed = Promise.all([child.stdout, child.stderr].map((stream) => new Promise((done) => stream?.once('close', done))));
   const url = await waitFor(() => /(http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1], timeoutMs, () => `output so far:\n${output}`);
-  return { child, output: () => output, url };
+  return { child, output: () => output, outputClosed, url };
 }
 
 /** Every process below `pid` (children, grandchildren, ...), from ps. */
@@ -122,6 +125,7 @@ describe.each(['SIGTERM', 'SIGINT'] as const)('npm start, then %s', (signal) => 
     const running = await start(npm, ['start', '--silent'], { PAYLATER_PORT: '0' }, 150_000);
     const agent = await keepAlive(running.url, '/sandbox/clock');
     await expectCleanStop(running, signal, agent);
+    await running.outputClosed; // the last lines may still be on their way
     expect(running.output()).toContain('Stopping the sandbox...');
   }, 200_000);
 });
