@@ -12,7 +12,7 @@ import { Agent, request } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 const root = resolve(import.meta.dirname, '..');
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -26,6 +26,18 @@ afterAll(() => {
   rmSync(site, { recursive: true, force: true });
 });
 
+/** Every process group a test started: killed after the test, whatever happened in it. */
+const groups: number[] = [];
+afterEach(() => {
+  for (const group of groups.splice(0)) {
+    try {
+      process.kill(-group, 'SIGKILL');
+    } catch {
+      // Already gone (the usual case).
+    }
+  }
+});
+
 interface Running {
   child: ChildProcess;
   output: () => string;
@@ -37,6 +49,7 @@ interface Running {
 /** Starts a command in a process group of its own and waits until it prints its address. */
 async function start(command: string, args: string[], env: Record<string, string>, timeoutMs: number): Promise<Running> {
   const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  if (child.pid !== undefined) groups.push(child.pid);
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -112,11 +125,6 @@ async function expectCleanStop(running: Running, signal: keyof typeof HOW, agent
     });
   } finally {
     agent.destroy();
-    try {
-      process.kill(-pid, 'SIGKILL'); // whatever is left of the group, if the test failed
-    } catch {
-      // Already gone.
-    }
   }
 }
 
