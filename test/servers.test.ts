@@ -12,7 +12,7 @@ import { Agent, request } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 const root = resolve(import.meta.dirname, '..');
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -26,20 +26,36 @@ afterAll(() => {
   rmSync(site, { recursive: true, force: true });
 });
 
+/** Every process group a test started: killed after the test, whatever happened in it. */
+const groups: number[] = [];
+afterEach(() => {
+  for (const group of groups.splice(0)) {
+    try {
+      process.kill(-group, 'SIGKILL');
+    } catch {
+      // Already gone (the usual case).
+    }
+  }
+});
+
 interface Running {
   child: ChildProcess;
   output: () => string;
+  /** Settles when every process writing to the output pipes has closed them. */
+  outputClosed: Promise<unknown>;
   url: string;
 }
 
 /** Starts a command in a process group of its own and waits until it prints its address. */
 async function start(command: string, args: string[], env: Record<string, string>, timeoutMs: number): Promise<Running> {
   const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  if (child.pid !== undefined) groups.push(child.pid);
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const outputClosed = Promise.all([child.stdout, child.stderr].map((stream) => new Promise((done) => stream?.once('close', done))));
   const url = await waitFor(() => /(http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1], timeoutMs, () => `output so far:\n${output}`);
-  return { child, output: () => output, url };
+  return { child, output: () => output, outputClosed, url };
 }
 
 /** Every process below `pid` (children, grandchildren, ...), from ps. */
@@ -109,11 +125,6 @@ async function expectCleanStop(running: Running, signal: keyof typeof HOW, agent
     });
   } finally {
     agent.destroy();
-    try {
-      process.kill(-pid, 'SIGKILL'); // whatever is left of the group, if the test failed
-    } catch {
-      // Already gone.
-    }
   }
 }
 
@@ -122,6 +133,7 @@ describe.each(['SIGTERM', 'SIGINT'] as const)('npm start, then %s', (signal) => 
     const running = await start(npm, ['start', '--silent'], { PAYLATER_PORT: '0' }, 150_000);
     const agent = await keepAlive(running.url, '/sandbox/clock');
     await expectCleanStop(running, signal, agent);
+    await running.outputClosed; // the last lines may still be on their way
     expect(running.output()).toContain('Stopping the sandbox...');
   }, 200_000);
 });
