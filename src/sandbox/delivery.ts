@@ -10,10 +10,10 @@
  * and only to targets webhook-targets.ts allows (checked again, with the name resolved, before each
  * attempt). Under load:
  * - at most `webhooks.concurrency` attempts (default 8) run at once per receiver (scheme, host and
- *   port); the others wait in a queue (p-limit), so 1,000 events never open 1,000 sockets. The
- *   default fetch is undici's with an Agent holding at most that many connections per receiver
- *   (Node's global fetch opens a new socket when a request starts a moment before a finished one
- *   has released its own);
+ *   port), over at most that many sockets (webhook-client.ts); the others wait in the receiver's
+ *   queue, so 1,000 events never open 1,000 sockets. The queue holds delivery ids (a yocto-queue
+ *   of strings), not a closure and a promise per waiting event as a general-purpose limiter would:
+ *   a receiver slower than the load keeps up to 20,000 events waiting;
  * - a receiver has at most {@link MAX_PENDING_PER_RECEIVER} undelivered events; beyond that a new
  *   event is recorded `not_sent` with the reason, so a dead receiver cannot fill the memory;
  * - a failure of the sandbox's own machine before anything reached the receiver
@@ -26,12 +26,11 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import pLimit, { type LimitFunction } from 'p-limit';
-import { Agent, fetch as undiciFetch } from 'undici';
 import Queue from 'yocto-queue';
 import type { ClockTimer, VirtualClock } from './clock.js';
 import { DEFAULT_RETAIN_DELIVERIES, DEFAULT_WEBHOOK_CONCURRENCY, type RetentionSettings, type WebhookSettings } from './config.js';
 import type { Collection, Store } from './store.js';
+import { fetchSender, httpSender, type WebhookSender } from './webhook-client.js';
 import { safeUrl, WebhookTargets, type ListeningAddress, type TargetProblem } from './webhook-targets.js';
 
 /** Delays after the 1st..5th failed attempt, in ms (D23). */
@@ -45,7 +44,7 @@ export const RETRY_DELAYS_MS: readonly number[] = Object.freeze([
 export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 /** Undelivered events one receiver may have; later ones are recorded `not_sent`. */
-export const MAX_PENDING_PER_RECEIVER = 100_000;
+export const MAX_PENDING_PER_RECEIVER = 20_000;
 /**
  * Errors of the sandbox's own machine, raised before a request reaches the receiver: they say
  * nothing about the receiver. ECONNREFUSED, ENOTFOUND, timeouts and resets are the receiver's (it is
@@ -198,9 +197,9 @@ interface Completed {
 export class DeliveryDispatcher {
   private readonly deliveries: Collection<Delivery>;
   private readonly clock: VirtualClock;
-  private readonly fetchImpl: typeof fetch;
-  /** The connection pool of the default fetch (closed by stop). */
-  private readonly agent: Agent | undefined;
+  private readonly send: WebhookSender;
+  /** Closes the connection pools of the default sender. */
+  private readonly closeSender: () => void;
   private readonly log: (level: 'info' | 'warn', message: string) => void;
   /** Which receivers are allowed (also used by the families to check URLs they accept). */
   readonly targets: WebhookTargets;
@@ -212,7 +211,8 @@ export class DeliveryDispatcher {
   private readonly localTimers = new Map<string, NodeJS.Timeout>();
   private readonly localTries = new Map<string, number>();
   private readonly inFlight = new Set<Promise<void>>();
-  private readonly limiters = new Map<string, LimitFunction>();
+  /** Per receiver: attempts running, and the ids of the deliveries waiting for a turn. */
+  private readonly receivers = new Map<string, { active: number; waiting: Queue<string> }>();
   private readonly pendingPerReceiver = new Map<string, number>();
   private readonly shutdown = new AbortController();
   private stopped = false;
@@ -245,12 +245,12 @@ export class DeliveryDispatcher {
     this.log = options.log ?? (() => undefined);
     this.concurrency = options.config?.webhooks?.concurrency ?? DEFAULT_WEBHOOK_CONCURRENCY;
     if (options.fetch !== undefined) {
-      this.fetchImpl = options.fetch;
+      this.send = fetchSender(options.fetch);
+      this.closeSender = () => undefined;
     } else {
-      const agent = new Agent({ connections: this.concurrency, keepAliveTimeout: 4_000 });
-      this.agent = agent;
-      this.fetchImpl = ((input: string, init: RequestInit) =>
-        undiciFetch(input, { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher: agent })) as unknown as typeof fetch;
+      const sender = httpSender(this.concurrency);
+      this.send = sender;
+      this.closeSender = () => sender.close();
     }
     this.retain = options.config?.retention?.deliveries ?? DEFAULT_RETAIN_DELIVERIES;
     this.targets = options.targets ?? new WebhookTargets({ allowAny: options.config?.webhooks?.allowAnyTarget ?? false });
@@ -309,16 +309,16 @@ export class DeliveryDispatcher {
     }
     if (delivery.status === 'not_sent') {
       this.retire({ id: delivery.id, seq, transactionId: input.transactionId });
-      return delivery;
+    } else {
+      this.pendingPerReceiver.set(receiver!, waiting + 1);
+      this.seqOfPending.set(delivery.id, seq);
+      if (!this.stopped) {
+        const queue = this.queues.get(input.orderingKey) ?? [];
+        queue.push(delivery.id);
+        this.queues.set(input.orderingKey, queue);
+        if (queue.length === 1) this.startAttempt(delivery.id);
+      }
     }
-    this.pendingPerReceiver.set(receiver!, waiting + 1);
-    this.seqOfPending.set(delivery.id, seq);
-    if (this.stopped) return delivery;
-
-    const queue = this.queues.get(input.orderingKey) ?? [];
-    queue.push(delivery.id);
-    this.queues.set(input.orderingKey, queue);
-    if (queue.length === 1) this.startAttempt(delivery.id);
     return delivery;
   }
 
@@ -427,28 +427,38 @@ export class DeliveryDispatcher {
     this.timers.clear();
     for (const timer of this.localTimers.values()) clearTimeout(timer);
     this.localTimers.clear();
-    // Queued attempts run at once and end without sending: `attempt` checks `stopped` first.
+    for (const receiver of this.receivers.values()) receiver.waiting.clear();
     this.shutdown.abort();
     await this.idle();
-    await this.agent?.close().catch(() => undefined);
+    this.closeSender();
   }
 
+  /** Runs the attempt now if its receiver has a free turn, else queues it. */
   private startAttempt(id: string): void {
     if (this.stopped) return;
     const url = this.deliveries.get(id)?.url;
     if (url === null || url === undefined) return;
-    const receiver = receiverOf(url);
-    let limiter = this.limiters.get(receiver);
-    if (limiter === undefined) {
-      limiter = pLimit(this.concurrency);
-      this.limiters.set(receiver, limiter);
+    const key = receiverOf(url);
+    let receiver = this.receivers.get(key);
+    if (receiver === undefined) {
+      receiver = { active: 0, waiting: new Queue<string>() };
+      this.receivers.set(key, receiver);
     }
-    const settled = limiter(() => this.attempt(id)).finally(() => {
-      this.inFlight.delete(settled);
-      const current = this.limiters.get(receiver);
-      if (current !== undefined && current.activeCount === 0 && current.pendingCount === 0) this.limiters.delete(receiver);
+    if (receiver.active < this.concurrency) this.run(key, receiver, id);
+    else receiver.waiting.enqueue(id);
+  }
+
+  private run(key: string, receiver: { active: number; waiting: Queue<string> }, id: string): void {
+    receiver.active++;
+    const running: Promise<void> = this.attempt(id).finally(() => {
+      this.inFlight.delete(running);
+      receiver.active--;
+      // The next one starts before this promise settles, so idle() sees it running.
+      const next = this.stopped ? undefined : receiver.waiting.dequeue();
+      if (next !== undefined) this.run(key, receiver, next);
+      else if (receiver.active === 0 && receiver.waiting.size === 0) this.receivers.delete(key);
     });
-    this.inFlight.add(settled);
+    this.inFlight.add(running);
   }
 
   private async attempt(id: string): Promise<void> {
@@ -468,15 +478,13 @@ export class DeliveryDispatcher {
       error = `refused by the sandbox: the webhook URL ${problem.message}`;
     } else {
       try {
-        const response = await this.fetchImpl(delivery.url, {
-          method: 'POST',
+        statusCode = await this.send({
+          url: delivery.url,
           headers: delivery.headers,
           body: delivery.body,
-          redirect: 'manual',
-          signal: AbortSignal.any([AbortSignal.timeout(ATTEMPT_TIMEOUT_MS), this.shutdown.signal]),
+          timeoutMs: ATTEMPT_TIMEOUT_MS,
+          signal: this.shutdown.signal,
         });
-        statusCode = response.status;
-        await drain(response);
       } catch (caught) {
         const code = errorCode(caught);
         if (code !== undefined && LOCAL_ERROR_CODES.has(code) && !this.stopped) {
@@ -641,30 +649,6 @@ export class DeliveryDispatcher {
   }
 }
 
-/** Bytes of a receiver's answer read (and thrown away) so that its connection can be reused. */
-const DRAIN_LIMIT = 64 * 1024;
-
-/** Reads a small answer to its end (the connection stays open for the next attempt); cancels a big one. */
-async function drain(response: Response): Promise<void> {
-  const body = response.body;
-  if (body === null) return;
-  const reader = body.getReader();
-  let read = 0;
-  try {
-    for (;;) {
-      const chunk = await reader.read();
-      if (chunk.done) return;
-      read += chunk.value.byteLength;
-      if (read > DRAIN_LIMIT) {
-        await reader.cancel();
-        return;
-      }
-    }
-  } catch {
-    // The answer's status is what counts; a body cut short does not matter.
-  }
-}
-
 /** The first index whose value is greater than `value` (the array is ascending). */
 function upperBound(values: readonly number[], value: number): number {
   let low = 0;
@@ -677,19 +661,19 @@ function upperBound(values: readonly number[], value: number): number {
   return low;
 }
 
-const receivers = new Map<string, string>();
+const receiverCache = new Map<string, string>();
 
 /** The receiver a URL names: scheme, host and port (the few URLs in use are remembered). */
 function receiverOf(url: string): string {
-  let receiver = receivers.get(url);
+  let receiver = receiverCache.get(url);
   if (receiver === undefined) {
     try {
       receiver = new URL(url).origin;
     } catch {
       receiver = url;
     }
-    if (receivers.size >= 1000) receivers.clear();
-    receivers.set(url, receiver);
+    if (receiverCache.size >= 1000) receiverCache.clear();
+    receiverCache.set(url, receiver);
   }
   return receiver;
 }
@@ -716,12 +700,11 @@ function describeFetchError(error: unknown, shuttingDown: boolean): string {
   if (shuttingDown) return 'the sandbox stopped';
   if (error instanceof Error) {
     if (error.name === 'TimeoutError') return `no answer within ${ATTEMPT_TIMEOUT_MS} ms`;
+    // fetch: TypeError('fetch failed') caused by the system error; node:http: the system error.
     const cause = (error as { cause?: unknown }).cause;
-    if (cause instanceof Error) {
-      const code = (cause as { code?: unknown }).code;
-      return typeof code === 'string' ? `${code}: ${cause.message}` : cause.message;
-    }
-    return error.message;
+    const source = cause instanceof Error ? cause : error;
+    const code = (source as { code?: unknown }).code;
+    return typeof code === 'string' ? `${code}: ${source.message}` : source.message;
   }
   return String(error);
 }
