@@ -96,8 +96,18 @@ export interface components {
          */
         PhoneNumber: string;
         /**
+         * @description The value of the optional `RateLimit` header. **Decided by this contract (D40).** The service promises no rate limit in this version (D24), and clients must not expect this header. When the service, or a proxy on the way to it, limits requests, it may send the `RateLimit` field of the IETF draft "RateLimit header fields for HTTP" (draft-ietf-httpapi-ratelimit-headers): the quota left (`r`) and the seconds until it resets (`t`) of a named policy. A 429 always carries `Retry-After`, which is what to honour.
+         * @example "default";r=0;t=30
+         */
+        RateLimit: string;
+        /**
+         * @description The value of the optional `Access-Control-Allow-Origin` header: `*` (any origin), `null`, or one origin. **Decided by this contract (D40).** The API is called by servers, with credentials that never belong in a page, so the service promises no cross-origin (CORS) access to it and clients must not expect this header; only the public browser script may be served with `*`.
+         * @example *
+         */
+        AccessControlAllowOrigin: string;
+        /**
          * Format: int64
-         * @description An amount in paise (1 rupee = 100 paise), as an integer. 0 is also the default value of an unregistered or not approved user. **Decided by this contract (D24).** Never negative; no upper bound is promised for credit figures.
+         * @description An amount in paise (1 rupee = 100 paise), as an integer. 0 is also the default value of an unregistered or not approved user. **Decided by this contract (D24).** Never negative; credit figures are not bounded by the per-transaction maximum, only by 2^53 - 1, the largest integer every JSON reader holds exactly.
          * @example 1250000
          */
         ExtrasAmount: number;
@@ -133,9 +143,9 @@ export interface components {
              * @enum {string}
              */
             errorCode: "BAD_REQUEST" | "INVALID_OTP" | "OTP_EXPIRED" | "UNKNOWN_PRE_ELIGIBILITY_CHECK" | "DOWN_PAYMENT_AMOUNT_MISMATCH" | "UNAUTHORIZED" | "NOT_FOUND" | "DUPLICATE_ID" | "INVALID_STATE" | "REFUND_AMOUNT_TOO_LARGE" | "ALREADY_REFUNDED" | "PAYLOAD_TOO_LARGE" | "TOO_MANY_REQUESTS" | "INTERNAL_ERROR";
-            /** @description What is wrong, for a person. */
+            /** @description What is wrong, for a person. **Decided by this contract (D24).** At most 2000 characters, without control characters other than tabs and line breaks. */
             message: string;
-            /** @description Present for validation errors, one entry per problem. */
+            /** @description Present for validation errors, one entry per problem. **Decided by this contract (D24).** At most 20 entries: a request with more problems names the first 20. */
             details?: {
                 /** @description A JSON pointer into the body (`/transaction/amount`), or the name of a query parameter, path parameter or header. */
                 field: string;
@@ -144,6 +154,12 @@ export interface components {
             }[];
             requestId?: components["schemas"]["RequestId"];
         };
+        /**
+         * Format: int32
+         * @description The value of the `Retry-After` header of a 429. **Decided by this contract (D24).** How many seconds to wait before sending the request again (the delay-seconds form of RFC 9110).
+         * @example 30
+         */
+        RetryAfter: number;
         /**
          * @description The user's identity documents. **Decided by this contract (D26).** At least one of `aadharNumber` and `panNumber` is required; each has a fixed form.
          * @example {
@@ -173,7 +189,7 @@ export interface components {
         /** @description The body of a generic data push. */
         ExtrasMerchantDataRequest: {
             userPhoneNumber: components["schemas"]["PhoneNumber"];
-            /** @description Any JSON object or array the merchant holds about the user. Its content is not interpreted by this contract; the whole body is at most 1 MiB (D24). */
+            /** @description Any JSON object or array the merchant holds about the user. Its content is not interpreted by this contract; the whole body is at most 1 MiB. **Decided by this contract (D24).** An array has at most 524,288 items, as many as fit in 1 MiB (`[0,0,...]`): the bound only restates the body limit. */
             data: {
                 [key: string]: unknown;
             } | unknown[];
@@ -183,6 +199,10 @@ export interface components {
         /** @description **Decided by this contract (D02).** The request is invalid: the body, a parameter or a header fails the contract (`BAD_REQUEST`), or a business rule of this operation rejects it (see its description for the codes it uses). `details` names each invalid field. */
         BadRequest: {
             headers: {
+                /** @description Optional, not promised (D40); sent only when requests are limited. */
+                RateLimit?: components["schemas"]["RateLimit"];
+                /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                 [name: string]: unknown;
             };
             content: {
@@ -192,6 +212,10 @@ export interface components {
         /** @description **Decided by this contract (D02).** Missing, malformed or wrong HTTP Basic credentials, or credentials of the other kind (`UNAUTHORIZED`). */
         Unauthorized: {
             headers: {
+                /** @description Optional, not promised (D40); sent only when requests are limited. */
+                RateLimit?: components["schemas"]["RateLimit"];
+                /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                 [name: string]: unknown;
             };
             content: {
@@ -201,7 +225,15 @@ export interface components {
         /** @description **Decided by this contract (D24).** `TOO_MANY_REQUESTS`: the service, or a proxy on the way to it, asks the caller to slow down. No rate limit is promised; wait at least `Retry-After` seconds before sending again. */
         TooManyRequests: {
             headers: {
-                "Retry-After": components["headers"]["RetryAfter"];
+                /**
+                 * @description Seconds to wait before sending the request again (D24).
+                 * @example 30
+                 */
+                "Retry-After": components["schemas"]["RetryAfter"];
+                /** @description Optional, not promised (D40); sent only when requests are limited. */
+                RateLimit?: components["schemas"]["RateLimit"];
+                /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                 [name: string]: unknown;
             };
             content: {
@@ -220,6 +252,10 @@ export interface components {
         /** @description **Decided by this contract (D24).** The request body exceeds 1 MiB (`PAYLOAD_TOO_LARGE`, the D02 error body). */
         PayloadTooLarge: {
             headers: {
+                /** @description Optional, not promised (D40); sent only when requests are limited. */
+                RateLimit?: components["schemas"]["RateLimit"];
+                /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                 [name: string]: unknown;
             };
             content: {
@@ -229,13 +265,7 @@ export interface components {
     };
     parameters: never;
     requestBodies: never;
-    headers: {
-        /**
-         * @description **Decided by this contract (D24).** How many seconds to wait before sending the request again (the delay-seconds form of RFC 9110).
-         * @example 30
-         */
-        RetryAfter: number;
-    };
+    headers: never;
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -258,6 +288,10 @@ export interface operations {
             /** @description The user's credit info. Check `registrationStatus`, then `creditLimit`. */
             200: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -286,6 +320,10 @@ export interface operations {
             /** @description The data is stored. */
             200: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -315,6 +353,10 @@ export interface operations {
             /** @description The data is stored. */
             200: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {

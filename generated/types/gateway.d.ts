@@ -375,7 +375,8 @@ export interface paths {
          *     Name `refund.id` to make a retry safe: the same id and amount again answer 200 with the
          *     existing refund instead of refunding twice (compare `refund.createdAt` to tell a repeat); the
          *     same id with another amount answers 409 `DUPLICATE_ID`. Only a `SUCCESS` transaction can be
-         *     refunded (409 `INVALID_STATE`); more than remains answers 400 `REFUND_AMOUNT_TOO_LARGE`,
+         *     refunded (409 `INVALID_STATE`), and it takes at most 10,000 refunds, failed ones included (a new
+         *     one after that answers 409 `INVALID_STATE`, D24); more than remains answers 400 `REFUND_AMOUNT_TOO_LARGE`,
          *     nothing remaining 400 `ALREADY_REFUNDED` (D02: the statuses the SDK-flow refund states for the
          *     same codes).
          */
@@ -523,7 +524,7 @@ export interface components {
          */
         GatewayMerchantId: string;
         /**
-         * @description A name for people to read. **Decided by this contract (D24).** 1 to 100 characters.
+         * @description A name for people to read. **Decided by this contract (D24).** 1 to 100 characters, on one line (no control characters).
          * @example Acme Retail
          */
         GatewayName: string;
@@ -534,6 +535,7 @@ export interface components {
          */
         Url: string;
         /**
+         * Format: int32
          * @description The merchant category code. **Decided by this contract (D04).** A four-digit ISO 18245 code, from 0 to 9999.
          * @example 5411
          */
@@ -551,7 +553,7 @@ export interface components {
              * @enum {string}
              */
             type: "base64";
-            /** @description The image file, base64-encoded (standard alphabet, with padding). */
+            /** @description The image file, base64-encoded (standard alphabet, with padding). **Decided by this contract (D24).** At most 955,736 characters (700 KiB before encoding, as a document, D08); the whole body stays under 1 MiB. */
             values: string;
         };
         /**
@@ -605,6 +607,16 @@ export interface components {
             };
         };
         /**
+         * @description The value of the optional `RateLimit` header. **Decided by this contract (D40).** The service promises no rate limit in this version (D24), and clients must not expect this header. When the service, or a proxy on the way to it, limits requests, it may send the `RateLimit` field of the IETF draft "RateLimit header fields for HTTP" (draft-ietf-httpapi-ratelimit-headers): the quota left (`r`) and the seconds until it resets (`t`) of a named policy. A 429 always carries `Retry-After`, which is what to honour.
+         * @example "default";r=0;t=30
+         */
+        RateLimit: string;
+        /**
+         * @description The value of the optional `Access-Control-Allow-Origin` header: `*` (any origin), `null`, or one origin. **Decided by this contract (D40).** The API is called by servers, with credentials that never belong in a page, so the service promises no cross-origin (CORS) access to it and clients must not expect this header; only the public browser script may be served with `*`.
+         * @example *
+         */
+        AccessControlAllowOrigin: string;
+        /**
          * @description The merchant's verification stage. `documentsPending` moves to `verificationInProgress` when all required documents are uploaded; `verificationInProgress` moves to `enabled` when automated verification passes, and the Transactional API credentials can then be read from the merchant record. Transactions can be created only for an `enabled` merchant. **Decided by this contract (D09).** A failed verification moves `verificationInProgress` back to `documentsPending` (the failing documents are `rejected`); the disable operation moves any stage to `disabled`, which is final: the credentials are revoked and nothing leads out of it.
          * @example enabled
          * @enum {string}
@@ -631,7 +643,7 @@ export interface components {
              * @enum {string}
              */
             status: "uploaded" | "verified" | "rejected";
-            /** @description **Decided by this contract (D09).** Why verification rejected the document, for a person; present only when `status` is `rejected`. */
+            /** @description **Decided by this contract (D09).** Why verification rejected the document, for a person (at most 500 characters); present only when `status` is `rejected`. */
             rejectionReason?: string;
         };
         /**
@@ -642,14 +654,14 @@ export interface components {
          *     }
          */
         GatewayBasicAuthDetails: {
-            /** @description **Decided by this contract (D07).** The Basic user name of the merchant's Transactional API credentials: what shop integrations configure as the merchant's "partner id". */
+            /** @description **Decided by this contract (D07).** The Basic user name of the merchant's Transactional API credentials: what shop integrations configure as the merchant's "partner id". At most 128 characters, without `:` (RFC 7617) or control characters. */
             username: string;
-            /** @description **Decided by this contract (D07).** The Basic password: what shop integrations configure as the merchant's "private key". Keep it on the server only. */
+            /** @description **Decided by this contract (D07).** The Basic password: what shop integrations configure as the merchant's "private key". At most 128 characters, without control characters. Keep it on the server only. */
             password: string;
         };
         /**
          * Format: date-time
-         * @description **Decided by this contract (D14).** An RFC 3339 date-time in UTC.
+         * @description **Decided by this contract (D14).** An RFC 3339 date-time in UTC (at most 64 characters, D24).
          * @example 2026-11-22T10:15:30.000Z
          */
         DateTime: string;
@@ -699,9 +711,9 @@ export interface components {
              * @enum {string}
              */
             errorCode: "BAD_REQUEST" | "INVALID_OTP" | "OTP_EXPIRED" | "UNKNOWN_PRE_ELIGIBILITY_CHECK" | "DOWN_PAYMENT_AMOUNT_MISMATCH" | "UNAUTHORIZED" | "NOT_FOUND" | "DUPLICATE_ID" | "INVALID_STATE" | "REFUND_AMOUNT_TOO_LARGE" | "ALREADY_REFUNDED" | "PAYLOAD_TOO_LARGE" | "TOO_MANY_REQUESTS" | "INTERNAL_ERROR";
-            /** @description What is wrong, for a person. */
+            /** @description What is wrong, for a person. **Decided by this contract (D24).** At most 2000 characters, without control characters other than tabs and line breaks. */
             message: string;
-            /** @description Present for validation errors, one entry per problem. */
+            /** @description Present for validation errors, one entry per problem. **Decided by this contract (D24).** At most 20 entries: a request with more problems names the first 20. */
             details?: {
                 /** @description A JSON pointer into the body (`/transaction/amount`), or the name of a query parameter, path parameter or header. */
                 field: string;
@@ -710,6 +722,12 @@ export interface components {
             }[];
             requestId?: components["schemas"]["RequestId"];
         };
+        /**
+         * Format: int32
+         * @description The value of the `Retry-After` header of a 429. **Decided by this contract (D24).** How many seconds to wait before sending the request again (the delay-seconds form of RFC 9110).
+         * @example 30
+         */
+        RetryAfter: number;
         /**
          * Format: int64
          * @description An amount in paise (1 rupee = 100 paise), as an integer. **Decided by this contract (D24).** Bounds: from 100 (₹1) to 10,000,000 (₹1,00,000).
@@ -725,6 +743,7 @@ export interface components {
          */
         GatewayMerchantConfiguration: {
             /**
+             * Format: int32
              * @description **Decided by this contract (D35).** The API generation of the merchant: `2` for a merchant of the gateway integration (`/api/merchant/...` with HTTP Basic), which every merchant whose credentials are accepted here is; `1` names the web flow (`/api/transaction` with `X-Partner-Id` and `X-Signature`). Integrations read any answer other than 200 as generation 1.
              * @enum {integer}
              */
@@ -763,7 +782,7 @@ export interface components {
          *     }
          */
         GatewayDisableMerchantRequest: {
-            /** @description **Decided by this contract (D10).** Why the merchant is disabled, for a person (at most 500 characters). */
+            /** @description **Decided by this contract (D10).** Why the merchant is disabled, for a person (at most 500 characters, no control characters other than tabs and line breaks). */
             reason?: string;
         };
         /**
@@ -818,7 +837,7 @@ export interface components {
          *     }
          */
         User: {
-            /** @description The user's name. */
+            /** @description The user's name. **Decided by this contract (D24).** 1 to 100 characters, on one line (no control characters). */
             name: string;
             phoneNumber: components["schemas"]["PhoneNumber"];
             /**
@@ -835,9 +854,9 @@ export interface components {
          *     }
          */
         DeviceInformation: {
-            /** @description The user agent of the user's browser or app. */
+            /** @description The user agent of the user's browser or app (one line, no control characters). */
             userAgent: string;
-            /** @description The user's IP address (IPv4 or IPv6). */
+            /** @description The user's IP address (IPv4 or IPv6, also IPv4-mapped IPv6): digits, hex digits, `.` and `:`. */
             ipAddress: string;
         };
         /** @description The body of a pre-eligibility check. */
@@ -940,7 +959,7 @@ export interface components {
              * @enum {string}
              */
             paymentMode: "UPI" | "CARD" | "NETBANKING" | "WALLET" | "OTHER";
-            /** @description **Decided by this contract (D17).** The payment gateway's reference of the collected payment (at most 128 characters). */
+            /** @description **Decided by this contract (D17).** The payment gateway's reference of the collected payment (at most 128 characters, one line). */
             pgPaymentId: string;
             /** @description **Decided by this contract (D17).** The amount collected, in paise; must equal `paymentOptions.amount` of the `payment` step (400 `DOWN_PAYMENT_AMOUNT_MISMATCH` otherwise). */
             amount: components["schemas"]["Amount"];
@@ -1015,7 +1034,7 @@ export interface components {
              * @description **Decided by this contract (D14).** The sum of the transaction's refunds that are `PENDING` or `SUCCESS`, in paise; what remains to refund is `amount - refundedAmount`. (The name the settlement entries use for the same sum.)
              */
             refundedAmount: number;
-            /** @description **Decided by this contract (D18).** The refunds of the transaction, oldest first (empty when none). */
+            /** @description **Decided by this contract (D18).** The refunds of the transaction, oldest first (empty when none); at most 10,000, failed ones included (D24). */
             refunds: components["schemas"]["GatewayRefund"][];
             /** @description **Decided by this contract (D14).** When the transaction was created (UTC). */
             createdAt: components["schemas"]["DateTime"];
@@ -1028,7 +1047,7 @@ export interface components {
         GatewayTransactionList: {
             /** @description **Decided by this contract (D19).** The transactions of this page (at most `limit`), newest first, each as the GET answers it. */
             transactions: components["schemas"]["GatewayTransaction"][];
-            /** @description **Decided by this contract (D19).** An opaque cursor: pass it as `cursor` (with the same filters) to read the next page; `null` on the last page. */
+            /** @description **Decided by this contract (D19).** An opaque cursor of at most 512 URL-safe characters (letters, digits, `_`, `-`): pass it as `cursor` (with the same filters) to read the next page; `null` on the last page. */
             nextCursor: string | null;
         };
         /**
@@ -1036,7 +1055,7 @@ export interface components {
          * @example https://merchant.example.in/static/logo-festive.png
          * @example
          */
-        LogoOverride: components["schemas"]["Url"] | string;
+        LogoOverride: components["schemas"]["Url"] | "";
         /**
          * @description A hex colour of the form `#xxxxxx`, used instead of the merchant's default colour. Use only when necessary. **Decided by this contract (D31).** The empty string means "no override", as when the field is absent.
          * @example #1A73E8
@@ -1055,7 +1074,7 @@ export interface components {
             webhookUrl?: components["schemas"]["Url"];
             /**
              * Format: int64
-             * @description When the transaction expires. **Decided by this contract (D13).** Unix epoch **seconds** (as PHP's `time()` or `DateTime::getTimestamp()` gives them). A value of 10^12 or more is read as epoch milliseconds, so that a JavaScript `Date.now()` value also works. It must lie between 1 minute and 24 hours after creation (400 `BAD_REQUEST` otherwise). Without it the transaction expires 15 minutes after creation; an expired transaction becomes `FAILED` with reason `EXPIRED`.
+             * @description When the transaction expires. **Decided by this contract (D13).** Unix epoch **seconds** (as PHP's `time()` or `DateTime::getTimestamp()` gives them). A value of 10^12 or more is read as epoch milliseconds, so that a JavaScript `Date.now()` value also works (at most 9,999,999,999,999, D24). It must lie between 1 minute and 24 hours after creation (400 `BAD_REQUEST` otherwise). Without it the transaction expires 15 minutes after creation; an expired transaction becomes `FAILED` with reason `EXPIRED`.
              */
             expiryTimestamp?: number;
             /** @description **Decided by this contract (D14).** Where the hosted page (`url`) sends the user after the transaction succeeds. The live service accepts it; without it the user stays on the hosted page. */
@@ -1121,11 +1140,14 @@ export interface components {
              * @description The input's id, a UUID; `{referenceId}` of the user-inputs path.
              */
             referenceId: string;
-            /** @description A short label to show beside the input field. */
+            /** @description A short label to show beside the input field. **Decided by this contract (D24).** 1 to 100 characters, on one line. */
             label: string;
-            /** @description A sentence to show the user, for example where the OTP was sent. */
+            /** @description A sentence to show the user, for example where the OTP was sent. **Decided by this contract (D24).** 1 to 500 characters. */
             description: string;
-            /** @description The length of the OTP, in characters. */
+            /**
+             * Format: int32
+             * @description The length of the OTP, in characters. **Decided by this contract (D24).** At most 16, the longest value a user input accepts.
+             */
             length: number;
             /**
              * @description The characters the OTP consists of, `numeric` or `alphanumeric`.
@@ -1135,7 +1157,7 @@ export interface components {
         };
         /** @description The options of the `authenticate` step; the inputs (OTPs) the user must give. */
         GatewayAuthenticateOptions: {
-            /** @description The inputs to collect from the user and submit, one call each. */
+            /** @description The inputs to collect from the user and submit, one call each. **Decided by this contract (D24).** At most 5. */
             userInputOptions: components["schemas"]["GatewayUserInputOption"][];
         };
         /** @description The options of the `payment` step; the down payment to collect. */
@@ -1152,7 +1174,10 @@ export interface components {
         GatewayWaitOptions: {
             /** @description **Decided by this contract (D16).** How to wait for the result. */
             waitOptions: {
-                /** @description **Decided by this contract (D16).** Seconds to wait before reading the stage again (1 to 300); or wait for the transaction webhook. */
+                /**
+                 * Format: int32
+                 * @description **Decided by this contract (D16).** Seconds to wait before reading the stage again (1 to 300); or wait for the transaction webhook.
+                 */
                 pollIntervalSeconds: number;
             };
         };
@@ -1195,7 +1220,7 @@ export interface components {
          *     }
          */
         GatewayUserInputRequest: {
-            /** @description The OTP the user entered; its length and characters are given by `length` and `type` of the user-input option. **Decided by this contract (D24).** At most 16 characters. */
+            /** @description The OTP the user entered; its length and characters are given by `length` and `type` of the user-input option. **Decided by this contract (D24).** At most 16 characters, without control characters. */
             value: string;
         };
         /** @description The body of register external payment: the information about the down payment the payment gateway collected. */
@@ -1231,7 +1256,7 @@ export interface components {
         };
         /**
          * Format: int64
-         * @description **Decided by this contract (D19).** A sum of amounts in paise, as an integer (not bounded by the per-transaction maximum).
+         * @description **Decided by this contract (D19).** A sum of amounts in paise, as an integer (not bounded by the per-transaction maximum; at most 2^53 - 1, the largest integer every JSON reader holds exactly, D24).
          * @example 1250000
          */
         GatewayAmountSum: number;
@@ -1258,7 +1283,10 @@ export interface components {
              * @description **Decided by this contract (D19).** What is paid out, in paise: `grossAmount - refundedAmount - feeAmount`. It may be negative when a day's refunds exceed its sales; the difference is then carried to the next settlement.
              */
             netAmount: number;
-            /** @description **Decided by this contract (D19).** The number of successful transactions of the day. */
+            /**
+             * Format: int64
+             * @description **Decided by this contract (D19).** The number of successful transactions of the day.
+             */
             transactionCount: number;
             /** @description **Decided by this contract (D19).** The bank's reference (UTR) of the payout, 12 to 22 letters or digits; present only when `status` is `SETTLED`. */
             utr?: string;
@@ -1278,6 +1306,10 @@ export interface components {
         /** @description **Decided by this contract (D02).** Missing, malformed or wrong HTTP Basic credentials, or credentials of the other kind (`UNAUTHORIZED`). */
         Unauthorized: {
             headers: {
+                /** @description Optional, not promised (D40); sent only when requests are limited. */
+                RateLimit?: components["schemas"]["RateLimit"];
+                /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                 [name: string]: unknown;
             };
             content: {
@@ -1287,6 +1319,10 @@ export interface components {
         /** @description **Decided by this contract (D24).** The request body exceeds 1 MiB (`PAYLOAD_TOO_LARGE`, the D02 error body). */
         PayloadTooLarge: {
             headers: {
+                /** @description Optional, not promised (D40); sent only when requests are limited. */
+                RateLimit?: components["schemas"]["RateLimit"];
+                /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                 [name: string]: unknown;
             };
             content: {
@@ -1296,7 +1332,15 @@ export interface components {
         /** @description **Decided by this contract (D24).** `TOO_MANY_REQUESTS`: the service, or a proxy on the way to it, asks the caller to slow down. No rate limit is promised; wait at least `Retry-After` seconds before sending again. */
         TooManyRequests: {
             headers: {
-                "Retry-After": components["headers"]["RetryAfter"];
+                /**
+                 * @description Seconds to wait before sending the request again (D24).
+                 * @example 30
+                 */
+                "Retry-After": components["schemas"]["RetryAfter"];
+                /** @description Optional, not promised (D40); sent only when requests are limited. */
+                RateLimit?: components["schemas"]["RateLimit"];
+                /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                 [name: string]: unknown;
             };
             content: {
@@ -1315,6 +1359,10 @@ export interface components {
         /** @description **Decided by this contract (D02).** The request is invalid: the body, a parameter or a header fails the contract (`BAD_REQUEST`), or a business rule of this operation rejects it (see its description for the codes it uses). `details` names each invalid field. */
         BadRequest: {
             headers: {
+                /** @description Optional, not promised (D40); sent only when requests are limited. */
+                RateLimit?: components["schemas"]["RateLimit"];
+                /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                 [name: string]: unknown;
             };
             content: {
@@ -1324,6 +1372,10 @@ export interface components {
         /** @description **Decided by this contract (D02).** No merchant with this id was created with these Merchant API credentials (`NOT_FOUND`). */
         GatewayMerchantNotFound: {
             headers: {
+                /** @description Optional, not promised (D40); sent only when requests are limited. */
+                RateLimit?: components["schemas"]["RateLimit"];
+                /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                 [name: string]: unknown;
             };
             content: {
@@ -1333,6 +1385,10 @@ export interface components {
         /** @description **Decided by this contract (D02).** The resource does not exist for these credentials (`NOT_FOUND`). A resource of another merchant answers the same way, so ids of other merchants are never revealed. */
         NotFound: {
             headers: {
+                /** @description Optional, not promised (D40); sent only when requests are limited. */
+                RateLimit?: components["schemas"]["RateLimit"];
+                /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                 [name: string]: unknown;
             };
             content: {
@@ -1357,17 +1413,11 @@ export interface components {
          * @example qvSZ/F8ixk3Rb7Bq+pEWvRQ2HK0FmL+cMaf0+r8aXOk=
          */
         XSignature: components["schemas"]["Signature"];
-        /** @description **Decided by this contract (D23).** A unique id of this event, the same on every retry of it: store it and ignore an event whose id you have already processed. Sent by this contract's service on every webhook; optional so that a receiver also accepts a sender that omits it. */
+        /** @description **Decided by this contract (D23).** A unique id of this event, the same on every retry of it: store it and ignore an event whose id you have already processed. 1 to 64 characters, no control characters. Sent by this contract's service on every webhook; optional so that a receiver also accepts a sender that omits it. */
         XEventId: string;
     };
     requestBodies: never;
-    headers: {
-        /**
-         * @description **Decided by this contract (D24).** How many seconds to wait before sending the request again (the delay-seconds form of RFC 9110).
-         * @example 30
-         */
-        RetryAfter: number;
-    };
+    headers: never;
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -1388,6 +1438,10 @@ export interface operations {
             /** @description **Decided by this contract (D18).** The merchant is created; the answer is its record, in stage `documentsPending`. */
             201: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1397,6 +1451,10 @@ export interface operations {
             /** @description `BAD_REQUEST`: the body fails the schema. **Decided by this contract (D04).** A reserved id (`transaction`, `settlement`) also answers `BAD_REQUEST`. */
             400: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1407,6 +1465,10 @@ export interface operations {
             /** @description **Decided by this contract (D02).** `DUPLICATE_ID`: a merchant with this id exists. */
             409: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1430,10 +1492,27 @@ export interface operations {
             /** @description **Decided by this contract (D35).** The merchant's configuration. */
             200: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["GatewayMerchantConfiguration"];
+                };
+            };
+            /** @description **Decided by this contract (D35).** `BAD_REQUEST`: the request cannot be read, for example its target is not a path. The read takes no parameters and no body, so a well-formed call never gets it. */
+            400: {
+                headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -1456,6 +1535,10 @@ export interface operations {
             /** @description The merchant record. */
             200: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1488,6 +1571,10 @@ export interface operations {
             /** @description **Decided by this contract (D18).** The document is stored; the answer is the merchant record. */
             200: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1497,6 +1584,10 @@ export interface operations {
             /** @description `BAD_REQUEST`: the body fails the schema. **Decided by this contract (D08).** A file that is not a PDF, PNG or JPEG, or is larger than 700 KiB, also answers `BAD_REQUEST`. */
             400: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1508,6 +1599,10 @@ export interface operations {
             /** @description **Decided by this contract (D08).** `INVALID_STATE`: documents can be uploaded only while the merchant is `documentsPending`. */
             409: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1538,6 +1633,10 @@ export interface operations {
             /** @description **Decided by this contract (D10).** The merchant is disabled (or already was); the answer is its record, without credentials. */
             200: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1571,6 +1670,10 @@ export interface operations {
             /** @description **Decided by this contract (D11).** The invitation is sent. */
             201: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1583,6 +1686,10 @@ export interface operations {
             /** @description **Decided by this contract (D11).** `DUPLICATE_ID` when this email already has access to the merchant's dashboard; `INVALID_STATE` when the merchant is `disabled`. */
             409: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1610,6 +1717,10 @@ export interface operations {
             /** @description **Decided by this contract (D12).** The result of the check, eligible or not, with its id. */
             200: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1646,6 +1757,10 @@ export interface operations {
             /** @description **Decided by this contract (D19).** One page of transactions, newest first. */
             200: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1674,6 +1789,10 @@ export interface operations {
             /** @description **Decided by this contract (D18).** The transaction is created; the answer is its record. Send the user to `transaction.url` to complete it on the hosted page. */
             200: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1683,6 +1802,10 @@ export interface operations {
             /** @description **Decided by this contract (D12).** `BAD_REQUEST` when the body fails the schema (a field the schema does not list is named, D34), when an `expiryTimestamp` is not between 1 minute and 24 hours after creation (D13), or when the amount exceeds the merchant's `maxOrderAmount` (D35); `UNKNOWN_PRE_ELIGIBILITY_CHECK` when `preEligibilityCheckId` names no check of this merchant. */
             400: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1693,6 +1816,10 @@ export interface operations {
             /** @description **Decided by this contract (D02).** `DUPLICATE_ID`: the merchant already has a transaction with this id. */
             409: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1722,6 +1849,10 @@ export interface operations {
             /** @description The transaction (`{ transaction }`), or with `include=stage` the stage response (`{ transaction, transactionStage }`). */
             200: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1759,6 +1890,10 @@ export interface operations {
             /** @description **Decided by this contract (D18).** The OTP is verified; the answer is the stage response (step `payment`). */
             200: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1768,6 +1903,10 @@ export interface operations {
             /** @description `BAD_REQUEST` when the body fails the schema. **Decided by this contract (D02).** `INVALID_OTP` when the value does not match (the attempt counts; the third wrong OTP also fails the transaction, D15), `OTP_EXPIRED` when the OTP of this reference id expired (read the stage for the new option). */
             400: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1778,6 +1917,10 @@ export interface operations {
             /** @description **Decided by this contract (D02).** `NOT_FOUND`: no transaction with this id exists for the merchant, or the transaction has no user-input option with this `referenceId`. */
             404: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1787,6 +1930,10 @@ export interface operations {
             /** @description **Decided by this contract (D02).** `INVALID_STATE`: the transaction is not in step `authenticate` (the OTP was already verified, or the transaction is final). */
             409: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1817,6 +1964,10 @@ export interface operations {
             /** @description **Decided by this contract (D18).** The down payment is registered; the answer is the stage response (step `wait`). */
             200: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1826,6 +1977,10 @@ export interface operations {
             /** @description `BAD_REQUEST` when the body fails the schema. **Decided by this contract (D17).** `DOWN_PAYMENT_AMOUNT_MISMATCH` when `metaData.amount` differs from `paymentOptions.amount`. */
             400: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1837,6 +1992,10 @@ export interface operations {
             /** @description **Decided by this contract (D17).** `INVALID_STATE`: the transaction is not in step `payment`. */
             409: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1867,6 +2026,10 @@ export interface operations {
             /** @description **Decided by this contract (D18).** The refund: a new one, or, when the request repeated an earlier one (same `refund.id` and amount), the existing one, and nothing more is refunded. */
             200: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1876,6 +2039,10 @@ export interface operations {
             /** @description A refund larger than the remaining unrefunded amount fails. **Decided by this contract (D02).** It answers `REFUND_AMOUNT_TOO_LARGE`; nothing remaining answers `ALREADY_REFUNDED` (both 400, as in the SDK flow); a body that fails the schema answers `BAD_REQUEST`. */
             400: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1884,9 +2051,13 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
-            /** @description **Decided by this contract (D18).** A transaction that is not `SUCCESS` answers `INVALID_STATE`; a `refund.id` used before with another amount answers `DUPLICATE_ID`. */
+            /** @description **Decided by this contract (D18).** A transaction that is not `SUCCESS`, or that has 100 refunds already (D24), answers `INVALID_STATE`; a `refund.id` used before with another amount answers `DUPLICATE_ID`. */
             409: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1913,6 +2084,10 @@ export interface operations {
             /** @description **Decided by this contract (D37).** The transaction is cancelled; the answer is its record, `FAILED` with `CANCELLED_BY_MERCHANT`. */
             200: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1925,6 +2100,10 @@ export interface operations {
             /** @description **Decided by this contract (D37).** `INVALID_STATE`: the transaction is already final (`SUCCESS` or `FAILED`) and is not changed. */
             409: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1952,6 +2131,10 @@ export interface operations {
             /** @description **Decided by this contract (D19).** The settlement entries of the range. */
             200: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1961,6 +2144,10 @@ export interface operations {
             /** @description **Decided by this contract (D19).** `BAD_REQUEST` when a date is malformed, `to` is before `from`, or `to` is more than 31 days after `from`. */
             400: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1981,7 +2168,7 @@ export interface operations {
                  * @example qvSZ/F8ixk3Rb7Bq+pEWvRQ2HK0FmL+cMaf0+r8aXOk=
                  */
                 "X-Signature": components["parameters"]["XSignature"];
-                /** @description **Decided by this contract (D23).** A unique id of this event, the same on every retry of it: store it and ignore an event whose id you have already processed. Sent by this contract's service on every webhook; optional so that a receiver also accepts a sender that omits it. */
+                /** @description **Decided by this contract (D23).** A unique id of this event, the same on every retry of it: store it and ignore an event whose id you have already processed. 1 to 64 characters, no control characters. Sent by this contract's service on every webhook; optional so that a receiver also accepts a sender that omits it. */
                 "X-Event-Id"?: components["parameters"]["XEventId"];
             };
             path?: never;
@@ -2032,7 +2219,7 @@ export interface operations {
                  * @example qvSZ/F8ixk3Rb7Bq+pEWvRQ2HK0FmL+cMaf0+r8aXOk=
                  */
                 "X-Signature": components["parameters"]["XSignature"];
-                /** @description **Decided by this contract (D23).** A unique id of this event, the same on every retry of it: store it and ignore an event whose id you have already processed. Sent by this contract's service on every webhook; optional so that a receiver also accepts a sender that omits it. */
+                /** @description **Decided by this contract (D23).** A unique id of this event, the same on every retry of it: store it and ignore an event whose id you have already processed. 1 to 64 characters, no control characters. Sent by this contract's service on every webhook; optional so that a receiver also accepts a sender that omits it. */
                 "X-Event-Id"?: components["parameters"]["XEventId"];
             };
             path?: never;

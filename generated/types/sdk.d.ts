@@ -142,10 +142,20 @@ export interface components {
         SdkInitiateRequest: {
             merchantTransactionId: components["schemas"]["SdkTransactionId"];
             userPhoneNumber: components["schemas"]["PhoneNumber"];
-            /** @description The user's identifier on the merchant side. */
+            /** @description The user's identifier on the merchant side. **Decided by this contract (D27).** 1 to 128 characters (D24), on one line (no control characters). */
             userId: string;
             amount: components["schemas"]["SdkAmount"];
         };
+        /**
+         * @description The value of the optional `RateLimit` header. **Decided by this contract (D40).** The service promises no rate limit in this version (D24), and clients must not expect this header. When the service, or a proxy on the way to it, limits requests, it may send the `RateLimit` field of the IETF draft "RateLimit header fields for HTTP" (draft-ietf-httpapi-ratelimit-headers): the quota left (`r`) and the seconds until it resets (`t`) of a named policy. A 429 always carries `Retry-After`, which is what to honour.
+         * @example "default";r=0;t=30
+         */
+        RateLimit: string;
+        /**
+         * @description The value of the optional `Access-Control-Allow-Origin` header: `*` (any origin), `null`, or one origin. **Decided by this contract (D40).** The API is called by servers, with credentials that never belong in a page, so the service promises no cross-origin (CORS) access to it and clients must not expect this header; only the public browser script may be served with `*`.
+         * @example *
+         */
+        AccessControlAllowOrigin: string;
         /**
          * @description **Decided by this contract (D29).** The id of the request this error answers: the same value is sent in the `X-Request-Id` response header and written in the service's log line of the request. Quote it when reporting a problem. A client may choose it by sending its own `X-Request-Id` header (1 to 64 characters of `A-Z a-z 0-9 . _ -`); otherwise the service makes one. Optional, so that a server which does not track requests (such as a mock) still answers valid errors.
          * @example req_5f0c2a9e8b7d4c1a3e6f9b20
@@ -153,12 +163,18 @@ export interface components {
         RequestId: string;
         /** @description The error body of the web and SDK families: `message` is the code of the description's Errors table. **Decided by this contract (D03):** an optional `detail` says for a person what was wrong. */
         MessageError: {
-            /** @description The code, for programs. */
+            /** @description The code, for programs (capital letters, digits and `_`, as in the Errors table). */
             message: string;
-            /** @description What was wrong (which field, which header), for a person. Optional. */
+            /** @description What was wrong (which field, which header), for a person. Optional. **Decided by this contract (D03).** At most 2000 characters (D24), without control characters other than tabs and line breaks. */
             detail?: string;
             requestId?: components["schemas"]["RequestId"];
         };
+        /**
+         * Format: int32
+         * @description The value of the `Retry-After` header of a 429. **Decided by this contract (D24).** How many seconds to wait before sending the request again (the delay-seconds form of RFC 9110).
+         * @example 30
+         */
+        RetryAfter: number;
         /** @description The body of an SDK-flow status check. */
         SdkStatusRequest: {
             merchantTransactionId: components["schemas"]["SdkTransactionId"];
@@ -196,6 +212,10 @@ export interface components {
         /** @description `AUTHORIZATION_FAILED`: `X-Partnerid` is unknown, or `X-Signature` does not match the body and the partner's private key. **Decided by this contract (D28).** A missing `X-Partnerid` or `X-Signature` answers it too; an `X-Signature` that is not 44 base64 characters ending in `=` answers 400 `BAD_REQUEST` instead. */
         authorizationFailed: {
             headers: {
+                /** @description Optional, not promised (D40); sent only when requests are limited. */
+                RateLimit?: components["schemas"]["RateLimit"];
+                /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                 [name: string]: unknown;
             };
             content: {
@@ -208,6 +228,10 @@ export interface components {
         /** @description **Decided by this contract (D24):** `PAYLOAD_TOO_LARGE` when the body exceeds 1 MiB. */
         payloadTooLarge: {
             headers: {
+                /** @description Optional, not promised (D40); sent only when requests are limited. */
+                RateLimit?: components["schemas"]["RateLimit"];
+                /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                 [name: string]: unknown;
             };
             content: {
@@ -220,7 +244,15 @@ export interface components {
         /** @description **Decided by this contract (D24).** `TOO_MANY_REQUESTS` (the D03 error body): the service, or a proxy on the way to it, asks the caller to slow down. No rate limit is promised; wait at least `Retry-After` seconds before sending again. */
         tooManyRequests: {
             headers: {
-                "Retry-After": components["headers"]["RetryAfter"];
+                /**
+                 * @description Seconds to wait before sending the request again (D24).
+                 * @example 30
+                 */
+                "Retry-After": components["schemas"]["RetryAfter"];
+                /** @description Optional, not promised (D40); sent only when requests are limited. */
+                RateLimit?: components["schemas"]["RateLimit"];
+                /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                 [name: string]: unknown;
             };
             content: {
@@ -249,17 +281,11 @@ export interface components {
          * @example qvSZ/F8ixk3Rb7Bq+pEWvRQ2HK0FmL+cMaf0+r8aXOk=
          */
         XSignature: components["schemas"]["Signature"];
-        /** @description **Decided by this contract (D23).** A unique id of this event, the same on every retry of it: store it and ignore an event whose id you have already processed. Sent by this contract's service on every webhook; optional so that a receiver also accepts a sender that omits it. */
+        /** @description **Decided by this contract (D23).** A unique id of this event, the same on every retry of it: store it and ignore an event whose id you have already processed. 1 to 64 characters, no control characters. Sent by this contract's service on every webhook; optional so that a receiver also accepts a sender that omits it. */
         XEventId: string;
     };
     requestBodies: never;
-    headers: {
-        /**
-         * @description **Decided by this contract (D24).** How many seconds to wait before sending the request again (the delay-seconds form of RFC 9110).
-         * @example 30
-         */
-        RetryAfter: number;
-    };
+    headers: never;
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -286,6 +312,10 @@ export interface operations {
             /** @description The transaction is initiated; its status is `PENDING`. */
             201: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -301,6 +331,10 @@ export interface operations {
             /** @description `DUPLICATE_TRANSACTION_ID` when the id was used before; `BAD_REQUEST` when the body is not valid (D03 adds `detail`). **Decided by this contract (D28).** `BAD_REQUEST` also when `X-Signature` is not of the form of 44 base64 characters ending in `=`. */
             400: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -338,6 +372,10 @@ export interface operations {
             /** @description The transaction's status. */
             200: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -349,6 +387,10 @@ export interface operations {
             /** @description `BAD_REQUEST` when the body is not valid; **Decided by this contract (D27):** `NO_SUCH_TRANSACTION` when no transaction has this id, and `BAD_REQUEST` when `X-Signature` is not of the form of 44 base64 characters ending in `=` (D28). */
             400: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -386,6 +428,10 @@ export interface operations {
             /** @description The refund is accepted. */
             200: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -395,6 +441,10 @@ export interface operations {
             /** @description `NO_SUCH_TRANSACTION`, `REFUND_AMOUNT_TOO_LARGE` (more than remains), `ALREADY_REFUNDED` (nothing remains); **Decided by this contract (D27):** `TRANSACTION_NOT_REFUNDABLE` (not `SUCCESS`) and `BAD_REQUEST` (invalid body, or an `X-Signature` not of the form of 44 base64 characters ending in `=`, D28). */
             400: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -419,7 +469,7 @@ export interface operations {
                  * @example qvSZ/F8ixk3Rb7Bq+pEWvRQ2HK0FmL+cMaf0+r8aXOk=
                  */
                 "X-Signature": components["parameters"]["XSignature"];
-                /** @description **Decided by this contract (D23).** A unique id of this event, the same on every retry of it: store it and ignore an event whose id you have already processed. Sent by this contract's service on every webhook; optional so that a receiver also accepts a sender that omits it. */
+                /** @description **Decided by this contract (D23).** A unique id of this event, the same on every retry of it: store it and ignore an event whose id you have already processed. 1 to 64 characters, no control characters. Sent by this contract's service on every webhook; optional so that a receiver also accepts a sender that omits it. */
                 "X-Event-Id"?: components["parameters"]["XEventId"];
             };
             path?: never;

@@ -273,7 +273,7 @@ export interface components {
          *     }
          */
         User: {
-            /** @description The user's name. */
+            /** @description The user's name. **Decided by this contract (D24).** 1 to 100 characters, on one line (no control characters). */
             name: string;
             phoneNumber: components["schemas"]["PhoneNumber"];
             /**
@@ -319,7 +319,7 @@ export interface components {
          * @example https://merchant.example.in/static/logo-festive.png
          * @example
          */
-        LogoOverride: components["schemas"]["Url"] | string;
+        LogoOverride: components["schemas"]["Url"] | "";
         /**
          * @description A hex colour of the form `#xxxxxx`, used instead of the merchant's default colour. Use only when necessary. **Decided by this contract (D31).** The empty string means "no override", as when the field is absent.
          * @example #1A73E8
@@ -356,6 +356,16 @@ export interface components {
             notes?: components["schemas"]["Notes"];
             redirect?: components["schemas"]["WebRedirect"];
         };
+        /**
+         * @description The value of the optional `RateLimit` header. **Decided by this contract (D40).** The service promises no rate limit in this version (D24), and clients must not expect this header. When the service, or a proxy on the way to it, limits requests, it may send the `RateLimit` field of the IETF draft "RateLimit header fields for HTTP" (draft-ietf-httpapi-ratelimit-headers): the quota left (`r`) and the seconds until it resets (`t`) of a named policy. A 429 always carries `Retry-After`, which is what to honour.
+         * @example "default";r=0;t=30
+         */
+        RateLimit: string;
+        /**
+         * @description The value of the optional `Access-Control-Allow-Origin` header: `*` (any origin), `null`, or one origin. **Decided by this contract (D40).** The API is called by servers, with credentials that never belong in a page, so the service promises no cross-origin (CORS) access to it and clients must not expect this header; only the public browser script may be served with `*`.
+         * @example *
+         */
+        AccessControlAllowOrigin: string;
         /** @description The answer of a successful initiate call. Non-browser clients send the user to `redirectUrl` to complete the transaction. **Decided by this contract (D21).** The answer also carries `message`, always `TRANSACTION_INITIATED`. */
         WebInitiateResponse: {
             /**
@@ -373,12 +383,18 @@ export interface components {
         RequestId: string;
         /** @description The error body of the web and SDK families: `message` is the code of the description's Errors table. **Decided by this contract (D03):** an optional `detail` says for a person what was wrong. */
         MessageError: {
-            /** @description The code, for programs. */
+            /** @description The code, for programs (capital letters, digits and `_`, as in the Errors table). */
             message: string;
-            /** @description What was wrong (which field, which header), for a person. Optional. */
+            /** @description What was wrong (which field, which header), for a person. Optional. **Decided by this contract (D03).** At most 2000 characters (D24), without control characters other than tabs and line breaks. */
             detail?: string;
             requestId?: components["schemas"]["RequestId"];
         };
+        /**
+         * Format: int32
+         * @description The value of the `Retry-After` header of a 429. **Decided by this contract (D24).** How many seconds to wait before sending the request again (the delay-seconds form of RFC 9110).
+         * @example 30
+         */
+        RetryAfter: number;
         /**
          * @description The status of a web-flow transaction. `SUCCESS`, `FAILURE` and `CANCELLED` are final; `PENDING` is not. **Decided by this contract (D27).** A transaction is `PENDING` from initiation until the user finishes; it moves to `SUCCESS` when the user confirms, to `CANCELLED` when the user cancels, and to `FAILURE` when the user fails or 15 minutes pass without confirmation (D13).
          * @enum {string}
@@ -440,6 +456,10 @@ export interface components {
         /** @description **Decided by this contract (D03).** `AUTHORIZATION_FAILED`: `X-Partner-Id` is missing or unknown; `X-Signature` is missing where it is required (every call but the status check, D21); or a well-formed `X-Signature` does not match the body, the path and query, and the partner's private key. A signature not of the form of 44 base64 characters ending in `=` answers 400 `BAD_REQUEST` instead (D28). */
         authorizationFailed: {
             headers: {
+                /** @description Optional, not promised (D40); sent only when requests are limited. */
+                RateLimit?: components["schemas"]["RateLimit"];
+                /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                 [name: string]: unknown;
             };
             content: {
@@ -452,6 +472,10 @@ export interface components {
         /** @description **Decided by this contract (D24).** `PAYLOAD_TOO_LARGE` (the D03 error body) when the body exceeds 1 MiB. */
         payloadTooLarge: {
             headers: {
+                /** @description Optional, not promised (D40); sent only when requests are limited. */
+                RateLimit?: components["schemas"]["RateLimit"];
+                /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                 [name: string]: unknown;
             };
             content: {
@@ -464,7 +488,15 @@ export interface components {
         /** @description **Decided by this contract (D24).** `TOO_MANY_REQUESTS` (the D03 error body): the service, or a proxy on the way to it, asks the caller to slow down. No rate limit is promised; wait at least `Retry-After` seconds before sending again. */
         tooManyRequests: {
             headers: {
-                "Retry-After": components["headers"]["RetryAfter"];
+                /**
+                 * @description Seconds to wait before sending the request again (D24).
+                 * @example 30
+                 */
+                "Retry-After": components["schemas"]["RetryAfter"];
+                /** @description Optional, not promised (D40); sent only when requests are limited. */
+                RateLimit?: components["schemas"]["RateLimit"];
+                /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                 [name: string]: unknown;
             };
             content: {
@@ -493,17 +525,11 @@ export interface components {
          * @example qvSZ/F8ixk3Rb7Bq+pEWvRQ2HK0FmL+cMaf0+r8aXOk=
          */
         XSignature: components["schemas"]["Signature"];
-        /** @description **Decided by this contract (D23).** A unique id of this event, the same on every retry of it: store it and ignore an event whose id you have already processed. Sent by this contract's service on every webhook; optional so that a receiver also accepts a sender that omits it. */
+        /** @description **Decided by this contract (D23).** A unique id of this event, the same on every retry of it: store it and ignore an event whose id you have already processed. 1 to 64 characters, no control characters. Sent by this contract's service on every webhook; optional so that a receiver also accepts a sender that omits it. */
         XEventId: string;
     };
     requestBodies: never;
-    headers: {
-        /**
-         * @description **Decided by this contract (D24).** How many seconds to wait before sending the request again (the delay-seconds form of RFC 9110).
-         * @example 30
-         */
-        RetryAfter: number;
-    };
+    headers: never;
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -530,6 +556,10 @@ export interface operations {
             /** @description **Decided by this contract (D21).** The transaction is initiated; its status is `PENDING`. */
             200: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -539,6 +569,10 @@ export interface operations {
             /** @description **Decided by this contract (D03).** `DUPLICATE_TRANSACTION_ID` when the id was used before; `BAD_REQUEST` when the body is not valid JSON or fails the schema (a field the schema does not list is named in `detail`, D34), or when `X-Signature` is not of the form of 44 base64 characters ending in `=` (D28). */
             400: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -578,6 +612,10 @@ export interface operations {
             /** @description **Decided by this contract (D21).** The transaction's status, with the status signature (D22). */
             200: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -587,6 +625,10 @@ export interface operations {
             /** @description **Decided by this contract (D03).** `BAD_REQUEST` when `id` is missing or not of the form of an id, or when a sent `X-Signature` is not of the form of 44 base64 characters ending in `=` (D28). */
             400: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -600,6 +642,10 @@ export interface operations {
             /** @description **Decided by this contract (D21).** `TRANSACTION_NOT_FOUND` (the D03 error body): no transaction of this partner has this id. (`NO_SUCH_TRANSACTION` keeps its one status, 400, in the refunds.) */
             404: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -635,6 +681,10 @@ export interface operations {
             /** @description **Decided by this contract (D32).** The refund is accepted. */
             200: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -644,6 +694,10 @@ export interface operations {
             /** @description **Decided by this contract (D32).** `NO_SUCH_TRANSACTION` (no transaction of this partner has this id), `REFUND_AMOUNT_TOO_LARGE` (more than remains), `ALREADY_REFUNDED` (nothing remains), `TRANSACTION_NOT_REFUNDABLE` (the transaction is not `SUCCESS`), `BAD_REQUEST` (the body is not valid JSON or fails the schema, or `X-Signature` is malformed, D28). */
             400: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -668,23 +722,37 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The browser script. */
+            /** @description The browser script. **Decided by this contract (D24).** JavaScript source, at most 1 MiB. */
             200: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/javascript": string;
                 };
             };
-            500: components["responses"]["internalServerError"];
-            /** @description **Decided by this contract (D24).** Not expected: the script is served to anyone. A 4xx (such as 429) comes from the network path; load the page again later and honour `Retry-After` when present. */
-            "4XX": {
+            /** @description **Decided by this contract (D24).** `BAD_REQUEST` (the D03 error body): the request cannot be read, for example its target is not a path. The script takes no parameters and no credentials, so the request of a script element never gets it. */
+            400: {
                 headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["MessageError"] & {
+                        /** @enum {string} */
+                        message?: "BAD_REQUEST";
+                    };
+                };
             };
+            429: components["responses"]["tooManyRequests"];
+            500: components["responses"]["internalServerError"];
         };
     };
     notifyWebTransactionStatus: {
@@ -696,7 +764,7 @@ export interface operations {
                  * @example qvSZ/F8ixk3Rb7Bq+pEWvRQ2HK0FmL+cMaf0+r8aXOk=
                  */
                 "X-Signature": components["parameters"]["XSignature"];
-                /** @description **Decided by this contract (D23).** A unique id of this event, the same on every retry of it: store it and ignore an event whose id you have already processed. Sent by this contract's service on every webhook; optional so that a receiver also accepts a sender that omits it. */
+                /** @description **Decided by this contract (D23).** A unique id of this event, the same on every retry of it: store it and ignore an event whose id you have already processed. 1 to 64 characters, no control characters. Sent by this contract's service on every webhook; optional so that a receiver also accepts a sender that omits it. */
                 "X-Event-Id"?: components["parameters"]["XEventId"];
             };
             path?: never;

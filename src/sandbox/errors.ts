@@ -53,14 +53,37 @@ export interface ErrorHelpers {
   internal(): ErrorReply;
 }
 
+/** The bounds of the error bodies (D24): texts for a person, a field's name, an issue, how many issues. */
+export const ERROR_TEXT_MAX = 2000;
+export const ERROR_FIELD_MAX = 512;
+export const ERROR_ISSUE_MAX = 500;
+export const ERROR_DETAILS_MAX = 20;
+
+/**
+ * A text that may repeat what a client sent (an unknown field's name, a header, a parse error), made
+ * to fit the contract: control characters other than tab and line breaks become `?`, and a text
+ * over `max` characters is cut, ending in `...`.
+ */
+export function boundedText(text: string, max: number): string {
+  const clean = text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '?');
+  return clean.length > max ? `${clean.slice(0, max - 3)}...` : clean;
+}
+
 export function errorHelpers(format: ErrorFormat): ErrorHelpers {
   const error = (status: ErrorStatus, code: string, text: string, details?: ValidationIssue[]): ErrorReply => {
+    const bounded = boundedText(text, ERROR_TEXT_MAX);
     if (format === 'apiError') {
-      const body: ApiErrorBody = { errorCode: code, message: text };
-      if (details !== undefined && details.length > 0) body.details = details;
+      const body: ApiErrorBody = { errorCode: code, message: bounded };
+      if (details !== undefined && details.length > 0) {
+        body.details = details.slice(0, ERROR_DETAILS_MAX).map((issue) => ({
+          ...issue,
+          field: boundedText(issue.field, ERROR_FIELD_MAX),
+          issue: boundedText(issue.issue, ERROR_ISSUE_MAX),
+        }));
+      }
       return { status, body };
     }
-    return { status, body: { message: code, detail: text } };
+    return { status, body: { message: code, detail: bounded } };
   };
   const badRequest = (text: string, details?: ValidationIssue[]) => error(400, 'BAD_REQUEST', text, details);
 

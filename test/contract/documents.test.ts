@@ -231,8 +231,11 @@ function operationProblems(family: Family, document: JsonObject, entry: Operatio
 
   const schemes = isObject(document.components) && isObject(document.components.securitySchemes) ? document.components.securitySchemes : {};
   if (isPublic(family, entry)) {
-    if (!Array.isArray(operation.security) || operation.security.length !== 0) {
-      problems.push('the browser script is public: it needs an explicit "security: []"');
+    // One empty requirement: anonymous access, stated explicitly (an empty list reads as "security
+    // forgotten" to the OWASP ruleset, owasp:api2:2023-read-restricted).
+    const security = operation.security;
+    if (!Array.isArray(security) || security.length !== 1 || !isObject(security[0]) || Object.keys(security[0]).length !== 0) {
+      problems.push('the browser script is public: it needs an explicit "security: [{}]" (one empty requirement)');
     }
   } else {
     const security = operation.security ?? document.security;

@@ -24,6 +24,9 @@ import {
   webhookUrlProblem,
 } from './state.js';
 
+/** D24: the most refunds one transaction takes, failed ones included (its record lists them all). */
+export const MAX_REFUNDS_PER_TRANSACTION = 10_000;
+
 export function registerRefunds(ctx: FamilyContext, state: GatewayState, engine: TransactionEngine): void {
   const { errors, clock } = ctx;
   const authenticate = transactionalApiAuth(ctx, state);
@@ -58,6 +61,14 @@ export function registerRefunds(ctx: FamilyContext, state: GatewayState, engine:
       const status = statusOf(transaction.step);
       if (status !== 'SUCCESS') {
         return errors.error(409, 'INVALID_STATE', `Only a SUCCESS transaction can be refunded; this one is ${status}.`);
+      }
+      // D18, D24: the record lists every refund, so a transaction takes a bounded number of them.
+      if (transaction.refundCount >= MAX_REFUNDS_PER_TRANSACTION) {
+        return errors.error(
+          409,
+          'INVALID_STATE',
+          `Transaction '${transaction.id}' has ${MAX_REFUNDS_PER_TRANSACTION.toLocaleString('en-US')} refunds, the most one transaction takes.`,
+        );
       }
       // D02: 400, as in the SDK and web refunds.
       const remaining = transaction.amount - refundedAmount(transaction);
