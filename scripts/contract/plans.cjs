@@ -54,6 +54,14 @@ function genericPlan(kit, op, codes = {}) {
   return plan.skip || code === undefined ? plan : { ...plan, expectCode: code };
 }
 
+/** Whether an operation takes neither a request body nor a parameter (GET /sdk.js, the configuration read). */
+function hasNoInput(kit, op) {
+  const operation = kit.checker.operation(op.path, op.method) || {};
+  const item = (kit.document.paths && kit.document.paths[op.path]) || {};
+  const parameters = [...(item.parameters || []), ...(operation.parameters || [])];
+  return operation.requestBody === undefined && parameters.length === 0;
+}
+
 function genericCause(kit, op) {
   const status = Number(op.status);
   if (status >= 200 && status < 300) return { auth: 'valid' };
@@ -62,7 +70,9 @@ function genericCause(kit, op) {
     case 400:
       return (
         withoutRequiredField(kit, op) || {
-          skip: '400: the kit knows no request of this operation that violates the schema',
+          skip: hasNoInput(kit, op)
+            ? '400: the operation takes no body and no parameter, so no request violates its schema; its 400 answers a malformed HTTP request (a repeated Authorization header, no Host), which the kit cannot send'
+            : '400: the kit knows no request of this operation that violates the schema',
         }
       );
     case 401:
