@@ -19,8 +19,10 @@ describe('the hermetic guard', () => {
     expect(isAllowedPath('/tmp/paylater-test/file')).toBe(true);
   });
 
-  it('refuses anything beside the repository', () => {
+  it('refuses anything beside the repository, but not the folders on the way to it', () => {
     expect(isAllowedPath(BESIDE)).toBe(false);
+    expect(isAllowedPath(join(REPOSITORY, '..'))).toBe(true);
+    expect(isAllowedPath(join(REPOSITORY, '..', 'package.json'))).toBe(false);
     expect(isAllowedPath(new URL(`file://${BESIDE}`))).toBe(false);
   });
 

@@ -38,6 +38,16 @@ const ALLOWED: readonly string[] = [
   dirname(dirname(process.execPath)),
 ];
 
+const ANCESTORS: ReadonlySet<string> = new Set(
+  ((): string[] => {
+    const found: string[] = [];
+    for (let folder = dirname(REPOSITORY); ; folder = dirname(folder)) {
+      found.push(folder);
+      if (dirname(folder) === folder) return found;
+    }
+  })(),
+);
+
 /** The folder holding the repository, unless that is a system folder every test may use. */
 const BESIDE: string | undefined = ((parent) =>
   parent === '/' || parent === resolve(tmpdir()) || parent === '/tmp' ? undefined : parent)(dirname(REPOSITORY));
@@ -57,6 +67,9 @@ export function isAllowedPath(target: unknown): boolean {
   else return true; // a file descriptor or a handle: its path was checked when it was opened
   const absolute = resolve(path);
   if (inside(absolute, REPOSITORY)) return true;
+  // The folders on the way to the repository themselves (a tool resolving a path stats them); what
+  // they hold besides the repository is not allowed.
+  if (ANCESTORS.has(absolute)) return true;
   // Whatever sits beside the repository is exactly what a stranger's clone does not have, even
   // when the clone itself lives in an allowed place such as a temporary folder.
   if (BESIDE !== undefined && inside(absolute, BESIDE)) return false;
