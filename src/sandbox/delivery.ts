@@ -24,6 +24,7 @@
  *   first; pending ones are always kept. {@link DeliveryDispatcher.page} serves them in pages.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import Queue from 'yocto-queue';
 import type { ClockTimer, VirtualClock } from './clock.js';
@@ -238,6 +239,8 @@ export class DeliveryDispatcher {
       this.closeSender = () => sender.close();
     }
     this.retain = options.config?.retention?.deliveries ?? DEFAULT_RETAIN_DELIVERIES;
+    // Every running attempt listens to it (at most `concurrency` per receiver).
+    setMaxListeners(0, this.shutdown.signal);
     this.targets = options.targets ?? new WebhookTargets({ allowAny: options.config?.webhooks?.allowAnyTarget ?? false });
     this.localDelay = options.localRetryDelayMs ?? { base: LOCAL_RETRY_BASE_MS, max: LOCAL_RETRY_MAX_MS };
     this.maxPending = options.maxPendingPerReceiver ?? MAX_PENDING_PER_RECEIVER;
