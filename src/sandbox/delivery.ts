@@ -215,6 +215,9 @@ export class DeliveryDispatcher {
     return `${this.idPrefix}${(this.idCounter++).toString(16).padStart(12, '0')}`;
   }
 
+  /** Attempts asked for during a sliced advance, started when it ends. */
+  private deferred: string[] = [];
+
   /** Sequence numbers of pending deliveries (for {@link retire}). */
   private readonly seqOfPending = new Map<string, number>();
   private readonly cursorKey = randomBytes(32);
@@ -393,9 +396,24 @@ export class DeliveryDispatcher {
     this.closeSender();
   }
 
-  /** Runs the attempt now if its receiver has a free turn, else queues it. */
+  /**
+   * Runs the attempt now if its receiver has a free turn, else queues it. During a sliced clock
+   * advance attempts wait until it finished: an advance that expires 100,000 transactions then
+   * spends its time on them, not on sending their webhooks in between.
+   */
   private startAttempt(id: string): void {
     if (this.stopped) return;
+    if (this.clock.advancingInSlices) {
+      if (this.deferred.length === 0) {
+        void this.clock.whenAdvanced().then(() => {
+          const ids = this.deferred;
+          this.deferred = [];
+          for (const deferredId of ids) this.startAttempt(deferredId);
+        });
+      }
+      this.deferred.push(id);
+      return;
+    }
     const url = this.deliveries.get(id)?.url;
     if (url === null || url === undefined) return;
     const key = receiverOf(url);
