@@ -61,6 +61,8 @@ export class VirtualClock {
   private stopped = false;
   /** Advances run one after the other. */
   private advancing: Promise<void> = Promise.resolve();
+  /** Sliced advances asked for and not finished. */
+  private slicedAdvances = 0;
   private readonly onError: (error: unknown) => void;
 
   constructor(options: ClockOptions = {}) {
@@ -158,9 +160,20 @@ export class VirtualClock {
       }
       this.arm();
     };
-    const next = this.advancing.then(run);
+    this.slicedAdvances++;
+    const next = this.advancing.then(run).finally(() => this.slicedAdvances--);
     this.advancing = next.catch(() => undefined);
     return next;
+  }
+
+  /** True while an {@link advanceInSlices} runs (or waits for an earlier one). */
+  get advancingInSlices(): boolean {
+    return this.slicedAdvances > 0;
+  }
+
+  /** Resolves once every advance asked for so far has finished. */
+  whenAdvanced(): Promise<void> {
+    return this.advancing;
   }
 
   /** Fires now every timer that is due by real time (normally the clock's own timeout does). */

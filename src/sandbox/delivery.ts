@@ -25,6 +25,7 @@
  *   first; pending ones are always kept. {@link DeliveryDispatcher.page} serves them in pages.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import Queue from 'yocto-queue';
 import type { ClockTimer, VirtualClock } from './clock.js';
@@ -229,6 +230,9 @@ export class DeliveryDispatcher {
     return `${this.idPrefix}${(this.idCounter++).toString(16).padStart(12, '0')}`;
   }
 
+  /** Attempts asked for during a sliced advance, started when it ends. */
+  private deferred: string[] = [];
+
   /** Sequence numbers of pending deliveries (for {@link retire}). */
   private readonly seqOfPending = new Map<string, number>();
   private readonly cursorKey = randomBytes(32);
@@ -253,6 +257,8 @@ export class DeliveryDispatcher {
       this.closeSender = () => sender.close();
     }
     this.retain = options.config?.retention?.deliveries ?? DEFAULT_RETAIN_DELIVERIES;
+    // Every running attempt listens to it (at most `concurrency` per receiver).
+    setMaxListeners(0, this.shutdown.signal);
     this.targets = options.targets ?? new WebhookTargets({ allowAny: options.config?.webhooks?.allowAnyTarget ?? false });
     this.localDelay = options.localRetryDelayMs ?? { base: LOCAL_RETRY_BASE_MS, max: LOCAL_RETRY_MAX_MS };
     this.maxPending = options.maxPendingPerReceiver ?? MAX_PENDING_PER_RECEIVER;
@@ -433,9 +439,24 @@ export class DeliveryDispatcher {
     this.closeSender();
   }
 
-  /** Runs the attempt now if its receiver has a free turn, else queues it. */
+  /**
+   * Runs the attempt now if its receiver has a free turn, else queues it. During a sliced clock
+   * advance attempts wait until it finished: an advance that expires 100,000 transactions then
+   * spends its time on them, not on sending their webhooks in between.
+   */
   private startAttempt(id: string): void {
     if (this.stopped) return;
+    if (this.clock.advancingInSlices) {
+      if (this.deferred.length === 0) {
+        void this.clock.whenAdvanced().then(() => {
+          const ids = this.deferred;
+          this.deferred = [];
+          for (const deferredId of ids) this.startAttempt(deferredId);
+        });
+      }
+      this.deferred.push(id);
+      return;
+    }
     const url = this.deliveries.get(id)?.url;
     if (url === null || url === undefined) return;
     const key = receiverOf(url);
