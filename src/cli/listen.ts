@@ -21,6 +21,7 @@ import { performance } from 'node:perf_hooks';
 import { CommandFailed } from './command-line.js';
 import { SseParser } from './sse.js';
 import { sandboxEndpoint, shownUrl } from './urls.js';
+import type { StreamedDelivery } from '../sandbox/webhook-stream.js';
 
 /** Events waiting to be forwarded, at most. */
 export const MAX_PENDING = 1000;
@@ -29,18 +30,8 @@ export const FORWARD_TIMEOUT_MS = 10_000;
 const FIRST_BACKOFF_MS = 500;
 const MAX_BACKOFF_MS = 5_000;
 
-/** One event of the stream (`event: delivery`). */
-export interface StreamedEvent {
-  id: string;
-  eventId: string;
-  family: string;
-  event: string;
-  transactionId: string | null;
-  status: string;
-  body: string;
-  headers: Record<string, string>;
-  createdAt: string;
-}
+/** One event of the stream (`event: delivery`), as the sandbox sends it. */
+export type StreamedEvent = StreamedDelivery;
 
 export interface ListenOptions {
   sandbox: URL;

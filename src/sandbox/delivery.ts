@@ -33,6 +33,7 @@ import { DEFAULT_RETAIN_DELIVERIES, DEFAULT_WEBHOOK_CONCURRENCY, type RetentionS
 import type { Collection, Store } from './store.js';
 import { fetchSender, httpSender, type WebhookSender } from './webhook-client.js';
 import { safeUrl, WebhookTargets, type ListeningAddress, type TargetProblem } from './webhook-targets.js';
+import { upperBound } from './sorted.js';
 
 /** Delays after the 1st..5th failed attempt, in ms (D23). */
 export const RETRY_DELAYS_MS: readonly number[] = Object.freeze([
@@ -670,17 +671,6 @@ export class DeliveryDispatcher {
   }
 }
 
-/** The first index whose value is greater than `value` (the array is ascending). */
-function upperBound(values: readonly number[], value: number): number {
-  let low = 0;
-  let high = values.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (values[middle]! <= value) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
 
 const receiverCache = new Map<string, string>();
 

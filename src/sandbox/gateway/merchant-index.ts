@@ -4,6 +4,7 @@
  * sorting. Derived from the store (rebuilt from it at start); forgotten transactions are skipped and
  * dropped when they outnumber the others.
  */
+import { upperBound } from '../sorted.js';
 
 interface Entries {
   ids: string[];
@@ -83,14 +84,3 @@ export class MerchantIndex {
   }
 }
 
-/** The first index whose value is greater than `value` (ascending array). */
-function upperBound(values: readonly number[], value: number): number {
-  let low = 0;
-  let high = values.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (values[middle]! <= value) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
