@@ -1,9 +1,9 @@
 /**
  * Lints the four bundled documents (generated/openapi/<family>.json) with Spectral, the linter
- * other teams point at OpenAPI documents, under the two rulesets kept in spectral/:
+ * other teams point at OpenAPI documents, under the two rulesets kept in scripts/spectral/:
  *
- *   spectral/oas.yaml    Spectral's own `spectral:oas` ruleset
- *   spectral/owasp.yaml  the OWASP API Security Top 10 2023 ruleset (@stoplight/spectral-owasp-ruleset)
+ *   scripts/spectral/oas.yaml    Spectral's own `spectral:oas` ruleset
+ *   scripts/spectral/owasp.yaml  the OWASP API Security Top 10 2023 ruleset (@stoplight/spectral-owasp-ruleset)
  *
  *   npm run lint:spectral   prints every finding; exits 1 on a finding that is not forced, or when a
  *                           forced finding no longer occurs (the list below must stay exact)
@@ -21,8 +21,8 @@ import { FAMILIES, type Family } from './families.js';
 const root = resolve(import.meta.dirname, '..');
 
 export const RULESETS = {
-  oas: 'spectral/oas.yaml',
-  owasp: 'spectral/owasp.yaml',
+  oas: 'scripts/spectral/oas.yaml',
+  owasp: 'scripts/spectral/owasp.yaml',
 } as const;
 export type Ruleset = keyof typeof RULESETS;
 
