@@ -34,8 +34,8 @@ Options:
   --webhook-concurrency N   webhook attempts at once per receiver (default 8) [${ENVIRONMENT.webhookConcurrency}]
   --allow-any-webhook-target  also send webhooks to the sandbox itself, link-local and
                       cloud metadata addresses          [${ENVIRONMENT.allowAnyWebhookTarget}=1]
-  --retain-transactions N   final transactions kept (default 50000)       [${ENVIRONMENT.retainTransactions}]
-  --retain-deliveries N     completed webhook deliveries kept (default 50000) [${ENVIRONMENT.retainDeliveries}]
+  --retain-transactions N   final transactions kept (default 100000)      [${ENVIRONMENT.retainTransactions}]
+  --retain-deliveries N     completed webhook deliveries kept (default 100000) [${ENVIRONMENT.retainDeliveries}]
   --require-status-signature
                       require X-Signature on the web status check (hardening; by default it is
                       verified when present)                       [${ENVIRONMENT.requireStatusSignature}=1]

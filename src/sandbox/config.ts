@@ -69,8 +69,8 @@ export const DEFAULT_PORT = 4000;
 export const BODY_LIMIT = 1024 * 1024;
 export const DEFAULT_WEBHOOK_CONCURRENCY = 8;
 export const MAX_WEBHOOK_CONCURRENCY = 256;
-export const DEFAULT_RETAIN_TRANSACTIONS = 50_000;
-export const DEFAULT_RETAIN_DELIVERIES = 50_000;
+export const DEFAULT_RETAIN_TRANSACTIONS = 100_000;
+export const DEFAULT_RETAIN_DELIVERIES = 100_000;
 /** The largest retention that may be set: 10 million records. */
 export const MAX_RETAIN = 10_000_000;
 
