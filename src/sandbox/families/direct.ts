@@ -8,9 +8,8 @@ import type { ClockTimer } from '../clock.js';
 import type { FamilyContext } from '../context.js';
 import { finalRecords } from '../retention.js';
 import type { SuccessStatus } from '../delivery.js';
-import type { ChildRecords } from '../store.js';
 import type { ErrorHelpers, ErrorReply } from '../errors.js';
-import type { Collection } from '../store.js';
+import type { ChildRecords, Collection } from '../store.js';
 
 export type DirectStatus = 'PENDING' | 'SUCCESS' | 'CANCELLED' | 'FAILURE';
 
