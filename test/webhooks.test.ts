@@ -29,7 +29,7 @@ import {
   type WebhookFailureReason,
   type WebhookFamily,
   type WebhookHeaders,
-} from '../src/webhooks.js';
+} from '../src/webhooks/index.js';
 
 const KEY = 'merchant-private-key-9f3b1c';
 const OTHER_KEY = 'someone-elses-key-77aa01';

@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { createWebClient } from '../../src/clients/web.js';
 import { verifyStatusSignature } from '../../src/signature.js';
-import { createWebhookHandler, type VerifiedWebWebhook } from '../../src/webhooks.js';
+import { createWebhookHandler, type VerifiedWebWebhook } from '../../src/webhooks/index.js';
 
 export interface MerchantOptions {
   port?: number;

@@ -1,4 +1,6 @@
 /**
+ * Verifying the service's webhooks (the package entry `paylater-api/webhooks` is ./index.ts).
+ *
  * Receiving the service's webhooks: verify the signature over the raw bytes, check the
  * Content-Type, parse, validate against the contract, and hand back a typed event.
  *
@@ -54,16 +56,15 @@
  *
  * docs/webhooks.md has the full guide.
  */
-import { readFileSync } from 'node:fs';
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import { types } from 'node:util';
-import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
-import type { webhooks as GatewayWebhooks } from '../generated/types/gateway.js';
-import type { webhooks as SdkWebhooks } from '../generated/types/sdk.js';
-import type { webhooks as WebWebhooks } from '../generated/types/web.js';
-import { createContractAjv, registerDocument } from './contract-schemas.js';
-import { SIGNATURE_PATTERN, verifySdkSignature, verifyStatusSignature } from './signature.js';
+import type { webhooks as GatewayWebhooks } from '../../generated/types/gateway.js';
+import type { webhooks as SdkWebhooks } from '../../generated/types/sdk.js';
+import type { webhooks as WebWebhooks } from '../../generated/types/web.js';
+import { SIGNATURE_PATTERN, verifySdkSignature, verifyStatusSignature } from '../signature.js';
+import { summary, webhookContract, type WebhookContract, type WebhookFamily, type WebhookPayloadIssue } from './contract.js';
 
+export type { WebhookFamily, WebhookPayloadIssue };
 
 // ---------------------------------------------------------------------------------------------
 // Types: every payload type comes from the generated modules.
@@ -110,8 +111,6 @@ export type VerifiedGatewayWebhook =
       readonly payload: GatewayRefundWebhookPayload;
     };
 
-export type WebhookFamily = 'sdk' | 'web' | 'gateway';
-
 /** The verified event of each family. */
 export interface VerifiedWebhooks {
   sdk: VerifiedSdkWebhook;
@@ -152,12 +151,6 @@ export type WebhookFailureReason =
   | 'invalid_payload'
   | 'payload_too_large';
 
-/** One schema violation: a JSON pointer into the body (`` for the body itself) and what is wrong. */
-export interface WebhookPayloadIssue {
-  readonly path: string;
-  readonly message: string;
-}
-
 /**
  * A webhook was refused. `reason` says which check failed; the message says exactly what was
  * wrong, and never contains the secret or the body (at most a JSON pointer into it).
@@ -186,7 +179,7 @@ export function verifySdkWebhook(
   options: VerifyWebhookOptions = {},
 ): VerifiedSdkWebhook {
   const text = authenticate(rawBody, headers, privateKey, options, true);
-  const contract = contractOf('sdk');
+  const contract = webhookContract('sdk');
   const payload = validated<SdkWebhookPayload>(contract, 'transactionStatus', parseJson(text));
   return withEventId(contract, headers, { payload });
 }
@@ -202,8 +195,8 @@ export function verifyWebWebhook(
   privateKey: string,
   options: VerifyWebhookOptions = {},
 ): VerifiedWebWebhook {
-  const contract = contractOf('web');
-  const header = contract.signatureHeader.get('transactionStatus') ?? 'absent';
+  const contract = webhookContract('web');
+  const header = contract.signatureHeader('transactionStatus');
   const text = authenticate(rawBody, headers, privateKey, options, header === 'required');
   const payload = validated<WebWebhookPayload>(contract, 'transactionStatus', parseJson(text));
   if (!verifyStatusSignature(payload.signature, payload.transactionId, payload.status, privateKey)) {
@@ -226,7 +219,7 @@ export function verifyGatewayWebhook(
   options: VerifyWebhookOptions = {},
 ): VerifiedGatewayWebhook {
   const text = authenticate(rawBody, headers, transactionalPassword, options, true);
-  const contract = contractOf('gateway');
+  const contract = webhookContract('gateway');
   const value = parseJson(text);
   if (isObject(value) && Object.hasOwn(value, 'transaction')) {
     const payload = validated<GatewayTransactionWebhookPayload>(contract, 'transactionUpdated', value);
@@ -243,7 +236,7 @@ export function verifyGatewayWebhook(
   );
 }
 
-const VERIFIERS: {
+export const VERIFIERS: {
   [F in WebhookFamily]: (
     rawBody: RawWebhookBody,
     headers: WebhookHeaders,
@@ -286,7 +279,7 @@ function authenticate(
   return decode(rawBody);
 }
 
-function maxBodyBytes(value: number | undefined): number {
+export function maxBodyBytes(value: number | undefined): number {
   if (value === undefined) return DEFAULT_MAX_BODY_BYTES;
   if (!Number.isSafeInteger(value) || value < 1) {
     throw new RangeError(`maxBodyBytes must be a positive integer (got ${String(value)})`);
@@ -386,11 +379,9 @@ function parseJson(text: string): unknown {
   }
 }
 
-function validated<T>(contract: Contract, webhook: string, value: unknown): T {
-  const validate = contract.bodies.get(webhook);
-  if (validate === undefined) throw new Error(`the contract has no webhook ${webhook}`);
-  if (validate(value)) return value as T;
-  const issues = toIssues(validate.errors);
+function validated<T>(contract: WebhookContract, webhook: string, value: unknown): T {
+  const issues = contract.payloadIssues(webhook, value);
+  if (issues.length === 0) return value as T;
   throw new WebhookVerificationError(
     'invalid_payload',
     `the body does not match the ${webhook} webhook's schema: ${summary(issues)}`,
@@ -399,7 +390,7 @@ function validated<T>(contract: Contract, webhook: string, value: unknown): T {
 }
 
 function withEventId<E extends object>(
-  contract: Contract,
+  contract: WebhookContract,
   headers: WebhookHeaders,
   event: E,
 ): E & { readonly eventId?: string } {
@@ -412,8 +403,8 @@ function withEventId<E extends object>(
     );
   }
   const eventId = values[0] as string;
-  if (contract.eventId !== undefined && !contract.eventId(eventId)) {
-    const issues = toIssues(contract.eventId.errors);
+  const issues = contract.eventIdIssues(eventId);
+  if (issues.length > 0) {
     throw new WebhookVerificationError(
       'invalid_payload',
       `the X-Event-Id header does not match its schema: ${summary(issues)}`,
@@ -459,398 +450,22 @@ function distinct(values: string[]): string[] {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The contract: the bundled documents, compiled once per family on first use.
-
-interface Contract {
-  /** The body validator of each webhook of the family, by its name in the document. */
-  readonly bodies: ReadonlyMap<string, ValidateFunction>;
-  /** The validator of the X-Event-Id header's schema, when the document defines the header. */
-  readonly eventId: ValidateFunction | undefined;
-  /** Whether each webhook's document defines X-Signature, and whether it is required. */
-  readonly signatureHeader: ReadonlyMap<string, 'required' | 'optional' | 'absent'>;
-}
-
-const FAMILY_WEBHOOKS: Record<WebhookFamily, readonly string[]> = {
-  sdk: ['transactionStatus'],
-  web: ['transactionStatus'],
-  gateway: ['transactionUpdated', 'refundUpdated'],
-};
-
-// One literal URL per document, so that bundlers can see the files this module reads.
-const DOCUMENTS: Record<WebhookFamily, () => URL> = {
-  sdk: () => new URL('../generated/openapi/sdk.json', import.meta.url),
-  web: () => new URL('../generated/openapi/web.json', import.meta.url),
-  gateway: () => new URL('../generated/openapi/gateway.json', import.meta.url),
-};
-
-const contracts = new Map<WebhookFamily, Contract>();
-
-function contractOf(family: WebhookFamily): Contract {
-  let contract = contracts.get(family);
-  if (contract === undefined) {
-    contract = compileContract(family, loadDocument(family));
-    contracts.set(family, contract);
-  }
-  return contract;
-}
-
-function loadDocument(family: WebhookFamily): Record<string, unknown> {
-  const url = DOCUMENTS[family]();
-  let document: unknown;
-  try {
-    document = JSON.parse(readFileSync(url, 'utf8'));
-  } catch (error) {
-    throw new Error(
-      `cannot load the contract generated/openapi/${family}.json (${url.pathname}): ${String(error)}; run npm run generate`,
-    );
-  }
-  if (!isObject(document)) throw new Error(`generated/openapi/${family}.json is not an OpenAPI document`);
-  return document;
-}
-
-function compileContract(family: WebhookFamily, document: Record<string, unknown>): Contract {
-  const base = `https://contract.paylater.invalid/${family}.json`;
-  const ajv = createContractAjv();
-  registerDocument(ajv, document, base);
-
-  const bodies = new Map<string, ValidateFunction>();
-  const signatureHeader = new Map<string, 'required' | 'optional' | 'absent'>();
-  let eventId: ValidateFunction | undefined;
-  for (const name of FAMILY_WEBHOOKS[family]) {
-    const pointer = ['webhooks', name, 'post', 'requestBody', 'content', 'application/json', 'schema'];
-    bodies.set(name, schemaAt(ajv, base, pointer));
-    const parameters = at(document, ['webhooks', name, 'post', 'parameters']);
-    const signature = headerParameter(document, parameters, 'x-signature');
-    signatureHeader.set(name, signature === undefined ? 'absent' : signature.required ? 'required' : 'optional');
-    const event = headerParameter(document, parameters, 'x-event-id');
-    if (eventId === undefined && event !== undefined) eventId = schemaAt(ajv, base, event.schemaPointer);
-  }
-  return { bodies, eventId, signatureHeader };
-}
-
-function schemaAt(ajv: Ajv2020, base: string, segments: readonly string[]): ValidateFunction {
-  const ref = `${base}#/${segments.map((s) => s.replaceAll('~', '~0').replaceAll('/', '~1')).join('/')}`;
-  const validate = ajv.getSchema(ref);
-  if (validate === undefined) throw new Error(`the contract has no schema at ${ref}`);
-  return validate;
-}
-
-/** A header parameter of a webhook, following a `#/components/parameters/...` reference. */
-function headerParameter(
-  document: Record<string, unknown>,
-  parameters: unknown,
-  name: string,
-): { required: boolean; schemaPointer: string[] } | undefined {
-  if (!Array.isArray(parameters)) return undefined;
-  for (const item of parameters) {
-    let parameter: unknown = item;
-    let pointer: string[] | undefined;
-    if (isObject(item) && typeof item.$ref === 'string' && item.$ref.startsWith('#/')) {
-      pointer = item.$ref
-        .slice(2)
-        .split('/')
-        .map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~'));
-      parameter = at(document, pointer);
-    }
-    if (!isObject(parameter) || parameter.in !== 'header') continue;
-    if (typeof parameter.name !== 'string' || parameter.name.toLowerCase() !== name) continue;
-    if (pointer === undefined) return undefined; // inline parameters are not used by the contract
-    return { required: parameter.required === true, schemaPointer: [...pointer, 'schema'] };
-  }
-  return undefined;
-}
-
-function at(value: unknown, segments: readonly string[]): unknown {
-  let current = value;
-  for (const segment of segments) {
-    if (!isObject(current) && !Array.isArray(current)) return undefined;
-    current = (current as Record<string, unknown>)[segment];
-  }
-  return current;
-}
-
-function toIssues(errors: ErrorObject[] | null | undefined): WebhookPayloadIssue[] {
-  // Ajv's messages name the schema's expectations, never the data (params may, so they are dropped).
-  return (errors ?? []).map((error) => ({
-    path: error.instancePath.length > 200 ? `${error.instancePath.slice(0, 200)}...` : error.instancePath,
-    message: error.message ?? `fails ${error.keyword}`,
-  }));
-}
-
-function summary(issues: readonly WebhookPayloadIssue[]): string {
-  const shown = issues.slice(0, 5).map((issue) => `${issue.path || '(root)'} ${issue.message}`);
-  if (issues.length > shown.length) shown.push(`and ${issues.length - shown.length} more`);
-  return shown.join('; ');
-}
-
-// ---------------------------------------------------------------------------------------------
-// The Node handler.
-
-export interface WebhookHandlerOptions<F extends WebhookFamily> {
-  family: F;
-  /** The private key (sdk, web) or the merchant's Transactional API password (gateway). */
-  secret: string;
-  /**
-   * Called once per verified request; the answer is 200 when it resolves and 500 when it throws
-   * (the service then tries again, D23). Keep it quick: record the event, work afterwards.
-   */
-  onEvent: (event: VerifiedWebhook<F>) => unknown;
-  /** Default 1 MiB; a longer body is not read further and is answered 400 `payload_too_large`. */
-  maxBodyBytes?: number;
-  /**
-   * Told about every request that is not answered 200: a {@link WebhookVerificationError}, a
-   * {@link WebhookRawBodyError}, or what `onEvent` threw. Default: everything but a
-   * {@link WebhookVerificationError} (refused requests, which anyone can send) goes to
-   * `console.error`.
-   */
-  onError?: (error: unknown) => void;
-}
-
-/** A Node request handler, for `http.createServer(handler)` or `app.post(path, handler)`. */
-export type WebhookRequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
-
-/**
- * The handler found the body already consumed, e.g. parsed by `express.json()`: the signature
- * covers the exact bytes, which are gone. Answered 400 `raw_body_required`.
- */
-export class WebhookRawBodyError extends Error {
-  override readonly name = 'WebhookRawBodyError';
-}
-
-/** Creates a Node handler that verifies every request as `family` and passes it to `onEvent`. */
-export function createWebhookHandler<F extends WebhookFamily>(
-  options: WebhookHandlerOptions<F>,
-): WebhookRequestHandler {
-  const { family, secret, onEvent } = options;
-  if (typeof family !== 'string' || !Object.hasOwn(VERIFIERS, family)) {
-    throw new TypeError(`family must be sdk, web or gateway (got ${typeof family === 'string' ? quote(family) : describe(family)})`);
-  }
-  const verify = VERIFIERS[family] as unknown as (
-    rawBody: RawWebhookBody,
-    headers: WebhookHeaders,
-    secret: string,
-    options?: VerifyWebhookOptions,
-  ) => VerifiedWebhook<F>;
-  if (typeof secret !== 'string' || secret.length === 0) {
-    throw new TypeError('secret must be a non-empty string');
-  }
-  if (typeof onEvent !== 'function') throw new TypeError('onEvent must be a function');
-  const limit = maxBodyBytes(options.maxBodyBytes);
-  // Compiled now rather than on the first delivery: a missing document fails here, and the first
-  // webhook is answered as quickly as the others.
-  contractOf(family);
-  const report =
-    options.onError ??
-    ((error: unknown) => {
-      if (!(error instanceof WebhookVerificationError)) console.error('paylater webhook:', error);
-    });
-  const tell = (error: unknown): void => {
-    try {
-      report(error);
-    } catch {
-      // A failing logger must not change the answer.
-    }
-  };
-
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (req.method !== 'POST') {
-      res.setHeader('Allow', 'POST');
-      answer(res, 405, 'method_not_allowed');
-      return;
-    }
-    const body = await readRawBody(req, limit);
-    if (body === 'aborted') return; // the sender went away: nobody to answer
-    if (body === 'too_large') {
-      tell(new WebhookVerificationError('payload_too_large', `the body is longer than the limit of ${limit} bytes`));
-      // Stop reading: the rest of the body is not wanted, and the connection is closed after the answer.
-      res.setHeader('Connection', 'close');
-      answer(res, 400, 'payload_too_large');
-      return;
-    }
-    if (body === 'consumed') {
-      tell(
-        new WebhookRawBodyError(
-          'the request body was already read, probably parsed by a JSON body parser: the signature covers ' +
-            "the exact bytes received, so mount express.raw({ type: 'application/json' }) on the webhook " +
-            'route, or no body parser at all',
-        ),
-      );
-      answer(res, 400, 'raw_body_required');
-      return;
-    }
-    let event: VerifiedWebhook<F>;
-    try {
-      event = verify(body, req.headers, secret, { maxBodyBytes: limit });
-    } catch (error) {
-      if (!(error instanceof WebhookVerificationError)) throw error;
-      tell(error);
-      const unauthorized = error.reason === 'missing_signature' || error.reason === 'bad_signature';
-      answer(res, unauthorized ? 401 : 400, error.reason);
-      return;
-    }
-    try {
-      await onEvent(event);
-    } catch (error) {
-      tell(error);
-      answer(res, 500, 'handler_failed');
-      return;
-    }
-    answer(res, 200);
-  }
-
-  return (req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      tell(error);
-      answer(res, 500, 'internal_error');
-    });
-  };
-}
-
-/** The raw body: `req.body` when a raw or text parser left it, else read from the stream. */
-function readRawBody(
-  req: IncomingMessage & { body?: unknown; _body?: unknown },
-  limit: number,
-): Promise<Buffer | string | 'too_large' | 'consumed' | 'aborted'> {
-  const preset = req.body;
-  if (typeof preset === 'string' || Buffer.isBuffer(preset)) return Promise.resolve(preset);
-  if (types.isUint8Array(preset)) return Promise.resolve(Buffer.from(preset.buffer, preset.byteOffset, preset.byteLength));
-  if (req.readableEnded || req._body === true) return Promise.resolve('consumed');
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) return Promise.resolve('too_large');
-
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let received = 0;
-    const cleanup = (): void => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-      req.off('close', onClose);
-    };
-    const onData = (chunk: Buffer): void => {
-      received += chunk.length;
-      if (received > limit) {
-        cleanup();
-        req.pause();
-        chunks.length = 0;
-        resolve('too_large');
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = (): void => {
-      cleanup();
-      resolve(Buffer.concat(chunks, received));
-    };
-    const onError = (error: Error & { code?: unknown }): void => {
-      cleanup();
-      // The sender closed the connection mid-body: nothing to answer, nothing to report.
-      if (error.code === 'ECONNRESET' || error.message === 'aborted') resolve('aborted');
-      else reject(error);
-    };
-    const onClose = (): void => {
-      cleanup();
-      resolve('aborted');
-    };
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-    req.on('close', onClose);
-  });
-}
-
-function answer(res: ServerResponse, status: number, error?: string): void {
-  if (res.headersSent || res.writableEnded || res.destroyed) {
-    if (!res.writableEnded && !res.destroyed) res.end();
-    return;
-  }
-  const body = JSON.stringify(error === undefined ? { received: true } : { error });
-  res.statusCode = status;
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(body));
-  res.setHeader('Cache-Control', 'no-store');
-  res.end(body);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Deduplication.
-
-export interface DeduplicatorOptions {
-  /** How long a key is remembered, in ms. Default 24 h, which covers D23's retries (about 7.5 h). */
-  ttlMs?: number;
-  /** At most this many keys are remembered; the oldest are forgotten first. Default 10,000. */
-  max?: number;
-  /** The clock, in ms (tests). Default `Date.now`. */
-  now?: () => number;
-}
-
-export interface Deduplicator {
-  /** True when `key` was seen within the TTL; otherwise records it and returns false. */
-  seen(key: string): boolean;
-  /** Forgets `key`, e.g. when processing its event failed and a retry must be processed. */
-  forget(key: string): void;
-  /** How many keys are remembered now. */
-  readonly size: number;
-}
-
-/**
- * An in-memory, per-process record of the events already handled. It does not survive a restart
- * and is not shared between processes or machines: with more than one, use a unique key in the
- * database instead. Key it on the signed pair (see the module's comment); forget the key when
- * processing fails, so that the service's retry is processed.
- */
-export function createDeduplicator(options: DeduplicatorOptions = {}): Deduplicator {
-  const ttlMs = options.ttlMs ?? 24 * 60 * 60 * 1000;
-  const max = options.max ?? 10_000;
-  const now = options.now ?? Date.now;
-  if (!(ttlMs > 0)) throw new RangeError(`ttlMs must be positive (got ${String(ttlMs)})`);
-  if (!Number.isSafeInteger(max) || max < 1) throw new RangeError(`max must be a positive integer (got ${String(max)})`);
-  // Insertion order is expiry order: every key lives ttlMs from when it was recorded.
-  const expiries = new Map<string, number>();
-  const purge = (time: number): void => {
-    for (const [key, expiry] of expiries) {
-      if (expiry > time) break;
-      expiries.delete(key);
-    }
-  };
-  return {
-    seen(key) {
-      const time = now();
-      purge(time);
-      if (expiries.has(key)) return true;
-      expiries.set(key, time + ttlMs);
-      if (expiries.size > max) {
-        const oldest = expiries.keys().next();
-        if (oldest.done !== true) expiries.delete(oldest.value);
-      }
-      return false;
-    },
-    forget(key) {
-      expiries.delete(key);
-    },
-    get size() {
-      purge(now());
-      return expiries.size;
-    },
-  };
-}
-
-// ---------------------------------------------------------------------------------------------
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** An attacker-supplied header value for a message: bounded, printable. */
-function quote(value: string): string {
+export function quote(value: string): string {
   const bounded = value.length > 80 ? `${value.slice(0, 80)}...` : value;
   return JSON.stringify(bounded.replace(/[^\x20-\x7e]/g, '?'));
 }
 
 /** The type of a value for an error message; never the value itself. */
-function describe(value: unknown): string {
+export function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'object') return `an object (${value.constructor?.name ?? 'no prototype'})`;
   return typeof value;
 }
+
