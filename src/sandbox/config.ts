@@ -6,6 +6,7 @@
  * secrets: compared in constant time ({@link secretEquals}) and never logged.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { TEST_CREDENTIALS } from './fixtures.js';
 import { WebhookTargets } from './webhook-targets.js';
 
 export interface BasicCredentials {
@@ -78,11 +79,10 @@ export const MAX_RETAIN = 10_000_000;
 export const DEFAULT_CONFIG: SandboxConfig = Object.freeze({
   host: DEFAULT_HOST,
   port: DEFAULT_PORT,
-  merchantApi: Object.freeze({ username: 'pg_test', password: 'pg_test_secret' }),
-  extras: Object.freeze({ username: 'extras_test', password: 'extras_test_secret' }),
+  merchantApi: TEST_CREDENTIALS.merchantApi,
+  extras: TEST_CREDENTIALS.extras,
   partner: Object.freeze({
-    id: 'partner_test',
-    privateKey: 'test_private_key',
+    ...TEST_CREDENTIALS.partner,
     webhookUrl: undefined,
     merchantName: 'Sandbox Test Merchant',
     homePageUrl: 'https://merchant.example.in/',
