@@ -1,45 +1,46 @@
-'use strict';
 /**
  * The SDK flow (`X-Partnerid` + `X-Signature` over the body). Against a real server the setup
  * initiates two transactions of this run: one left as it is (for the duplicate and the status
  * check) and one confirmed through the sandbox's test control (for the refund).
  */
-const { sdkSignature } = require('../signing.cjs');
-const { unexpected } = require('../kit.cjs');
-const edit = require('../request-edit.cjs');
-const { isPublic, setSdkSignature } = require('./auth.cjs');
+import { sdkSignature } from '../../../src/signature.js';
+import { APPROVED_TEST_USER } from '../../../src/sandbox/fixtures.js';
+import { unexpected, type Kit } from '../kit.js';
+import * as edit from '../request-edit.js';
+import type { DreddTransaction, Edit, Operation, Plan } from '../types.js';
+import { isPublic, setSdkSignature, type AuthMode } from './auth.js';
 
 const INITIATE = '/merchant/credit/initiateTransaction';
 const STATUS = '/merchant/credit/checkTransactionStatus';
 const REFUND = '/merchant/credit/refundTransaction';
-const confirmPath = (id) => `/sandbox/sdk/transactions/${encodeURIComponent(id)}/confirm`;
+const confirmPath = (id: string): string => `/sandbox/sdk/transactions/${encodeURIComponent(id)}/confirm`;
 
 /** Transactions made by the setup are of this amount; the document's refund example is less. */
 const SETUP_AMOUNT = 250000;
 
-const codeField = 'message';
+export const codeField = 'message';
 
-function authenticate(kit, transaction, op, mode) {
+export function authenticate(kit: Kit, transaction: DreddTransaction, op: Operation, mode: AuthMode): void {
   if (isPublic(kit, op)) return;
   setSdkSignature(transaction, kit.settings, mode);
 }
 
-function signedCall(kit, path, value) {
+function signedCall(kit: Kit, path: string, value?: unknown) {
   const body = value === undefined ? '' : JSON.stringify(value);
   const headers = { 'X-Partnerid': kit.settings.partnerId, 'X-Signature': sdkSignature(body, kit.settings.privateKey) };
   return kit.call('POST', path, { body: value === undefined ? undefined : body, headers });
 }
 
-async function initiate(kit, id) {
+async function initiate(kit: Kit, id: string) {
   return signedCall(kit, INITIATE, {
     merchantTransactionId: id,
-    userPhoneNumber: '+919000000001',
+    userPhoneNumber: APPROVED_TEST_USER.phoneNumber,
     userId: 'contract_kit',
     amount: SETUP_AMOUNT,
   });
 }
 
-async function setup(kit) {
+export async function setup(kit: Kit): Promise<void> {
   const existing = kit.id('existing');
   const first = await initiate(kit, existing);
   if (first.status === 201) kit.state.existingId = existing;
@@ -62,7 +63,7 @@ async function setup(kit) {
 }
 
 /** Sets merchantTransactionId in the body Dredd will send. */
-function withId(id, more) {
+function withId(id: string, more?: Edit): Edit {
   return (transaction) => {
     const body = edit.jsonBody(transaction) || {};
     body.merchantTransactionId = id;
@@ -71,11 +72,11 @@ function withId(id, more) {
   };
 }
 
-function plan(kit, op) {
+export function plan(kit: Kit, op: Operation): Plan | undefined {
   const status = Number(op.status);
   const unknown = kit.id('unknown');
-  const wrong = { auth: 'wrong', expectCode: 'AUTHORIZATION_FAILED' };
-  const large = { auth: 'valid', expectCode: 'PAYLOAD_TOO_LARGE' };
+  const wrong: Plan = { auth: 'wrong', expectCode: 'AUTHORIZATION_FAILED' };
+  const large: Plan = { auth: 'valid', expectCode: 'PAYLOAD_TOO_LARGE' };
   switch (`${op.path} ${status}`) {
     case `${INITIATE} 201`:
       return { auth: 'valid', edit: withId(kit.id('new')) };
@@ -112,5 +113,3 @@ function plan(kit, op) {
       return undefined;
   }
 }
-
-module.exports = { codeField, authenticate, setup, plan };
