@@ -1,15 +1,16 @@
 /**
  * The contract kit (scripts/contract.ts, scripts/contract/): run against a Prism mock of every
  * family, against fake servers that break the contract on purpose, and against a small stateful
- * SDK-flow server, and the hook file's signature recipe checked against src/signature.ts.
+ * SDK-flow server, and the signatures the hook file puts on a request checked against the shared
+ * test vectors.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAMILIES, type Family } from '../scripts/families.js';
+import { bundleOf, derefObject, operationsOf, requireDocument, type OperationEntry } from './support/documents.js';
 import { runContract, type ContractReport } from '../scripts/contract/run.js';
 import { verifySdkSignature } from '../src/signature.js';
 import { setSdkSignature, setWebSignature } from '../scripts/contract/families/auth.js';
@@ -23,35 +24,19 @@ const root = resolve(import.meta.dirname, '..');
 const KIT_TIMEOUT_MS = 180_000;
 /** Free ports for the Prism mocks, taken before they start. */
 let PRISM_PORTS: Record<Family, number>;
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
-
 type Json = Record<string, unknown>;
 
 function bundled(family: Family): Json {
-  return JSON.parse(readFileSync(join(root, 'generated', 'openapi', `${family}.json`), 'utf8')) as Json;
+  return requireDocument(bundleOf(family));
 }
 
 function deref(document: Json, node: unknown): Json {
-  let current = node as Json;
-  while (current && typeof current.$ref === 'string') {
-    current = (current.$ref as string)
-      .slice(2)
-      .split('/')
-      .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'))
-      .reduce<unknown>((value, key) => (value as Json)[key], document) as Json;
-  }
-  return current;
+  return derefObject(document, node) ?? {};
 }
 
-function operations(document: Json): { path: string; method: string; operation: Json }[] {
-  const out: { path: string; method: string; operation: Json }[] = [];
-  for (const [path, item] of Object.entries(document.paths as Json)) {
-    for (const method of METHODS) {
-      const operation = (deref(document, item) as Json)[method] as Json | undefined;
-      if (operation) out.push({ path, method, operation });
-    }
-  }
-  return out;
+/** The operations of `paths` (Dredd ignores `webhooks`). */
+function operations(document: Json): OperationEntry[] {
+  return operationsOf(document).filter((entry) => entry.kind === 'path');
 }
 
 /**

@@ -10,11 +10,10 @@
  * user words them for its audience (the sandbox's error bodies, the webhook errors, the kit's
  * report).
  */
-import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
-import type { Ajv2020 } from 'ajv/dist/2020.js';
+import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import FindMyWay from 'find-my-way';
 import { createContractAjv, registerDocument } from './ajv.js';
-import { documentUrl, escapePointer, isObject, readDocument, resolveRef, type OpenApiDocument, type PathItem, type Resolved } from './document.js';
+import { documentUrl, escapePointer, readDocument, resolveRef, type OpenApiDocument, type PathItem, type Resolved } from './document.js';
 
 export type ParameterLocation = 'path' | 'query' | 'header';
 
@@ -228,8 +227,10 @@ export function compileContract(family: string, document: OpenApiDocument): Cont
   let router: FindMyWay.Instance<FindMyWay.HTTPVersion.V1> | undefined;
   const routes = (): FindMyWay.Instance<FindMyWay.HTTPVersion.V1> => {
     if (router === undefined) {
-      // The sandbox's own router (find-my-way, same settings): a literal segment wins over a template.
-      router = FindMyWay({ ignoreTrailingSlash: false, caseSensitive: true, maxParamLength: 2048 });
+      // find-my-way, as the sandbox's router: a literal segment wins over a template. Unlike a
+      // server, the model matches any length, so that a check can name the operation of a path
+      // the server refused.
+      router = FindMyWay({ ignoreTrailingSlash: false, caseSensitive: true, maxParamLength: Number.MAX_SAFE_INTEGER });
       for (const operation of operations.values()) {
         if (operation.webhook) continue;
         router.on(operation.method as FindMyWay.HTTPMethod, operation.path.replace(/\{([^}]+)\}/g, ':$1'), () => undefined, operation);
@@ -257,10 +258,14 @@ export function compileContract(family: string, document: OpenApiDocument): Cont
     match(method, pathname) {
       const upper = method.toUpperCase() as FindMyWay.HTTPMethod;
       if (!(METHODS as readonly string[]).includes(method.toLowerCase())) return undefined;
-      const found = routes().find(upper, pathname);
+      const found = routes().find(upper, literalPercents(pathname));
       if (found === null) return undefined;
       const params: Record<string, string> = {};
-      for (const [name, value] of Object.entries(found.params)) if (value !== undefined) params[name] = value;
+      for (const [name, value] of Object.entries(found.params)) {
+        // A template segment stands for a value: an empty one (`/api/merchant//document`) matches nothing.
+        if (value === undefined || value === '') return undefined;
+        params[name] = value;
+      }
       return { operation: found.store as ContractOperation, params };
     },
     schema(segments) {
@@ -480,6 +485,24 @@ function rawParameter(request: RequestInput, parameter: ContractParameter): stri
     case 'header':
       return request.headers[parameter.name.toLowerCase()];
   }
+}
+
+/**
+ * A segment that is not valid percent-encoding (`%zz`, `%E0%A4`) is matched as the text it is:
+ * its `%` become `%25`, which find-my-way decodes back (it would match nothing otherwise).
+ */
+function literalPercents(pathname: string): string {
+  return pathname
+    .split('/')
+    .map((segment) => {
+      try {
+        decodeURIComponent(segment);
+        return segment;
+      } catch {
+        return segment.replace(/%/g, '%25');
+      }
+    })
+    .join('/');
 }
 
 function once<T>(make: () => T): () => T {

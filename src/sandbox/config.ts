@@ -6,13 +6,12 @@
  * secrets: compared in constant time ({@link secretEquals}) and never logged.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
+import type { components as GatewayComponents } from '../../generated/types/gateway.js';
 import { TEST_CREDENTIALS } from './fixtures.js';
 import { WebhookTargets } from './webhook-targets.js';
 
-export interface BasicCredentials {
-  username: string;
-  password: string;
-}
+/** HTTP Basic credentials: the shape of the contract's `basicAuthDetails` (D07). */
+export type BasicCredentials = GatewayComponents['schemas']['GatewayBasicAuthDetails'];
 
 /** The one partner of the direct integration (web and SDK flows) that the sandbox knows. */
 export interface PartnerConfig {

@@ -43,29 +43,17 @@ export interface ResponseValidation {
   issues: ValidationIssue[];
 }
 
-export interface ContractOperation {
-  readonly operationId: string;
-  /** Upper-case HTTP method. */
-  readonly method: string;
-  /** The path template (`/api/merchant/{id}`), or the webhook's name for a webhook. */
-  readonly path: string;
-  readonly webhook: boolean;
-  /** The JSON request body: whether the operation has one and whether it is required. */
-  readonly requestBody: { required: boolean } | undefined;
-  /** Whether a security requirement applies (the route must authenticate). */
-  readonly secured: boolean;
-  /** The documented response statuses (`200`, `4XX`, `default`). */
-  readonly responseStatuses: readonly string[];
+/** An operation of the model (src/contract/model.ts), its answers worded as issues. */
+export interface ContractOperation
+  extends Pick<OperationModel, 'operationId' | 'method' | 'path' | 'webhook' | 'requestBody' | 'secured' | 'responseStatuses'> {
   /** The declared parameters. */
   readonly parameters: readonly { name: string; in: ParameterLocation; required: boolean }[];
   validateRequest(input: RequestInput): RequestValidation;
   validateResponse(status: number, body: unknown, contentType?: string): ResponseValidation;
 }
 
-export interface Contract {
-  readonly family: string;
-  readonly document: OpenApiDocument;
-  /** Every operation of `paths`, and every webhook (with `webhook: true`). */
+/** The model of a family (src/contract/model.ts) with the sandbox's operations. */
+export interface Contract extends Pick<ContractModel, 'family' | 'document'> {
   readonly operations: ReadonlyMap<string, ContractOperation>;
   /** The operation with this id, or an error naming the missing id. */
   operation(operationId: string): ContractOperation;

@@ -5,10 +5,11 @@
  */
 import { sdkSignature } from '../../../src/signature.js';
 import { APPROVED_TEST_USER } from '../../../src/sandbox/fixtures.js';
-import { unexpected, type Kit } from '../kit.js';
+import type { Kit } from '../kit.js';
 import * as edit from '../request-edit.js';
 import type { DreddTransaction, Edit, Operation, Plan } from '../types.js';
 import { isPublic, setSdkSignature, type AuthMode } from './auth.js';
+import { noConfirmControlSkip, setUpDirect } from './direct.js';
 
 const INITIATE = '/merchant/credit/initiateTransaction';
 const STATUS = '/merchant/credit/checkTransactionStatus';
@@ -40,26 +41,14 @@ async function initiate(kit: Kit, id: string) {
   });
 }
 
-export async function setup(kit: Kit): Promise<void> {
-  const existing = kit.id('existing');
-  const first = await initiate(kit, existing);
-  if (first.status === 201) kit.state.existingId = existing;
-  else kit.miss('existingId', unexpected(`initiating ${existing}`, first));
-
-  const confirmed = kit.id('confirmed');
-  const second = await initiate(kit, confirmed);
-  if (second.status !== 201) {
-    kit.miss('confirmedId', unexpected(`initiating ${confirmed}`, second));
-    return;
-  }
-  const confirm = await signedCall(kit, confirmPath(confirmed));
-  if (confirm.status >= 200 && confirm.status < 300) {
-    kit.state.confirmedId = confirmed;
-  } else if (confirm.status === 404 || confirm.status === 405) {
-    kit.state.noConfirmControl = true;
-  } else {
-    kit.miss('confirmedId', unexpected(`POST ${confirmPath(confirmed)}`, confirm));
-  }
+export function setup(kit: Kit): Promise<void> {
+  return setUpDirect(kit, {
+    initiate: (id) => initiate(kit, id),
+    created: 201,
+    confirmed: 'confirmedId',
+    suffix: 'confirmed',
+    confirm: async (id) => ({ path: confirmPath(id), response: await signedCall(kit, confirmPath(id)) }),
+  });
 }
 
 /** Sets merchantTransactionId in the body Dredd will send. */
@@ -95,14 +84,7 @@ export function plan(kit: Kit, op: Operation): Plan | undefined {
     case `${STATUS} 413`:
       return { ...large, edit: withId(unknown, edit.padBodyOverLimit) };
     case `${REFUND} 200`:
-      if (kit.state.noConfirmControl) {
-        return {
-          skip:
-            '200: needs a transaction confirmed by a user (the server has no test control ' +
-            'POST /sandbox/sdk/transactions/{id}/confirm)',
-        };
-      }
-      return { auth: 'valid', edit: withId(kit.need('confirmedId')) };
+      return noConfirmControlSkip(kit, 'sdk') ?? { auth: 'valid', edit: withId(kit.need('confirmedId')) };
     case `${REFUND} 400`:
       return { auth: 'valid', edit: withId(unknown), expectCode: 'NO_SUCH_TRANSACTION' };
     case `${REFUND} 401`:

@@ -7,11 +7,12 @@
  */
 import { statusSignature, webSignature } from '../../../src/signature.js';
 import { APPROVED_TEST_USER } from '../../../src/sandbox/fixtures.js';
-import { unexpected, type Kit } from '../kit.js';
+import type { Kit } from '../kit.js';
 import { genericPlan } from '../plans.js';
 import * as edit from '../request-edit.js';
 import type { DreddTransaction, Edit, Operation, Plan, RealResponse } from '../types.js';
 import { isPublic, setWebSignature, type AuthMode } from './auth.js';
+import { noConfirmControlSkip, setUpDirect } from './direct.js';
 
 const INITIATE = '/api/transaction';
 const STATUS = '/api/transaction/status';
@@ -36,23 +37,17 @@ function initiate(kit: Kit, id: string) {
   return kit.call('POST', INITIATE, { body, headers });
 }
 
-export async function setup(kit: Kit): Promise<void> {
-  const id = kit.id('existing');
-  const response = await initiate(kit, id);
-  if (response.status === 200) kit.state.existingId = id;
-  else kit.miss('existingId', unexpected(`initiating ${id}`, response));
-
-  const refundable = kit.id('refundable');
-  const initiated = await initiate(kit, refundable);
-  if (initiated.status !== 200) {
-    kit.miss('refundableId', unexpected(`initiating ${refundable}`, initiated));
-    return;
-  }
-  const path = `/sandbox/web/transactions/${encodeURIComponent(refundable)}/confirm`;
-  const confirmed = await kit.call('POST', path);
-  if (confirmed.status >= 200 && confirmed.status < 300) kit.state.refundableId = refundable;
-  else if (confirmed.status === 404 || confirmed.status === 405) kit.state.noConfirmControl = true;
-  else kit.miss('refundableId', unexpected(`POST ${path}`, confirmed));
+export function setup(kit: Kit): Promise<void> {
+  return setUpDirect(kit, {
+    initiate: (id) => initiate(kit, id),
+    created: 200,
+    confirmed: 'refundableId',
+    suffix: 'refundable',
+    confirm: async (id) => {
+      const path = `/sandbox/web/transactions/${encodeURIComponent(id)}/confirm`;
+      return { path, response: await kit.call('POST', path) };
+    },
+  });
 }
 
 function withId(id: string, more?: Edit): Edit {
@@ -110,14 +105,7 @@ export function plan(kit: Kit, op: Operation): Plan {
     case `${STATUS} 404`:
       return { auth: 'valid', edit: queryId(unknown), expectCode: 'TRANSACTION_NOT_FOUND' };
     case `${REFUND} 200`:
-      if (kit.state.noConfirmControl) {
-        return {
-          skip:
-            '200: needs a transaction confirmed by a user (the server has no test control ' +
-            'POST /sandbox/web/transactions/{id}/confirm)',
-        };
-      }
-      return { auth: 'valid', edit: refundBody(kit.need('refundableId'), REFUND_AMOUNT) };
+      return noConfirmControlSkip(kit, 'web') ?? { auth: 'valid', edit: refundBody(kit.need('refundableId'), REFUND_AMOUNT) };
     case `${REFUND} 400`:
       return { auth: 'valid', edit: refundBody(unknown, REFUND_AMOUNT), expectCode: 'NO_SUCH_TRANSACTION' };
     case `${REFUND} 401`:
