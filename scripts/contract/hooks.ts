@@ -18,13 +18,13 @@ import * as extras from './families/extras.js';
 import * as gateway from './families/gateway.js';
 import * as sdk from './families/sdk.js';
 import * as web from './families/web.js';
-import { Kit, NeedError } from './kit.js';
+import { Kit, NeedError, type FamilyModule } from './kit.js';
 import { genericPlan, isInvalidRequest, mockPlan, PROXY_SKIP } from './plans.js';
 import { registry } from './registry.js';
 import * as edit from './request-edit.js';
 import { header, ResponseChecker } from './response-check.js';
 import { readSettings } from './settings.js';
-import type { DreddTransaction, FamilyModule, Operation, Plan, Settings } from './types.js';
+import type { DreddTransaction, Operation, Plan, Settings } from './types.js';
 
 const FAMILY_MODULES: Record<Settings['family'], FamilyModule> = { gateway, extras, web, sdk };
 

@@ -4,7 +4,7 @@
  */
 import type { ContractOperation } from '../../src/contract/index.js';
 import type { ResponseChecker } from './response-check.js';
-import type { Settings } from './types.js';
+import type { DreddTransaction, Operation, Plan, Settings } from './types.js';
 
 const SETUP_TIMEOUT_MS = 30_000;
 
@@ -97,4 +97,13 @@ export class NeedError extends Error {}
 export function unexpected(what: string, response: SetupResponse): string {
   const body = String(response.text || '').replace(/\s+/g, ' ').slice(0, 300);
   return `${what} answered ${response.status}${body ? `: ${body}` : ''}`;
+}
+
+/** A family module of ./families/. */
+export interface FamilyModule {
+  codeField: string;
+  authenticate(kit: Kit, transaction: DreddTransaction, op: Operation, mode: 'valid' | 'wrong'): void;
+  setup?(kit: Kit): Promise<void>;
+  plan(kit: Kit, op: Operation, transaction: DreddTransaction): Plan | undefined | Promise<Plan | undefined>;
+  mockPlan?(kit: Kit, op: Operation): Plan | undefined;
 }

@@ -1,6 +1,5 @@
 /** The shapes the contract kit's modules pass around: Dredd's transaction, the kit's plans. */
 import type { Family } from '../../src/contract/index.js';
-import type { Kit } from './kit.js';
 
 /** A Dredd transaction, as far as the hooks read and change it. */
 export interface DreddTransaction {
@@ -69,13 +68,4 @@ export interface Settings {
   password: string;
   partnerId: string;
   privateKey: string;
-}
-
-/** A family module of ./families/. */
-export interface FamilyModule {
-  codeField: string;
-  authenticate(kit: Kit, transaction: DreddTransaction, op: Operation, mode: 'valid' | 'wrong'): void;
-  setup?(kit: Kit): Promise<void>;
-  plan(kit: Kit, op: Operation, transaction: DreddTransaction): Plan | undefined | Promise<Plan | undefined>;
-  mockPlan?(kit: Kit, op: Operation): Plan | undefined;
 }

@@ -4,6 +4,7 @@
  * pointers are all the resolution it needs.
  */
 import { readFileSync } from 'node:fs';
+import { FAMILIES } from './families.js';
 
 /** The parts of an OpenAPI 3.1 document the model reads. */
 export interface OpenApiDocument {
@@ -27,9 +28,23 @@ export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The bundled document of a family, in the package layout (`dist/contract/` or `src/contract/`). */
+/**
+ * The bundled document of a family, in the package layout (`dist/contract/` or `src/contract/`).
+ * One literal URL per family, so that bundlers see the files the model reads.
+ */
 export function documentUrl(family: string): URL {
-  return new URL(`../../generated/openapi/${family}.json`, import.meta.url);
+  switch (family) {
+    case 'gateway':
+      return new URL('../../generated/openapi/gateway.json', import.meta.url);
+    case 'extras':
+      return new URL('../../generated/openapi/extras.json', import.meta.url);
+    case 'web':
+      return new URL('../../generated/openapi/web.json', import.meta.url);
+    case 'sdk':
+      return new URL('../../generated/openapi/sdk.json', import.meta.url);
+    default:
+      throw new Error(`no bundled document for the family ${JSON.stringify(family)}; the families are ${FAMILIES.join(', ')}`);
+  }
 }
 
 /** Reads and parses a bundled document; the error names the file and how to make it. */
