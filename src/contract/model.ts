@@ -492,6 +492,7 @@ function rawParameter(request: RequestInput, parameter: ContractParameter): stri
  * its `%` become `%25`, which find-my-way decodes back (it would match nothing otherwise).
  */
 function literalPercents(pathname: string): string {
+  if (!pathname.includes('%')) return pathname;
   return pathname
     .split('/')
     .map((segment) => {
