@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import Dredd from 'dredd';
 import dreddLoggerModule from 'dredd/build/logger';
 import reporterOutputModule from 'dredd/build/reporters/reporterOutputLogger';
-import { readDocument } from '../../src/contract/index.js';
+import { contractOf } from '../../src/contract/index.js';
 import { prepareForDredd } from './prepare-document.js';
 import { registry } from './registry.js';
 import { ENV, readSettings } from './settings.js';
@@ -65,7 +65,7 @@ function main(): void {
   dreddLogger.transports.console.level = 'error';
   dreddLogger.transports.console.colorize = false;
 
-  const document = prepareForDredd(readDocument(settings.family, settings.document));
+  const document = prepareForDredd(contractOf(settings.family, settings.document).document);
   const report = registry();
   const emitter = new EventEmitter();
   const nameOf = new WeakMap<DreddTest, string>();

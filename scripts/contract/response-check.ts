@@ -5,7 +5,7 @@
  * against the schema of (path, method, status, media type).
  */
 import type { ErrorObject } from 'ajv/dist/2020.js';
-import { compileContract, isJsonType, readDocument, type Contract, type ContractOperation } from '../../src/contract/index.js';
+import { contractOf, isJsonType, type Contract, type ContractOperation } from '../../src/contract/index.js';
 import type { Family } from '../../src/contract/index.js';
 import type { RealResponse } from './types.js';
 
@@ -57,7 +57,7 @@ export class ResponseChecker {
 
   /** `documentPath`: the bundled OpenAPI 3.1 document of one family (JSON). */
   constructor(family: Family, documentPath: string) {
-    this.contract = compileContract(family, readDocument(family, documentPath));
+    this.contract = contractOf(family, documentPath);
   }
 
   get document(): Contract['document'] {
