@@ -68,13 +68,8 @@ export function escapePointer(segment: string): string {
   return segment.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
-export function unescapePointer(segment: string): string {
+function unescapePointer(segment: string): string {
   return segment.replace(/~1/g, '/').replace(/~0/g, '~');
-}
-
-/** `['paths', '/a/{id}', 'get']` -> `#/paths/~1a~1{id}/get`. */
-export function pointerOf(segments: readonly string[]): string {
-  return `#${segments.map((segment) => `/${escapePointer(segment)}`).join('')}`;
 }
 
 /** The value at a local pointer (`#/components/schemas/Amount`; percent-encoding allowed), or undefined. */

@@ -5,17 +5,13 @@
 export { FAMILIES, isFamily, type Family } from './families.js';
 export {
   deref,
-  documentUrl,
   escapePointer,
   isObject,
   pointerGet,
-  pointerOf,
   readDocument,
   resolveRef,
-  unescapePointer,
   type JsonObject,
   type OpenApiDocument,
-  type PathItem,
 } from './document.js';
 export {
   compileContract,
@@ -26,9 +22,7 @@ export {
   type ContractOperation,
   type ContractParameter,
   type ParameterLocation,
-  type RequestCheck,
   type RequestInput,
   type RequestProblem,
-  type ResponseCheck,
   type ValidRequest,
 } from './model.js';

@@ -1,8 +1,7 @@
 /**
- * Verifying the service's webhooks (the package entry `paylater-api/webhooks` is ./index.ts).
- *
  * Receiving the service's webhooks: verify the signature over the raw bytes, check the
- * Content-Type, parse, validate against the contract, and hand back a typed event.
+ * Content-Type, parse, validate against the contract (./contract.ts), and hand back a typed event.
+ * The package entry `paylater-api/webhooks` is ./index.ts.
  *
  * - `sdk`, {@link verifySdkWebhook}, keyed with the merchant's private key:
  *   `X-Signature` = base64(SHA-256(raw body + key)).
@@ -22,7 +21,7 @@
  * and the `X-Event-Id` header's form (`invalid_payload`), and for the web flow the body's status
  * signature (`bad_signature`).
  *
- * {@link createWebhookHandler} wraps them in a Node `(req, res)` handler for `http.createServer`
+ * `createWebhookHandler` (./handler.ts) wraps them in a Node `(req, res)` handler for `http.createServer`
  * or Express: 200 once `onEvent` has resolved, 401 for a missing or bad signature, 400 for the
  * other failures, 500 when `onEvent` throws (so that the service tries again, D23). Bodies are
  * `{ "error": "<reason>" }`; no error message or stack ever goes into a response.
