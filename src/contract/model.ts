@@ -11,7 +11,6 @@
  * report).
  */
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
-import FindMyWay from 'find-my-way';
 import { createContractAjv, registerDocument } from './ajv.js';
 import { documentUrl, escapePointer, readDocument, resolveRef, type OpenApiDocument, type PathItem, type Resolved } from './document.js';
 
@@ -108,8 +107,6 @@ export interface Contract {
   at(path: string, method: string): ContractOperation | undefined;
   /** The webhook of this name (POST unless told). */
   webhook(name: string, method?: string): ContractOperation | undefined;
-  /** The operation of `paths` whose template matches this method and concrete path, if any. */
-  match(method: string, pathname: string): { operation: ContractOperation; params: Record<string, string> } | undefined;
   /** The validator of the schema at `segments` anywhere in the document (`['components', 'schemas', 'Amount']`). */
   schema(segments: readonly string[]): ValidateFunction;
   /** Compiles every request validator now rather than on first use. */
@@ -224,20 +221,6 @@ export function compileContract(family: string, document: OpenApiDocument): Cont
   visit('paths', document.paths);
   visit('webhooks', document.webhooks);
 
-  let router: FindMyWay.Instance<FindMyWay.HTTPVersion.V1> | undefined;
-  const routes = (): FindMyWay.Instance<FindMyWay.HTTPVersion.V1> => {
-    if (router === undefined) {
-      // find-my-way, as the sandbox's router: a literal segment wins over a template. Unlike a
-      // server, the model matches any length, so that a check can name the operation of a path
-      // the server refused.
-      router = FindMyWay({ ignoreTrailingSlash: false, caseSensitive: true, maxParamLength: Number.MAX_SAFE_INTEGER });
-      for (const operation of operations.values()) {
-        if (operation.webhook) continue;
-        router.on(operation.method as FindMyWay.HTTPMethod, operation.path.replace(/\{([^}]+)\}/g, ':$1'), () => undefined, operation);
-      }
-    }
-    return router;
-  };
   const schemas = new Map<string, ValidateFunction>();
 
   return {
@@ -254,19 +237,6 @@ export function compileContract(family: string, document: OpenApiDocument): Cont
     },
     webhook(name, method = 'post') {
       return byPath.get(`webhooks ${method.toUpperCase()} ${name}`);
-    },
-    match(method, pathname) {
-      const upper = method.toUpperCase() as FindMyWay.HTTPMethod;
-      if (!(METHODS as readonly string[]).includes(method.toLowerCase())) return undefined;
-      const found = routes().find(upper, literalPercents(pathname));
-      if (found === null) return undefined;
-      const params: Record<string, string> = {};
-      for (const [name, value] of Object.entries(found.params)) {
-        // A template segment stands for a value: an empty one (`/api/merchant//document`) matches nothing.
-        if (value === undefined || value === '') return undefined;
-        params[name] = value;
-      }
-      return { operation: found.store as ContractOperation, params };
     },
     schema(segments) {
       const pointer = `#${segments.map((segment) => `/${encodeURIComponent(escapePointer(segment))}`).join('')}`;
@@ -485,25 +455,6 @@ function rawParameter(request: RequestInput, parameter: ContractParameter): stri
     case 'header':
       return request.headers[parameter.name.toLowerCase()];
   }
-}
-
-/**
- * A segment that is not valid percent-encoding (`%zz`, `%E0%A4`) is matched as the text it is:
- * its `%` become `%25`, which find-my-way decodes back (it would match nothing otherwise).
- */
-function literalPercents(pathname: string): string {
-  if (!pathname.includes('%')) return pathname;
-  return pathname
-    .split('/')
-    .map((segment) => {
-      try {
-        decodeURIComponent(segment);
-        return segment;
-      } catch {
-        return segment.replace(/%/g, '%25');
-      }
-    })
-    .join('/');
 }
 
 function once<T>(make: () => T): () => T {

@@ -5,6 +5,7 @@
  * families turn into their error format (D02, D03).
  */
 import type { ErrorObject } from 'ajv/dist/2020.js';
+import FindMyWay from 'find-my-way';
 import {
   compileContract as compileModel,
   loadContract as loadModel,
@@ -57,7 +58,7 @@ export interface Contract extends Pick<ContractModel, 'family' | 'document'> {
   readonly operations: ReadonlyMap<string, ContractOperation>;
   /** The operation with this id, or an error naming the missing id. */
   operation(operationId: string): ContractOperation;
-  /** The operation of `paths` whose template matches this method and path, if any. */
+  /** The operation of `paths` whose template matches this method and concrete path, if any (tests). */
   match(method: string, pathname: string): { operation: ContractOperation; params: Record<string, string> } | undefined;
 }
 
@@ -84,11 +85,15 @@ export function compileContract(family: string, document: OpenApiDocument): Cont
 
 function sandboxContract(model: ContractModel): Contract {
   const operations = new Map<string, ContractOperation>();
-  const byModel = new Map<OperationModel, ContractOperation>();
+  // find-my-way, as the router: a literal segment wins over a template. Unlike the router, it
+  // matches any length, so that a check can name the operation of a path the router refused.
+  const router = FindMyWay({ ignoreTrailingSlash: false, caseSensitive: true, maxParamLength: Number.MAX_SAFE_INTEGER });
   for (const [id, operation] of model.operations) {
     const wrapped = sandboxOperation(operation);
     operations.set(id, wrapped);
-    byModel.set(operation, wrapped);
+    if (!operation.webhook) {
+      router.on(operation.method as FindMyWay.HTTPMethod, operation.path.replace(/\{([^}]+)\}/g, ':$1'), () => undefined, wrapped);
+    }
   }
   return {
     family: model.family,
@@ -100,10 +105,40 @@ function sandboxContract(model: ContractModel): Contract {
       return found;
     },
     match(method, pathname) {
-      const found = model.match(method, pathname);
-      return found === undefined ? undefined : { operation: byModel.get(found.operation)!, params: found.params };
+      const upper = method.toUpperCase() as FindMyWay.HTTPMethod;
+      if (!HTTP_METHODS.has(upper)) return undefined;
+      const found = router.find(upper, literalPercents(pathname));
+      if (found === null) return undefined;
+      const params: Record<string, string> = {};
+      for (const [name, value] of Object.entries(found.params)) {
+        // A template segment stands for a value: an empty one (`/api/merchant//document`) matches nothing.
+        if (value === undefined || value === '') return undefined;
+        params[name] = value;
+      }
+      return { operation: found.store as ContractOperation, params };
     },
   };
+}
+
+const HTTP_METHODS = new Set(['GET', 'PUT', 'POST', 'DELETE', 'OPTIONS', 'HEAD', 'PATCH', 'TRACE']);
+
+/**
+ * A segment that is not valid percent-encoding (`%zz`, `%E0%A4`) is matched as the text it is:
+ * its `%` become `%25`, which find-my-way decodes back (it would match nothing otherwise).
+ */
+function literalPercents(pathname: string): string {
+  if (!pathname.includes('%')) return pathname;
+  return pathname
+    .split('/')
+    .map((segment) => {
+      try {
+        decodeURIComponent(segment);
+        return segment;
+      } catch {
+        return segment.replace(/%/g, '%25');
+      }
+    })
+    .join('/');
 }
 
 function sandboxOperation(operation: OperationModel): ContractOperation {
