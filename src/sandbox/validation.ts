@@ -163,6 +163,7 @@ function sandboxOperation(operation: OperationModel): ContractOperation {
         const issue = `must be one of ${contentTypes.join(', ')} (got ${checked.wrongContentType || 'none'})`;
         return { documented, contentTypes, issues: [{ field: 'Content-Type', issue }] };
       }
+      if (checked.errors.length === 0) return { documented, contentTypes, issues: [] };
       return { documented, contentTypes, issues: dedupe(toIssues(checked.errors, '', 'body')) };
     },
   };
