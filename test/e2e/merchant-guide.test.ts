@@ -2,8 +2,9 @@
  * The merchant guide (docs/web-checkout.md) followed literally. Every fenced block of the guide
  * marked `file=<name>` is written, byte for byte, into an empty project, which installs the
  * package from the tarball `npm pack` makes of a fresh copy of this repository. The project's
- * three servers (`node server.mjs`, `php -S ... shop.php`, `python3 shop.py`) run against a sandbox
- * started in-process on a free port, and headless Chromium buys with each of them in the popup
+ * three servers (`node server.mjs`, `php -S ... shop.php`, `python3 shop.py`) run against the
+ * installed package's sandbox (`paylater sandbox`, as the guide starts it, on a free port), and
+ * headless Chromium buys with each of them in the popup
  * flow, and with the guide's redirect-flow call; the shell scripts (`initiate.sh`, `status.sh`)
  * initiate and check a purchase completed on the hosted page. The sandbox's webhooks go to every
  * server at once (a small fan-out here), and each must verify them.
@@ -22,7 +23,6 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { sdkSignature, statusSignature, webSignature } from '../../src/signature.js';
 import { launchChromium } from './browser.js';
 
@@ -59,11 +59,11 @@ interface Running {
 
 let work: string;
 let project: string;
-let sandbox: Sandbox | undefined;
+/** The installed package's sandbox, `paylater sandbox`, in its own process. */
+let sandbox: { url: string; child: ChildProcess; output: () => string } | undefined;
 let fanout: Server | undefined;
 let browser: Browser | undefined;
 const servers = new Map<Backend, Running>();
-const sandboxErrors: string[] = [];
 /** Every webhook the sandbox sent, with each server's answer. */
 const webhooks: { transactionId: string; status: string; answers: Partial<Record<Backend, number>> }[] = [];
 
@@ -117,9 +117,31 @@ function startFanout(): Promise<string> {
   return new Promise((done) => fanout?.listen(0, '127.0.0.1', () => done(`http://127.0.0.1:${(fanout?.address() as AddressInfo).port}`)));
 }
 
+/** The environment of the project's programs: the test's own, without any sandbox setting. */
+function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('PAYLATER_')));
+  return { ...env, ...extra };
+}
+
+/** `npx paylater sandbox ...` in the project; answers once its banner names the address. */
+async function startSandbox(args: string[]): Promise<NonNullable<typeof sandbox>> {
+  const child = spawn(join(project, 'node_modules', '.bin', 'paylater'), ['sandbox', ...args], { cwd: project, env: cleanEnv({}), stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const url = await new Promise<string>((done, fail) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const found = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (found?.[1] !== undefined) done(found[1]);
+    });
+    child.once('exit', (code) => fail(new Error(`paylater sandbox exited (${code}):\n${output}`)));
+  });
+  return { url, child, output: () => output };
+}
+
 /** Starts a process in the project and waits until `url` answers its page. */
 async function startServer(name: Backend, command: string, args: string[], port: number): Promise<void> {
-  const env = { ...process.env, PORT: String(port), PAYLATER_URL: sandbox?.url ?? '' };
+  const env = cleanEnv({ PORT: String(port), PAYLATER_URL: sandbox?.url ?? '' });
   const child = spawn(command, args, { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -160,11 +182,7 @@ beforeAll(async () => {
   for (const [name, text] of files) writeFileSync(join(project, name), text);
 
   const hook = await startFanout();
-  sandbox = await createSandbox({
-    config: { partner: { webhookUrl: `${hook}/paylater/webhook` } },
-    logger: { info: () => undefined, warn: () => undefined, error: (message) => sandboxErrors.push(message) },
-  });
-  await sandbox.listen(0);
+  sandbox = await startSandbox(['--port', '0', '--webhook-url', `${hook}/paylater/webhook`]);
   await startServer('node', process.execPath, ['server.mjs'], await freePort());
   const phpPort = await freePort();
   await startServer('php', 'php', ['-S', `127.0.0.1:${phpPort}`, 'shop.php'], phpPort);
@@ -176,12 +194,13 @@ afterAll(async () => {
   try {
     await browser?.close();
   } finally {
-    for (const { child } of servers.values()) child.kill();
-    await sandbox?.close();
+    const children = [...[...servers.values()].map((server) => server.child), ...(sandbox ? [sandbox.child] : [])];
+    await Promise.all(
+      children.map((child) => (child.exitCode !== null ? undefined : new Promise((done) => child.once('exit', done).kill()))),
+    );
     await new Promise<void>((done) => (fanout ? fanout.close(() => done()) : done()));
     if (work) rmSync(work, { recursive: true, force: true });
   }
-  expect(sandboxErrors).toEqual([]);
 });
 
 function server(name: Backend): Running {
@@ -341,9 +360,9 @@ describe('the redirect flow of the guide', () => {
 });
 
 describe('the shell scripts of the guide', () => {
-  /** Runs a script of the project with sh (without blocking: the sandbox answers in this process). */
+  /** Runs a script of the project with sh (without blocking: the webhooks' fan-out answers in this process). */
   async function sh(script: string, args: string[] = []): Promise<string[]> {
-    const child = spawn('sh', [script, ...args], { cwd: project, env: { ...process.env, PAYLATER_URL: sandbox?.url ?? '' } });
+    const child = spawn('sh', [script, ...args], { cwd: project, env: cleanEnv({ PAYLATER_URL: sandbox?.url ?? '' }) });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
