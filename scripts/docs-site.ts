@@ -602,7 +602,9 @@ blockquote { margin: 1em 0; padding: 0.2em 1em; border-left: 4px solid var(--lin
 .intro p { font-size: 1.08em; max-width: 46em; }
 .button + .button { margin-left: 0.6em; }
 .button.secondary { background: var(--soft); color: var(--accent); border: 1px solid var(--accent); }
-.guide img { max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 6px; }
+.guide img { max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 6px; vertical-align: top; }
+.guide p:has(> img + img) { display: flex; gap: 1em; }
+.guide p:has(> img + img) > img { flex: 1 1 0; min-width: 0; }
 .button { display: inline-block; background: var(--accent); color: #fff; padding: 0.55em 1.1em; border-radius: 6px; text-decoration: none; font-weight: 600; }
 ul.cards { list-style: none; padding: 0; display: grid; grid-template-columns: repeat(auto-fill, minmax(320px, 1fr)); gap: 1em; }
 .card { border: 1px solid var(--line); border-radius: 10px; padding: 0.4em 1.2em 0.8em; background: var(--soft); }
