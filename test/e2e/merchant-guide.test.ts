@@ -338,6 +338,46 @@ describe.each(BACKENDS.map((name) => [name] as const))('the %s server of the gui
   });
 });
 
+describe('the failures the guide\'s page handles', () => {
+  it('Cancel on the hosted page: the order is not paid, the callback signature verified, the webhook CANCELLED', async () => {
+    const shop = server('node');
+    const v = await visit(`${shop.url}/`);
+    try {
+      const opened = v.page.waitForEvent('popup');
+      await v.page.click('#pay-later');
+      const popup = await opened;
+      await popup.waitForSelector('#otp');
+      const closed = popup.waitForEvent('close');
+      await popup.click('#cancel');
+      await closed;
+      await expect.poll(() => v.page.locator('#result').innerText()).toBe('Your order was not paid (CANCELLED).');
+      const id = (await v.page.evaluate('transactionId')) as string;
+      expect(shop.output()).toContain(`order ${id}: CANCELLED, callback signature true, status signature true`);
+      await expect.poll(() => webhookAnswers(id)?.status).toBe('CANCELLED');
+      expect(v.problems).toEqual([]);
+    } finally {
+      await v.context.close();
+    }
+  });
+
+  it('no transaction id from the server: GET_TXN_ID_FAILED, and the page asks to try again', async () => {
+    const shop = server('node');
+    const v = await visit(`${shop.url}/`);
+    try {
+      await v.page.route('**/api/checkout', (route) => route.fulfill({ status: 502, contentType: 'application/json', body: '{"error":"initiate failed"}' }));
+      const opened = v.page.waitForEvent('popup');
+      await v.page.click('#pay-later');
+      const popup = await opened;
+      if (!popup.isClosed()) await popup.waitForEvent('close');
+      await expect.poll(() => v.page.locator('#result').innerText()).toBe('We could not start the payment. Please try again.');
+      // The refused /api/checkout is the one failed request (the console names its status only).
+      expect(v.problems.filter((problem) => !/\/api\/checkout|status of 502/.test(problem))).toEqual([]);
+    } finally {
+      await v.context.close();
+    }
+  });
+});
+
 describe('the redirect flow of the guide', () => {
   it('redirect-flow.js replaces the popup call: the shopper pays on the hosted page and comes back with tid', async () => {
     const shop = server('node');
