@@ -141,7 +141,7 @@ async function startSandbox(args: string[]): Promise<NonNullable<typeof sandbox>
 
 /** Starts a process in the project and waits until `url` answers its page. */
 async function startServer(name: Backend, command: string, args: string[], port: number): Promise<void> {
-  const env = cleanEnv({ PORT: String(port), PAYLATER_URL: sandbox?.url ?? '' });
+  const env = cleanEnv({ PORT: String(port), PAYLATER_BASE_URL: sandbox?.url ?? '' });
   const child = spawn(command, args, { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -402,7 +402,7 @@ describe('the redirect flow of the guide', () => {
 describe('the shell scripts of the guide', () => {
   /** Runs a script of the project with sh (without blocking: the webhooks' fan-out answers in this process). */
   async function sh(script: string, args: string[] = []): Promise<string[]> {
-    const child = spawn('sh', [script, ...args], { cwd: project, env: cleanEnv({ PAYLATER_URL: sandbox?.url ?? '' }) });
+    const child = spawn('sh', [script, ...args], { cwd: project, env: cleanEnv({ PAYLATER_BASE_URL: sandbox?.url ?? '' }) });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
