@@ -19,6 +19,9 @@ import {
 import { createSdkClient } from '../src/clients/sdk.js';
 import { RequestTimeoutError } from '../src/clients/transport.js';
 import { createWebClient } from '../src/clients/web.js';
+import { retrySafety } from '../src/clients/retry-safety.js';
+import { operations as gatewayOperations } from '../generated/operations/gateway.js';
+import { operations as extrasOperations } from '../generated/operations/extras.js';
 import { sdkSignature, webSignature } from '../src/signature.js';
 
 const basic = { username: 'pg_test', password: 'pg_test_secret' };
@@ -529,5 +532,32 @@ describe('timeouts and retries', () => {
     } finally {
       await close(server);
     }
+  });
+});
+
+describe('retry safety from the contract (x-retry-safe, D60)', () => {
+  const body = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
+
+  it('matches a request to its operation under the base path, literal paths first', () => {
+    const safe = retrySafety(gatewayOperations, 'https://pg.example/prefix/v1/');
+    const at = (method: string, path: string, json?: unknown) =>
+      safe({ method, url: `https://pg.example/prefix/v1${path}?x=1`, body: json === undefined ? undefined : body(json) });
+    expect(at('GET', '/api/merchant/transaction')).toBe(true);
+    expect(at('HEAD', '/api/merchant/m_1')).toBe(true);
+    expect(at('POST', '/api/merchant/transaction', {})).toBe(false);
+    expect(at('GET', '/api/merchant/transaction/t_1/cancel')).toBe(false);
+    expect(at('POST', '/api/merchant/m_1/disable')).toBe(true);
+    expect(at('POST', '/api/merchant/transaction/t_1/refund', { refund: { id: 'r_1' } })).toBe(true);
+    expect(at('POST', '/api/merchant/transaction/t_1/refund', { refund: { id: 7 } })).toBe(false);
+    expect(at('POST', '/api/merchant/transaction/t_1/refund', { refund: {} })).toBe(false);
+    // Outside the base path or the contract: never repeated.
+    expect(safe({ method: 'GET', url: 'https://pg.example/api/merchant/m_1', body: undefined })).toBe(false);
+    expect(at('GET', '/api/merchant/m_1/unknown')).toBe(false);
+  });
+
+  it('marks every operation, as generated from openapi/', () => {
+    for (const operation of [...gatewayOperations, ...extrasOperations]) expect(typeof operation.retrySafe.safe).toBe('boolean');
+    const safeIds = extrasOperations.filter((operation) => operation.retrySafe.safe).map((operation) => operation.operationId);
+    expect(safeIds.sort()).toEqual(['getCreditInfo', 'pushIdentification']);
   });
 });

@@ -57,9 +57,6 @@ export interface OutgoingRequest {
 /** Decides whether a request may be sent again without risk of doing something twice. */
 export type SafeToRepeat = (request: OutgoingRequest) => boolean;
 
-/** GET and HEAD never change anything. */
-export const readOnly: SafeToRepeat = (request) => request.method === 'GET' || request.method === 'HEAD';
-
 /** Computes the signature headers of a request from its exact body (a string is sent as UTF-8) and path and query. */
 export type Signer = (body: string | Uint8Array, pathAndQuery: string) => Record<string, string>;
 
