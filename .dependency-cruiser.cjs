@@ -12,7 +12,7 @@ const LIBRARY = '^src/(clients/|signature\\.ts$|webhooks|contract|http/|browser/
 const SANDBOX = '^src/sandbox/';
 const TOP = '^(src/cli/|scripts/|bench/|test/|examples/)';
 /** Entries a browser bundle may include: nothing from Node in them or what they import. */
-const BROWSER_SAFE = '^src/(browser/|clients/(gateway|extras|transport)\\.ts$)';
+const BROWSER_SAFE = '^src/(browser/|clients/(gateway|extras|transport|retry-safety)\\.ts$)';
 
 module.exports = {
   forbidden: [
