@@ -47,6 +47,40 @@ describe('the repository', () => {
   });
 });
 
+describe('importing a module', () => {
+  it('starts nothing: no exit hook, no timer, no socket, for every module of src/ but the CLI entry', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'paylater-imports-'));
+    try {
+      const script = join(folder, 'import-all.mts');
+      writeFileSync(
+        script,
+        `import { readdirSync } from 'node:fs';
+const src = ${JSON.stringify(join(REPOSITORY, 'src'))};
+const files = readdirSync(src, { recursive: true, encoding: 'utf8' })
+  .filter((file) => file.endsWith('.ts') && !file.startsWith('browser/') && file !== 'cli/main.ts');
+const exitHooks = process.listenerCount('exit');
+const resources = process.getActiveResourcesInfo();
+for (const file of files) await import(src + '/' + file);
+const added = process.getActiveResourcesInfo();
+for (const resource of resources) added.splice(added.indexOf(resource), 1);
+process.stdout.write(JSON.stringify({ files: files.length, exitHooks: process.listenerCount('exit') - exitHooks, resources: added }));
+`,
+      );
+      const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: REPOSITORY });
+      let stdout = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+      child.stderr.resume();
+      await new Promise((resolve) => child.on('close', resolve));
+      const result = JSON.parse(stdout) as { files: number; exitHooks: number; resources: string[] };
+      expect(result.files).toBeGreaterThan(50);
+      expect(result.exitHooks).toBe(0);
+      expect(result.resources).toEqual([]);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('each rule', () => {
   const fixture = mkdtempSync(join(tmpdir(), 'paylater-layers-'));
   afterAll(() => rmSync(fixture, { recursive: true, force: true }));
