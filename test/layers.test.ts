@@ -3,7 +3,8 @@
  *   generated/ -> library -> src/sandbox -> src/cli, scripts, bench, tests.
  * The repository breaks no rule; and each rule does fail on a small tree that breaks it, so a
  * regression (a cycle, an import against the layers, a devDependency at run time, Node in a
- * browser-safe entry) fails CI.
+ * browser-safe entry) fails CI. Importing any module of src/ starts nothing (package.json's
+ * `sideEffects` relies on it).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
