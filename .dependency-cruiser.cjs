@@ -5,8 +5,7 @@
  *                   src/browser, src/index.ts)  ->  src/sandbox  ->  src/cli, scripts, bench, test
  *
  * A module may import from its own layer and the layers to its left, never to its right. Run by
- * test/layers.test.ts (so CI fails on a regression) and by hand:
- *   npx depcruise --config .dependency-cruiser.cjs src scripts bench test
+ * test/layers.test.ts (so CI fails on a regression) and by hand: `npm run lint:layers`.
  */
 const LIBRARY = '^src/(clients/|signature\\.ts$|webhooks|contract|http/|browser/|index\\.ts$)';
 const SANDBOX = '^src/sandbox/';
