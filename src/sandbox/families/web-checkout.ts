@@ -23,7 +23,7 @@ import { RequestError, type Reply } from '../router.js';
 import { statusSignature } from '../../signature.js';
 import { downPaymentFor, TEST_OTP } from '../fixtures.js';
 import type { DirectStatus } from './direct.js';
-import type { WebTransaction } from './web.js';
+import type { WebTransaction } from './web-records.js';
 
 /** The down payment: 25 % of the amount, rounded half up, at least ₹1, at most the amount (as the gateway's). */
 export const webDownPayment = downPaymentFor;
