@@ -5,11 +5,12 @@
  * tries again, D23). Bodies are `{ "error": "<reason>" }`; no error message or stack ever goes
  * into a response.
  *
- * It reads the raw body itself (the signature covers the exact bytes), with the size limit
- * applied while reading, and takes a body a raw or text parser already read (`req.body`).
+ * It reads the raw body (the signature covers the exact bytes) with src/http's reader and its size
+ * limit, or takes a body a raw or text parser already read (`req.body`).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { types } from 'node:util';
+import { readBody } from '../http/body.js';
 import { webhookContract } from './contract.js';
 import {
   describe,
@@ -144,57 +145,24 @@ export function createWebhookHandler<F extends WebhookFamily>(
   };
 }
 
-/** The raw body: `req.body` when a raw or text parser left it, else read from the stream. */
-function readRawBody(
+/**
+ * The raw body: `req.body` when a raw or text parser left it, else read from the stream with the
+ * project's one body reader (src/http/body.ts), which stops keeping bytes past the limit.
+ */
+async function readRawBody(
   req: IncomingMessage & { body?: unknown; _body?: unknown },
   limit: number,
 ): Promise<Buffer | string | 'too_large' | 'consumed' | 'aborted'> {
   const preset = req.body;
-  if (typeof preset === 'string' || Buffer.isBuffer(preset)) return Promise.resolve(preset);
-  if (types.isUint8Array(preset)) return Promise.resolve(Buffer.from(preset.buffer, preset.byteOffset, preset.byteLength));
-  if (req.readableEnded || req._body === true) return Promise.resolve('consumed');
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) return Promise.resolve('too_large');
-
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let received = 0;
-    const cleanup = (): void => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-      req.off('close', onClose);
-    };
-    const onData = (chunk: Buffer): void => {
-      received += chunk.length;
-      if (received > limit) {
-        cleanup();
-        req.pause();
-        chunks.length = 0;
-        resolve('too_large');
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = (): void => {
-      cleanup();
-      resolve(Buffer.concat(chunks, received));
-    };
-    const onError = (error: Error & { code?: unknown }): void => {
-      cleanup();
-      // The sender closed the connection mid-body: nothing to answer, nothing to report.
-      if (error.code === 'ECONNRESET' || error.message === 'aborted') resolve('aborted');
-      else reject(error);
-    };
-    const onClose = (): void => {
-      cleanup();
-      resolve('aborted');
-    };
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-    req.on('close', onClose);
-  });
+  if (typeof preset === 'string' || Buffer.isBuffer(preset)) return preset;
+  if (types.isUint8Array(preset)) return Buffer.from(preset.buffer, preset.byteOffset, preset.byteLength);
+  if (req.readableEnded || req._body === true) return 'consumed';
+  const read = await readBody(req, limit);
+  if (read.ok) return read.body;
+  if (read.reason === 'aborted') return 'aborted';
+  // Not read further: the rest of the body is not wanted, and the connection closes after the answer.
+  req.pause();
+  return 'too_large';
 }
 
 function answer(res: ServerResponse, status: number, error?: string): void {

@@ -60,6 +60,7 @@ import { types } from 'node:util';
 import type { webhooks as GatewayWebhooks } from '../../generated/types/gateway.js';
 import type { webhooks as SdkWebhooks } from '../../generated/types/sdk.js';
 import type { webhooks as WebWebhooks } from '../../generated/types/web.js';
+import { jsonContentTypeProblem } from '../http/json.js';
 import { SIGNATURE_PATTERN, verifySdkSignature, verifyStatusSignature } from '../signature.js';
 import { summary, webhookContract, type WebhookContract, type WebhookFamily, type WebhookPayloadIssue } from './contract.js';
 
@@ -334,24 +335,19 @@ function requireJsonContentType(headers: WebhookHeaders): void {
       'the Content-Type header was given more than once; expected application/json',
     );
   }
-  const [type = '', ...parameters] = (values[0] as string).split(';');
-  const mediaType = type.trim().toLowerCase();
-  if (mediaType !== 'application/json') {
+  // The project's JSON Content-Type rule (D61), the same as for the requests the sandbox takes.
+  const problem = jsonContentTypeProblem(values[0] as string);
+  if (problem?.kind === 'media-type') {
     throw new WebhookVerificationError(
       'wrong_content_type',
-      `the Content-Type is ${quote(mediaType)}; expected application/json`,
+      `the Content-Type is ${quote(problem.mediaType)}; expected application/json`,
     );
   }
-  for (const parameter of parameters) {
-    const [name = '', ...rest] = parameter.split('=');
-    if (name.trim().toLowerCase() !== 'charset') continue;
-    const charset = rest.join('=').trim().replace(/^"(.*)"$/, '$1').toLowerCase();
-    if (charset !== 'utf-8' && charset !== 'utf8') {
-      throw new WebhookVerificationError(
-        'wrong_content_type',
-        `the Content-Type's charset is ${quote(charset)}; a webhook body is UTF-8`,
-      );
-    }
+  if (problem?.kind === 'charset') {
+    throw new WebhookVerificationError(
+      'wrong_content_type',
+      `the Content-Type's charset is ${quote(problem.charset)}; a webhook body is UTF-8`,
+    );
   }
 }
 
