@@ -190,7 +190,7 @@ export function curlWebhook(plan: WebhookPlan): string {
   const secret =
     plan.secret === 'privateKey'
       ? 'SECRET="${PAYLATER_PRIVATE_KEY:-test_private_key}"   # the partner\'s private key'
-      : 'SECRET="${PAYLATER_TRANSACTIONAL_PASSWORD:?set PAYLATER_TRANSACTIONAL_PASSWORD to the merchant\'s Transactional API password}"';
+      : 'SECRET="${PAYLATER_TRANSACTIONAL_PASSWORD:?set PAYLATER_TRANSACTIONAL_PASSWORD to the Transactional API password of the merchant}"';
   const lines = [
     '#!/usr/bin/env bash',
     `# Receives the ${plan.name} webhook (${plan.operationId}) as a CGI script: the web server passes the`,
