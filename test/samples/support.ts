@@ -236,6 +236,9 @@ export interface RecordedWebhook {
   transactionalPassword?: string;
 }
 
+/** The gateway merchant the flows use (`paylater trigger`'s own). */
+const TRIGGER_MERCHANT = 'paylater_trigger';
+
 const FLOW: Record<string, string> = {
   'sdk/transactionStatus': 'sdk.success',
   'web/transactionStatus': 'web.success',
@@ -248,7 +251,7 @@ export async function recordWebhook(running: SampleSandbox, family: Family, webh
   const event = FLOW[`${family}/${webhook}`];
   if (event === undefined) throw new Error(`no flow makes ${family}/${webhook}`);
   const lines: string[] = [];
-  const settings = { sandbox: running.url, partnerId: undefined, keyFile: undefined, merchant: undefined, merchantApiUsername: undefined, webhookUrl: undefined };
+  const settings = { sandbox: running.url, partnerId: undefined, keyFile: undefined, merchant: TRIGGER_MERCHANT, merchantApiUsername: undefined, webhookUrl: undefined };
   const code = await trigger(event, settings, { command: 'paylater trigger', out: (line) => lines.push(line) });
   if (code !== 0) throw new Error(`trigger ${event} failed:\n${lines.join('\n')}`);
   const recorded = running.sandbox.deliveries.page({ family: family as 'sdk' | 'web' | 'gateway', limit: 1000 }).deliveries.filter((delivery) => delivery.event === webhook);
@@ -256,7 +259,7 @@ export async function recordWebhook(running: SampleSandbox, family: Family, webh
   if (delivery === undefined) throw new Error(`the sandbox recorded no ${family} ${webhook}:\n${lines.join('\n')}`);
   const result: RecordedWebhook = { body: delivery.body, headers: { ...delivery.headers }, eventId: delivery.eventId };
   if (family === 'gateway') {
-    const answer = await fetch(`${running.url}/api/merchant/paylater_trigger`, {
+    const answer = await fetch(`${running.url}/api/merchant/${TRIGGER_MERCHANT}`, {
       headers: { Authorization: `Basic ${Buffer.from('pg_test:pg_test_secret').toString('base64')}` },
     });
     result.transactionalPassword = ((await answer.json()) as any).merchant.basicAuthDetails.password;
