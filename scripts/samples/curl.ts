@@ -153,6 +153,13 @@ function stepLines(plan: OperationPlan, step: Step, index: number, last: boolean
     for (const field of plan.print) {
       lines.push(`echo "${pathName(field)}: $(json_get "$ANSWER" ${field.map((key) => `'${key}'`).join(' ')})"`);
     }
+    if (plan.checkStatusSignature) {
+      lines.push(
+        '# The answer\'s signature: base64(SHA-256(transactionId + status + key)), no separator (D22)',
+        'EXPECTED=$(sign "$(json_get "$ANSWER" transactionId)" "$(json_get "$ANSWER" status)")',
+        'if [[ $(json_get "$ANSWER" signature) == "$EXPECTED" ]]; then echo "signature valid: true"; else echo "signature valid: false"; fi',
+      );
+    }
   } else {
     lines.push(`expect_success '${step.title.replace(/'/g, '')}'`);
     for (const [variable, field] of Object.entries(step.save ?? {})) {

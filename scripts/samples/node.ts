@@ -103,6 +103,12 @@ function stepLines(plan: OperationPlan, step: Step, index: number, last: boolean
     } else {
       lines.push(`const { data, error, response } = ${call};`, 'console.log(`HTTP ${response.status}`);', 'const answer = data ?? error;');
       for (const field of plan.print) lines.push(`console.log(\`${pathName(field)}: \${show(${access('answer', field)})}\`);`);
+      if (plan.checkStatusSignature) {
+        lines.push(
+          "// The answer's signature: base64(SHA-256(transactionId + status + key)), checked in constant time (D22)",
+          'console.log(`signature valid: ${verifyStatusSignature(answer?.signature, answer?.transactionId, answer?.status, privateKey)}`);',
+        );
+      }
     }
     lines.push('process.exitCode = response.ok ? 0 : 1;');
     return lines;
@@ -128,6 +134,7 @@ export function nodeOperation(plan: OperationPlan): string {
     '// Run: npm install paylater-api && node sample.mjs   (PAYLATER_BASE_URL: the service; default the sandbox of `npm start`)',
   ];
   if (uses(/\$\{run\}/)) lines.push("import { randomBytes } from 'node:crypto';");
+  if (plan.checkStatusSignature) factories.push('verifyStatusSignature');
   if (factories.length > 0) lines.push(`import { ${[...new Set(factories)].sort().join(', ')} } from 'paylater-api';`);
   lines.push('', "const baseUrl = process.env.PAYLATER_BASE_URL ?? 'http://127.0.0.1:4000';");
   if (auths.has('web') || auths.has('sdk')) {

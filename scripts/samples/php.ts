@@ -71,6 +71,13 @@ function stepLines(plan: OperationPlan, step: Step, index: number, last: boolean
       lines.push(`echo '${plan.printHeader}: ' . ($headers[${quote(plan.printHeader)}] ?? '') . "\\n";`);
     }
     for (const field of plan.print) lines.push(`echo '${pathName(field)}: ' . show(${access('$answer', field)}) . "\\n";`);
+    if (plan.checkStatusSignature) {
+      lines.push(
+        "// The answer's signature: base64(SHA-256(transactionId + status + key)), no separator (D22)",
+        "$valid = hash_equals(sign((string) field($answer, 'transactionId'), (string) field($answer, 'status')), (string) field($answer, 'signature'));",
+        "echo 'signature valid: ' . show($valid) . \"\\n\";",
+      );
+    }
     lines.push('exit($status >= 200 && $status < 300 ? 0 : 1);');
     return lines;
   }

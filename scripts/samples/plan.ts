@@ -55,6 +55,11 @@ export interface OperationPlan {
   print: readonly JsonPath[];
   /** A response header the program prints instead of body fields (a non-JSON answer). */
   printHeader?: string;
+  /**
+   * The answer carries the web flow's status signature of its `transactionId` and `status` (D22):
+   * the program checks it and prints `signature valid: true|false` last.
+   */
+  checkStatusSignature?: boolean;
 }
 
 export interface WebhookPlan {
@@ -513,6 +518,7 @@ function webPlans(contract: Contract): OperationPlan[] {
         }),
       ],
       print: [['transactionId'], ['status'], ['signature']],
+      checkStatusSignature: true,
     }),
     plan('refundWebTransaction', {
       steps: [

@@ -68,6 +68,13 @@ function stepLines(plan: OperationPlan, step: Step, index: number, last: boolean
     lines.push(`status, answer, headers = ${call}`, 'print(f"HTTP {status}")');
     if (plan.printHeader !== undefined) lines.push(`print("${plan.printHeader}: " + headers.get(${quote(plan.printHeader)}, ""))`);
     for (const field of plan.print) lines.push(`print("${pathName(field)}: " + show(${access('answer', field)}))`);
+    if (plan.checkStatusSignature) {
+      lines.push(
+        "# The answer's signature: base64(SHA-256(transactionId + status + key)), no separator (D22)",
+        'expected = sign(str(field(answer, "transactionId")).encode(), str(field(answer, "status")).encode())',
+        'print("signature valid: " + show(hmac.compare_digest(expected, str(field(answer, "signature")))))',
+      );
+    }
     lines.push('sys.exit(0 if 200 <= status < 300 else 1)');
     return lines;
   }
@@ -126,6 +133,7 @@ export function pythonOperation(plan: OperationPlan): string {
   const imports = ['json', 'os', 'sys', 'urllib.error', 'urllib.request'];
   if (signs || basic) imports.push('base64');
   if (signs) imports.push('hashlib');
+  if (plan.checkStatusSignature) imports.push('hmac');
   if (uses(/\$\{run\}/)) imports.push('secrets');
   const lines = [
     `"""${plan.summary} (${plan.operationId}), against the pay-later sandbox with the standard library only.`,

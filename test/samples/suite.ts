@@ -29,12 +29,32 @@ import {
 
 const PRIVATE_KEY = 'test_private_key';
 
+/** Programs of one file running at once: the machine's two cores are shared. */
+const AT_ONCE = 2;
+
+/** Runs the functions given to it at most `limit` at a time. */
+function limiter(limit: number): <T>(work: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async (work) => {
+    while (running >= limit) await new Promise<void>((done) => waiting.push(done));
+    running++;
+    try {
+      return await work();
+    } finally {
+      running--;
+      waiting.shift()?.();
+    }
+  };
+}
+
 export function describeSamples(runner: LanguageRunner): void {
   const samples = samplesOf(runner.label);
   const operations = samples.filter((sample) => sample.kind === 'operation');
   const webhooks = samples.filter((sample) => sample.kind === 'webhook');
   let running: SampleSandbox;
   let work: ReturnType<typeof workFolder>;
+  const slot = limiter(AT_ONCE);
 
   beforeAll(async () => {
     running = await startSandbox();
@@ -53,10 +73,10 @@ export function describeSamples(runner: LanguageRunner): void {
     });
 
     for (const sample of operations) {
-      it(`${sample.family} ${sample.operationId}: runs against the sandbox and prints its status and fields`, async () => {
+      it.concurrent(`${sample.family} ${sample.operationId}: runs against the sandbox and prints its status and fields`, async () => {
         const file = sampleFile(work.dir, sample, runner.files.operation);
         const { command, args } = runner.run(file);
-        const result = await runProgram(command, args, { cwd: work.dir, env: { PAYLATER_BASE_URL: running.url } });
+        const result = await slot(() => runProgram(command, args, { cwd: work.dir, env: { PAYLATER_BASE_URL: running.url } }));
         expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
         expectOutput(sample.operationId, result.stdout);
       });

@@ -114,7 +114,10 @@ export const EXPECTED: Record<string, { status: number; fields: [string, string 
   pushIdentification: { status: 200, fields: [['message', 'ok']] },
   pushMerchantData: { status: 200, fields: [['message', 'ok']] },
   initiateWebTransaction: { status: 200, fields: [['message', 'TRANSACTION_INITIATED'], ['redirectUrl', /\/checkout\/web_20261122_0007_[0-9a-f]{8}$/]] },
-  getWebTransactionStatus: { status: 200, fields: [['transactionId', ID('web_20261122_0007')], ['status', 'PENDING'], ['signature', SIGNATURE]] },
+  getWebTransactionStatus: {
+    status: 200,
+    fields: [['transactionId', ID('web_20261122_0007')], ['status', 'PENDING'], ['signature', SIGNATURE], ['signature valid', 'true']],
+  },
   refundWebTransaction: { status: 200, fields: [['message', 'ok']] },
   downloadBrowserScript: { status: 200, fields: [['content-type', /^application\/javascript/]] },
   initiateSdkTransaction: { status: 201, fields: [['message', 'TRANSACTION_INITIATED']] },
