@@ -37,6 +37,11 @@ function literal(value: unknown, numbers: readonly string[], indent: string): st
   }, indent);
 }
 
+/** A value inside an answer, read with the program's `field` helper (answers may be unions of shapes). */
+function fieldOf(variable: string, path: JsonPath): string {
+  return `field(${variable}${path.map((key) => `, ${typeof key === 'number' ? key : quote(key)}`).join('')})`;
+}
+
 function access(variable: string, path: JsonPath): string {
   return variable + path.map((key) => (typeof key === 'number' ? `?.[${key}]` : IDENTIFIER.test(key) ? `?.${key}` : `?.[${quote(key)}]`)).join('');
 }
@@ -101,15 +106,16 @@ function stepLines(plan: OperationPlan, step: Step, index: number, last: boolean
       lines.push(`const response = ${call};`, 'console.log(`HTTP ${response.status}`);');
       lines.push(`console.log(\`${plan.printHeader}: \${response.headers.get(${quote(plan.printHeader)})}\`);`);
     } else {
-      lines.push(`const { data, error, response } = ${call};`, 'console.log(`HTTP ${response.status}`);', 'const answer = data ?? error;');
-      for (const field of plan.print) lines.push(`console.log(\`${pathName(field)}: \${show(${access('answer', field)})}\`);`);
+      lines.push(`const { data, error, response } = ${call};`, 'console.log(`HTTP ${response.status}`);');
+      for (const field of plan.print) lines.push(`console.log(\`${pathName(field)}: \${show(${fieldOf('data', field)})}\`);`);
       if (plan.checkStatusSignature) {
         lines.push(
           "// The answer's signature: base64(SHA-256(transactionId + status + key)), checked in constant time (D22)",
-          'console.log(`signature valid: ${verifyStatusSignature(answer?.signature, answer?.transactionId, answer?.status, privateKey)}`);',
+          "console.log(`signature valid: ${data !== undefined && verifyStatusSignature(data.signature, data.transactionId, data.status, privateKey)}`);",
         );
       }
     }
+    if (plan.printHeader === undefined) lines.push('if (error !== undefined) console.log(`error: ${JSON.stringify(error)}`);');
     lines.push('process.exitCode = response.ok ? 0 : 1;');
     return lines;
   }
@@ -118,7 +124,7 @@ function stepLines(plan: OperationPlan, step: Step, index: number, last: boolean
     lines.push(`ok(${quote(step.title)}, ${call});`);
   } else {
     lines.push(`const answer${index + 1} = ok(${quote(step.title)}, ${call});`);
-    for (const [variable, path] of saves) lines.push(`const ${variable} = ${access(`answer${index + 1}`, path)};`);
+    for (const [variable, path] of saves) lines.push(`const ${variable} = ${fieldOf(`answer${index + 1}`, path)};`);
   }
   return lines;
 }
@@ -150,24 +156,49 @@ export function nodeOperation(plan: OperationPlan): string {
     lines.push('const tomorrowIst = new Date(Date.now() + (5.5 + 24) * 3_600_000).toISOString().slice(0, 10);');
   }
   for (const [variable, template] of plan.vars) lines.push(`const ${variable} = ${stringLiteral(template, plan.numbers)};`);
-  lines.push('', "const show = (value) => (value === undefined ? '' : String(value));");
+  lines.push(
+    '',
+    '/**',
+    ' * A value inside a decoded answer, or undefined.',
+    ' * @param {unknown} value',
+    ' * @param {...(string | number)} path',
+    ' * @returns {any}',
+    ' */',
+    'function field(value, ...path) {',
+    '  return path.reduce((node, key) => (node == null ? undefined : /** @type {any} */ (node)[key]), value);',
+    '}',
+    '',
+    '/** A value as the samples print it (true, false, null as in JSON). @param {unknown} value */',
+    "const show = (value) => (value === undefined ? '' : String(value));",
+  );
   if (plan.steps.length > 1) {
     lines.push(
       '',
-      '/** The answer of a set-up step; stops with the error when it failed. */',
+      '/**',
+      ' * The answer of a set-up step; stops with the error when it failed.',
+      ' * @template T',
+      ' * @param {string} step',
+      ' * @param {{ data?: T; error?: unknown; response: Response }} result',
+      ' * @returns {T}',
+      ' */',
       'function ok(step, { data, error, response }) {',
       '  if (!response.ok) {',
       '    console.error(`${step} failed: ${response.status} ${JSON.stringify(error)}`);',
       '    process.exit(1);',
       '  }',
-      '  return data;',
+      '  return /** @type {T} */ (data);',
       '}',
     );
   }
   if (plan.steps.some((step) => step.operationId === undefined)) {
     lines.push(
       '',
-      "/** A sandbox control endpoint (the sandbox's own, not the service's), answered like the clients answer. */",
+      '/**',
+      " * A sandbox control endpoint (the sandbox's own, not the service's), answered like the clients answer.",
+      ' * @param {string} path',
+      ' * @param {unknown} [body]',
+      ' * @returns {Promise<{ data?: any; error?: any; response: Response }>}',
+      ' */',
       'async function sandbox(path, body) {',
       '  const response = await fetch(new URL(path, baseUrl), {',
       "    method: 'POST',",
@@ -213,13 +244,19 @@ export function nodeWebhook(plan: WebhookPlan): string {
     `  family: '${plan.family}',`,
     '  secret,',
     '  onEvent(event) {',
+    ...(plan.family === 'gateway'
+      ? [
+          `    // Transaction and refund webhooks arrive at the same URL; this sample handles the ${plan.name === 'refundUpdated' ? 'refund' : 'transaction'} ones.`,
+          `    if (event.kind !== '${plan.name === 'refundUpdated' ? 'refund' : 'transaction'}') return;`,
+        ]
+      : []),
     '    // Verified. Deduplicate on event.eventId (the same on every retry), record the event, answer quickly.',
     "    console.log(`verified: ${event.eventId ?? ''}`);",
     ...plan.print.map((field) => `    console.log(\`${pathName(field)}: \${${access('event.payload', field)}}\`);`),
     '  },',
     '  onError(error) {',
     '    // Answered 401 (signature) or 400 (anything else) by the handler.',
-    '    console.log(`rejected: ${error.message}`);',
+    '    console.log(`rejected: ${error instanceof Error ? error.message : String(error)}`);',
     '  },',
     '});',
     '',

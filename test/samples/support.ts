@@ -207,9 +207,24 @@ export function nodeProject(dir: string): { command: string; args: (file: string
   symlinkSync(join(ROOT, 'generated'), join(pkg, 'generated'), 'junction');
   writeFileSync(
     join(pkg, 'package.json'),
-    JSON.stringify({ name: 'paylater-api', type: 'module', exports: { '.': './src/index.ts' } }),
+    JSON.stringify({ name: 'paylater-api', type: 'module', exports: { '.': { types: './src/index.ts', default: './src/index.ts' } } }),
   );
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'samples', private: true, type: 'module' }));
+  // For `tsc -p`: the programs checked as JavaScript against the package's types, as an editor does.
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        ...JSON.parse(readFileSync(join(ROOT, 'tsconfig.json'), 'utf8')).compilerOptions,
+        allowJs: true,
+        checkJs: true,
+        noImplicitAny: false,
+        typeRoots: [join(ROOT, 'node_modules', '@types')],
+      },
+      include: ['**/*.mjs'],
+      exclude: ['node_modules'],
+    }),
+  );
   const loader = pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
   return { command: process.execPath, args: (file) => ['--import', loader, file] };
 }
