@@ -50,8 +50,26 @@ export function withCodeSamples(family: Family, document: Document): Document {
     }));
     const target = plan.kind === 'operation' ? findOperation(result, plan.operationId) : result.webhooks[plan.name].post;
     target['x-codeSamples'] = samples;
+    // Redoc shows a webhook's payload only, not its x-codeSamples: the receivers go into its
+    // description as well, one collapsible block per language.
+    if (plan.kind === 'webhook') {
+      const own = String(target.description ?? '').split(`\n\n${RECEIVERS_HEADING}`)[0]!.trimEnd();
+      target.description = `${own}\n\n${receiverSection(samples)}`;
+    }
   }
   return result;
+}
+
+const RECEIVERS_HEADING = '**Receiving it.**';
+
+/** The Markdown of a webhook's receivers: a heading, then one `<details>` block per language. */
+function receiverSection(samples: readonly CodeSample[]): string {
+  const fence: Record<string, string> = { Shell: 'bash', JavaScript: 'js', PHP: 'php', Python: 'python' };
+  const blocks = samples.map(
+    (sample) =>
+      `<details class="code-sample" data-label="${sample.label}">\n<summary>${sample.label}</summary>\n\n\`\`\`${fence[sample.lang] ?? ''}\n${sample.source.trimEnd()}\n\`\`\`\n\n</details>`,
+  );
+  return [`${RECEIVERS_HEADING} A complete receiver in each language, verifying the signature over the raw body in constant time (see the code samples guide):`, '', ...blocks].join('\n');
 }
 
 function findOperation(document: Document, operationId: string): Record<string, unknown> {

@@ -2,7 +2,8 @@
  * The code samples in the rendered reference (`npm run docs`), in Chromium: on an operation's page
  * the request-samples panel offers the four languages (Redoc shows `x-codeSamples` as a language
  * menu over the code), switching changes the code to that language's program from the bundle, and
- * every switch is captured in artifacts/screenshots/code-samples-*.png.
+ * every switch is captured in artifacts/screenshots/code-samples-*.png. On a webhook's page (where
+ * Redoc shows the payload only) the four receivers are collapsible blocks of its description.
  *
  * Needs Chromium at /usr/bin/chromium (or CHROMIUM_PATH): `bash .ci/e2e-setup.sh`. See docs/e2e.md.
  */
@@ -123,6 +124,39 @@ describe('the code samples of an operation in the reference', () => {
         previous = code;
       }
       expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 180_000);
+});
+
+describe('the receivers of a webhook in the reference', () => {
+  it('are one collapsible block per language, each the bundle\'s program', async () => {
+    const receivers: { label: string; source: string }[] = JSON.parse(readFileSync(join(root, 'generated', 'openapi', 'sdk.json'), 'utf8'))
+      .webhooks.transactionStatus.post['x-codeSamples'];
+    const context = await browser!.newContext({ viewport: { width: 1440, height: 900 } });
+    try {
+      const page = await context.newPage();
+      await page.goto(`${server!.url}/sdk.html#/webhooks`);
+      await page.waitForSelector('img[alt="redocly logo"]', { state: 'attached', timeout: 30_000 });
+      const blocks = page.locator('details.code-sample');
+      await blocks.first().waitFor({ state: 'attached', timeout: 30_000 });
+      expect(await page.locator('details.code-sample > summary').allInnerTexts()).toEqual(LANGUAGES.map((language) => language.label));
+      for (const language of LANGUAGES) {
+        const block = blocks.filter({ has: page.locator('summary', { hasText: language.label }) }).first();
+        await expect.poll(() => block.locator('pre').isVisible()).toBe(false);
+        await block.locator('summary').click();
+        await expect.poll(() => block.locator('pre').isVisible()).toBe(true);
+        const code = (await block.locator('pre').innerText()).replace(/\u00a0/g, ' ');
+        const source = receivers.find((receiver) => receiver.label === language.label)!.source;
+        expect(code.split('\n').slice(0, 5)).toEqual(source.split('\n').slice(0, 5));
+        expect(code).toMatch(/hash_equals|compare_digest|createWebhookHandler|-hmac/);
+        if (language.label === 'PHP') {
+          await block.scrollIntoViewIfNeeded();
+          await page.screenshot({ path: join(shotsDir, 'code-samples-webhook.png') });
+        }
+        await block.locator('summary').click();
+      }
     } finally {
       await context.close();
     }
