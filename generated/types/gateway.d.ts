@@ -672,6 +672,8 @@ export interface webhooks {
          *                 event = json.loads(raw)
          *             except ValueError:
          *                 return self.reject(400, "the body is not JSON")
+         *             if not isinstance(event, dict):
+         *                 return self.reject(400, "the body is not a JSON object")
          *             # Verified. Deduplicate on X-Event-Id (the same on every retry), record the event, answer quickly.
          *             print("verified: " + self.headers.get("X-Event-Id", ""), flush=True)
          *             print("transaction.id: " + str(event.get("transaction", {}).get("id", "")), flush=True)
@@ -939,6 +941,8 @@ export interface webhooks {
          *                 event = json.loads(raw)
          *             except ValueError:
          *                 return self.reject(400, "the body is not JSON")
+         *             if not isinstance(event, dict):
+         *                 return self.reject(400, "the body is not a JSON object")
          *             # Verified. Deduplicate on X-Event-Id (the same on every retry), record the event, answer quickly.
          *             print("verified: " + self.headers.get("X-Event-Id", ""), flush=True)
          *             print("refund.id: " + str(event.get("refund", {}).get("id", "")), flush=True)

@@ -288,6 +288,8 @@ export interface webhooks {
          *                 event = json.loads(raw)
          *             except ValueError:
          *                 return self.reject(400, "the body is not JSON")
+         *             if not isinstance(event, dict):
+         *                 return self.reject(400, "the body is not a JSON object")
          *             # Verified. Deduplicate on X-Event-Id (the same on every retry), record the event, answer quickly.
          *             print("verified: " + self.headers.get("X-Event-Id", ""), flush=True)
          *             print("merchantTransactionId: " + str(event.get("merchantTransactionId", "")), flush=True)

@@ -428,6 +428,8 @@ export interface webhooks {
          *                 event = json.loads(raw)
          *             except ValueError:
          *                 return self.reject(400, "the body is not JSON")
+         *             if not isinstance(event, dict):
+         *                 return self.reject(400, "the body is not a JSON object")
          *             # The body's own signature: base64(SHA-256(transactionId + status + key)), no separator (D22)
          *             expected = signature((str(event.get("transactionId", "")) + str(event.get("status", ""))).encode())
          *             if not hmac.compare_digest(expected.encode(), str(event.get("signature", "")).encode()):

@@ -181,7 +181,10 @@ export function curlOperation(plan: OperationPlan): string {
     ...settings(plan),
   ];
   if (uses(/\$\{run\}/)) lines.push('RUN=$(openssl rand -hex 4)   # makes the ids of this run unique');
-  if (uses(/\$\{tomorrowIst\}/)) lines.push('TOMORROW_IST=$(TZ=Asia/Kolkata date -d tomorrow +%F)   # GNU date');
+  if (uses(/\$\{tomorrowIst\}/)) {
+    lines.push("# Tomorrow's date in India (GNU date, else BSD date)");
+    lines.push('TOMORROW_IST=$(TZ=Asia/Kolkata date -d tomorrow +%F 2>/dev/null || TZ=Asia/Kolkata date -v+1d +%F)');
+  }
   for (const [variable, template] of plan.vars) lines.push(`${shellName(variable)}=${word(template)}`);
   lines.push('');
   if (signs) lines.push(HELPERS.sign, '');

@@ -239,6 +239,8 @@ export function pythonWebhook(plan: WebhookPlan): string {
     '            event = json.loads(raw)',
     '        except ValueError:',
     '            return self.reject(400, "the body is not JSON")',
+    '        if not isinstance(event, dict):',
+    '            return self.reject(400, "the body is not a JSON object")',
   ];
   if (plan.statusSignature) {
     lines.push(
