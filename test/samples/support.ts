@@ -171,25 +171,6 @@ export function runProgram(command: string, args: string[], options: { cwd: stri
   });
 }
 
-/** Runs `work` over `items`, at most `limit` at once (the machine is shared: two by default). */
-export async function eachLimited<T>(items: readonly T[], work: (item: T) => Promise<void>, limit = 2): Promise<void> {
-  let next = 0;
-  const failures: unknown[] = [];
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) {
-        const item = items[next++]!;
-        try {
-          await work(item);
-        } catch (error) {
-          failures.push(error);
-        }
-      }
-    }),
-  );
-  if (failures.length > 0) throw failures[0];
-}
-
 /** A temporary folder for the programs, removed by `cleanup`. */
 export function workFolder(label: string): { dir: string; cleanup(): void } {
   const dir = mkdtempSync(join(tmpdir(), `paylater-samples-${label.toLowerCase()}-`));
@@ -331,7 +312,7 @@ export function tampered(webhook: RecordedWebhook): RecordedWebhook {
 
 /** Waits until `predicate` holds for the receiver's output (it prints after answering). */
 export async function outputWith(receiver: { output(): string }, predicate: (output: string) => boolean): Promise<string> {
-  for (let attempt = 0; attempt < 100; attempt++) {
+  for (let attempt = 0; attempt < 200; attempt++) {
     if (predicate(receiver.output())) return receiver.output();
     await new Promise((done) => setTimeout(done, 50));
   }
