@@ -5,6 +5,7 @@
  *   site/<family>.html           the API reference of each family, rendered by Redocly (Redoc)
  *   site/<guide>.html            every docs/*.md, rendered from Markdown
  *   site/openapi/<family>.json   the bundled documents, to download
+ *   site/images/                 the guides' pictures (docs/images/)
  *   site/assets/                 the style sheet, the favicon and the logos
  *
  * Every page works without a network: the Redoc script is inlined (`--inlineBundle`), Redoc's
@@ -12,7 +13,17 @@
  * "API docs by Redocly" logo that Redoc loads from Redocly's CDN is served from site/assets, and a
  * Content-Security-Policy limits every page to its own origin, so nothing can leave the machine.
  *
+ * The head of a reference page (the policy, the favicon, the title) comes from our own Handlebars
+ * template, given to `redocly build-docs --template`; Redocly fills in its styles and the
+ * prerendered page. Two things stay a replacement of text, because they are inside Redoc's
+ * prerendered body and script, which no template reaches: the CDN address of the attribution logo
+ * (a fixed string, swapped for the local copy) and the prerendered links written as paths instead
+ * of the hash routes the page uses (`hashRoutes`). Both fail the build loudly when Redoc changes.
+ *
  * The guides are found, not listed: every docs/*.md becomes a page, titled by its first heading.
+ * The navigation serves integrators first: their guides lead the side navigation and the landing
+ * page; the guides for the service's implementers (IMPLEMENTER_GUIDES) follow under their own
+ * heading. A new guide is for integrators unless listed there.
  */
 import { spawn } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -60,11 +71,46 @@ export interface Guide {
   title: string;
   /** Its first paragraph as plain text, shortened. */
   summary: string;
+  /** Who it is for: the integrators of the service (the default) or its implementers. */
+  audience: Audience;
 }
 
-/** The guides that come first on the landing page, in this order; any other follows by title. */
-const GUIDE_ORDER = ['getting-started.md', 'authentication.md', 'flows.md', 'states.md', 'mock.md', 'sandbox.md'];
-const GUIDE_LAST = ['e2e.md', 'decisions.md'];
+export type Audience = 'integrators' | 'implementers';
+
+/** The integrators' guides that come first, in this order; any other follows by title. */
+const GUIDE_ORDER = [
+  'getting-started.md',
+  'web-checkout.md',
+  'walkthrough.md',
+  'authentication.md',
+  'flows.md',
+  'states.md',
+  'webhooks.md',
+  'sandbox.md',
+  'mock.md',
+];
+
+/** The guides for the service's implementers, in this order, under their own heading. */
+export const IMPLEMENTER_GUIDES = [
+  'architecture.md',
+  'contract-kit.md',
+  'compatibility.md',
+  'code-samples.md',
+  'linting.md',
+  'e2e.md',
+  'decisions.md',
+];
+
+export const AUDIENCE_HEADINGS: Record<Audience, string> = {
+  integrators: 'Guides',
+  implementers: "For the service's implementers",
+};
+
+/** The integrators' guides linked from the top navigation, with their short labels. */
+const FEATURED_GUIDES: [string, string][] = [
+  ['getting-started.md', 'Get started'],
+  ['web-checkout.md', 'Web checkout'],
+];
 
 const FAMILY_INTRO: Record<Family, { audience: string; label: string }> = {
   gateway: { label: 'Gateway integration', audience: 'Payment gateways: merchant onboarding (Merchant API) and transactions, OTPs, down payments, refunds, settlement (Transactional API).' },
@@ -95,13 +141,13 @@ export function listGuides(docsDir = join(root, 'docs')): Guide[] {
     .filter((name) => name.endsWith('.md') && !name.startsWith('.'))
     .map((source) => {
       const markdown = readFileSync(join(docsDir, source), 'utf8');
-      return { source, file: `${source.slice(0, -3)}.html`, ...describeMarkdown(markdown, source) };
+      const audience: Audience = IMPLEMENTER_GUIDES.includes(source) ? 'implementers' : 'integrators';
+      return { source, file: `${source.slice(0, -3)}.html`, ...describeMarkdown(markdown, source), audience };
     });
   const rank = (g: Guide) => {
+    if (g.audience === 'implementers') return 2000 + IMPLEMENTER_GUIDES.indexOf(g.source);
     const first = GUIDE_ORDER.indexOf(g.source);
-    if (first >= 0) return first;
-    const last = GUIDE_LAST.indexOf(g.source);
-    return last >= 0 ? 1000 + last : 500;
+    return first >= 0 ? first : 500;
   };
   return guides.sort((a, b) => rank(a) - rank(b) || a.title.localeCompare(b.title));
 }
@@ -154,6 +200,8 @@ export async function buildDocs(options: DocsOptions = {}): Promise<SitePage[]> 
     mkdirSync(join(work, 'assets'));
     mkdirSync(join(work, 'openapi'));
     writeAssets(join(work, 'assets'));
+    // The guides' pictures (the checkout's screenshots), at the same relative path as beside the Markdown.
+    if (existsSync(join(docsDir, 'images'))) cpSync(join(docsDir, 'images'), join(work, 'images'), { recursive: true });
 
     const pages: SitePage[] = [{ file: 'index.html', title: 'Pay-later API documentation', kind: 'home' }];
     const references = await mapLimit([...documents], 2, async ([family, document]) => {
@@ -212,10 +260,12 @@ async function renderReference(family: Family, document: Record<string, unknown>
     info['x-logo'] = { url: 'assets/logo.svg', href: 'index.html', altText: 'Pay-later API documentation: home' };
     const input = join(dir, `${family}.json`);
     const output = join(dir, `${family}.html`);
+    const template = join(dir, 'reference.hbs');
     writeFileSync(input, JSON.stringify({ ...document, info }));
+    writeFileSync(template, REFERENCE_TEMPLATE);
     const title = `${String(info.title ?? family)} | Pay-later API reference`;
     await run(join(root, 'node_modules', '.bin', 'redocly'), [
-      'build-docs', input, '--inlineBundle', '--output', output, '--title', title, '--lint-config', 'off',
+      'build-docs', input, '--inlineBundle', '--template', template, '--output', output, '--title', title, '--lint-config', 'off',
     ]);
     return makeSelfContained(readFileSync(output, 'utf8'), family);
   } finally {
@@ -243,17 +293,38 @@ function run(command: string, args: string[]): Promise<void> {
 }
 
 /**
- * Makes Redoc's page work offline: the logo from the local assets, a favicon, a
- * Content-Security-Policy that keeps every request on the page's own origin. Throws when the page
- * still loads a script or style sheet from elsewhere (the Redoc bundle must be inline).
+ * The page around Redoc's prerendered reference (Handlebars, for `redocly build-docs --template`):
+ * the security policy, the favicon and the title; `redocHead` holds Redoc's styles, `redocHTML`
+ * the prerendered page and its inline script.
+ */
+const REFERENCE_TEMPLATE = `<!DOCTYPE html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta http-equiv="Content-Security-Policy" content="${CSP}">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>{{title}}</title>
+  <link rel="icon" href="assets/favicon.svg" type="image/svg+xml">
+  <style>body { padding: 0; margin: 0; }</style>
+  {{{redocHead}}}
+</head>
+<body>
+  {{{redocHTML}}}
+</body>
+</html>
+`;
+
+/**
+ * Makes Redoc's page work offline: the attribution logo from the local assets (the head, with
+ * its Content-Security-Policy, comes from REFERENCE_TEMPLATE). Throws when the page lacks the
+ * policy or still loads a script or style sheet from elsewhere (the Redoc bundle must be inline).
  */
 export function makeSelfContained(html: string, family: string): string {
   let page = html;
   for (const [remote, local] of REDOC_LOGOS) page = page.split(remote).join(local);
-  const head = `<meta charset="utf8" />`;
-  const extra = `\n  <meta http-equiv="Content-Security-Policy" content="${CSP}">\n  <link rel="icon" href="assets/favicon.svg" type="image/svg+xml">`;
-  if (!page.includes(head)) throw new DocsBuildError(`${family}.html: Redoc's page has no \`${head}\` to put the security policy after.`);
-  page = page.replace(head, `${head}${extra}`);
+  if (!page.includes(`<meta http-equiv="Content-Security-Policy" content="${CSP}">`)) {
+    throw new DocsBuildError(`${family}.html: the page was not built from the reference template (no Content-Security-Policy).`);
+  }
   page = hashRoutes(page, family);
   const external = page.match(/<(?:script|link)\b[^>]*\b(?:src|href)=["']?(?:https?:)?\/\/[^"'\s>]+/i);
   if (external) throw new DocsBuildError(`${family}.html still loads ${external[0]}: the Redoc bundle must be inlined.`);
@@ -303,7 +374,10 @@ function renderGuide(guide: Guide, markdown: string, guides: Guide[], families: 
     current: guide.file,
     guides,
     families,
-    main: `<article class="guide">\n${body}\n<p class="source">Source: <code>docs/${escapeHtml(guide.source)}</code></p>\n</article>`,
+    // An implementers' guide names its Markdown source; an integrator has no use for the repository's paths.
+    main: `<article class="guide">\n${body}\n${
+      guide.audience === 'implementers' ? `<p class="source">Source: <code>docs/${escapeHtml(guide.source)}</code></p>\n` : ''
+    }</article>`,
   });
 }
 
@@ -340,11 +414,13 @@ function renderHome(documents: Map<Family, Record<string, unknown>>, guides: Gui
       </li>`;
     })
     .join('\n');
-  const guideItems = guides
-    .map(
-      (g) => `      <li><a href="${escapeHtml(g.file)}">${escapeHtml(g.title)}</a>${g.summary ? `<br><span>${escapeHtml(g.summary)}</span>` : ''}</li>`,
-    )
-    .join('\n');
+  const guideItems = (audience: Audience) =>
+    guides
+      .filter((g) => g.audience === audience)
+      .map(
+        (g) => `      <li><a href="${escapeHtml(g.file)}">${escapeHtml(g.title)}</a>${g.summary ? `<br><span>${escapeHtml(g.summary)}</span>` : ''}</li>`,
+      )
+      .join('\n');
   const main = `<section class="intro">
     <h1>Pay-later API documentation</h1>
     <p>The pay-later service lets shoppers buy now and pay later at a merchant's checkout. Payment
@@ -355,7 +431,14 @@ function renderHome(documents: Map<Family, Record<string, unknown>>, guides: Gui
     below, with guides to authentication, signatures, flows and states. Develop against the Prism
     mock (<code>npm run mock</code>) or the stateful sandbox (<code>npm start</code>). All amounts are
     integers in paise (₹1 = 100 paise).</p>
-    ${guides.some((g) => g.source === 'getting-started.md') ? '<p><a class="button" href="getting-started.html">Get started in five minutes</a></p>' : ''}
+    <p>${guides.some((g) => g.source === 'getting-started.md') ? '<a class="button" href="getting-started.html">Get started in five minutes</a>' : ''}
+    ${guides.some((g) => g.source === 'web-checkout.md') ? '<a class="button secondary" href="web-checkout.html">Add pay-later to your checkout</a>' : ''}</p>
+  </section>
+  <section>
+    <h2 id="guides">${escapeHtml(AUDIENCE_HEADINGS.integrators)}</h2>
+    <ul class="guides">
+${guideItems('integrators')}
+    </ul>
   </section>
   <section>
     <h2 id="references">API references</h2>
@@ -363,10 +446,12 @@ function renderHome(documents: Map<Family, Record<string, unknown>>, guides: Gui
 ${cards}
     </ul>
   </section>
-  <section>
-    <h2 id="guides">Guides</h2>
+  <section class="implementers">
+    <h2 id="implementers">${escapeHtml(AUDIENCE_HEADINGS.implementers)}</h2>
+    <p>How the contract is made and kept: checking a server against it, the tests behind the
+    documentation, and the record of every decision the interface description left open.</p>
     <ul class="guides">
-${guideItems}
+${guideItems('implementers')}
     </ul>
   </section>`;
   return layout({ title: 'Pay-later API documentation', current: 'index.html', guides, families, main });
@@ -388,13 +473,27 @@ function layout(page: {
   families: readonly Family[];
   main: string;
 }): string {
+  const current = (file: string) => (file === page.current ? ' aria-current="page"' : '');
+  const featured = FEATURED_GUIDES.filter(([source]) => page.guides.some((g) => g.source === source)).map(
+    ([source, label]) => `<a href="${source.slice(0, -3)}.html"${current(`${source.slice(0, -3)}.html`)}>${escapeHtml(label)}</a>`,
+  );
   const nav = [
-    `<a href="index.html"${page.current === 'index.html' ? ' aria-current="page"' : ''}>Home</a>`,
+    `<a href="index.html"${current('index.html')}>Home</a>`,
+    ...featured,
     ...page.families.map((f) => `<a href="${f}.html">${escapeHtml(FAMILY_INTRO[f].label)}</a>`),
   ].join('\n        ');
-  const guideNav = page.guides
-    .map((g) => `<li><a href="${escapeHtml(g.file)}"${g.file === page.current ? ' aria-current="page"' : ''}>${escapeHtml(g.title)}</a></li>`)
-    .join('\n          ');
+  const guideNav = (['integrators', 'implementers'] as const)
+    .map((audience) => {
+      const items = page.guides
+        .filter((g) => g.audience === audience)
+        .map((g) => `<li><a href="${escapeHtml(g.file)}"${current(g.file)}>${escapeHtml(g.title)}</a></li>`);
+      if (items.length === 0) return '';
+      return `<h2 id="nav-${audience}">${escapeHtml(AUDIENCE_HEADINGS[audience])}</h2>
+      <ul aria-labelledby="nav-${audience}">
+          ${items.join('\n          ')}
+      </ul>`;
+    })
+    .join('\n      ');
   const fullTitle = page.current === 'index.html' ? page.title : `${page.title} | Pay-later API documentation`;
   return `<!DOCTYPE html>
 <html lang="en">
@@ -415,10 +514,7 @@ function layout(page: {
   </header>
   <div class="page">
     <nav class="side" aria-label="Guides">
-      <h2>Guides</h2>
-      <ul>
-          ${guideNav}
-      </ul>
+      ${guideNav}
     </nav>
     <main>
   ${page.main}
@@ -485,7 +581,8 @@ header.top nav a { text-decoration: none; }
 header.top nav a[aria-current] { font-weight: 600; color: var(--fg); }
 .page { display: flex; gap: 2.5em; max-width: 1200px; margin: 0 auto; padding: 1.5em; }
 nav.side { flex: 0 0 220px; font-size: 0.95em; }
-nav.side h2 { font-size: 0.8em; text-transform: uppercase; letter-spacing: 0.06em; color: var(--muted); margin: 0.4em 0; }
+nav.side h2 { font-size: 0.8em; text-transform: uppercase; letter-spacing: 0.06em; color: var(--muted); margin: 0.4em 0; border: 0; padding: 0; }
+nav.side h2 + ul { margin-bottom: 1.6em; }
 nav.side ul { list-style: none; padding: 0; margin: 0; }
 nav.side li { margin: 0.35em 0; }
 nav.side a { text-decoration: none; }
@@ -496,12 +593,18 @@ h1 { font-size: 2em; margin-top: 0.2em; }
 h2 { margin-top: 1.8em; padding-bottom: 0.2em; border-bottom: 1px solid var(--line); }
 h1 .anchor, h2 .anchor, h3 .anchor, h4 .anchor { margin-left: 0.4em; text-decoration: none; color: var(--line); font-weight: 400; }
 h1:hover .anchor, h2:hover .anchor, h3:hover .anchor, h4:hover .anchor { color: var(--muted); }
-table { border-collapse: collapse; margin: 1em 0; display: block; overflow-x: auto; }
-th, td { border: 1px solid var(--line); padding: 0.4em 0.7em; text-align: left; vertical-align: top; }
+table { border-collapse: collapse; margin: 1em 0; }
+th, td { border: 1px solid var(--line); padding: 0.4em 0.7em; text-align: left; vertical-align: top; overflow-wrap: anywhere; }
+td code, th code { overflow-wrap: anywhere; }
 th { background: var(--soft); }
 blockquote { margin: 1em 0; padding: 0.2em 1em; border-left: 4px solid var(--line); color: var(--muted); }
 .source { color: var(--muted); font-size: 0.85em; margin-top: 3em; }
 .intro p { font-size: 1.08em; max-width: 46em; }
+.button + .button { margin-left: 0.6em; }
+.button.secondary { background: var(--soft); color: var(--accent); border: 1px solid var(--accent); }
+.guide img { max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 6px; vertical-align: top; }
+.guide p:has(> img + img) { display: flex; gap: 1em; }
+.guide p:has(> img + img) > img { flex: 1 1 0; min-width: 0; }
 .button { display: inline-block; background: var(--accent); color: #fff; padding: 0.55em 1.1em; border-radius: 6px; text-decoration: none; font-weight: 600; }
 ul.cards { list-style: none; padding: 0; display: grid; grid-template-columns: repeat(auto-fill, minmax(320px, 1fr)); gap: 1em; }
 .card { border: 1px solid var(--line); border-radius: 10px; padding: 0.4em 1.2em 0.8em; background: var(--soft); }
@@ -513,5 +616,5 @@ ul.guides { padding-left: 1.2em; }
 ul.guides li { margin: 0.6em 0; }
 ul.guides span { color: var(--muted); font-size: 0.93em; }
 footer { border-top: 1px solid var(--line); color: var(--muted); font-size: 0.85em; padding: 1em 1.5em; text-align: center; }
-@media (max-width: 760px) { .page { flex-direction: column; } nav.side { flex-basis: auto; } }
+@media (max-width: 760px) { .page { flex-direction: column; } nav.side { flex-basis: auto; } table { display: block; overflow-x: auto; } }
 `;

@@ -5,6 +5,11 @@
  * request to any host other than the local server. Each reference must show every operation and
  * webhook of its bundled document. Full-page screenshots go to artifacts/screenshots/.
  *
+ * The navigation serves integrators first: their guides lead the side navigation and the landing
+ * page, the guides for the service's implementers (the contract kit, the browser tests, the
+ * decision record, ...) come under their own heading, and no integrator's guide shows a path into
+ * the repository's sources. At 1440 px no table is cut off, in a guide or in a reference.
+ *
  * Needs Chromium at /usr/bin/chromium (or CHROMIUM_PATH): `bash .ci/e2e-setup.sh`. See docs/e2e.md.
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
@@ -12,7 +17,7 @@ import { join, resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from './browser.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildDocs, listGuides, type SitePage } from '../../scripts/docs-site.js';
+import { AUDIENCE_HEADINGS, IMPLEMENTER_GUIDES, buildDocs, listGuides, type SitePage } from '../../scripts/docs-site.js';
 import { serveDocs, type DocsServer } from '../../scripts/docs-server.js';
 import { FAMILIES, type Family } from '../../scripts/families.js';
 
@@ -56,7 +61,7 @@ async function visit(path: string): Promise<Visit> {
   const origin = server.url;
   const isLocal = (url: string) =>
     url.startsWith(`${origin}/`) || url.startsWith('data:') || url.startsWith(`blob:${origin}/`) || url === 'about:blank';
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   const page = await context.newPage();
   const result: Visit = { page, context, problems: [], foreign: [], requests: [] };
   page.on('console', (message) => {
@@ -150,6 +155,23 @@ async function renderAll(page: Page): Promise<void> {
   }
 }
 
+/** A path into the repository's sources (not a package entry point such as paylater-api/openapi/...). */
+const SOURCE_PATH = /(?<![\w/.-])(?:src|scripts|test|bench|generated|openapi|examples|dist|\.ci)\/[\w./<>{}*-]*/g;
+
+/** The tables of `selector` that are wider than the room they have (cut off or scrolled) at this width. */
+function cutOffTables(page: Page, selector: string): Promise<string[]> {
+  return page.$$eval(selector, (tables) =>
+    tables
+      .filter((table) => {
+        const box = table.getBoundingClientRect();
+        if (box.width === 0) return false; // not shown (a collapsed part of the page)
+        const room = (table.parentElement ?? document.body).getBoundingClientRect();
+        return table.scrollWidth > table.clientWidth + 1 || box.right > room.right + 1 || box.right > window.innerWidth;
+      })
+      .map((table) => `${(table.querySelector('th, td')?.textContent ?? '').trim().slice(0, 40)}: ${Math.round(table.scrollWidth)} px`),
+  );
+}
+
 describe('the landing page', () => {
   it('loads offline, links every reference and every guide, and every local link works', async () => {
     expect(built.map((p) => p.file)).toContain('index.html');
@@ -169,6 +191,24 @@ describe('the landing page', () => {
         const response = await fetch(`${server?.url}/${href}`);
         expect(response.status, href).toBe(200);
       }
+      // Integrators first; the implementers' guides under their own heading, after every other.
+      const sections = await v.page.$$eval('main section', (list) =>
+        list.map((section) => ({ heading: section.querySelector('h2')?.textContent ?? '', links: [...section.querySelectorAll('a[href]')].map((a) => a.getAttribute('href') ?? '') })),
+      );
+      const headings = sections.map((section) => section.heading);
+      expect(headings.indexOf(AUDIENCE_HEADINGS.integrators)).toBeGreaterThanOrEqual(0);
+      expect(headings.indexOf(AUDIENCE_HEADINGS.implementers)).toBe(headings.length - 1);
+      const implementers = sections.at(-1)?.links ?? [];
+      const integrators = sections.find((section) => section.heading === AUDIENCE_HEADINGS.integrators)?.links ?? [];
+      for (const guide of guides) {
+        expect(guide.source.startsWith('.') ? [] : guide.audience === 'implementers' ? implementers : integrators, guide.source).toContain(guide.file);
+      }
+      for (const name of ['contract-kit.html', 'e2e.html', 'decisions.html']) expect(implementers).toContain(name);
+      for (const name of ['getting-started.html', 'web-checkout.html', 'authentication.html', 'webhooks.html']) expect(integrators).toContain(name);
+      // The top navigation leads to the first steps of an integration and to the references.
+      const top = await v.page.$$eval('header.top nav a', (links) => links.map((a) => a.getAttribute('href')));
+      expect(top.slice(0, 3)).toEqual(['index.html', 'getting-started.html', 'web-checkout.html']);
+      expect(await cutOffTables(v.page, 'main table')).toEqual([]);
       await screenshot(v.page, 'index');
       expectClean(v);
     } finally {
@@ -186,12 +226,29 @@ describe('the guides', () => {
     expect(built.filter((p) => p.kind === 'guide').map((p) => p.source).sort()).toEqual([...sources].sort());
   });
 
-  it.each(guides.map((g) => [g.source, g] as const))('%s renders offline with its title', async (_source, guide) => {
+  it('list the implementers\' guides apart, the rest for integrators', () => {
+    for (const guide of guides) expect(guide.audience, guide.source).toBe(IMPLEMENTER_GUIDES.includes(guide.source) ? 'implementers' : 'integrators');
+    for (const name of ['contract-kit.md', 'e2e.md', 'decisions.md']) expect(IMPLEMENTER_GUIDES).toContain(name);
+    const order = guides.map((g) => g.audience);
+    expect(order.indexOf('implementers')).toBeGreaterThan(order.lastIndexOf('integrators'));
+  });
+
+  it.each(guides.map((g) => [g.source, g] as const))('%s renders offline with its title, no source path for integrators, no table cut off at 1440 px', async (_source, guide) => {
     const v = await visit(guide.file);
     try {
       await settle(v.page);
       expect(await v.page.locator('main h1').first().innerText()).toContain(guide.title);
-      expect((await v.page.innerText('main')).length).toBeGreaterThan(200);
+      const text = await v.page.innerText('main');
+      expect(text.length).toBeGreaterThan(200);
+      if (guide.audience === 'integrators') expect(text.match(SOURCE_PATH) ?? [], 'paths into the sources').toEqual([]);
+      expect(await cutOffTables(v.page, 'main table'), 'tables wider than the page at 1440 px').toEqual([]);
+      expect(await v.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1440);
+      // The side navigation: the integrators' guides, then the implementers' under their heading.
+      expect(await v.page.$$eval('nav.side h2', (list) => list.map((h) => h.textContent))).toEqual([AUDIENCE_HEADINGS.integrators, AUDIENCE_HEADINGS.implementers]);
+      // Images of the guide (the checkout's screenshots) are there.
+      for (const src of await v.page.$$eval('main img', (list) => list.map((img) => img.getAttribute('src') ?? ''))) {
+        expect(existsSync(join(siteDir, src)), `${guide.source} shows ${src}`).toBe(true);
+      }
       // Links between guides point at pages that exist.
       const hrefs = await v.page.$$eval('main a[href$=".html"], main a[href*=".html#"]', (links) =>
         links.map((a) => a.getAttribute('href') ?? ''),
@@ -229,6 +286,7 @@ describe('the API references', () => {
       );
       expect(routes.length).toBeGreaterThan(0);
       let seen = await contentText(page);
+      const cutOff = await cutOffTables(page, '#redoc table');
       for (const route of routes) {
         await page.evaluate((hash) => {
           window.location.hash = hash;
@@ -239,8 +297,10 @@ describe('the API references', () => {
         await page.screenshot({ path: join(shotsDir, `${family}-${route.slice(2)}.png`) });
         await renderAll(page);
         seen += `\n${await contentText(page)}`;
+        cutOff.push(...(await cutOffTables(page, '#redoc table')).map((table) => `${route} ${table}`));
       }
 
+      expect(cutOff, 'tables wider than the page at 1440 px').toEqual([]);
       const missing = operations.filter((op) => !seen.includes(op.summary ?? op.operationId));
       expect(missing.map((op) => `${op.label} (${op.operationId})`), 'operations not rendered').toEqual([]);
       await settle(page);
@@ -250,4 +310,18 @@ describe('the API references', () => {
       await v.context.close();
     }
   }, 240_000);
+});
+
+describe('the servers of the documents', () => {
+  it.each(FAMILIES.map((f) => [f] as const))('%s describes its servers in plain text, without backticks', (family) => {
+    const document = JSON.parse(readFileSync(join(root, 'generated', 'openapi', `${family}.json`), 'utf8')) as {
+      servers: { description?: string; variables?: Record<string, { description?: string }> }[];
+    };
+    expect(document.servers.length).toBeGreaterThan(0);
+    for (const server of document.servers) {
+      const texts = [server.description ?? '', ...Object.values(server.variables ?? {}).map((variable) => variable.description ?? '')];
+      for (const text of texts) expect(text).not.toContain('`');
+      expect(server.description ?? '').not.toBe('');
+    }
+  });
 });
