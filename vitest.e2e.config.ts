@@ -2,6 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
+    globalSetup: ['test/support/build-browser.ts'],
     setupFiles: ['test/support/hermetic.ts'],
     include: ['test/e2e/**/*.test.ts'],
     testTimeout: 120_000,

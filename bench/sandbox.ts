@@ -45,7 +45,7 @@ async function waitFor(url: string, timeoutMs = 30_000): Promise<void> {
 }
 
 function startSandbox(port: number): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', 'src/sandbox/main.ts', '--port', String(port)], {
+  return spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'sandbox', '--port', String(port)], {
     cwd: root,
     stdio: ['ignore', 'ignore', 'inherit'],
   });

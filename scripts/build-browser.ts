@@ -8,29 +8,50 @@
  * - dist/browser/sdk.d.ts and types.d.ts: the public types of sdk.js (tsconfig.browser.json).
  *
  *   tsx scripts/build-browser.ts
+ *
+ * The sandbox reads the built files (src/sandbox/browser-assets.ts); the test suite runs
+ * {@link buildBrowser} without the types before it starts (test/support/build-browser.ts).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
-import { BROWSER_ASSETS, BROWSER_BUILD_OPTIONS } from '../src/sandbox/browser-assets.js';
+
+/** Each file under dist/browser/ and its entry point under src/browser/. */
+const ENTRIES: Record<string, string> = {
+  'sdk.js': 'sdk.ts',
+  'checkout.js': 'checkout.ts',
+};
+
+/** The esbuild options of every browser bundle: one minified IIFE for browsers of 2019 onwards. */
+const BROWSER_BUILD_OPTIONS = {
+  bundle: true,
+  format: 'iife',
+  target: 'es2019',
+  minify: true,
+  platform: 'browser',
+  legalComments: 'none',
+  charset: 'utf8',
+} as const;
 
 const root = resolve(import.meta.dirname, '..');
 const outDir = join(root, 'dist', 'browser');
 
-export async function buildBrowser(): Promise<Record<string, number>> {
+/** Bundles every asset into dist/browser/ and, unless `types` is false, writes the public types. */
+export async function buildBrowser({ types = true }: { types?: boolean } = {}): Promise<Record<string, number>> {
   mkdirSync(outDir, { recursive: true });
   const sizes: Record<string, number> = {};
-  for (const { entry, output } of Object.values(BROWSER_ASSETS)) {
+  for (const [output, entry] of Object.entries(ENTRIES)) {
     const outfile = join(outDir, output);
     await build({ ...BROWSER_BUILD_OPTIONS, entryPoints: [join(root, 'src', 'browser', entry)], outfile, logLevel: 'warning' });
     sizes[output] = statSync(outfile).size;
   }
+  if (!types) return sizes;
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  const types = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.browser.json')], { cwd: root, encoding: 'utf8' });
-  if (types.status !== 0) {
-    throw new Error(`tsc -p tsconfig.browser.json failed:\n${types.stdout}${types.stderr}`);
+  const declarations = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.browser.json')], { cwd: root, encoding: 'utf8' });
+  if (declarations.status !== 0) {
+    throw new Error(`tsc -p tsconfig.browser.json failed:\n${declarations.stdout}${declarations.stderr}`);
   }
   return sizes;
 }

@@ -3,6 +3,8 @@
  *   generated/openapi/<family>.json and .yaml  one bundled single-file document per family, with
  *                                              the code samples of scripts/samples/ (x-codeSamples)
  *   generated/types/<family>.d.ts              openapi-typescript types, made from the bundles
+ *   generated/operations/<family>.js (+ .d.ts)  each operation's method, path and retry safety
+ *                                              (`x-retry-safe`, D60), read by the typed clients
  *
  * `--check` writes nothing and exits 1 when a committed file is stale.
  */
@@ -44,12 +46,46 @@ function bundles(): Map<string, string> {
       const document = withCodeSamples(family, bundled);
       files.set(`generated/openapi/${family}.json`, `${JSON.stringify(document, null, 2)}\n`);
       files.set(`generated/openapi/${family}.yaml`, `# ${HEADER}\n${stringify(document, { lineWidth: 0 })}`);
+      files.set(`generated/operations/${family}.js`, operationsModule(family, document));
+      files.set(`generated/operations/${family}.d.ts`, OPERATIONS_TYPES);
     }
     return files;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+/** The operations of a bundled document as data: what the clients need at run time, nothing more. */
+function operationsModule(family: string, document: Record<string, unknown>): string {
+  const operations: unknown[] = [];
+  for (const [path, item] of Object.entries((document.paths ?? {}) as Record<string, Record<string, unknown>>)) {
+    for (const method of HTTP_METHODS) {
+      const operation = item[method] as { operationId?: string; 'x-retry-safe'?: { safe?: unknown; ifBodyHas?: unknown } } | undefined;
+      if (operation === undefined) continue;
+      const marked = operation['x-retry-safe'];
+      if (typeof marked?.safe !== 'boolean') throw new Error(`${family}: ${method.toUpperCase()} ${path} has no x-retry-safe with safe: true or false (D60)`);
+      const retrySafe = typeof marked.ifBodyHas === 'string' ? { safe: marked.safe, ifBodyHas: marked.ifBodyHas } : { safe: marked.safe };
+      operations.push({ operationId: operation.operationId, method: method.toUpperCase(), path, retrySafe });
+    }
+  }
+  return `// ${HEADER}\n/** The operations of the ${family} family: method, path template and retry safety (x-retry-safe, D60). */\nexport const operations = ${JSON.stringify(operations, null, 2)};\n`;
+}
+
+const OPERATIONS_TYPES = `// ${HEADER}
+/** An operation of the contract as data: its method, path template and retry safety (x-retry-safe, D60). */
+export interface OperationInfo {
+  operationId: string;
+  /** Upper case. */
+  method: string;
+  /** The path template, e.g. \`/api/merchant/{id}\`. */
+  path: string;
+  /** Safe to repeat; with \`ifBodyHas\`, only when the JSON body has a string at that JSON pointer. */
+  retrySafe: { safe: boolean; ifBodyHas?: string };
+}
+export declare const operations: readonly OperationInfo[];
+`;
 
 const wanted = bundles();
 const stale: string[] = [];
@@ -75,5 +111,5 @@ if (values.check) {
   process.stdout.write('Generated files are up to date.\n');
 } else {
   run(bin('openapi-typescript'), TYPES);
-  process.stdout.write(`Wrote ${wanted.size} bundled documents and ${FAMILIES.length} type modules under generated/.\n`);
+  process.stdout.write(`Wrote ${wanted.size} files (bundled documents, operation data) and ${FAMILIES.length} type modules under generated/.\n`);
 }

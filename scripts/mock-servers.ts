@@ -13,16 +13,37 @@
  * Every failure to start (a document missing, a port in use, Prism not answering in time, Prism
  * exiting) is a {@link MockStartError} with a message for a person; the processes already started
  * are stopped before it is thrown.
+ *
+ * Why a process per family rather than `@stoplight/prism-http-server` in this process: a mock that
+ * crashes or hangs takes only its family down, and is seen as such (`unexpectedExit`, tested with
+ * the pids); stopping is a signal to a process group, never a wait on servers that may not close;
+ * Prism's logger, its global `fetch` polyfills and its memory stay out of the tests' and the
+ * contract kit's own process; and docs/mock.md promises exactly this (one Prism process per
+ * family; when one dies the others are stopped and the mock exits 1).
+ * The command is found through the `bin` entry of `@stoplight/prism-cli`'s package.json.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
-import { join, relative, resolve } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join, relative, resolve } from 'node:path';
 import { FAMILIES, MOCK_PORTS, type Family } from './families.js';
 import { startErrorProxy, type ErrorProxy } from './mock-proxy.js';
 
 const root = resolve(import.meta.dirname, '..');
-const PRISM_ENTRY = join(root, 'node_modules', '@stoplight', 'prism-cli', 'dist', 'index.js');
+
+/** Prism's command line: the `prism` entry of the `bin` field of its package, or undefined when not installed. */
+function prismEntry(): string | undefined {
+  try {
+    const require = createRequire(import.meta.url);
+    const manifestPath = require.resolve('@stoplight/prism-cli/package.json');
+    const manifest = require(manifestPath) as { bin?: string | Record<string, string> };
+    const bin = typeof manifest.bin === 'string' ? manifest.bin : manifest.bin?.prism;
+    return bin === undefined ? undefined : join(dirname(manifestPath), bin);
+  } catch {
+    return undefined;
+  }
+}
 
 /** What each family's mock serves, for people reading the start-up lines. */
 export const FAMILY_LABELS: Record<Family, string> = {
@@ -111,8 +132,9 @@ export async function startMocks(options: MockOptions = {}): Promise<RunningMock
       throw new MockStartError(`Unknown family '${family}'; the families are ${FAMILIES.join(', ')}.`);
     }
   }
-  if (!existsSync(PRISM_ENTRY)) {
-    throw new MockStartError(`Prism is not installed (${relative(process.cwd(), PRISM_ENTRY)} is missing); run \`npm ci\`.`);
+  const prism = prismEntry();
+  if (prism === undefined || !existsSync(prism)) {
+    throw new MockStartError('Prism is not installed (@stoplight/prism-cli has no `prism` command); run `npm ci`.');
   }
 
   const ports = Object.fromEntries(families.map((f) => [f, options.ports?.[f] ?? MOCK_PORTS[f]])) as Record<Family, number>;
@@ -147,7 +169,7 @@ export async function startMocks(options: MockOptions = {}): Promise<RunningMock
   const internal = new Map<Family, number>();
   for (const family of families) internal.set(family, await freePort(PRISM_HOST));
   const children: Child[] = families.map((family) =>
-    spawnPrism(family, documents.get(family) as string, PRISM_HOST, internal.get(family) as number, options.onOutput),
+    spawnPrism(prism, family, documents.get(family) as string, PRISM_HOST, internal.get(family) as number, options.onOutput),
   );
   const proxies: ErrorProxy[] = [];
   let stopping = false;
@@ -207,6 +229,7 @@ export async function startMocks(options: MockOptions = {}): Promise<RunningMock
 }
 
 function spawnPrism(
+  prism: string,
   family: Family,
   document: string,
   host: string,
@@ -215,7 +238,7 @@ function spawnPrism(
 ): Child {
   // Prism runs in a process group of its own (detached), so that stopping it can signal the whole
   // group; Node is started directly (no npx, no shell) so the pid is Prism's own.
-  const child = spawn(process.execPath, [PRISM_ENTRY, 'mock', '-h', host, '-p', String(port), document], {
+  const child = spawn(process.execPath, [prism, 'mock', '-h', host, '-p', String(port), document], {
     cwd: root,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],

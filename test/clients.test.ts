@@ -4,6 +4,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Middleware } from 'openapi-fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAMILIES } from '../scripts/families.js';
 import { startMocks, type RunningMocks } from '../scripts/mock-servers.js';
@@ -18,6 +19,9 @@ import {
 import { createSdkClient } from '../src/clients/sdk.js';
 import { RequestTimeoutError } from '../src/clients/transport.js';
 import { createWebClient } from '../src/clients/web.js';
+import { retrySafety } from '../src/clients/retry-safety.js';
+import { operations as gatewayOperations } from '../generated/operations/gateway.js';
+import { operations as extrasOperations } from '../generated/operations/extras.js';
 import { sdkSignature, webSignature } from '../src/signature.js';
 
 const basic = { username: 'pg_test', password: 'pg_test_secret' };
@@ -331,6 +335,140 @@ describe('signing over what is actually sent', () => {
   });
 });
 
+describe("openapi-fetch's middleware", () => {
+  /** The auth middleware of openapi-fetch's guide (docs/openapi-fetch/middleware-auth.md). */
+  function guideAuthMiddleware(someAuthFunc: () => Promise<{ accessToken?: string }>): Middleware {
+    let accessToken: string | undefined = undefined;
+    return {
+      async onRequest({ request }) {
+        // fetch token, if it doesn't exist
+        if (!accessToken) {
+          const authRes = await someAuthFunc();
+          if (authRes.accessToken) {
+            accessToken = authRes.accessToken;
+          } else {
+            throw new Error('no access token');
+          }
+        }
+        // add Authorization header to every request
+        request.headers.set('Authorization', `Bearer ${accessToken}`);
+        return request;
+      },
+    };
+  }
+
+  /** A logging middleware: what was asked and what came back. */
+  function loggingMiddleware(log: string[]): Middleware {
+    return {
+      onRequest({ request, schemaPath }) {
+        log.push(`-> ${request.method} ${schemaPath}`);
+      },
+      onResponse({ response, schemaPath }) {
+        log.push(`<- ${response.status} ${schemaPath}`);
+      },
+    };
+  }
+
+  /** Records each request: its Authorization header and whether its signature covers what arrived. */
+  async function signatureChecker(check: (req: IncomingMessage, body: Buffer) => boolean) {
+    const seen: { authorization: unknown; valid: boolean; body: string }[] = [];
+    const local = await localServer((req, body, res) => {
+      seen.push({ authorization: req.headers.authorization, valid: check(req, body), body: body.toString('utf8') });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"message":"SUCCESS"}');
+    });
+    return { ...local, seen };
+  }
+
+  it('works on the web client as the guide shows, and the signature covers what a middleware changed', async () => {
+    const { url, server, seen } = await signatureChecker(
+      (req, body) => req.headers['x-signature'] === webSignature(body, req.url ?? '', partner.privateKey) && req.headers['x-partner-id'] === partner.partnerId,
+    );
+    try {
+      const log: string[] = [];
+      let tokens = 0;
+      const client = createWebClient({ baseUrl: url, ...partner });
+      client.use(guideAuthMiddleware(async () => ({ accessToken: `token_${++tokens}` })), loggingMiddleware(log));
+      await client.GET('/api/transaction/status', { params: { query: { id: 'w_mw' } } });
+      await client.POST('/api/refund', { body: { transactionId: 'w_mw', amount: 10 } });
+      // A middleware that replaces the body: the signature is computed over the new bytes.
+      const rewrite: Middleware = {
+        async onRequest({ request }) {
+          const body = (await request.json()) as Record<string, unknown>;
+          return new Request(request, { body: JSON.stringify({ ...body, amount: 20 }) });
+        },
+      };
+      await client.POST('/api/refund', { body: { transactionId: 'w_mw', amount: 10 }, middleware: [rewrite] });
+      expect(seen.map((s) => s.authorization)).toEqual(['Bearer token_1', 'Bearer token_1', 'Bearer token_1']);
+      expect(seen.map((s) => s.valid)).toEqual([true, true, true]);
+      expect(JSON.parse(seen[2]!.body)).toEqual({ transactionId: 'w_mw', amount: 20 });
+      expect(log).toEqual([
+        '-> GET /api/transaction/status',
+        '<- 200 /api/transaction/status',
+        '-> POST /api/refund',
+        '<- 200 /api/refund',
+        '-> POST /api/refund',
+        '<- 200 /api/refund',
+      ]);
+    } finally {
+      await close(server);
+    }
+  });
+
+  it('works on the SDK client as the guide shows, still signing the exact bytes sent; eject takes it out again', async () => {
+    const { url, server, seen } = await signatureChecker(
+      (req, body) => req.headers['x-signature'] === sdkSignature(body, partner.privateKey) && req.headers['x-partnerid'] === partner.partnerId,
+    );
+    try {
+      const log: string[] = [];
+      const auth = guideAuthMiddleware(async () => ({ accessToken: 'sdk_token' }));
+      const logging = loggingMiddleware(log);
+      const client = createSdkClient({ baseUrl: url, ...partner });
+      client.use(auth);
+      client.use(logging);
+      await client.POST('/merchant/credit/checkTransactionStatus', { body: { merchantTransactionId: 'ord_mw' } });
+      await client.POST('/merchant/credit/refundTransaction', { body: { merchantTransactionId: 'ord_mw' } });
+      client.eject(auth, logging);
+      await client.POST('/merchant/credit/checkTransactionStatus', { body: { merchantTransactionId: 'ord_mw' } });
+      expect(seen.map((s) => s.authorization)).toEqual(['Bearer sdk_token', 'Bearer sdk_token', undefined]);
+      expect(seen.map((s) => s.valid)).toEqual([true, true, true]);
+      // The refund still carries its explicit amount.
+      expect(JSON.parse(seen[1]!.body)).toEqual({ merchantTransactionId: 'ord_mw', amount: 0 });
+      expect(log).toEqual([
+        '-> POST /merchant/credit/checkTransactionStatus',
+        '<- 200 /merchant/credit/checkTransactionStatus',
+        '-> POST /merchant/credit/refundTransaction',
+        '<- 200 /merchant/credit/refundTransaction',
+      ]);
+    } finally {
+      await close(server);
+    }
+  });
+
+  it('works on the Basic-auth clients, whose own credentials are sent', async () => {
+    const { url, server, seen } = await signatureChecker(() => true);
+    try {
+      const log: string[] = [];
+      const gateway = createTransactionalApiClient({ baseUrl: url, credentials: basic });
+      gateway.use(loggingMiddleware(log));
+      await gateway.GET('/api/merchant/configuration');
+      const extras = createExtrasClient({ baseUrl: url, credentials: basic });
+      extras.use(loggingMiddleware(log));
+      await extras.POST('/service/payments/merchant/user/credit/info', { params: { query: { userPhoneNumber: '+919000000001' } } });
+      const basicHeader = `Basic ${Buffer.from(`${basic.username}:${basic.password}`).toString('base64')}`;
+      expect(seen.map((s) => s.authorization)).toEqual([basicHeader, basicHeader]);
+      expect(log).toEqual([
+        '-> GET /api/merchant/configuration',
+        '<- 200 /api/merchant/configuration',
+        '-> POST /service/payments/merchant/user/credit/info',
+        '<- 200 /service/payments/merchant/user/credit/info',
+      ]);
+    } finally {
+      await close(server);
+    }
+  });
+});
+
 describe('timeouts and retries', () => {
   it('ends an attempt after timeoutMs with RequestTimeoutError', async () => {
     const { url, server } = await localServer(() => {
@@ -394,5 +532,32 @@ describe('timeouts and retries', () => {
     } finally {
       await close(server);
     }
+  });
+});
+
+describe('retry safety from the contract (x-retry-safe, D60)', () => {
+  const body = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
+
+  it('matches a request to its operation under the base path, literal paths first', () => {
+    const safe = retrySafety(gatewayOperations, 'https://pg.example/prefix/v1/');
+    const at = (method: string, path: string, json?: unknown) =>
+      safe({ method, url: `https://pg.example/prefix/v1${path}?x=1`, body: json === undefined ? undefined : body(json) });
+    expect(at('GET', '/api/merchant/transaction')).toBe(true);
+    expect(at('HEAD', '/api/merchant/m_1')).toBe(true);
+    expect(at('POST', '/api/merchant/transaction', {})).toBe(false);
+    expect(at('GET', '/api/merchant/transaction/t_1/cancel')).toBe(false);
+    expect(at('POST', '/api/merchant/m_1/disable')).toBe(true);
+    expect(at('POST', '/api/merchant/transaction/t_1/refund', { refund: { id: 'r_1' } })).toBe(true);
+    expect(at('POST', '/api/merchant/transaction/t_1/refund', { refund: { id: 7 } })).toBe(false);
+    expect(at('POST', '/api/merchant/transaction/t_1/refund', { refund: {} })).toBe(false);
+    // Outside the base path or the contract: never repeated.
+    expect(safe({ method: 'GET', url: 'https://pg.example/api/merchant/m_1', body: undefined })).toBe(false);
+    expect(at('GET', '/api/merchant/m_1/unknown')).toBe(false);
+  });
+
+  it('marks every operation, as generated from openapi/', () => {
+    for (const operation of [...gatewayOperations, ...extrasOperations]) expect(typeof operation.retrySafe.safe).toBe('boolean');
+    const safeIds = extrasOperations.filter((operation) => operation.retrySafe.safe).map((operation) => operation.operationId);
+    expect(safeIds.sort()).toEqual(['getCreditInfo', 'pushIdentification']);
   });
 });

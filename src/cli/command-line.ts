@@ -15,8 +15,7 @@
  *   output with exit code 0.
  *
  * `parseCommandLine` (node:util parseArgs) stays for `paylater sandbox`, whose options are parsed by
- * `runSandbox` itself (src/sandbox/cli.ts) so that the sandbox can also run on its own
- * (src/sandbox/main.ts); it follows the same rules.
+ * `runSandbox` itself (sandbox-command.ts), which tests call directly; it follows the same rules.
  */
 import { parseArgs } from 'node:util';
 import { Command as Commander, CommanderError, Option } from 'commander';

@@ -1,6 +1,6 @@
 /**
  * The commands of `paylater`, as one commander program (see `command-line.ts`): `sign` and `verify`
- * (signature-commands.ts), `sandbox` (src/sandbox/cli.ts), `listen` (listen.ts), `trigger`
+ * (signature-commands.ts), `sandbox` (sandbox-command.ts), `listen` (listen.ts), `trigger`
  * (trigger.ts) and `help`. A new command is one more `program.leaf(...)` or `program.group(...)`
  * here. Commands that need more than the signature primitives load their modules when they run.
  */
@@ -30,7 +30,7 @@ export function buildProgram(): Program {
     passThrough: true,
     async run({ args }) {
       // Loaded on demand: signing and verifying need none of the sandbox's modules.
-      const { runSandbox } = await import('../sandbox/cli.js');
+      const { runSandbox } = await import('./sandbox-command.js');
       return runSandbox(args);
     },
   });

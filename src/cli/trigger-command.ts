@@ -127,7 +127,7 @@ function settingsOf(options: OptionValues): TriggerSettings {
     sandbox: stringOption(options.sandbox),
     partnerId: stringOption(options['partner-id']),
     keyFile: stringOption(options['key-file']),
-    merchant: stringOption(options.merchant),
+    merchant: stringOption(options.merchant) ?? DEFAULT_MERCHANT_ID,
     merchantApiUsername: stringOption(options['merchant-api-username']),
     webhookUrl: stringOption(options['webhook-url']),
   };

@@ -23,7 +23,6 @@ import { DEFAULT_CONFIG, ENVIRONMENT } from '../sandbox/config.js';
 import { TEST_USERS } from '../sandbox/test-users.js';
 import { CommandFailed } from './command-line.js';
 import { readPrivateKey } from './input.js';
-import { DEFAULT_MERCHANT_ID } from './trigger-command.js';
 import { httpUrl, sandboxEndpoint, sandboxUrl, shownUrl } from './urls.js';
 
 export type TriggerFamily = 'sdk' | 'web' | 'gateway';
@@ -33,7 +32,8 @@ export interface TriggerSettings {
   sandbox: string | undefined;
   partnerId: string | undefined;
   keyFile: string | undefined;
-  merchant: string | undefined;
+  /** The gateway merchant to use (onboarded first if needed). */
+  merchant: string;
   merchantApiUsername: string | undefined;
   webhookUrl: string | undefined;
 }
@@ -160,7 +160,7 @@ async function webFlow(ctx: Context, action: 'pay' | 'fail' | 'cancel', status: 
 type Merchant = GatewaySchemas['GatewayMerchant'];
 
 async function gatewayFlow(ctx: Context, outcome: 'success' | 'failure' | 'refund'): Promise<string> {
-  const merchantId = ctx.settings.merchant ?? DEFAULT_MERCHANT_ID;
+  const merchantId = ctx.settings.merchant;
   const { merchant, onboarded } = await enabledMerchant(ctx, merchantId);
   const credentials = transactionalCredentials(merchant);
   if (credentials === undefined) throw failed(ctx, `the merchant ${merchantId} has no Transactional API credentials`);

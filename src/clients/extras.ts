@@ -4,7 +4,9 @@
  */
 import type { Client } from 'openapi-fetch';
 import type { components, operations, paths } from '../../generated/types/extras.js';
-import { basicAuth, buildClient, type BasicCredentials, type ClientOptions, type SafeToRepeat } from './transport.js';
+import { operations as OPERATIONS } from '../../generated/operations/extras.js';
+import { retrySafety } from './retry-safety.js';
+import { basicAuth, buildClient, type BasicCredentials, type ClientOptions } from './transport.js';
 
 export type { components as ExtrasComponents, operations as ExtrasOperations, paths as ExtrasPaths };
 export type ExtrasSchemas = components['schemas'];
@@ -13,12 +15,7 @@ export interface ExtrasClientOptions extends ClientOptions {
   credentials: BasicCredentials;
 }
 
-/** Reading credit info changes nothing; an identification push replaces what it carries (D26). */
-const extrasSafeToRepeat: SafeToRepeat = (request) => {
-  const path = new URL(request.url).pathname;
-  return path.endsWith('/user/credit/info') || path.endsWith('/user/feed/identification');
-};
-
+/** With `retry`, only the credit info and the identification push are repeated (`x-retry-safe`, D60). */
 export function createExtrasClient(options: ExtrasClientOptions): Client<paths> {
-  return buildClient(options, extrasSafeToRepeat, basicAuth(options.credentials, 'createExtrasClient'));
+  return buildClient(options, retrySafety(OPERATIONS, options.baseUrl), basicAuth(options.credentials, 'createExtrasClient'));
 }

@@ -9,16 +9,14 @@
  *   payment, cancel, refunds, settlement).
  *
  * Each client only offers the operations its credentials can call, so a mix-up is a type error.
+ * With `retry`, a request is repeated only when its operation's `x-retry-safe` allows it (D60):
+ * reads, disabling a merchant, and a refund that names its own `refund.id`.
  */
 import type { Client } from 'openapi-fetch';
 import type { components, operations, paths } from '../../generated/types/gateway.js';
-import {
-  basicAuth,
-  buildClient,
-  type BasicCredentials,
-  type ClientOptions,
-  type SafeToRepeat,
-} from './transport.js';
+import { operations as OPERATIONS } from '../../generated/operations/gateway.js';
+import { retrySafety } from './retry-safety.js';
+import { basicAuth, buildClient, type BasicCredentials, type ClientOptions } from './transport.js';
 
 export type { components as GatewayComponents, operations as GatewayOperations, paths as GatewayPaths };
 export type GatewaySchemas = components['schemas'];
@@ -36,40 +34,14 @@ export interface GatewayClientOptions extends ClientOptions {
   credentials: BasicCredentials;
 }
 
-/**
- * Safe to repeat: reads (the configuration among them), disabling a merchant (idempotent, D10) and
- * a refund that names its own `refund.id` (a repeat answers the existing refund, D18). Not the
- * cancel, although a GET: it changes the transaction, and a repeat after a lost answer would be
- * refused as INVALID_STATE (G9).
- */
-const gatewaySafeToRepeat: SafeToRepeat = (request) => {
-  const path = new URL(request.url).pathname;
-  if (request.method === 'GET' || request.method === 'HEAD') return !isCancel(path);
-  if (request.method === 'POST' && path.endsWith('/disable')) return true;
-  if (request.method === 'POST' && path.endsWith('/refund') && request.body !== undefined) {
-    try {
-      const body = JSON.parse(new TextDecoder().decode(request.body)) as { refund?: { id?: unknown } };
-      return typeof body.refund?.id === 'string';
-    } catch {
-      return false;
-    }
-  }
-  return false;
-};
-
-/** `/api/merchant/transaction/{transactionId}/cancel`, under any base path. */
-function isCancel(path: string): boolean {
-  return /\/api\/merchant\/transaction\/[^/]+\/cancel$/.test(path);
-}
-
 /** A client of the merchant operations, with the payment gateway's Merchant API credentials. */
 export function createMerchantApiClient(options: GatewayClientOptions): Client<MerchantApiPaths> {
-  return buildClient(options, gatewaySafeToRepeat, basicAuth(options.credentials, 'createMerchantApiClient'));
+  return buildClient(options, retrySafety(OPERATIONS, options.baseUrl), basicAuth(options.credentials, 'createMerchantApiClient'));
 }
 
 /** A client of one merchant's transactional operations, with its Transactional API credentials. */
 export function createTransactionalApiClient(options: GatewayClientOptions): Client<TransactionalApiPaths> {
-  return buildClient(options, gatewaySafeToRepeat, basicAuth(options.credentials, 'createTransactionalApiClient'));
+  return buildClient(options, retrySafety(OPERATIONS, options.baseUrl), basicAuth(options.credentials, 'createTransactionalApiClient'));
 }
 
 type Merchant = components['schemas']['GatewayMerchant'];

@@ -13,16 +13,15 @@ import type { Client } from 'openapi-fetch';
 import type { components, operations, paths } from '../../generated/types/sdk.js';
 import { sdkSignature } from '../signature.js';
 import { checkPartnerCredentials, type PartnerCredentials } from './signed.js';
-import { buildClient, type ClientOptions, type SafeToRepeat, type SignedPaths } from './transport.js';
+import { operations as OPERATIONS } from '../../generated/operations/sdk.js';
+import { retrySafety } from './retry-safety.js';
+import { buildClient, type ClientOptions, type SignedPaths } from './transport.js';
 
 export type { components as SdkComponents, operations as SdkOperations, paths as SdkPaths };
 export type SdkSchemas = components['schemas'];
 export type SdkClientPaths = SignedPaths<paths>;
 
 export interface SdkClientOptions extends ClientOptions, PartnerCredentials {}
-
-/** The status check only reads; initiate and refund are never sent twice. */
-const sdkSafeToRepeat: SafeToRepeat = (request) => new URL(request.url).pathname.endsWith('/checkTransactionStatus');
 
 /** The refund operation, whose body always gets an explicit `amount`. */
 export const SDK_REFUND_PATH = '/merchant/credit/refundTransaction';
@@ -39,7 +38,8 @@ export function createSdkClient(options: SdkClientOptions): Client<SdkClientPath
   const { partnerId, privateKey } = options;
   const client = buildClient<SdkClientPaths>(
     options,
-    sdkSafeToRepeat,
+    // The status check only reads; initiate and refund are never sent twice (x-retry-safe, D60).
+    retrySafety(OPERATIONS, options.baseUrl),
     {
       sign: (body) => ({
         'X-Partnerid': partnerId,

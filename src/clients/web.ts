@@ -13,7 +13,9 @@ import type { Client } from 'openapi-fetch';
 import type { components, operations, paths } from '../../generated/types/web.js';
 import { webSignature } from '../signature.js';
 import { checkPartnerCredentials, type PartnerCredentials } from './signed.js';
-import { buildClient, readOnly, type ClientOptions, type SignedPaths } from './transport.js';
+import { operations as OPERATIONS } from '../../generated/operations/web.js';
+import { retrySafety } from './retry-safety.js';
+import { buildClient, type ClientOptions, type SignedPaths } from './transport.js';
 
 export type { components as WebComponents, operations as WebOperations, paths as WebPaths };
 export type WebSchemas = components['schemas'];
@@ -39,7 +41,8 @@ export function createWebClient(options: WebClientOptions): Client<WebClientPath
   const signStatusCheck = options.signStatusCheck ?? true;
   return buildClient(
     options,
-    readOnly,
+    // The reads only (x-retry-safe, D60): a refund repeated refunds again.
+    retrySafety(OPERATIONS, options.baseUrl),
     {
       sign: (body, pathAndQuery): Record<string, string> => {
         const path = pathAndQuery.split('?', 1)[0] ?? '';

@@ -90,18 +90,23 @@ export interface Sandbox {
 
 // Request lines are gathered and written once per turn of the event loop: a write to a file or a
 // terminal is synchronous, and one per request halved the sandbox's throughput.
+// The exit hook that writes what is left is installed with the first line, not on import.
 let pendingLines: string[] = [];
+let flushOnExit = false;
 function flushLines(): void {
   const text = pendingLines.join('');
   pendingLines = [];
   process.stdout.write(text);
 }
-process.on('exit', () => {
-  if (pendingLines.length > 0) flushLines();
-});
 
 export const consoleLogger: Logger = {
   info: (message) => {
+    if (!flushOnExit) {
+      flushOnExit = true;
+      process.on('exit', () => {
+        if (pendingLines.length > 0) flushLines();
+      });
+    }
     if (pendingLines.length === 0) setImmediate(flushLines);
     pendingLines.push(`sandbox: ${message}\n`);
   },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_CONFIG, resolveConfig, secretEquals } from '../../src/sandbox/config.js';
-import { banner, runSandbox } from '../../src/sandbox/cli.js';
+import { banner, runSandbox } from '../../src/cli/sandbox-command.js';
 import { UsageError } from '../../src/cli/command-line.js';
 
 describe('configuration', () => {

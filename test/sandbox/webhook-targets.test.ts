@@ -7,7 +7,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, resolveConfig } from '../../src/sandbox/config.js';
-import { runSandbox } from '../../src/sandbox/cli.js';
+import { runSandbox } from '../../src/cli/sandbox-command.js';
 import { createSandbox } from '../../src/sandbox/server.js';
 import { WebhookTargets } from '../../src/sandbox/webhook-targets.js';
 import { startGateway, type GatewayTest } from './gateway-helpers.js';

@@ -22,7 +22,7 @@ import { loadBrowserAsset } from '../browser-assets.js';
 import { RequestError, type Reply } from '../router.js';
 import { statusSignature } from '../../signature.js';
 import type { DirectStatus } from './direct.js';
-import type { WebTransaction } from './web.js';
+import type { WebTransaction } from './web-records.js';
 
 /** The sandbox's test OTPs (the same as the gateway's, docs/sandbox.md). */
 export const TEST_OTP = { correct: '123456', expired: '000000', length: 6, maxWrong: 3 } as const;

@@ -19,34 +19,13 @@ import { ChildRecords } from '../store.js';
 import { directLifecycle, refundDirect, type DirectRefund, type DirectStatus } from './direct.js';
 import { appendQuery, registerWebCheckout, WEB_CHECKOUT_SESSIONS } from './web-checkout.js';
 import { webAuth, type Partner } from './partner.js';
+import { WEB_REFUNDS, WEB_TRANSACTIONS, type WebTransaction } from './web-records.js';
+
+export { WEB_REFUNDS, WEB_TRANSACTIONS, type WebTransaction } from './web-records.js';
 
 /** D13: a web transaction not confirmed within 15 minutes fails. */
 export const WEB_EXPIRY_MS = 15 * 60_000;
 
-/** The record of a web-flow transaction (collection `web.transactions`, keyed by its id). */
-export interface WebTransaction {
-  id: string;
-  partnerId: string;
-  amount: number;
-  user: components['schemas']['User'];
-  /** D30: the partner's free JSON object, stored as sent and never interpreted. */
-  notes?: Record<string, unknown>;
-  /** Without empty overrides: `""` means "no override" (D31). */
-  redirect?: components['schemas']['WebRedirect'];
-  status: DirectStatus;
-  /** `OTP_ATTEMPTS_EXCEEDED`: three wrong OTPs on the hosted page (web-checkout.ts). */
-  failureReason?: 'USER_FAILED' | 'EXPIRED' | 'OTP_ATTEMPTS_EXCEEDED';
-  /** D32: what was refunded so far, never more than `amount`. */
-  refundedAmount: number;
-  /** How many refunds there are; each is its own record of `web.refunds` (see {@link ChildRecords}). */
-  refundCount: number;
-  createdAt: number;
-  updatedAt: number;
-  expiresAt: number;
-}
-
-export const WEB_TRANSACTIONS = 'web.transactions';
-export const WEB_REFUNDS = 'web.refunds';
 /** `GET /sandbox/web/transactions/{id}` shows at most this many refunds: the newest. */
 export const SHOWN_WEB_REFUNDS = 100;
 

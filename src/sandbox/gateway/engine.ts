@@ -35,7 +35,7 @@ import {
   type RefundRecord,
   type TransactionRecord,
 } from './state.js';
-import { addDays, istDate } from './settlement.js';
+import { addDays, istDate } from './ist-dates.js';
 
 export type Eligibility = { eligible: true } | { eligible: false; reason: IneligibilityReason };
 

@@ -18,20 +18,8 @@ import type { operations } from '../../../generated/types/gateway.js';
 import type { FamilyContext } from '../context.js';
 import { transactionalApiAuth } from './auth.js';
 import type { TransactionEngine } from './engine.js';
+import { addDays, istDate } from './ist-dates.js';
 import { GATEWAY, time, type GatewayState, type MerchantPrincipal, type SettlementView } from './state.js';
-
-/** India Standard Time is UTC+05:30 all year. */
-const IST_OFFSET_MS = 330 * time.MINUTE;
-
-/** The IST calendar day (`YYYY-MM-DD`) of an instant. */
-export function istDate(at: number): string {
-  return new Date(at + IST_OFFSET_MS).toISOString().slice(0, 10);
-}
-
-/** `YYYY-MM-DD` plus `days` (may be negative). */
-export function addDays(date: string, days: number): string {
-  return new Date(Date.parse(`${date}T00:00:00Z`) + days * time.DAY).toISOString().slice(0, 10);
-}
 
 function daysBetween(from: string, to: string): number {
   return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / time.DAY);

@@ -4,8 +4,8 @@
  * Settings: flags over environment variables over the documented defaults (docs/sandbox.md).
  * Exit codes: 0 after a stop, 1 when it cannot listen (port in use, ...), 2 for a usage error.
  */
-import { parseCommandLine, UsageError, CliError, type Command } from '../cli/command-line.js';
-import { watchLauncher } from '../cli/launcher.js';
+import { parseCommandLine, UsageError, CliError, type Command } from './command-line.js';
+import { watchLauncher } from './launcher.js';
 import {
   ConfigError,
   DEFAULT_CONFIG,
@@ -16,8 +16,8 @@ import {
   parsePort,
   type ConfigOverrides,
   type SandboxConfig,
-} from './config.js';
-import { createSandbox } from './server.js';
+} from '../sandbox/config.js';
+import { createSandbox } from '../sandbox/server.js';
 
 const COMMAND = 'paylater sandbox';
 

@@ -1,0 +1,58 @@
+/**
+ * The request body, read with a size limit.
+ *
+ * Hand-written rather than taken from `raw-body` or fastify's content-type parser: the sandbox and
+ * the webhook handler need three outcomes a library folds together (the bytes; too large, decided
+ * from `Content-Length` before anything is read or as soon as the limit is passed, without keeping
+ * what came after; the client went away), and the rest is a few lines over Node's stream events.
+ */
+import type { IncomingMessage } from 'node:http';
+
+export type BodyRead = { ok: true; body: Buffer } | { ok: false; reason: 'too-large' | 'aborted' };
+
+/** After an answer that does not read the body, at most this much more is thrown away before the connection is cut. */
+export const DISCARD_LIMIT = 16 * 1024 * 1024;
+
+/**
+ * Reads the body up to `limit` bytes. A declared `Content-Length` over the limit fails at once;
+ * past the limit the bytes read are dropped and the read stops. A client that goes away mid-body
+ * gives `aborted`: nobody is left to answer.
+ */
+export function readBody(request: IncomingMessage, limit: number): Promise<BodyRead> {
+  const declared = Number(request.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) return Promise.resolve({ ok: false, reason: 'too-large' });
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    // The listeners stay until the request is done: an 'error' without a listener would throw.
+    let settled = false;
+    const settle = (read: BodyRead): void => {
+      if (settled) return;
+      settled = true;
+      chunks.length = 0;
+      resolve(read);
+    };
+    request.on('data', (chunk: Buffer) => {
+      if (settled) return;
+      size += chunk.length;
+      if (size > limit) settle({ ok: false, reason: 'too-large' });
+      else chunks.push(chunk);
+    });
+    request.on('end', () => {
+      if (!settled) settle({ ok: true, body: Buffer.concat(chunks, size) });
+    });
+    request.on('error', () => settle({ ok: false, reason: 'aborted' }));
+    request.on('close', () => settle({ ok: false, reason: 'aborted' }));
+  });
+}
+
+/** Reads and throws away a body nobody needs, without keeping it; cuts the connection past {@link DISCARD_LIMIT}. */
+export function discardBody(request: IncomingMessage): void {
+  if (request.readableEnded) return;
+  let discarded = 0;
+  request.on('data', (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > DISCARD_LIMIT) request.socket.destroy();
+  });
+  request.resume();
+}

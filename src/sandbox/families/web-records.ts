@@ -1,0 +1,31 @@
+/**
+ * The records of the web flow, which the API (web.ts) and the hosted checkout (web-checkout.ts)
+ * both work on.
+ */
+import type { components } from '../../../generated/types/web.js';
+import type { DirectStatus } from './direct.js';
+
+/** The record of a web-flow transaction (collection `web.transactions`, keyed by its id). */
+export interface WebTransaction {
+  id: string;
+  partnerId: string;
+  amount: number;
+  user: components['schemas']['User'];
+  /** D30: the partner's free JSON object, stored as sent and never interpreted. */
+  notes?: Record<string, unknown>;
+  /** Without empty overrides: `""` means "no override" (D31). */
+  redirect?: components['schemas']['WebRedirect'];
+  status: DirectStatus;
+  /** `OTP_ATTEMPTS_EXCEEDED`: three wrong OTPs on the hosted page (web-checkout.ts). */
+  failureReason?: 'USER_FAILED' | 'EXPIRED' | 'OTP_ATTEMPTS_EXCEEDED';
+  /** D32: what was refunded so far, never more than `amount`. */
+  refundedAmount: number;
+  /** How many refunds there are; each is its own record of `web.refunds` (see `ChildRecords` of store.ts). */
+  refundCount: number;
+  createdAt: number;
+  updatedAt: number;
+  expiresAt: number;
+}
+
+export const WEB_TRANSACTIONS = 'web.transactions';
+export const WEB_REFUNDS = 'web.refunds';

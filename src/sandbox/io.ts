@@ -1,0 +1,201 @@
+/**
+ * The sandbox's side of HTTP, under the router: request ids (D29), the raw request handlers see,
+ * the body with its limit and the 413, the JSON body with the family's error replies, query
+ * strings, and sending a reply. The rules themselves (limit, Content-Type, depth) are
+ * `src/http/`'s; this module words their answers in the family's error format.
+ */
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { discardBody, readBody } from '../http/body.js';
+import { jsonContentTypeProblem, parseJsonBody } from '../http/json.js';
+import { sendBody } from '../http/send.js';
+import type { ErrorHelpers, ErrorReply } from './errors.js';
+import type { IncomingRequest, Reply } from './route-types.js';
+import type { ValidationIssue } from './validation.js';
+
+// ---------------------------------------------------------------------------------------------
+// Request ids (D29)
+
+/** A request id the client may choose: the `RequestId` schema of the contract. */
+export const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
+
+const requestIds = new WeakMap<ServerResponse, string>();
+
+/** A new request id: `req_` and 24 hex digits. */
+export function newRequestId(): string {
+  return `req_${randomBytes(12).toString('hex')}`;
+}
+
+/**
+ * Gives the request its id (once): the client's `X-Request-Id` when it is one short safe token,
+ * else a new one; sets the `X-Request-Id` response header. Returns the id.
+ */
+export function assignRequestId(request: IncomingMessage, response: ServerResponse): string {
+  const existing = requestIds.get(response);
+  if (existing !== undefined) return existing;
+  const offered = request.headers['x-request-id'];
+  const id = typeof offered === 'string' && REQUEST_ID_PATTERN.test(offered) ? offered : newRequestId();
+  requestIds.set(response, id);
+  if (!response.headersSent) response.setHeader('X-Request-Id', id);
+  return id;
+}
+
+/** The id given to the request this response answers (assigned on first use). */
+export function requestIdOf(response: ServerResponse): string {
+  return requestIds.get(response) ?? assignRequestId(response.req, response);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sending
+
+/**
+ * Writes a reply: JSON unless `Content-Type` is set and the body is a string or bytes. A JSON error
+ * body (status 400 or more) gets the request's id as `requestId` (D29).
+ */
+export function send(response: ServerResponse, reply: Reply): void {
+  if (response.headersSent || response.destroyed) return;
+  const body =
+    reply.status >= 400 && isPlainObject(reply.body) ? { ...reply.body, requestId: requestIdOf(response) } : reply.body;
+  sendBody(response, reply.status, body, reply.headers);
+}
+
+/** Sends a reply without reading the body, which is thrown away; the connection closes after it when `close`. */
+export function sendWithoutBody(request: IncomingMessage, response: ServerResponse, reply: Reply, close = false): void {
+  discardBody(request);
+  send(response, close ? { ...reply, headers: { ...reply.headers, Connection: 'close' } } : reply);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !Buffer.isBuffer(value);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Receiving
+
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * The body with the limit, or `undefined` when the request is answered already: 413 at once when
+ * over the limit (the rest thrown away, the connection closed, D24); nothing when the client went away.
+ * Without `wanted` no body is read (and what comes is thrown away).
+ */
+export async function receiveBody(
+  request: IncomingMessage,
+  response: ServerResponse,
+  errors: ErrorHelpers,
+  limit: number,
+  wanted: boolean,
+): Promise<Buffer | undefined> {
+  if (!wanted) {
+    discardBody(request);
+    return EMPTY;
+  }
+  const read = await readBody(request, limit);
+  if (read.ok) return read.body;
+  if (read.reason === 'too-large') sendWithoutBody(request, response, errors.payloadTooLarge(limit), true);
+  else response.destroy();
+  return undefined;
+}
+
+/** The request as handlers see it before parsing. */
+export function incomingRequest(request: IncomingMessage, rawBody: Buffer): IncomingRequest {
+  const url = request.url ?? '/';
+  return {
+    method: (request.method ?? 'GET').toUpperCase(),
+    url,
+    pathname: url.split('?', 1)[0] ?? '/',
+    headers: request.headers,
+    rawBody,
+    header(name: string) {
+      const value = request.headers[name.toLowerCase()];
+      return Array.isArray(value) ? value[0] : value;
+    },
+  };
+}
+
+/**
+ * Headers no operation can work with, answered 400 before anything else: no `Host` on HTTP/1.1
+ * (Node's own answer would be an empty 400), and `Authorization` given more than once (Node would
+ * silently keep the first).
+ */
+export function malformedHeaders(request: IncomingMessage, errors: ErrorHelpers): ErrorReply | undefined {
+  if (request.headers.host === undefined && request.httpVersionMajor === 1 && request.httpVersionMinor >= 1) {
+    return errors.badRequest('The request has no Host header; HTTP/1.1 requires one (the address of the sandbox, e.g. Host: 127.0.0.1:4000).', [
+      { field: 'Host', issue: 'is required' },
+    ]);
+  }
+  const authorization = request.headersDistinct.authorization;
+  if (authorization !== undefined && authorization.length > 1) {
+    return errors.badRequest(
+      `The request has ${authorization.length} Authorization headers; send exactly one.`,
+      [{ field: 'Authorization', issue: 'must be given exactly once' }],
+    );
+  }
+  return undefined;
+}
+
+export type Parsed = { ok: true; value: unknown } | { ok: false; reply: ErrorReply };
+
+/** The JSON body by `src/http/json.ts`'s rules, its problems answered 400 in the family's format. */
+export function jsonBody(request: IncomingRequest, errors: ErrorHelpers): Parsed {
+  const contentType = request.header('content-type');
+  const typeProblem = jsonContentTypeProblem(contentType);
+  if (typeProblem !== undefined) {
+    return {
+      ok: false,
+      reply: errors.badRequest(
+        typeProblem.kind === 'missing'
+          ? 'The request has a body but no Content-Type; send Content-Type: application/json.'
+          : 'The Content-Type must be application/json (UTF-8).',
+        [{ field: 'Content-Type', issue: 'must be application/json' }],
+      ),
+    };
+  }
+  const parsed = parseJsonBody(request.rawBody);
+  if (parsed.ok) return parsed;
+  const message = parsed.problem === 'syntax' ? `The request body is not valid JSON: ${parsed.reason}` : parsed.message;
+  return { ok: false, reply: errors.badRequest(message) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Query strings
+
+/** The query string of a path-and-query, without the `?`. */
+export function queryString(url: string): string {
+  const index = url.indexOf('?');
+  return index < 0 ? '' : url.slice(index + 1);
+}
+
+/** Query parameters of a path-and-query: repeated names give arrays. */
+export function queryOf(url: string): Record<string, string | string[]> {
+  const query: Record<string, string | string[]> = {};
+  for (const [name, value] of new URLSearchParams(queryString(url))) {
+    const existing = query[name];
+    if (existing === undefined) query[name] = value;
+    else if (Array.isArray(existing)) existing.push(value);
+    else query[name] = [existing, value];
+  }
+  return query;
+}
+
+/** Adds a hint to issues of query parameters sent with a bare `+` (which reads as a space). */
+export function explainPlus(url: string, issues: ValidationIssue[]): ValidationIssue[] {
+  const withPlus = new Set<string>();
+  for (const pair of queryString(url).split('&')) {
+    const [name = '', value = ''] = pair.split('=', 2);
+    if (value.includes('+')) withPlus.add(safeDecode(name));
+  }
+  return issues.map((issue) =>
+    withPlus.has(issue.field)
+      ? { ...issue, issue: `${issue.issue} (a bare + in a query string reads as a space: write it %2B)` }
+      : issue,
+  );
+}
+
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value.replace(/\+/g, ' '));
+  } catch {
+    return value;
+  }
+}
