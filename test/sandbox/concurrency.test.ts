@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { initiateSdk, useSandbox } from './helpers.js';
+import { initiateSdk, useSandbox } from '../support/sandbox.js';
 
 const t = useSandbox();
 

@@ -19,7 +19,7 @@ import { runContract, type ContractOptions, type ContractReport } from '../../sc
 import type { Family } from '../../scripts/families.js';
 import { loadContract } from '../../src/sandbox/validation.js';
 import { freePort, stopChild, waitUntilAnswers } from '../support/processes.js';
-import { startSandbox, type TestSandbox } from './helpers.js';
+import { startSandbox, type TestSandbox } from '../support/sandbox.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const PRISM = join(root, 'node_modules', '.bin', 'prism');

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileContract, loadContract, type OpenApiDocument } from '../../src/sandbox/validation.js';
-import { checkAgainstContract, startSandbox, type TestSandbox } from './helpers.js';
+import { checkAgainstContract, startSandbox, type TestSandbox } from '../support/sandbox.js';
 
 let t: TestSandbox;
 beforeAll(async () => {

@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sdkSignature, webSignature } from '../../src/signature.js';
-import { basic, MERCHANT_AUTH, startGateway, type Credentials, type GatewayTest } from './gateway-helpers.js';
-import { EXTRAS_AUTH, PRIVATE_KEY } from './helpers.js';
+import { basic, MERCHANT_AUTH, startGateway, type Credentials, type GatewayTest } from '../support/gateway.js';
+import { EXTRAS_AUTH, PRIVATE_KEY } from '../support/sandbox.js';
 
 let t: GatewayTest;
 let merchant: { id: string; credentials: Credentials };

@@ -4,7 +4,7 @@
  */
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type TestSandbox } from './helpers.js';
+import { startSandbox, type TestSandbox } from '../support/sandbox.js';
 
 let t: TestSandbox;
 const created: { id: string; family: string; transactionId: string }[] = [];

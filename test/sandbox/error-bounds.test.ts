@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { boundedText, ERROR_FIELD_MAX, ERROR_TEXT_MAX } from '../../src/sandbox/errors.js';
 import { sdkSignature } from '../../src/signature.js';
-import { EXTRAS_AUTH, PRIVATE_KEY, useSandbox } from './helpers.js';
+import { EXTRAS_AUTH, PRIVATE_KEY, useSandbox } from '../support/sandbox.js';
 
 const t = useSandbox();
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { nextDueDate, TEST_USERS } from '../../src/sandbox/test-users.js';
-import { useSandbox } from './helpers.js';
+import { useSandbox } from '../support/sandbox.js';
 
 const CREDIT = '/service/payments/merchant/user/credit/info';
 const IDENTIFICATION = '/service/database/merchant/user/feed/identification';

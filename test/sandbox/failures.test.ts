@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryStore, type Collection, type Store } from '../../src/sandbox/store.js';
-import { EXTRAS_AUTH, startSandbox, type TestSandbox } from './helpers.js';
+import { EXTRAS_AUTH, startSandbox, type TestSandbox } from '../support/sandbox.js';
 
 /** A store whose `broken` collections throw on every read: an unexpected failure of the service. */
 class BrokenStore implements Store {

@@ -26,7 +26,7 @@ import {
   type VerifiedWebhook,
   type WebhookFamily,
 } from '../../src/index.js';
-import { startSandbox, validatingFetch, waitFor, type TestSandbox } from './helpers.js';
+import { startSandbox, validatingFetch, waitFor, type TestSandbox } from '../support/sandbox.js';
 
 const PARTNER = { partnerId: 'partner_test', privateKey: 'test_private_key' };
 const MERCHANT_API: BasicCredentials = { username: 'pg_test', password: 'pg_test_secret' };

@@ -19,7 +19,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeFuzzAgent, COUNT, ONLY, prepareFuzz, runFuzz, SEED, type OperationSpec, type State } from '../support/fuzz.js';
-import { startGateway, type GatewayTest } from './gateway-helpers.js';
+import { startGateway, type GatewayTest } from '../support/gateway.js';
 
 let t: GatewayTest;
 let state: State;

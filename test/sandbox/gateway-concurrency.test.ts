@@ -6,7 +6,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryStore, type Collection, type Store } from '../../src/sandbox/store.js';
-import { DEVICE, startGateway, type GatewayTest } from './gateway-helpers.js';
+import { DEVICE, startGateway, type GatewayTest } from '../support/gateway.js';
 
 let t: GatewayTest;
 let auth: string;

@@ -5,7 +5,7 @@
  * bundled document.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { basic, FILES, MERCHANT_AUTH, startGateway, type GatewayTest } from './gateway-helpers.js';
+import { basic, FILES, MERCHANT_AUTH, startGateway, type GatewayTest } from '../support/gateway.js';
 
 let t: GatewayTest;
 

@@ -3,8 +3,8 @@
  * Every answer is validated against the bundled document.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { checkWebhook, startGateway, type Credentials, type GatewayTest } from './gateway-helpers.js';
-import { startReceiver, waitFor, type Receiver } from './helpers.js';
+import { checkWebhook, startGateway, type Credentials, type GatewayTest } from '../support/gateway.js';
+import { startReceiver, waitFor, type Receiver } from '../support/sandbox.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

@@ -8,8 +8,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { checkWebhook, startGateway, type Credentials, type GatewayTest } from './gateway-helpers.js';
-import { startReceiver, waitFor, type Receiver } from './helpers.js';
+import { checkWebhook, startGateway, type Credentials, type GatewayTest } from '../support/gateway.js';
+import { startReceiver, waitFor, type Receiver } from '../support/sandbox.js';
 
 const MINUTE = 60_000;
 

@@ -12,8 +12,8 @@ import {
   transactionalCredentials,
   type GatewaySchemas,
 } from '../../src/clients/gateway.js';
-import { checkWebhook, DEVICE, FILES, gatewayContract, received, startGateway, type GatewayTest } from './gateway-helpers.js';
-import { startReceiver, validatingFetch, waitFor, type Receiver } from './helpers.js';
+import { checkWebhook, DEVICE, FILES, gatewayContract, received, startGateway, type GatewayTest } from '../support/gateway.js';
+import { startReceiver, validatingFetch, waitFor, type Receiver } from '../support/sandbox.js';
 
 let t: GatewayTest;
 let merchantHook: Receiver;

@@ -6,8 +6,8 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Logger } from '../../src/sandbox/router.js';
-import { MERCHANT_AUTH, startGateway, type GatewayTest } from './gateway-helpers.js';
-import { EXTRAS_AUTH, PRIVATE_KEY, waitFor } from './helpers.js';
+import { MERCHANT_AUTH, startGateway, type GatewayTest } from '../support/gateway.js';
+import { EXTRAS_AUTH, PRIVATE_KEY, waitFor } from '../support/sandbox.js';
 import { sdkSignature } from '../../src/signature.js';
 
 const lines: string[] = [];

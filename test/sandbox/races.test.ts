@@ -17,8 +17,8 @@
  */
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { initiateSdk } from './helpers.js';
-import { startGateway, type GatewayTest } from './gateway-helpers.js';
+import { initiateSdk } from '../support/sandbox.js';
+import { startGateway, type GatewayTest } from '../support/gateway.js';
 
 const SEED = 4_242;
 

@@ -8,7 +8,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSdkClient, explicitRefundAmount } from '../../src/clients/sdk.js';
-import { initiateSdk, PARTNER_ID, PRIVATE_KEY, startSandbox, type TestSandbox } from './helpers.js';
+import { initiateSdk, PARTNER_ID, PRIVATE_KEY, startSandbox, type TestSandbox } from '../support/sandbox.js';
 
 describe('the SDK client', () => {
   const sent: { path: string; body: string; headers: IncomingHttpHeaders }[] = [];

@@ -4,8 +4,8 @@
  * `retention.deliveries` likewise. Timers of transactions that reached a final state are cancelled.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { initiateSdk, startSandbox, type TestSandbox } from './helpers.js';
-import { startGateway, type GatewayTest } from './gateway-helpers.js';
+import { initiateSdk, startSandbox, type TestSandbox } from '../support/sandbox.js';
+import { startGateway, type GatewayTest } from '../support/gateway.js';
 
 let t: TestSandbox | GatewayTest | undefined;
 afterEach(async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { sdkSignature } from '../../src/signature.js';
-import { initiateSdk, PARTNER_ID, PRIVATE_KEY, useSandbox } from './helpers.js';
+import { initiateSdk, PARTNER_ID, PRIVATE_KEY, useSandbox } from '../support/sandbox.js';
 
 const INITIATE = '/merchant/credit/initiateTransaction';
 const STATUS = '/merchant/credit/checkTransactionStatus';

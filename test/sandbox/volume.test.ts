@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sdkSignature } from '../../src/signature.js';
-import { DEVICE, startGateway, type GatewayTest } from './gateway-helpers.js';
-import { EXTRAS_AUTH, initiateSdk, PARTNER_ID, PRIVATE_KEY } from './helpers.js';
+import { DEVICE, startGateway, type GatewayTest } from '../support/gateway.js';
+import { EXTRAS_AUTH, initiateSdk, PARTNER_ID, PRIVATE_KEY } from '../support/sandbox.js';
 
 let g: GatewayTest;
 beforeAll(async () => {

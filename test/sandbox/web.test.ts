@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { statusSignature, verifyStatusSignature, webSignature } from '../../src/signature.js';
 import { accentColour } from '../../src/sandbox/pages/checkout.js';
-import { PRIVATE_KEY, useSandbox } from './helpers.js';
+import { PRIVATE_KEY, useSandbox } from '../support/sandbox.js';
 
 const t = useSandbox();
 let counter = 0;

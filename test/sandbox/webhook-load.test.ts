@@ -11,7 +11,7 @@ import { VirtualClock } from '../../src/sandbox/clock.js';
 import { DeliveryDispatcher, MAX_LOCAL_RETRIES, type EnqueueInput } from '../../src/sandbox/delivery.js';
 import { MemoryStore } from '../../src/sandbox/store.js';
 import { WebhookTargets } from '../../src/sandbox/webhook-targets.js';
-import { startSandbox, waitFor, type TestSandbox } from './helpers.js';
+import { startSandbox, waitFor, type TestSandbox } from '../support/sandbox.js';
 
 let t: TestSandbox | undefined;
 let receiver: Server | undefined;

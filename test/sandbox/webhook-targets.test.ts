@@ -10,7 +10,7 @@ import { ConfigError, resolveConfig } from '../../src/sandbox/config.js';
 import { runSandbox } from '../../src/cli/sandbox-command.js';
 import { createSandbox } from '../../src/sandbox/server.js';
 import { WebhookTargets } from '../../src/sandbox/webhook-targets.js';
-import { startGateway, type GatewayTest } from './gateway-helpers.js';
+import { startGateway, type GatewayTest } from '../support/gateway.js';
 
 describe('WebhookTargets.problem', () => {
   const targets = new WebhookTargets({ allowAny: false });

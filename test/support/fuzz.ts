@@ -11,8 +11,8 @@ import { expect } from 'vitest';
 import { contractOf, type Contract, type Family } from '../../src/contract/index.js';
 import { APPROVED_TEST_USER, TEST_OTP } from '../../src/sandbox/fixtures.js';
 import { sdkSignature, webSignature } from '../../src/signature.js';
-import { checkAgainstContract, initiateSdk, PRIVATE_KEY, PARTNER_ID, EXTRAS_AUTH } from '../sandbox/helpers.js';
-import { basic, ELIGIBLE, MERCHANT_AUTH, type GatewayTest } from '../sandbox/gateway-helpers.js';
+import { checkAgainstContract, initiateSdk, PRIVATE_KEY, PARTNER_ID, EXTRAS_AUTH } from './sandbox.js';
+import { basic, ELIGIBLE, MERCHANT_AUTH, type GatewayTest } from './gateway.js';
 
 export const SEED = Number(process.env.FUZZ_SEED ?? 20_261_122);
 export const COUNT = Number(process.env.FUZZ_REQUESTS ?? 10_000);

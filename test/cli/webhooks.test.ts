@@ -9,13 +9,13 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMerchantApiClient } from '../src/clients/gateway.js';
-import { createSandbox, type Sandbox } from '../src/sandbox/server.js';
-import type { Logger } from '../src/sandbox/router.js';
-import { verifyGatewayWebhook, verifySdkWebhook, verifyWebWebhook } from '../src/webhooks/index.js';
-import { PRIVATE_KEY, startReceiver, startSandbox, waitFor, type Receiver, type TestSandbox } from './sandbox/helpers.js';
+import { createMerchantApiClient } from '../../src/clients/gateway.js';
+import { createSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import type { Logger } from '../../src/sandbox/router.js';
+import { verifyGatewayWebhook, verifySdkWebhook, verifyWebWebhook } from '../../src/webhooks/index.js';
+import { PRIVATE_KEY, startReceiver, startSandbox, waitFor, type Receiver, type TestSandbox } from '../support/sandbox.js';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
 const QUIET: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 /** Published sandbox test secrets: they must never be printed by listen or trigger. */

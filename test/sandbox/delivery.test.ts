@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifySdkSignature, verifyStatusSignature } from '../../src/signature.js';
 import { loadContract } from '../../src/sandbox/validation.js';
-import { initiateSdk, PRIVATE_KEY, startReceiver, startSandbox, waitFor, type Receiver, type TestSandbox } from './helpers.js';
+import { initiateSdk, PRIVATE_KEY, startReceiver, startSandbox, waitFor, type Receiver, type TestSandbox } from '../support/sandbox.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

@@ -6,7 +6,7 @@
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, expectTypeOf, it, vi } from 'vitest';
-import { sdkSignature, statusSignature } from '../src/signature.js';
+import { sdkSignature, statusSignature } from '../../src/signature.js';
 import {
   DEFAULT_MAX_BODY_BYTES,
   WebhookRawBodyError,
@@ -28,8 +28,8 @@ import {
   type WebhookFailureReason,
   type WebhookFamily,
   type WebhookHeaders,
-} from '../src/webhooks/index.js';
-import { contractOf } from '../src/contract/index.js';
+} from '../../src/webhooks/index.js';
+import { contractOf } from '../../src/contract/index.js';
 
 const KEY = 'merchant-private-key-9f3b1c';
 const OTHER_KEY = 'someone-elses-key-77aa01';

@@ -6,23 +6,23 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Middleware } from 'openapi-fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FAMILIES } from '../scripts/families.js';
-import { startMocks, type RunningMocks } from '../scripts/mock-servers.js';
-import { freePorts } from './support/processes.js';
-import { createExtrasClient } from '../src/clients/extras.js';
+import { FAMILIES } from '../../scripts/families.js';
+import { startMocks, type RunningMocks } from '../../scripts/mock-servers.js';
+import { freePorts } from '../support/processes.js';
+import { createExtrasClient } from '../../src/clients/extras.js';
 import {
   createMerchantApiClient,
   createTransactionalApiClient,
   isStageResponse,
   transactionalCredentials,
-} from '../src/clients/gateway.js';
-import { createSdkClient } from '../src/clients/sdk.js';
-import { RequestTimeoutError } from '../src/clients/transport.js';
-import { createWebClient } from '../src/clients/web.js';
-import { retrySafety } from '../src/clients/retry-safety.js';
-import { operations as gatewayOperations } from '../generated/operations/gateway.js';
-import { operations as extrasOperations } from '../generated/operations/extras.js';
-import { sdkSignature, webSignature } from '../src/signature.js';
+} from '../../src/clients/gateway.js';
+import { createSdkClient } from '../../src/clients/sdk.js';
+import { RequestTimeoutError } from '../../src/clients/transport.js';
+import { createWebClient } from '../../src/clients/web.js';
+import { retrySafety } from '../../src/clients/retry-safety.js';
+import { operations as gatewayOperations } from '../../generated/operations/gateway.js';
+import { operations as extrasOperations } from '../../generated/operations/extras.js';
+import { sdkSignature, webSignature } from '../../src/signature.js';
 
 const basic = { username: 'pg_test', password: 'pg_test_secret' };
 const partner = { partnerId: 'partner_test', privateKey: 'test_private_key' };

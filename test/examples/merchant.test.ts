@@ -4,8 +4,8 @@
  * test/e2e/checkout.test.ts drives the same shop in Chromium.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMerchant } from '../examples/merchant/server.js';
-import { startSandbox, type TestSandbox } from './sandbox/helpers.js';
+import { startMerchant } from '../../examples/merchant/server.js';
+import { startSandbox, type TestSandbox } from '../support/sandbox.js';
 
 let t: TestSandbox;
 let merchant: Awaited<ReturnType<typeof startMerchant>>;

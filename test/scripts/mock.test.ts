@@ -14,12 +14,12 @@ import { Agent, request } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FAMILIES, MOCK_PORTS, type Family } from '../scripts/families.js';
-import { MockStartError, startMocks, type RunningMocks } from '../scripts/mock-servers.js';
-import { sdkSignature, webSignature } from '../src/signature.js';
-import { loadContract } from '../src/sandbox/validation.js';
+import { FAMILIES, MOCK_PORTS, type Family } from '../../scripts/families.js';
+import { MockStartError, startMocks, type RunningMocks } from '../../scripts/mock-servers.js';
+import { sdkSignature, webSignature } from '../../src/signature.js';
+import { loadContract } from '../../src/sandbox/validation.js';
 
-const root = resolve(import.meta.dirname, '..');
+const root = resolve(import.meta.dirname, '../..');
 const PRIVATE_KEY = 'test_private_key';
 const BASIC = `Basic ${Buffer.from('merchant_demo:secret_demo').toString('base64')}`;
 const WELL_FORMED_SIGNATURE = 'qvSZ/F8ixk3Rb7Bq+pEWvRQ2HK0FmL+cMaf0+r8aXOk=';

@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, it, type ExpectStatic } from 'vitest';
-import { sdkSignature } from '../src/signature.js';
-import { verifyGatewayWebhook } from '../src/webhooks/index.js';
-import { bodyBytes, vectorNamed, type SdkVector, type StatusVector, type WebVector } from './support/signature-vectors.js';
+import { sdkSignature } from '../../src/signature.js';
+import { verifyGatewayWebhook } from '../../src/webhooks/index.js';
+import { bodyBytes, vectorNamed, type SdkVector, type StatusVector, type WebVector } from '../support/signature-vectors.js';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
 const KEY = 'test-private-key-0123456789';
 
 interface Result {

@@ -9,16 +9,16 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FAMILIES, type Family } from '../scripts/families.js';
-import { bundleOf, derefObject, operationsOf, requireDocument, type OperationEntry } from './support/documents.js';
-import { runContract, type ContractReport } from '../scripts/contract/run.js';
-import { verifySdkSignature } from '../src/signature.js';
-import { setSdkSignature, setWebSignature } from '../scripts/contract/families/auth.js';
-import type { DreddTransaction, Settings } from '../scripts/contract/types.js';
-import { freePorts, stopChild, waitUntilAnswers } from './support/processes.js';
-import { vectors } from './support/signature-vectors.js';
+import { FAMILIES, type Family } from '../../scripts/families.js';
+import { bundleOf, derefObject, operationsOf, requireDocument, type OperationEntry } from '../support/documents.js';
+import { runContract, type ContractReport } from '../../scripts/contract/run.js';
+import { verifySdkSignature } from '../../src/signature.js';
+import { setSdkSignature, setWebSignature } from '../../scripts/contract/families/auth.js';
+import type { DreddTransaction, Settings } from '../../scripts/contract/types.js';
+import { freePorts, stopChild, waitUntilAnswers } from '../support/processes.js';
+import { vectors } from '../support/signature-vectors.js';
 
-const root = resolve(import.meta.dirname, '..');
+const root = resolve(import.meta.dirname, '../..');
 
 /** One run of the kit starts Dredd in a child process; the gateway makes 77 transactions. */
 const KIT_TIMEOUT_MS = 180_000;

@@ -9,7 +9,7 @@ import { verifySdkSignature } from '../../src/signature.js';
 import type { SandboxOptions } from '../../src/sandbox/server.js';
 import { APPROVED_TEST_USER, TEST_CREDENTIALS, TEST_OTP } from '../../src/sandbox/fixtures.js';
 import { loadContract, type Contract } from '../../src/sandbox/validation.js';
-import { startSandbox, waitFor, type Answer, type ReceivedWebhook, type TestSandbox } from './helpers.js';
+import { startSandbox, waitFor, type Answer, type ReceivedWebhook, type TestSandbox } from './sandbox.js';
 
 export const MERCHANT_AUTH = basic(TEST_CREDENTIALS.merchantApi.username, TEST_CREDENTIALS.merchantApi.password);
 
