@@ -3,7 +3,6 @@
  * user's actions that finish it, played by the sandbox endpoints `.../confirm|cancel|fail`, the
  * lifecycle that expires, finishes and announces it, and the refund rules (SDK refund, D32).
  */
-import { sdkSignature } from '../../signature.js';
 import type { ClockTimer } from '../clock.js';
 import type { FamilyContext } from '../context.js';
 import { finalRecords } from '../retention.js';
@@ -36,8 +35,11 @@ export type FinalStatus = Exclude<DirectStatus, 'PENDING'>;
 export interface DirectLifecycleSettings<T extends DirectRecord> {
   collection: Collection<T>;
   idOf(transaction: T): string;
-  /** The exact webhook body of a final status (D21, D23); the lifecycle signs and sends it. */
-  webhookBody(transaction: T): string;
+  /**
+   * The exact webhook body of a transaction's final status (D21, D23); the lifecycle signs and
+   * sends it. Made from the id and status alone, again each time the event is sent or read.
+   */
+  webhookBody(id: string, status: FinalStatus): string;
   /** HTTP 200 only for the SDK flow, as described; any 2xx or 3xx for the web flow (D23). */
   successStatus: SuccessStatus;
   /** How the sandbox endpoints name a transaction: the path parameter and a label for messages. */
@@ -60,6 +62,9 @@ export function directLifecycle<T extends DirectRecord>(ctx: FamilyContext, sett
   const { collection, idOf } = settings;
   const { clock, config } = ctx;
   const expiries = new Map<string, ClockTimer>();
+  // The webhook's body follows from the id and the final status: the delivery keeps only those.
+  const template = `${ctx.family}.transactionStatus`;
+  ctx.deliveries.template(template, (id, status) => settings.webhookBody(id!, status as FinalStatus));
   const retention = finalRecords(ctx.store, config.retention.transactions);
   retention.register(ctx.family, (id) => {
     collection.delete(id);
@@ -81,11 +86,10 @@ export function directLifecycle<T extends DirectRecord>(ctx: FamilyContext, sett
     expiries.get(id)?.cancel();
     expiries.delete(id);
     retention.add(ctx.family, id);
-    const body = settings.webhookBody(updated);
-    ctx.deliveries.enqueue({
+    ctx.deliveries.record({
       url: config.partner.webhookUrl,
-      body,
-      headers: { 'X-Signature': sdkSignature(body, config.partner.privateKey) },
+      body: { template, data: status },
+      signingKey: config.partner.privateKey,
       orderingKey: `${ctx.family}:${updated.partnerId}:${id}`,
       successStatus: settings.successStatus,
       family: ctx.family,

@@ -52,8 +52,7 @@ export function registerSdk(ctx: FamilyContext): void {
   const lifecycle = directLifecycle(ctx, {
     collection: transactions,
     idOf: (transaction) => transaction.merchantTransactionId,
-    webhookBody: (transaction) =>
-      JSON.stringify({ merchantTransactionId: transaction.merchantTransactionId, status: transaction.status }),
+    webhookBody: (merchantTransactionId, status) => JSON.stringify({ merchantTransactionId, status }),
     successStatus: 200,
     pathParam: 'merchantTransactionId',
     label: 'SDK transaction',

@@ -63,11 +63,11 @@ export function registerWeb(ctx: FamilyContext): void {
   const lifecycle = directLifecycle(ctx, {
     collection: transactions,
     idOf: (transaction) => transaction.id,
-    webhookBody: (transaction) => {
+    webhookBody: (transactionId, status) => {
       const event: components['schemas']['WebWebhookEvent'] = {
-        transactionId: transaction.id,
-        status: transaction.status as components['schemas']['WebWebhookEvent']['status'],
-        signature: statusSignature(transaction.id, transaction.status, config.partner.privateKey),
+        transactionId,
+        status,
+        signature: statusSignature(transactionId, status, config.partner.privateKey),
       };
       return JSON.stringify(event);
     },

@@ -7,7 +7,6 @@
  * between, so concurrent requests cannot both pass a check.
  */
 import type { components } from '../../../generated/types/gateway.js';
-import { sdkSignature } from '../../signature.js';
 import type { FamilyContext } from '../context.js';
 import { ChildRecords, type Collection } from '../store.js';
 import { MerchantIndex } from './merchant-index.js';
@@ -479,12 +478,11 @@ export function sendWebhook(
   transactionId: string,
   payload: unknown,
 ): void {
-  const body = JSON.stringify(payload);
-  const password = merchant.credentials?.password;
-  ctx.deliveries.enqueue({
+  ctx.deliveries.record({
     url: url ?? null,
-    body,
-    headers: password === undefined ? {} : { 'X-Signature': sdkSignature(body, password) },
+    body: JSON.stringify(payload),
+    // Signed when sent (or read) with this password: the record keeps a reference, not a copy.
+    signingKey: merchant.credentials?.password,
     orderingKey: `gateway:${merchant.id}:${transactionId}`,
     successStatus: '2xx-3xx',
     family: 'gateway',
