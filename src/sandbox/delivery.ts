@@ -706,8 +706,11 @@ export class DeliveryDispatcher {
     }
     const nextAt = this.clock.now() + (RETRY_DELAYS_MS[number - 1] ?? 0);
     this.deliveries.set(id, changed(current, attempts, 'pending', nextAt, null));
-    this.timers.set(id, this.clock.schedule(nextAt, () => this.startAttempt(id)));
+    this.timers.set(id, this.clock.schedule(nextAt, this.retryDue, id));
   }
+
+  /** The timer of every retry: one function, called with the delivery's id. */
+  private readonly retryDue = (id: string): void => this.startAttempt(id);
 
   /** A local failure: tries again after a real-time back-off, without counting an attempt. */
   private retryLocally(id: string, tries: number, code: string): void {

@@ -106,18 +106,18 @@ export function directLifecycle<T extends DirectRecord>(ctx: FamilyContext, sett
     return expireIfDue(transaction);
   }
 
+  /** The expiry timer of every transaction: one function, called with the transaction's id. */
+  const expire = (id: string): void => {
+    expiries.delete(id);
+    const current = collection.get(id);
+    if (current !== undefined) expireIfDue(current);
+  };
+
   /** Stores a new PENDING transaction and schedules its expiry. */
   function start(transaction: T): void {
     const id = idOf(transaction);
     collection.set(id, transaction);
-    expiries.set(
-      id,
-      clock.schedule(transaction.expiresAt, () => {
-        expiries.delete(id);
-        const current = collection.get(id);
-        if (current !== undefined) expireIfDue(current);
-      }),
-    );
+    expiries.set(id, clock.schedule(transaction.expiresAt, expire, id));
   }
 
   /** Registers the user's actions; `answer` gives each family's reply body. */

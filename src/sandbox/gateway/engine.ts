@@ -132,11 +132,14 @@ export function createEngine(ctx: FamilyContext, state: GatewayState): Transacti
     }
     if (existing !== undefined && existing.at === due.at) return;
     existing?.cancel();
-    const timer = clock.schedule(due.at, () => {
-      if (timers.get(key) === timer) timers.delete(key);
-      find(transaction.merchantId, transaction.id);
-    });
-    timers.set(key, timer);
+    timers.set(key, clock.schedule(due.at, dueEvent, key));
+  };
+
+  /** The timer of every transaction: one function, called with the transaction's key. */
+  const dueEvent = (key: string, timer: ClockTimer): void => {
+    if (timers.get(key) === timer) timers.delete(key);
+    const transaction = transactions.get(key);
+    if (transaction !== undefined) find(transaction.merchantId, transaction.id);
   };
 
   const save = (transaction: TransactionRecord) => {
