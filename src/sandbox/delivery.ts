@@ -154,8 +154,12 @@ export interface EnqueueInput {
   signingKey?: string | undefined;
   /** Extra headers, sent as given. `Content-Type` and `X-Event-Id` are set here. */
   headers?: Record<string, string>;
-  /** Events with the same key are delivered one after the other, in enqueue order. */
-  orderingKey: string;
+  /**
+   * Events with the same key are delivered one after the other, in enqueue order. Give the key, or
+   * the scope of a key that ends with the transaction id: `orderingScope + transactionId`.
+   */
+  orderingKey?: string;
+  orderingScope?: string;
   successStatus: SuccessStatus;
   /** Default: a new unique id. */
   eventId?: string;
@@ -373,7 +377,14 @@ export class DeliveryDispatcher {
       throw new Error(`no webhook body template '${(input.body as TemplatedBody).template}' is registered`);
     }
     const headers = input.headers === undefined || Object.keys(input.headers).length === 0 ? undefined : { ...input.headers };
-    const orderingScope = scopeOf(input.orderingKey, input.transactionId);
+    const orderingScope =
+      input.orderingKey !== undefined
+        ? scopeOf(input.orderingKey, input.transactionId)
+        : input.orderingScope !== undefined && input.transactionId !== undefined
+          ? shared(input.orderingScope)
+          : undefined;
+    const orderingKey = input.orderingKey ?? (orderingScope === undefined ? undefined : orderingScope + input.transactionId);
+    if (orderingKey === undefined) throw new Error('a webhook event needs an orderingKey, or an orderingScope and a transactionId');
     const delivery: StoredDelivery = {
       id,
       seq,
@@ -388,7 +399,7 @@ export class DeliveryDispatcher {
       signingKey: input.signingKey,
       headers,
       orderingScope,
-      orderingKey: orderingScope === undefined ? input.orderingKey : undefined,
+      orderingKey: orderingScope === undefined ? orderingKey : undefined,
       successStatus: input.successStatus,
       status: url === null || full ? 'not_sent' : 'pending',
       reason: url === null ? 'No webhook URL is configured.' : full ? this.backlogReason : undefined,
@@ -412,9 +423,9 @@ export class DeliveryDispatcher {
       this.pendingPerReceiver.set(receiver!, waiting + 1);
       this.seqOfPending.set(id, seq);
       if (!this.stopped) {
-        const queue = this.queues.get(input.orderingKey);
+        const queue = this.queues.get(orderingKey);
         if (queue === undefined) {
-          this.queues.set(input.orderingKey, [id]);
+          this.queues.set(orderingKey, [id]);
           this.startAttempt(id);
         } else {
           queue.push(id);
@@ -852,14 +863,18 @@ const scopeCache = new Map<string, string>();
 /** The scope of an ordering key `<scope><transactionId>` (one shared string per scope), if it is one. */
 function scopeOf(orderingKey: string, transactionId: string | undefined): string | undefined {
   if (transactionId === undefined || orderingKey.length <= transactionId.length || !orderingKey.endsWith(transactionId)) return undefined;
-  const scope = orderingKey.slice(0, orderingKey.length - transactionId.length);
-  let shared = scopeCache.get(scope);
-  if (shared === undefined) {
+  return shared(orderingKey.slice(0, orderingKey.length - transactionId.length));
+}
+
+/** One string object for every equal scope. */
+function shared(scope: string): string {
+  let found = scopeCache.get(scope);
+  if (found === undefined) {
     if (scopeCache.size >= 10_000) scopeCache.clear();
-    shared = scope;
-    scopeCache.set(scope, shared);
+    found = scope;
+    scopeCache.set(scope, found);
   }
-  return shared;
+  return found;
 }
 
 function orderingKeyOf(delivery: StoredDelivery): string {

@@ -483,7 +483,7 @@ export function sendWebhook(
     body: JSON.stringify(payload),
     // Signed when sent (or read) with this password: the record keeps a reference, not a copy.
     signingKey: merchant.credentials?.password,
-    orderingKey: `gateway:${merchant.id}:${transactionId}`,
+    orderingScope: `gateway:${merchant.id}:`,
     successStatus: '2xx-3xx',
     family: 'gateway',
     event,
