@@ -50,6 +50,12 @@ export const GATEWAY = Object.freeze({
   rejectTrigger: 'reject',
   /** D11: an invitation to the dashboard is valid for 7 days. */
   invitationValidityMs: 7 * DAY,
+  /** The sandbox holds at most this many merchants; another create answers 409 INVALID_STATE. */
+  maxMerchants: 10_000,
+  /** Dashboard users of one merchant, at most; another answers 409 INVALID_STATE. */
+  maxDashboardUsers: 50,
+  /** Invitations kept (the newest); an older one's login URL answers 404 like an unknown one. */
+  keptInvitations: 10_000,
   /** D12: a pre-eligibility check is reusable for 15 minutes. */
   checkValidityMs: 15 * MINUTE,
   /** The available credit of a phone number that is not one of the documented test users (₹50,000). */
