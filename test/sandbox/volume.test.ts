@@ -5,7 +5,7 @@
  * of each test is generous (the earlier quadratic code did not finish 8,000 refunds in 50 s).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COLLECTIONS, GATEWAY, type InvitationRecord, type MerchantRecord } from '../../src/sandbox/gateway/state.js';
+import { COLLECTIONS, GATEWAY, type CheckRecord, type InvitationRecord, type MerchantRecord } from '../../src/sandbox/gateway/state.js';
 import { MemoryStore } from '../../src/sandbox/store.js';
 import { sdkSignature } from '../../src/signature.js';
 import { DEVICE, startGateway, type GatewayTest } from './gateway-helpers.js';
@@ -72,6 +72,28 @@ describe('at volume', () => {
     const view = await g.request('GET', '/sandbox/sdk/transactions/vol_sdk');
     expect(view.body).toMatchObject({ refundedAmount: 8_000, refundCount: 8_000 });
     expect(view.body.refunds).toHaveLength(100);
+  });
+
+  it('1,000 attempts on one pre-eligibility check, each cancelled: the check lists only the open ones', { timeout: 120_000 }, async () => {
+    const { credentials } = await g.onboard();
+    const auth = credentials.auth;
+    const check = await g.check(auth, '+919000000101', 10_000);
+    const checks = g.sandbox.store.collection<CheckRecord>(COLLECTIONS.checks);
+    const open: number[] = [];
+    await inParallel(1_000, 16, async (index) => {
+      const id = `vol_attempt_${index}`;
+      const created = await g.createTransaction(auth, { id, amount: 10_000, phoneNumber: '+919000000101', checkId: check.id });
+      expect(created.status).toBe(200);
+      open.push(checks.get(check.id)!.attempts.length);
+      expect((await g.call('GET', `/api/merchant/transaction/${id}/cancel`, auth)).status).toBe(200);
+    });
+    // At most the 16 attempts running at once were listed; none is left.
+    expect(Math.max(...open)).toBeLessThanOrEqual(16);
+    expect(checks.get(check.id)!.attempts).toEqual([]);
+    // The check still works: a new attempt goes through to SUCCESS.
+    const last = await g.createTransaction(auth, { id: 'vol_attempt_last', amount: 10_000, phoneNumber: '+919000000101', checkId: check.id });
+    expect(last.status).toBe(200);
+    expect((await g.complete(auth, 'vol_attempt_last')).status).toBe('SUCCESS');
   });
 
   it('3,000 data pushes for one phone number, read back a page at a time', { timeout: 120_000 }, async () => {

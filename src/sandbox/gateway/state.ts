@@ -182,7 +182,11 @@ export interface CheckRecord {
   ineligibilityReason?: IneligibilityReason;
   createdAt: number;
   expiresAt: number;
-  /** The ids of the merchant's transactions that reference the check, in creation order. */
+  /**
+   * The ids of the merchant's transactions that reference the check and are not final yet, in
+   * creation order: a final attempt leaves the list (only open attempts take part in the group's
+   * rules), so the list is as long as the attempts running at once, not every attempt ever made.
+   */
   attempts: string[];
   /** The one attempt that succeeded; set at the moment of success, never changed afterwards. */
   succeededTransactionId?: string;
