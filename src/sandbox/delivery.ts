@@ -266,6 +266,9 @@ export class DeliveryQueryError extends Error {
   }
 }
 
+/** The attempts of a delivery not attempted yet: one frozen empty list shared by all. */
+const NO_ATTEMPTS: StoredAttempt[] = Object.freeze([]) as unknown as StoredAttempt[];
+
 /** Sequence numbers of one transaction's deliveries: one number, or several in order. */
 type SeqList = number | number[];
 
@@ -312,7 +315,7 @@ export class DeliveryDispatcher {
   private readonly cursorKey = randomBytes(32);
   private lastLocalWarning = 0;
   /** Ids: 20 random hex digits of this process, then a counter (12 hex digits): unique across restarts. */
-  private readonly idPrefix = randomBytes(10).toString('hex');
+  private readonly idStart = `dlv_${randomBytes(10).toString('hex')}`;
   private readonly localDelay: { base: number; max: number };
   private readonly maxPending: number;
   /** The reason of an event beyond a receiver's backlog (one string for all of them). */
@@ -403,7 +406,7 @@ export class DeliveryDispatcher {
       successStatus: input.successStatus,
       status: url === null || full ? 'not_sent' : 'pending',
       reason: url === null ? 'No webhook URL is configured.' : full ? this.backlogReason : undefined,
-      attempts: [],
+      attempts: NO_ATTEMPTS,
       createdAt: this.clock.now(),
       nextAttemptAt: null,
       completedAt: null,
@@ -793,7 +796,7 @@ export class DeliveryDispatcher {
 
   /** The id of the delivery with this sequence number. */
   private idOf(seq: number): string {
-    return `dlv_${this.idPrefix}${(seq - 1).toString(16).padStart(12, '0')}`;
+    return this.idStart + (seq - 1).toString(16).padStart(12, '0');
   }
 
   private mac(seq: number, scope: string): Buffer {
