@@ -43,7 +43,8 @@ export interface StoredMerchantData {
 
 export interface StoredPush {
   data: unknown;
-  receivedAt: string;
+  /** Virtual epoch milliseconds (shown as RFC 3339). */
+  receivedAt: number;
 }
 
 export const EXTRAS_IDENTIFICATIONS = 'extras.identifications';
@@ -126,7 +127,7 @@ export function registerExtras(ctx: FamilyContext): void {
       const count = previous?.count ?? 0;
       // One new record: the earlier pushes are not copied. (Written out, not spread: a spread copy
       // of a record gets a hidden class of its own.)
-      pushes.set(phoneNumber, count, { data: body.data, receivedAt: clock.iso() });
+      pushes.set(phoneNumber, count, { data: body.data, receivedAt: clock.now() });
       merchantData.set(phoneNumber, { userPhoneNumber: phoneNumber, count: count + 1, first: previous?.first ?? 0 });
       kept.push(phoneNumber);
       kept.push(count);
@@ -174,7 +175,7 @@ export function registerExtras(ctx: FamilyContext): void {
         testUser: testUser === undefined ? null : { name: testUser.name, summary: testUser.summary },
         creditInfo: creditInfo(phoneNumber, clock.date()),
         identification: identifications.get(phoneNumber)?.identification ?? null,
-        merchantData: pushes.range(phoneNumber, from, to),
+        merchantData: pushes.range(phoneNumber, from, to).map((push) => ({ data: push.data, receivedAt: clock.iso(push.receivedAt) })),
         merchantDataCount: count - first,
         merchantDataNextCursor: to < count ? pushCursor(to) : null,
       },
