@@ -216,7 +216,11 @@ interface StoredDelivery {
   status: DeliveryStatus;
   reason: string | undefined;
   attempts: StoredAttempt[];
-  /** Virtual epoch milliseconds. */
+  /**
+   * Virtual milliseconds after the dispatcher's start (`epoch`): small whole numbers, which V8 keeps
+   * in the object itself, where epoch milliseconds take a separate 16-byte number each. (Delivery
+   * records do not outlive their dispatcher: its indexes are in memory.)
+   */
   createdAt: number;
   nextAttemptAt: number | null;
   completedAt: number | null;
@@ -316,6 +320,8 @@ export class DeliveryDispatcher {
   private lastLocalWarning = 0;
   /** Ids: 20 random hex digits of this process, then a counter (12 hex digits): unique across restarts. */
   private readonly idStart = `dlv_${randomBytes(10).toString('hex')}`;
+  /** The virtual time the record times count from. */
+  private readonly epoch: number;
   private readonly localDelay: { base: number; max: number };
   private readonly maxPending: number;
   /** The reason of an event beyond a receiver's backlog (one string for all of them). */
@@ -324,6 +330,7 @@ export class DeliveryDispatcher {
   constructor(options: DispatcherOptions) {
     this.deliveries = options.store.collection<StoredDelivery>('deliveries');
     this.clock = options.clock;
+    this.epoch = options.clock.now();
     this.log = options.log ?? (() => undefined);
     this.concurrency = options.config?.webhooks?.concurrency ?? DEFAULT_WEBHOOK_CONCURRENCY;
     if (options.fetch !== undefined) {
@@ -407,7 +414,7 @@ export class DeliveryDispatcher {
       status: url === null || full ? 'not_sent' : 'pending',
       reason: url === null ? 'No webhook URL is configured.' : full ? this.backlogReason : undefined,
       attempts: NO_ATTEMPTS,
-      createdAt: this.clock.now(),
+      createdAt: this.clock.now() - this.epoch,
       nextAttemptAt: null,
       completedAt: null,
     };
@@ -486,7 +493,7 @@ export class DeliveryDispatcher {
 
   private view(delivery: StoredDelivery): Delivery {
     const body = this.bodyOf(delivery);
-    const iso = (at: number | null) => (at === null ? null : this.clock.iso(at));
+    const iso = (at: number | null) => (at === null ? null : this.clock.iso(this.epoch + at));
     const view: Delivery = {
       id: delivery.id,
       eventId: this.eventIdOf(delivery),
@@ -501,12 +508,12 @@ export class DeliveryDispatcher {
       status: delivery.status,
       attempts: delivery.attempts.map((attempt, index) => ({
         attempt: index + 1,
-        at: this.clock.iso(delivery.createdAt + attempt.after),
+        at: this.clock.iso(this.epoch + delivery.createdAt + attempt.after),
         durationMs: attempt.durationMs,
         ...(attempt.statusCode === undefined ? {} : { statusCode: attempt.statusCode }),
         ...(attempt.error === undefined ? {} : { error: attempt.error }),
       })),
-      createdAt: this.clock.iso(delivery.createdAt),
+      createdAt: this.clock.iso(this.epoch + delivery.createdAt),
       nextAttemptAt: iso(delivery.nextAttemptAt),
       completedAt: iso(delivery.completedAt),
     };
@@ -687,7 +694,7 @@ export class DeliveryDispatcher {
     // Re-read: the record is a snapshot and the store is the source of truth.
     const current = this.deliveries.get(id) ?? delivery;
     const attempt: StoredAttempt = {
-      after: at - current.createdAt,
+      after: at - this.epoch - current.createdAt,
       durationMs: Math.round(performance.now() - started),
       statusCode,
       error,
@@ -696,7 +703,7 @@ export class DeliveryDispatcher {
     const succeeded = statusCode !== undefined && isReceived(current.successStatus, statusCode);
 
     if (succeeded) {
-      const delivered = changed(current, attempts, 'delivered', null, this.clock.now());
+      const delivered = changed(current, attempts, 'delivered', null, this.clock.now() - this.epoch);
       this.deliveries.set(id, delivered);
       this.finish(delivered);
       return;
@@ -706,7 +713,7 @@ export class DeliveryDispatcher {
       return;
     }
     if (refused || number >= MAX_ATTEMPTS) {
-      const abandoned = changed(current, attempts, 'abandoned', null, this.clock.now());
+      const abandoned = changed(current, attempts, 'abandoned', null, this.clock.now() - this.epoch);
       this.deliveries.set(id, abandoned);
       const eventId = this.eventIdOf(abandoned);
       this.log(
@@ -719,7 +726,7 @@ export class DeliveryDispatcher {
       return;
     }
     const nextAt = this.clock.now() + (RETRY_DELAYS_MS[number - 1] ?? 0);
-    this.deliveries.set(id, changed(current, attempts, 'pending', nextAt, null));
+    this.deliveries.set(id, changed(current, attempts, 'pending', nextAt - this.epoch, null));
     this.timers.set(id, this.clock.schedule(nextAt, this.retryDue, id));
   }
 
