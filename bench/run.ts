@@ -80,7 +80,7 @@ if (only.includes('soak')) {
   window('last 10 %', f.last);
   out(`  ratio last/first: throughput ${fmt(f.last.requestsPerSecond / f.first.requestsPerSecond)}   p99 ${fmt(f.last.p99Ms / f.first.p99Ms)}`);
   out(`  webhooks received ${f.webhooksReceived} of ${f.webhooksExpected}`);
-  out(`  clock advance firing ${f.advance.timers} timers: ${fmt(f.advance.ms, 0)} ms (then ${f.advance.webhooks} of their webhooks received; the rest beyond the receiver's backlog limit recorded not_sent)`);
+  out(`  clock advance firing ${f.advance.timers} timers: ${fmt(f.advance.ms, 0)} ms, ${fmt(f.advance.cpuMs, 0)} ms of the sandbox's CPU (then ${f.advance.webhooks} of their webhooks received; the rest beyond the receiver's backlog limit recorded not_sent)`);
   out(`  sandbox RSS at the end: ${fmt(f.rssEndMb, 0)} MB`);
   out(`  memory per transaction (records, delivery, indexes): ${fmt(f.memory.bytesPerTransaction, 0)} bytes`);
 }

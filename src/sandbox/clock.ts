@@ -5,9 +5,12 @@
  * and webhook retries (D23) all run on it, so a test or an integrator can "wait" an hour at once.
  *
  * The timers live in a binary heap (heap-js) ordered by time, then by creation: scheduling and
- * firing cost O(log n). A cancelled timer is only marked (lazy deletion); its callback is dropped at
- * once and the heap is rebuilt without the marked entries when they outnumber the live ones, so
- * memory stays proportional to the live timers. Firing many timers at once (an advance over
+ * firing cost O(log n). A timer is one object, the heap's entry itself: the callback is usually one
+ * function shared by many timers, called with the timer's argument (a transaction id), so that
+ * 100,000 pending expiries hold 100,000 small objects and no closure each. A cancelled timer is
+ * only marked (lazy deletion); its callback is dropped at once and the heap is rebuilt without the
+ * marked entries when they outnumber the live ones, so memory stays proportional to the live
+ * timers. Firing many timers at once (an advance over
  * 100,000 expiries, or real time passing them) runs in slices of {@link SLICE_MS} and yields to the
  * event loop between slices when asked to (`advanceInSlices`, and the timers fired by real time),
  * so requests keep being answered.
@@ -22,6 +25,9 @@ export interface ClockTimer {
   cancel(): void;
 }
 
+/** A timer's callback: called with the argument given to `schedule` and the timer. */
+export type TimerCallback<A> = (argument: A, timer: ClockTimer) => unknown;
+
 export interface ClockOptions {
   /** The virtual time at creation, epoch ms (default: the real time). */
   start?: number;
@@ -29,12 +35,22 @@ export interface ClockOptions {
   onError?: (error: unknown) => void;
 }
 
-interface Entry {
-  at: number;
-  seq: number;
-  fn: (() => unknown) | undefined;
+/** A timer and the heap's entry for it. */
+class Timer implements ClockTimer {
   /** Fired or cancelled: still in the heap until popped or compacted away. */
-  done: boolean;
+  done = false;
+
+  constructor(
+    private readonly clock: VirtualClock,
+    readonly at: number,
+    readonly seq: number,
+    public fn: TimerCallback<unknown> | undefined,
+    public argument: unknown,
+  ) {}
+
+  cancel(): void {
+    this.clock.cancelTimer(this);
+  }
 }
 
 // setTimeout takes at most 2^31 - 1 ms; a later timer is re-armed when this much has passed.
@@ -44,7 +60,7 @@ export const SLICE_MS = 10;
 /** The heap is rebuilt when more entries than this are cancelled and they outnumber the live ones. */
 const COMPACT_MIN = 1024;
 
-const byTime = (a: Entry, b: Entry): number => a.at - b.at || a.seq - b.seq;
+const byTime = (a: Timer, b: Timer): number => a.at - b.at || a.seq - b.seq;
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export class VirtualClock {
@@ -52,7 +68,7 @@ export class VirtualClock {
   private readonly perfBase = performance.now();
   private offset = 0;
   private seq = 0;
-  private readonly heap = new Heap<Entry>(byTime);
+  private readonly heap = new Heap<Timer>(byTime);
   /** Entries in the heap that were cancelled (not yet popped). */
   private cancelled = 0;
   private armed: NodeJS.Timeout | undefined;
@@ -100,17 +116,24 @@ export class VirtualClock {
     return this.heap.size();
   }
 
-  /** Runs `fn` when the virtual time reaches `at` (epoch ms); at once (asynchronously) if it has. */
-  schedule(at: number, fn: () => unknown): ClockTimer {
-    const entry: Entry = { at, seq: this.seq++, fn, done: false };
+  /**
+   * Runs `fn(argument, timer)` when the virtual time reaches `at` (epoch ms); at once
+   * (asynchronously) if it has. Pass one shared function and the data it needs as `argument`,
+   * rather than a new closure per timer.
+   */
+  schedule(at: number, fn: () => unknown): ClockTimer;
+  schedule<A>(at: number, fn: TimerCallback<A>, argument: A): ClockTimer;
+  schedule(at: number, fn: TimerCallback<unknown>, argument?: unknown): ClockTimer {
+    const timer = new Timer(this, at, this.seq++, fn, argument);
     if (this.stopped) {
-      entry.done = true;
-      entry.fn = undefined;
+      timer.done = true;
+      timer.fn = undefined;
+      timer.argument = undefined;
     } else {
-      this.heap.add(entry);
+      this.heap.add(timer);
       this.arm();
     }
-    return { at, cancel: () => this.cancel(entry) };
+    return timer;
   }
 
   /** Runs `fn` after `ms` milliseconds of virtual time. */
@@ -191,9 +214,10 @@ export class VirtualClock {
   /** Cancels every timer; later `schedule` calls do nothing. */
   stop(): void {
     this.stopped = true;
-    for (const entry of this.heap.toArray()) {
-      entry.done = true;
-      entry.fn = undefined;
+    for (const timer of this.heap.toArray()) {
+      timer.done = true;
+      timer.fn = undefined;
+      timer.argument = undefined;
     }
     this.heap.clear();
     this.cancelled = 0;
@@ -227,10 +251,12 @@ export class VirtualClock {
     }
   }
 
-  private cancel(entry: Entry): void {
-    if (entry.done) return;
-    entry.done = true;
-    entry.fn = undefined;
+  /** {@link ClockTimer.cancel}. */
+  cancelTimer(timer: Timer): void {
+    if (timer.done) return;
+    timer.done = true;
+    timer.fn = undefined;
+    timer.argument = undefined;
     if (this.stopped) return;
     this.cancelled++;
     if (this.cancelled > COMPACT_MIN && this.cancelled * 2 > this.heap.size()) {
@@ -244,13 +270,14 @@ export class VirtualClock {
     if (delta > 0) this.offset += delta;
   }
 
-  private run(entry: Entry): void {
-    const fn = entry.fn;
-    entry.done = true;
-    entry.fn = undefined;
+  private run(timer: Timer): void {
+    const { fn, argument } = timer;
+    timer.done = true;
+    timer.fn = undefined;
+    timer.argument = undefined;
     if (fn === undefined) return;
     try {
-      const result = fn();
+      const result = fn(argument, timer);
       if (result instanceof Promise) result.catch(this.onError);
     } catch (error) {
       this.onError(error);

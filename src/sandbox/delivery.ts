@@ -23,13 +23,22 @@
  *   counts as a failed attempt, so nothing loops forever;
  * - completed deliveries beyond `retention.deliveries` (default 100,000) are forgotten, oldest
  *   first; pending ones are always kept. {@link DeliveryDispatcher.page} serves them in pages.
+ *
+ * What the store keeps of a delivery is what it takes to make the request again, not the request
+ * ({@link StoredDelivery}): the body of an event whose body follows from its transaction and status
+ * is made from a registered template, and `X-Signature` is computed from the body and the signing
+ * key (a reference to the partner's key or the merchant's password, not a copy) when the request is
+ * sent or the delivery is read. Times are epoch milliseconds, the ids follow from one counter. The
+ * views ({@link Delivery}) are built when read, a page at a time.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
+import Denque from 'denque';
 import Queue from 'yocto-queue';
 import type { ClockTimer, VirtualClock } from './clock.js';
 import { DEFAULT_RETAIN_DELIVERIES, DEFAULT_WEBHOOK_CONCURRENCY, type RetentionSettings, type WebhookSettings } from './config.js';
+import { sdkSignature } from '../signature.js';
 import type { Collection, Store } from './store.js';
 import { fetchSender, httpSender, type WebhookSender } from './webhook-client.js';
 import { safeUrl, WebhookTargets, type ListeningAddress, type TargetProblem } from './webhook-targets.js';
@@ -132,18 +141,89 @@ export interface Delivery {
 export interface EnqueueInput {
   /** The receiver; `undefined`/`null` records the event as `not_sent`. */
   url: string | null | undefined;
-  /** The exact body to send (sign exactly this string). */
-  body: string;
-  /** Extra headers, typically `X-Signature`. `Content-Type` and `X-Event-Id` are set here. */
-  headers: Record<string, string>;
-  /** Events with the same key are delivered one after the other, in enqueue order. */
-  orderingKey: string;
+  /**
+   * The exact body to send, or the template that makes it ({@link DeliveryDispatcher.template}):
+   * for an event whose body follows from a little data, so that the record does not keep the text.
+   */
+  body: string | TemplatedBody;
+  /**
+   * The key of `X-Signature: base64(SHA-256(body + key))` (D23), computed when the request is sent
+   * or read: pass the partner's key or the merchant's password itself (the record keeps a
+   * reference, not a copy). Without it no `X-Signature` is sent, unless `headers` has one.
+   */
+  signingKey?: string | undefined;
+  /** Extra headers, sent as given. `Content-Type` and `X-Event-Id` are set here. */
+  headers?: Record<string, string>;
+  /**
+   * Events with the same key are delivered one after the other, in enqueue order. Give the key, or
+   * the scope of a key that ends with the transaction id: `orderingScope + transactionId`.
+   */
+  orderingKey?: string;
+  orderingScope?: string;
   successStatus: SuccessStatus;
   /** Default: a new unique id. */
   eventId?: string;
   family: string;
   event: string;
   transactionId?: string;
+}
+
+/** A body made by a registered template from `data` (and the delivery's transaction id). */
+export interface TemplatedBody {
+  template: string;
+  data: string;
+}
+
+/** Makes the exact body of an event from its transaction id and data; the same every time. */
+export type BodyTemplate = (transactionId: string | undefined, data: string) => string;
+
+/** One attempt as the store keeps it. */
+interface StoredAttempt {
+  /** When it started: virtual milliseconds after the delivery was created. */
+  after: number;
+  durationMs: number;
+  statusCode: number | undefined;
+  error: string | undefined;
+}
+
+/**
+ * What the store keeps of a delivery (collection `deliveries`, keyed by id): the view
+ * ({@link Delivery}) is made from it when read. The id is `dlv_<20 hex digits of the process><the
+ * sequence number - 1, 12 hex digits>`, the event id the same with `evt_` unless one was given.
+ */
+interface StoredDelivery {
+  id: string;
+  seq: number;
+  /** Only when given to `enqueue`. */
+  eventId: string | undefined;
+  family: string;
+  event: string;
+  transactionId: string | undefined;
+  url: string | null;
+  /** The body, or the template that makes it from `data`. */
+  body: string | undefined;
+  template: string | undefined;
+  data: string | undefined;
+  signingKey: string | undefined;
+  headers: Record<string, string> | undefined;
+  /**
+   * The ordering key is `orderingScope + transactionId` when it ends with the transaction id (one
+   * string per scope, such as `sdk:partner_test:`, shared by every record), else `orderingKey`.
+   */
+  orderingScope: string | undefined;
+  orderingKey: string | undefined;
+  successStatus: SuccessStatus;
+  status: DeliveryStatus;
+  reason: string | undefined;
+  attempts: StoredAttempt[];
+  /**
+   * Virtual milliseconds after the dispatcher's start (`epoch`): small whole numbers, which V8 keeps
+   * in the object itself, where epoch milliseconds take a separate 16-byte number each. (Delivery
+   * records do not outlive their dispatcher: its indexes are in memory.)
+   */
+  createdAt: number;
+  nextAttemptAt: number | null;
+  completedAt: number | null;
 }
 
 export interface DispatcherOptions {
@@ -190,14 +270,14 @@ export class DeliveryQueryError extends Error {
   }
 }
 
-interface Completed {
-  id: string;
-  seq: number;
-  transactionId: string | undefined;
-}
+/** The attempts of a delivery not attempted yet: one frozen empty list shared by all. */
+const NO_ATTEMPTS: StoredAttempt[] = Object.freeze([]) as unknown as StoredAttempt[];
+
+/** Sequence numbers of one transaction's deliveries: one number, or several in order. */
+type SeqList = number | number[];
 
 export class DeliveryDispatcher {
-  private readonly deliveries: Collection<Delivery>;
+  private readonly deliveries: Collection<StoredDelivery>;
   private readonly clock: VirtualClock;
   private readonly send: WebhookSender;
   /** Closes the connection pools of the default sender. */
@@ -207,6 +287,7 @@ export class DeliveryDispatcher {
   readonly targets: WebhookTargets;
   private readonly concurrency: number;
   private readonly retain: number;
+  private readonly templates = new Map<string, BodyTemplate>();
   /** Pending delivery ids per ordering key; the head is the one being attempted. */
   private readonly queues = new Map<string, string[]>();
   private readonly timers = new Map<string, ClockTimer>();
@@ -218,18 +299,17 @@ export class DeliveryDispatcher {
   private readonly pendingPerReceiver = new Map<string, number>();
   private readonly shutdown = new AbortController();
   private stopped = false;
-  // Creation order: parallel arrays of sequence numbers (ascending) and ids; forgotten deliveries
-  // stay until the arrays are compacted.
+  /**
+   * Creation order: the sequence numbers of the deliveries held, ascending (an id follows from its
+   * number); forgotten deliveries stay until the array is compacted.
+   */
   private nextSeq = 1;
   private orderSeqs: number[] = [];
-  private orderIds: string[] = [];
   private forgotten = 0;
   /** Sequence numbers of the deliveries of each transaction id. */
-  private readonly byTransaction = new Map<string, number[]>();
-  private readonly completed = new Queue<Completed>();
-  private newId(): string {
-    return `${this.idPrefix}${(this.idCounter++).toString(16).padStart(12, '0')}`;
-  }
+  private readonly byTransaction = new Map<string, SeqList>();
+  /** Sequence numbers of the completed deliveries held, in the order they completed. */
+  private readonly completed = new Denque<number>();
 
   /** Attempts asked for during a sliced advance, started when it ends. */
   private deferred: string[] = [];
@@ -239,14 +319,18 @@ export class DeliveryDispatcher {
   private readonly cursorKey = randomBytes(32);
   private lastLocalWarning = 0;
   /** Ids: 20 random hex digits of this process, then a counter (12 hex digits): unique across restarts. */
-  private readonly idPrefix = randomBytes(10).toString('hex');
-  private idCounter = 0;
+  private readonly idStart = `dlv_${randomBytes(10).toString('hex')}`;
+  /** The virtual time the record times count from. */
+  private readonly epoch: number;
   private readonly localDelay: { base: number; max: number };
   private readonly maxPending: number;
+  /** The reason of an event beyond a receiver's backlog (one string for all of them). */
+  private readonly backlogReason: string;
 
   constructor(options: DispatcherOptions) {
-    this.deliveries = options.store.collection<Delivery>('deliveries');
+    this.deliveries = options.store.collection<StoredDelivery>('deliveries');
     this.clock = options.clock;
+    this.epoch = options.clock.now();
     this.log = options.log ?? (() => undefined);
     this.concurrency = options.config?.webhooks?.concurrency ?? DEFAULT_WEBHOOK_CONCURRENCY;
     if (options.fetch !== undefined) {
@@ -263,6 +347,7 @@ export class DeliveryDispatcher {
     this.targets = options.targets ?? new WebhookTargets({ allowAny: options.config?.webhooks?.allowAnyTarget ?? false });
     this.localDelay = options.localRetryDelayMs ?? { base: LOCAL_RETRY_BASE_MS, max: LOCAL_RETRY_MAX_MS };
     this.maxPending = options.maxPendingPerReceiver ?? MAX_PENDING_PER_RECEIVER;
+    this.backlogReason = `The receiver has ${this.maxPending} undelivered events waiting; later events are not sent until it catches up.`;
   }
 
   /** Tells the dispatcher where the sandbox listens, so that webhooks to itself are refused. */
@@ -275,58 +360,89 @@ export class DeliveryDispatcher {
     return this.targets.problem(url);
   }
 
+  /**
+   * Registers the template `name` for {@link TemplatedBody} bodies. It must always make the same
+   * body of the same transaction id and data: the body is made again when the event is sent and
+   * each time it is read.
+   */
+  template(name: string, make: BodyTemplate): void {
+    this.templates.set(name, make);
+  }
+
   /** Records an event and starts (or queues) its delivery. Returns the record as created. */
   enqueue(input: EnqueueInput): Delivery {
+    return this.view(this.deliveries.get(this.record(input))!);
+  }
+
+  /** As {@link enqueue}, without making the view: answers the delivery's id. */
+  record(input: EnqueueInput): string {
     const url = input.url ?? null;
-    const number = this.newId();
-    const eventId = input.eventId ?? `evt_${number}`;
+    const seq = this.nextSeq++;
+    const id = this.idOf(seq);
     const receiver = url === null ? undefined : receiverOf(url);
     const waiting = receiver === undefined ? 0 : (this.pendingPerReceiver.get(receiver) ?? 0);
     const full = waiting >= this.maxPending;
-    const delivery: Delivery = {
-      id: `dlv_${number}`,
-      eventId,
+    const templated = typeof input.body !== 'string';
+    if (templated && !this.templates.has((input.body as TemplatedBody).template)) {
+      throw new Error(`no webhook body template '${(input.body as TemplatedBody).template}' is registered`);
+    }
+    const headers = input.headers === undefined || Object.keys(input.headers).length === 0 ? undefined : { ...input.headers };
+    const orderingScope =
+      input.orderingKey !== undefined
+        ? scopeOf(input.orderingKey, input.transactionId)
+        : input.orderingScope !== undefined && input.transactionId !== undefined
+          ? shared(input.orderingScope)
+          : undefined;
+    const orderingKey = input.orderingKey ?? (orderingScope === undefined ? undefined : orderingScope + input.transactionId);
+    if (orderingKey === undefined) throw new Error('a webhook event needs an orderingKey, or an orderingScope and a transactionId');
+    const delivery: StoredDelivery = {
+      id,
+      seq,
+      eventId: input.eventId,
       family: input.family,
       event: input.event,
       transactionId: input.transactionId,
       url,
-      body: input.body,
-      headers: { ...input.headers, 'Content-Type': 'application/json', 'X-Event-Id': eventId },
-      orderingKey: input.orderingKey,
+      body: templated ? undefined : (input.body as string),
+      template: templated ? (input.body as TemplatedBody).template : undefined,
+      data: templated ? (input.body as TemplatedBody).data : undefined,
+      signingKey: input.signingKey,
+      headers,
+      orderingScope,
+      orderingKey: orderingScope === undefined ? orderingKey : undefined,
       successStatus: input.successStatus,
       status: url === null || full ? 'not_sent' : 'pending',
-      attempts: [],
-      createdAt: this.clock.iso(),
+      reason: url === null ? 'No webhook URL is configured.' : full ? this.backlogReason : undefined,
+      attempts: NO_ATTEMPTS,
+      createdAt: this.clock.now() - this.epoch,
       nextAttemptAt: null,
       completedAt: null,
     };
-    if (url === null) delivery.reason = 'No webhook URL is configured.';
-    else if (full) {
-      delivery.reason = `The receiver has ${this.maxPending} undelivered events waiting; later events are not sent until it catches up.`;
-    }
-    this.deliveries.set(delivery.id, delivery);
-    this.notifyEnqueued(delivery);
-    const seq = this.nextSeq++;
+    this.deliveries.set(id, delivery);
+    if (this.enqueueListeners.size > 0) this.notifyEnqueued(this.view(delivery));
     this.orderSeqs.push(seq);
-    this.orderIds.push(delivery.id);
     if (input.transactionId !== undefined) {
       const seqs = this.byTransaction.get(input.transactionId);
-      if (seqs === undefined) this.byTransaction.set(input.transactionId, [seq]);
+      if (seqs === undefined) this.byTransaction.set(input.transactionId, seq);
+      else if (typeof seqs === 'number') this.byTransaction.set(input.transactionId, [seqs, seq]);
       else seqs.push(seq);
     }
     if (delivery.status === 'not_sent') {
-      this.retire({ id: delivery.id, seq, transactionId: input.transactionId });
+      this.retire(seq);
     } else {
       this.pendingPerReceiver.set(receiver!, waiting + 1);
-      this.seqOfPending.set(delivery.id, seq);
+      this.seqOfPending.set(id, seq);
       if (!this.stopped) {
-        const queue = this.queues.get(input.orderingKey) ?? [];
-        queue.push(delivery.id);
-        this.queues.set(input.orderingKey, queue);
-        if (queue.length === 1) this.startAttempt(delivery.id);
+        const queue = this.queues.get(orderingKey);
+        if (queue === undefined) {
+          this.queues.set(orderingKey, [id]);
+          this.startAttempt(id);
+        } else {
+          queue.push(id);
+        }
       }
     }
-    return delivery;
+    return id;
   }
 
   // -------------------------------------------------------------------------------------------
@@ -354,7 +470,58 @@ export class DeliveryDispatcher {
   }
 
   // -------------------------------------------------------------------------------------------
+  // Views
 
+  /** The exact body of a delivery. */
+  private bodyOf(delivery: StoredDelivery): string {
+    if (delivery.body !== undefined) return delivery.body;
+    return this.templates.get(delivery.template!)!(delivery.transactionId, delivery.data!);
+  }
+
+  private eventIdOf(delivery: StoredDelivery): string {
+    return delivery.eventId ?? `evt_${delivery.id.slice(4)}`;
+  }
+
+  /** The headers sent with `body`: the extra ones, `X-Signature`, `Content-Type`, `X-Event-Id`. */
+  private headersOf(delivery: StoredDelivery, body: string): Record<string, string> {
+    const headers: Record<string, string> = { ...delivery.headers };
+    if (delivery.signingKey !== undefined) headers['X-Signature'] = sdkSignature(body, delivery.signingKey);
+    headers['Content-Type'] = 'application/json';
+    headers['X-Event-Id'] = this.eventIdOf(delivery);
+    return headers;
+  }
+
+  private view(delivery: StoredDelivery): Delivery {
+    const body = this.bodyOf(delivery);
+    const iso = (at: number | null) => (at === null ? null : this.clock.iso(this.epoch + at));
+    const view: Delivery = {
+      id: delivery.id,
+      eventId: this.eventIdOf(delivery),
+      family: delivery.family,
+      event: delivery.event,
+      transactionId: delivery.transactionId,
+      url: delivery.url,
+      body,
+      headers: this.headersOf(delivery, body),
+      orderingKey: orderingKeyOf(delivery),
+      successStatus: delivery.successStatus,
+      status: delivery.status,
+      attempts: delivery.attempts.map((attempt, index) => ({
+        attempt: index + 1,
+        at: this.clock.iso(this.epoch + delivery.createdAt + attempt.after),
+        durationMs: attempt.durationMs,
+        ...(attempt.statusCode === undefined ? {} : { statusCode: attempt.statusCode }),
+        ...(attempt.error === undefined ? {} : { error: attempt.error }),
+      })),
+      createdAt: this.clock.iso(this.epoch + delivery.createdAt),
+      nextAttemptAt: iso(delivery.nextAttemptAt),
+      completedAt: iso(delivery.completedAt),
+    };
+    if (delivery.reason !== undefined) view.reason = delivery.reason;
+    return view;
+  }
+
+  // -------------------------------------------------------------------------------------------
 
   /**
    * One page of deliveries in creation order, filtered by transaction id, family and status. A
@@ -368,21 +535,21 @@ export class DeliveryDispatcher {
     }
     const scope = `${query.transactionId ?? ''}\u0000${query.family ?? ''}\u0000${query.status ?? ''}`;
     const afterSeq = query.after === undefined ? 0 : this.readCursor(query.after, scope);
-    const matches = (delivery: Delivery) =>
+    const matches = (delivery: StoredDelivery) =>
       (query.family === undefined || delivery.family === query.family) &&
       (query.status === undefined || delivery.status === query.status) &&
       (query.transactionId === undefined || delivery.transactionId === query.transactionId);
 
     // The candidates: one transaction's deliveries, or all of them, from just after the cursor.
-    const seqs = query.transactionId === undefined ? this.orderSeqs : (this.byTransaction.get(query.transactionId) ?? []);
-    const found: Delivery[] = [];
+    const own = query.transactionId === undefined ? undefined : this.byTransaction.get(query.transactionId);
+    const seqs = query.transactionId === undefined ? this.orderSeqs : own === undefined ? [] : typeof own === 'number' ? [own] : own;
+    const found: StoredDelivery[] = [];
     let lastSeq = afterSeq;
     let scanned = 0;
     let index = upperBound(seqs, afterSeq);
     for (; index < seqs.length && found.length <= limit && scanned < MAX_SCAN; index++, scanned++) {
       const seq = seqs[index]!;
-      const id = query.transactionId === undefined ? this.orderIds[index]! : this.idOf(seq);
-      const delivery = id === undefined ? undefined : this.deliveries.get(id);
+      const delivery = this.deliveries.get(this.idOf(seq));
       if (delivery !== undefined && matches(delivery)) {
         if (found.length === limit) break;
         found.push(delivery);
@@ -390,7 +557,7 @@ export class DeliveryDispatcher {
       lastSeq = seq;
     }
     const more = index < seqs.length;
-    return { deliveries: found, nextCursor: more ? this.writeCursor(lastSeq, scope) : null };
+    return { deliveries: found.map((delivery) => this.view(delivery)), nextCursor: more ? this.writeCursor(lastSeq, scope) : null };
   }
 
   /**
@@ -409,7 +576,8 @@ export class DeliveryDispatcher {
   }
 
   get(id: string): Delivery | undefined {
-    return this.deliveries.get(id);
+    const delivery = this.deliveries.get(id);
+    return delivery === undefined ? undefined : this.view(delivery);
   }
 
   /** Deliveries not yet delivered or abandoned. */
@@ -489,7 +657,7 @@ export class DeliveryDispatcher {
     if (this.stopped || delivery === undefined || delivery.status !== 'pending' || delivery.url === null) return;
 
     const number = delivery.attempts.length + 1;
-    const at = this.clock.iso();
+    const at = this.clock.now();
     const started = performance.now();
     let statusCode: number | undefined;
     let error: string | undefined;
@@ -500,10 +668,11 @@ export class DeliveryDispatcher {
       error = `refused by the sandbox: the webhook URL ${problem.message}`;
     } else {
       try {
+        const body = this.bodyOf(delivery);
         statusCode = await this.send({
           url: delivery.url,
-          headers: delivery.headers,
-          body: delivery.body,
+          headers: this.headersOf(delivery, body),
+          body,
           timeoutMs: ATTEMPT_TIMEOUT_MS,
           signal: this.shutdown.signal,
         });
@@ -522,50 +691,47 @@ export class DeliveryDispatcher {
       }
     }
     this.localTries.delete(id);
-    const attempt: DeliveryAttempt = {
-      attempt: number,
-      at,
-      durationMs: Math.round(performance.now() - started),
-      ...(statusCode === undefined ? {} : { statusCode }),
-      ...(error === undefined ? {} : { error }),
-    };
-
     // Re-read: the record is a snapshot and the store is the source of truth.
-    const current = { ...(this.deliveries.get(id) ?? delivery) };
-    current.attempts = [...current.attempts, attempt];
+    const current = this.deliveries.get(id) ?? delivery;
+    const attempt: StoredAttempt = {
+      after: at - this.epoch - current.createdAt,
+      durationMs: Math.round(performance.now() - started),
+      statusCode,
+      error,
+    };
+    const attempts = current.attempts.length === 0 ? [attempt] : current.attempts.concat([attempt]);
     const succeeded = statusCode !== undefined && isReceived(current.successStatus, statusCode);
 
     if (succeeded) {
-      current.status = 'delivered';
-      current.nextAttemptAt = null;
-      current.completedAt = this.clock.iso();
-      this.deliveries.set(id, current);
-      this.finish(current);
+      const delivered = changed(current, attempts, 'delivered', null, this.clock.now() - this.epoch);
+      this.deliveries.set(id, delivered);
+      this.finish(delivered);
       return;
     }
     if (this.stopped) {
-      this.deliveries.set(id, current);
+      this.deliveries.set(id, changed(current, attempts, current.status, current.nextAttemptAt, current.completedAt));
       return;
     }
     if (refused || number >= MAX_ATTEMPTS) {
-      current.status = 'abandoned';
-      current.nextAttemptAt = null;
-      current.completedAt = this.clock.iso();
-      this.deliveries.set(id, current);
+      const abandoned = changed(current, attempts, 'abandoned', null, this.clock.now() - this.epoch);
+      this.deliveries.set(id, abandoned);
+      const eventId = this.eventIdOf(abandoned);
       this.log(
         'warn',
         refused
-          ? `webhook ${current.eventId} to ${safeUrl(current.url)} refused: the URL ${problem!.message}`
-          : `webhook ${current.eventId} to ${safeUrl(current.url)} abandoned after ${number} attempts`,
+          ? `webhook ${eventId} to ${safeUrl(abandoned.url)} refused: the URL ${problem!.message}`
+          : `webhook ${eventId} to ${safeUrl(abandoned.url)} abandoned after ${number} attempts`,
       );
-      this.finish(current);
+      this.finish(abandoned);
       return;
     }
     const nextAt = this.clock.now() + (RETRY_DELAYS_MS[number - 1] ?? 0);
-    current.nextAttemptAt = this.clock.iso(nextAt);
-    this.deliveries.set(id, current);
-    this.timers.set(id, this.clock.schedule(nextAt, () => this.startAttempt(id)));
+    this.deliveries.set(id, changed(current, attempts, 'pending', nextAt - this.epoch, null));
+    this.timers.set(id, this.clock.schedule(nextAt, this.retryDue, id));
   }
+
+  /** The timer of every retry: one function, called with the delivery's id. */
+  private readonly retryDue = (id: string): void => this.startAttempt(id);
 
   /** A local failure: tries again after a real-time back-off, without counting an attempt. */
   private retryLocally(id: string, tries: number, code: string): void {
@@ -585,65 +751,59 @@ export class DeliveryDispatcher {
   }
 
   /** Removes a completed delivery from its queue and starts the next one of the same key. */
-  private finish(delivery: Delivery): void {
+  private finish(delivery: StoredDelivery): void {
     const receiver = delivery.url === null ? undefined : receiverOf(delivery.url);
     if (receiver !== undefined) {
       const left = (this.pendingPerReceiver.get(receiver) ?? 1) - 1;
       if (left <= 0) this.pendingPerReceiver.delete(receiver);
       else this.pendingPerReceiver.set(receiver, left);
     }
-    const seq = this.seqOfPending.get(delivery.id);
-    this.seqOfPending.delete(delivery.id);
-    if (seq !== undefined) this.retire({ id: delivery.id, seq, transactionId: delivery.transactionId });
+    if (this.seqOfPending.delete(delivery.id)) this.retire(delivery.seq);
 
-    const queue = this.queues.get(delivery.orderingKey);
+    const orderingKey = orderingKeyOf(delivery);
+    const queue = this.queues.get(orderingKey);
     if (queue === undefined) return;
     const index = queue.indexOf(delivery.id);
     if (index >= 0) queue.splice(index, 1);
     const next = queue[0];
     if (next === undefined) {
-      this.queues.delete(delivery.orderingKey);
+      this.queues.delete(orderingKey);
     } else if (index === 0) {
       this.startAttempt(next);
     }
   }
 
   /** A delivery is complete: it joins the retained ones, and the oldest beyond the limit go. */
-  private retire(entry: Completed): void {
-    this.completed.enqueue(entry);
-    while (this.completed.size > this.retain) {
-      const oldest = this.completed.dequeue()!;
-      this.deliveries.delete(oldest.id);
+  private retire(seq: number): void {
+    this.completed.push(seq);
+    while (this.completed.length > this.retain) {
+      const oldest = this.completed.shift()!;
+      const id = this.idOf(oldest);
+      const transactionId = this.deliveries.get(id)?.transactionId;
+      this.deliveries.delete(id);
       this.forgotten++;
-      if (oldest.transactionId !== undefined) {
-        const seqs = this.byTransaction.get(oldest.transactionId);
-        if (seqs !== undefined) {
-          const at = seqs.indexOf(oldest.seq);
+      if (transactionId !== undefined) {
+        const seqs = this.byTransaction.get(transactionId);
+        if (seqs === oldest) {
+          this.byTransaction.delete(transactionId);
+        } else if (Array.isArray(seqs)) {
+          const at = seqs.indexOf(oldest);
           if (at >= 0) seqs.splice(at, 1);
-          if (seqs.length === 0) this.byTransaction.delete(oldest.transactionId);
+          if (seqs.length === 1) this.byTransaction.set(transactionId, seqs[0]!);
         }
       }
     }
-    if (this.forgotten > 1024 && this.forgotten * 2 > this.orderIds.length) this.compact();
+    if (this.forgotten > 1024 && this.forgotten * 2 > this.orderSeqs.length) this.compact();
   }
 
   private compact(): void {
-    const seqs: number[] = [];
-    const ids: string[] = [];
-    for (let index = 0; index < this.orderIds.length; index++) {
-      const id = this.orderIds[index]!;
-      if (!this.deliveries.has(id)) continue;
-      seqs.push(this.orderSeqs[index]!);
-      ids.push(id);
-    }
-    this.orderSeqs = seqs;
-    this.orderIds = ids;
+    this.orderSeqs = this.orderSeqs.filter((seq) => this.deliveries.has(this.idOf(seq)));
     this.forgotten = 0;
   }
 
-  private idOf(seq: number): string | undefined {
-    const index = upperBound(this.orderSeqs, seq) - 1;
-    return index >= 0 && this.orderSeqs[index] === seq ? this.orderIds[index] : undefined;
+  /** The id of the delivery with this sequence number. */
+  private idOf(seq: number): string {
+    return this.idStart + (seq - 1).toString(16).padStart(12, '0');
   }
 
   private mac(seq: number, scope: string): Buffer {
@@ -671,6 +831,65 @@ export class DeliveryDispatcher {
   }
 }
 
+
+/**
+ * A delivery with its attempts and state changed. Written out field by field: a copy made with
+ * spread syntax from a frozen record keeps most fields outside the object, in a second allocation.
+ */
+function changed(
+  current: StoredDelivery,
+  attempts: StoredAttempt[],
+  status: DeliveryStatus,
+  nextAttemptAt: number | null,
+  completedAt: number | null,
+): StoredDelivery {
+  return {
+    id: current.id,
+    seq: current.seq,
+    eventId: current.eventId,
+    family: current.family,
+    event: current.event,
+    transactionId: current.transactionId,
+    url: current.url,
+    body: current.body,
+    template: current.template,
+    data: current.data,
+    signingKey: current.signingKey,
+    headers: current.headers,
+    orderingScope: current.orderingScope,
+    orderingKey: current.orderingKey,
+    successStatus: current.successStatus,
+    status,
+    reason: current.reason,
+    attempts,
+    createdAt: current.createdAt,
+    nextAttemptAt,
+    completedAt,
+  };
+}
+
+const scopeCache = new Map<string, string>();
+
+/** The scope of an ordering key `<scope><transactionId>` (one shared string per scope), if it is one. */
+function scopeOf(orderingKey: string, transactionId: string | undefined): string | undefined {
+  if (transactionId === undefined || orderingKey.length <= transactionId.length || !orderingKey.endsWith(transactionId)) return undefined;
+  return shared(orderingKey.slice(0, orderingKey.length - transactionId.length));
+}
+
+/** One string object for every equal scope. */
+function shared(scope: string): string {
+  let found = scopeCache.get(scope);
+  if (found === undefined) {
+    if (scopeCache.size >= 10_000) scopeCache.clear();
+    found = scope;
+    scopeCache.set(scope, found);
+  }
+  return found;
+}
+
+function orderingKeyOf(delivery: StoredDelivery): string {
+  return delivery.orderingScope === undefined ? delivery.orderingKey! : delivery.orderingScope + delivery.transactionId!;
+}
 
 const receiverCache = new Map<string, string>();
 

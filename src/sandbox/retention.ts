@@ -6,9 +6,10 @@
  * registers how to forget one of its records (with its refunds, sessions, ...) and may keep one
  * that still has work due (a gateway refund completing): it then goes to the back of the queue.
  *
- * One queue per store, shared by the families that use it.
+ * One queue per store, shared by the families that use it: a ring buffer (denque) of kind and key
+ * pairs, two references per record, where a linked list would allocate two objects per record.
  */
-import Queue from 'yocto-queue';
+import Denque from 'denque';
 import type { Store } from './store.js';
 
 /** Forgets the record of `key`; answers `keep` when it cannot go yet. */
@@ -18,7 +19,8 @@ export type Evictor = (key: string) => 'evicted' | 'keep';
 const EVICTIONS_PER_ADD = 16;
 
 export class FinalRecords {
-  private readonly queue = new Queue<{ kind: string; key: string }>();
+  /** Kind, key, kind, key, ...: oldest first. */
+  private readonly queue = new Denque<string>();
   private readonly evictors = new Map<string, Evictor>();
   private evictedCount = 0;
 
@@ -31,18 +33,24 @@ export class FinalRecords {
 
   /** A record became final; the oldest final records beyond the limit are forgotten. */
   add(kind: string, key: string): void {
-    this.queue.enqueue({ kind, key });
-    for (let budget = EVICTIONS_PER_ADD; budget > 0 && this.queue.size > this.limit; budget--) {
-      const oldest = this.queue.dequeue()!;
-      const evictor = this.evictors.get(oldest.kind);
-      if (evictor !== undefined && evictor(oldest.key) === 'keep') this.queue.enqueue(oldest);
-      else this.evictedCount++;
+    this.queue.push(kind);
+    this.queue.push(key);
+    for (let budget = EVICTIONS_PER_ADD; budget > 0 && this.size > this.limit; budget--) {
+      const oldestKind = this.queue.shift()!;
+      const oldestKey = this.queue.shift()!;
+      const evictor = this.evictors.get(oldestKind);
+      if (evictor !== undefined && evictor(oldestKey) === 'keep') {
+        this.queue.push(oldestKind);
+        this.queue.push(oldestKey);
+      } else {
+        this.evictedCount++;
+      }
     }
   }
 
   /** Final records held. */
   get size(): number {
-    return this.queue.size;
+    return this.queue.length / 2;
   }
 
   /** Final records forgotten so far. */

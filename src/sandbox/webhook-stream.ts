@@ -86,17 +86,17 @@ interface Client {
 export class WebhookStream {
   private readonly limits: WebhookStreamLimits;
   private readonly clients = new Set<Client>();
-  private readonly unsubscribe: () => void;
+  /** Subscribed to the source while a stream is open: without readers no event is prepared. */
+  private unsubscribe: (() => void) | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
   private closed = false;
 
   constructor(
-    source: DeliverySource,
+    private readonly source: DeliverySource,
     private readonly errors: ErrorHelpers,
     limits: Partial<WebhookStreamLimits> = {},
   ) {
     this.limits = { ...DEFAULT_STREAM_LIMITS, ...limits };
-    this.unsubscribe = source.onEnqueue((delivery) => this.publish(delivery));
   }
 
   /** Whether the request is for the stream's path (any method; others are answered 405). */
@@ -144,6 +144,7 @@ export class WebhookStream {
       fullSince: undefined,
     };
     this.clients.add(client);
+    this.unsubscribe ??= this.source.onEnqueue((delivery) => this.publish(delivery));
     response.on('close', () => this.remove(client));
     response.on('drain', () => this.flushOverflow(client));
     request.socket.setNoDelay(true);
@@ -166,7 +167,8 @@ export class WebhookStream {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.unsubscribe();
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
     this.stopHeartbeat();
     const finished = [...this.clients].map(
       (client) =>
@@ -247,7 +249,11 @@ export class WebhookStream {
 
   private remove(client: Client): void {
     this.clients.delete(client);
-    if (this.clients.size === 0) this.stopHeartbeat();
+    if (this.clients.size === 0) {
+      this.stopHeartbeat();
+      this.unsubscribe?.();
+      this.unsubscribe = undefined;
+    }
   }
 
   private stopHeartbeat(): void {

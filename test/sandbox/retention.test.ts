@@ -6,6 +6,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { initiateSdk, startSandbox, type TestSandbox } from '../support/sandbox.js';
 import { startGateway, type GatewayTest } from '../support/gateway.js';
+import { SDK_REFUNDS } from '../../src/sandbox/families/sdk.js';
+import { WEB_REFUNDS } from '../../src/sandbox/families/web.js';
 
 let t: TestSandbox | GatewayTest | undefined;
 afterEach(async () => {
@@ -48,6 +50,31 @@ describe('retention of final transactions', () => {
       ...Array.from({ length: 5 }, (_, index) => `ret_${20 + index}`),
       ...Array.from({ length: 10 }, (_, index) => `web_ret_${index}`),
     ]);
+  });
+
+  it('forgets the refunds of the SDK and web transactions it forgets', async () => {
+    const s = await startSandbox({ config: { retention: { transactions: 2 } } });
+    t = s;
+    const sdkRefunds = s.sandbox.store.collection(SDK_REFUNDS);
+    const webRefunds = s.sandbox.store.collection(WEB_REFUNDS);
+    await initiateSdk(s, 'refunded_sdk', 10_000);
+    expect((await s.request('POST', '/sandbox/sdk/transactions/refunded_sdk/confirm')).status).toBe(200);
+    for (const amount of [1_000, 2_000]) {
+      expect((await s.sdk('/merchant/credit/refundTransaction', { merchantTransactionId: 'refunded_sdk', amount })).body).toEqual({ message: 'ok' });
+    }
+    const web = await s.web('POST', '/api/transaction', { id: 'refunded_web', amount: 10_000, user: { name: 'A', phoneNumber: '+919000000001' } });
+    expect(web.status).toBe(200);
+    expect((await s.request('POST', '/sandbox/web/transactions/refunded_web/confirm')).status).toBe(200);
+    expect((await s.web('POST', '/api/refund', { transactionId: 'refunded_web', amount: 3_000 })).status).toBe(200);
+    expect([sdkRefunds.size, webRefunds.size]).toEqual([2, 1]);
+
+    // Two later final transactions push both out, with their refunds.
+    for (const id of ['later_1', 'later_2']) {
+      await initiateSdk(s, id, 10_000);
+      expect((await s.request('POST', `/sandbox/sdk/transactions/${id}/cancel`)).status).toBe(200);
+    }
+    expect(await status(s, 'refunded_sdk')).toBe('NO_SUCH_TRANSACTION');
+    expect([sdkRefunds.size, webRefunds.size]).toEqual([0, 0]);
   });
 
   it('keeps every pending transaction, however many', async () => {

@@ -5,6 +5,8 @@
  * of each test is generous (the earlier quadratic code did not finish 8,000 refunds in 50 s).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COLLECTIONS, GATEWAY, type CheckRecord, type InvitationRecord, type MerchantRecord } from '../../src/sandbox/gateway/state.js';
+import { MemoryStore } from '../../src/sandbox/store.js';
 import { sdkSignature } from '../../src/signature.js';
 import { DEVICE, startGateway, type GatewayTest } from '../support/gateway.js';
 import { EXTRAS_AUTH, initiateSdk, PARTNER_ID, PRIVATE_KEY } from '../support/sandbox.js';
@@ -72,6 +74,28 @@ describe('at volume', () => {
     expect(view.body.refunds).toHaveLength(100);
   });
 
+  it('1,000 attempts on one pre-eligibility check, each cancelled: the check lists only the open ones', { timeout: 120_000 }, async () => {
+    const { credentials } = await g.onboard();
+    const auth = credentials.auth;
+    const check = await g.check(auth, '+919000000101', 10_000);
+    const checks = g.sandbox.store.collection<CheckRecord>(COLLECTIONS.checks);
+    const open: number[] = [];
+    await inParallel(1_000, 16, async (index) => {
+      const id = `vol_attempt_${index}`;
+      const created = await g.createTransaction(auth, { id, amount: 10_000, phoneNumber: '+919000000101', checkId: check.id });
+      expect(created.status).toBe(200);
+      open.push(checks.get(check.id)!.attempts.length);
+      expect((await g.call('GET', `/api/merchant/transaction/${id}/cancel`, auth)).status).toBe(200);
+    });
+    // At most the 16 attempts running at once were listed; none is left.
+    expect(Math.max(...open)).toBeLessThanOrEqual(16);
+    expect(checks.get(check.id)!.attempts).toEqual([]);
+    // The check still works: a new attempt goes through to SUCCESS.
+    const last = await g.createTransaction(auth, { id: 'vol_attempt_last', amount: 10_000, phoneNumber: '+919000000101', checkId: check.id });
+    expect(last.status).toBe(200);
+    expect((await g.complete(auth, 'vol_attempt_last')).status).toBe('SUCCESS');
+  });
+
   it('3,000 data pushes for one phone number, read back a page at a time', { timeout: 120_000 }, async () => {
     const phone = '+919876500001';
     await inParallel(3_000, 16, (index) =>
@@ -124,5 +148,71 @@ describe('at volume', () => {
     const failed = await g.call('GET', '/api/merchant/transaction?limit=100&status=FAILED', first);
     expect(failed.body.transactions).toHaveLength(100);
     expect(failed.body.transactions.every((transaction: { status: string }) => transaction.status === 'FAILED')).toBe(true);
+  });
+});
+
+describe('the sandbox limits of the Merchant API', () => {
+  const merchantRecord = (id: string, now: number): MerchantRecord => ({
+    id,
+    brandName: 'Filler',
+    entityName: 'Filler Pvt Ltd',
+    brandHomePageUrl: 'https://filler.example.in',
+    mccCode: 5812,
+    hasLogo: false,
+    hasFavicon: false,
+    stage: 'documentsPending',
+    documents: [],
+    verifications: 0,
+    dashboardUsers: [],
+    createdAt: now,
+    updatedAt: now,
+  });
+
+  it(`refuses a merchant beyond ${GATEWAY.maxMerchants} with 409 INVALID_STATE, and keeps the newest ${GATEWAY.keptInvitations} invitations`, async () => {
+    // A store that already holds the limit of merchants and of invitations.
+    const store = new MemoryStore();
+    const merchants = store.collection<MerchantRecord>(COLLECTIONS.merchants);
+    const invitations = store.collection<InvitationRecord>(COLLECTIONS.invitations);
+    const now = Date.now();
+    for (let index = 0; index < GATEWAY.maxMerchants - 1; index++) merchants.set(`filler_${index}`, merchantRecord(`filler_${index}`, now));
+    for (let index = 0; index < GATEWAY.keptInvitations; index++) {
+      const token = `oldtoken${String(index).padStart(8, '0')}`;
+      invitations.set(token, { token, merchantId: 'filler_0', email: `u${index}@filler.example.in`, name: 'U', createdAt: now - 1_000_000 + index, expiresAt: now + 1_000_000 });
+    }
+    const limited = await startGateway({ store });
+    try {
+      const { id, answer } = await limited.createMerchant();
+      expect(answer.status).toBe(201);
+      const refused = await limited.merchantApi('POST', '/api/merchant', {
+        merchant: { id: 'one_too_many', brandName: 'More', entityName: 'More Pvt Ltd', brandHomePageUrl: 'https://more.example.in', mccCode: 5812 },
+      });
+      expect(refused.status).toBe(409);
+      expect(refused.body.errorCode).toBe('INVALID_STATE');
+      expect(refused.body.message).toContain(`${GATEWAY.maxMerchants} merchants`);
+      expect(merchants.size).toBe(GATEWAY.maxMerchants);
+
+      // A new invitation pushes out the oldest one, whose login URL then answers 404.
+      expect((await limited.request('GET', '/sandbox/gateway/dashboard/invitations/oldtoken00000000')).status).toBe(200);
+      const invited = await limited.merchantApi('POST', `/api/merchant/${id}/dashboard-access`, { dashboardUser: { name: 'New', email: 'new@acme.example.in' } });
+      expect(invited.status).toBe(201);
+      expect(invitations.size).toBe(GATEWAY.keptInvitations);
+      expect((await limited.request('GET', '/sandbox/gateway/dashboard/invitations/oldtoken00000000')).status).toBe(404);
+      expect((await limited.request('GET', '/sandbox/gateway/dashboard/invitations/oldtoken00000001')).status).toBe(200);
+      expect((await limited.request('GET', new URL(invited.body.dashboardAccess.loginUrl).pathname)).status).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it(`refuses a dashboard user beyond ${GATEWAY.maxDashboardUsers} of one merchant with 409 INVALID_STATE`, async () => {
+    const { id } = await g.createMerchant();
+    for (let index = 0; index < GATEWAY.maxDashboardUsers; index++) {
+      const answer = await g.merchantApi('POST', `/api/merchant/${id}/dashboard-access`, { dashboardUser: { name: 'User', email: `user${index}@acme.example.in` } });
+      expect(answer.status).toBe(201);
+    }
+    const refused = await g.merchantApi('POST', `/api/merchant/${id}/dashboard-access`, { dashboardUser: { name: 'User', email: 'one.more@acme.example.in' } });
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ errorCode: 'INVALID_STATE' });
+    expect(refused.body.message).toContain(`${GATEWAY.maxDashboardUsers} dashboard users`);
   });
 });

@@ -10,7 +10,7 @@
  *
  * Rules: D02 (errors), D24 (1 MiB), D25 (phone numbers), D26.
  */
-import Queue from 'yocto-queue';
+import Denque from 'denque';
 import type { components, operations } from '../../../generated/types/extras.js';
 import { extrasAuth } from '../auth.js';
 import type { FamilyContext } from '../context.js';
@@ -43,7 +43,8 @@ export interface StoredMerchantData {
 
 export interface StoredPush {
   data: unknown;
-  receivedAt: string;
+  /** Virtual epoch milliseconds (shown as RFC 3339). */
+  receivedAt: number;
 }
 
 export const EXTRAS_IDENTIFICATIONS = 'extras.identifications';
@@ -64,19 +65,21 @@ export function registerExtras(ctx: FamilyContext): void {
   const pushes = new ChildRecords(ctx.store.collection<StoredPush>(EXTRAS_MERCHANT_DATA_PUSHES));
   const authenticate = extrasAuth(config, errors);
 
-  // Retention: every push kept, oldest first (with its size), and the phone numbers, least
-  // recently pushed first (a Map iterates in insertion order; a push moves its number to the end).
-  const kept = new Queue<{ phoneNumber: string; position: number; bytes: number }>();
+  // Retention: every push kept, oldest first, as phone number, position and size in a ring buffer
+  // (three values a push, no object); and the phone numbers, least recently pushed first (a Map
+  // iterates in insertion order; a push moves its number to the end).
+  const kept = new Denque<string | number>();
   let keptBytes = 0;
   const numbers = new Map<string, true>();
 
   const forgetOldestPush = () => {
-    const oldest = kept.dequeue()!;
-    keptBytes -= oldest.bytes;
-    const record = merchantData.get(oldest.phoneNumber);
-    if (record === undefined || record.first !== oldest.position) return;
-    pushes.delete(oldest.phoneNumber, oldest.position);
-    merchantData.set(oldest.phoneNumber, { ...record, first: record.first + 1 });
+    const phoneNumber = kept.shift() as string;
+    const position = kept.shift() as number;
+    keptBytes -= kept.shift() as number;
+    const record = merchantData.get(phoneNumber);
+    if (record === undefined || record.first !== position) return;
+    pushes.delete(phoneNumber, position);
+    merchantData.set(phoneNumber, { userPhoneNumber: phoneNumber, count: record.count, first: record.first + 1 });
   };
 
   const touch = (phoneNumber: string) => {
@@ -120,13 +123,17 @@ export function registerExtras(ctx: FamilyContext): void {
     handle({ body, rawBody }) {
       const phoneNumber = body.userPhoneNumber;
       touch(phoneNumber);
-      const previous = merchantData.get(phoneNumber) ?? { userPhoneNumber: phoneNumber, count: 0, first: 0 };
-      // One new record: the earlier pushes are not copied.
-      pushes.set(phoneNumber, previous.count, { data: body.data, receivedAt: clock.iso() });
-      merchantData.set(phoneNumber, { ...previous, count: previous.count + 1 });
-      kept.enqueue({ phoneNumber, position: previous.count, bytes: rawBody.length });
+      const previous = merchantData.get(phoneNumber);
+      const count = previous?.count ?? 0;
+      // One new record: the earlier pushes are not copied. (Written out, not spread: a spread copy
+      // of a record gets a hidden class of its own.)
+      pushes.set(phoneNumber, count, { data: body.data, receivedAt: clock.now() });
+      merchantData.set(phoneNumber, { userPhoneNumber: phoneNumber, count: count + 1, first: previous?.first ?? 0 });
+      kept.push(phoneNumber);
+      kept.push(count);
+      kept.push(rawBody.length);
       keptBytes += rawBody.length;
-      while (kept.size > MAX_STORED_PUSHES || (keptBytes > MAX_STORED_PUSH_BYTES && kept.size > 1)) forgetOldestPush();
+      while (kept.length > 3 * MAX_STORED_PUSHES || (keptBytes > MAX_STORED_PUSH_BYTES && kept.length > 3)) forgetOldestPush();
       return { status: 200, body: { message: 'ok' } };
     },
   });
@@ -168,7 +175,7 @@ export function registerExtras(ctx: FamilyContext): void {
         testUser: testUser === undefined ? null : { name: testUser.name, summary: testUser.summary },
         creditInfo: creditInfo(phoneNumber, clock.date()),
         identification: identifications.get(phoneNumber)?.identification ?? null,
-        merchantData: pushes.range(phoneNumber, from, to),
+        merchantData: pushes.range(phoneNumber, from, to).map((push) => ({ data: push.data, receivedAt: clock.iso(push.receivedAt) })),
         merchantDataCount: count - first,
         merchantDataNextCursor: to < count ? pushCursor(to) : null,
       },

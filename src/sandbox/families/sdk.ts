@@ -52,11 +52,11 @@ export function registerSdk(ctx: FamilyContext): void {
   const lifecycle = directLifecycle(ctx, {
     collection: transactions,
     idOf: (transaction) => transaction.merchantTransactionId,
-    webhookBody: (transaction) =>
-      JSON.stringify({ merchantTransactionId: transaction.merchantTransactionId, status: transaction.status }),
+    webhookBody: (merchantTransactionId, status) => JSON.stringify({ merchantTransactionId, status }),
     successStatus: 200,
     pathParam: 'merchantTransactionId',
     label: 'SDK transaction',
+    copy: copySdkTransaction,
     onEvict: (id) => {
       const transaction = transactions.get(id);
       if (transaction !== undefined) refunds.deleteRange(id, 0, transaction.refundCount);
@@ -79,6 +79,7 @@ export function registerSdk(ctx: FamilyContext): void {
         userId: body.userId,
         amount: body.amount,
         status: 'PENDING',
+        failureReason: undefined,
         refundedAmount: 0,
         refundCount: 0,
         createdAt: now,
@@ -105,7 +106,7 @@ export function registerSdk(ctx: FamilyContext): void {
       // Check and update without an await in between: concurrent refunds cannot overspend.
       const transaction = find(body.merchantTransactionId, principal);
       if (transaction === undefined) return noSuchTransaction(body.merchantTransactionId);
-      const refund = refundDirect(errors, refunds, transaction.merchantTransactionId, transaction, body.amount, {
+      const refund = refundDirect(copySdkTransaction, errors, refunds, transaction.merchantTransactionId, transaction, body.amount, {
         now: clock.now(),
         iso: clock.iso(),
       });
@@ -125,6 +126,24 @@ export function registerSdk(ctx: FamilyContext): void {
     const shown = refunds.range(id, Math.max(0, transaction.refundCount - SHOWN_REFUNDS), transaction.refundCount);
     return { status: 200, body: describeSdkTransaction(transaction, shown) };
   });
+}
+
+/** A changeable copy, field by field (see `copy` in direct.ts). */
+function copySdkTransaction(transaction: SdkTransaction): SdkTransaction {
+  return {
+    merchantTransactionId: transaction.merchantTransactionId,
+    partnerId: transaction.partnerId,
+    userPhoneNumber: transaction.userPhoneNumber,
+    userId: transaction.userId,
+    amount: transaction.amount,
+    status: transaction.status,
+    failureReason: transaction.failureReason,
+    refundedAmount: transaction.refundedAmount,
+    refundCount: transaction.refundCount,
+    createdAt: transaction.createdAt,
+    updatedAt: transaction.updatedAt,
+    expiresAt: transaction.expiresAt,
+  };
 }
 
 /**

@@ -42,17 +42,18 @@ export function registerWeb(ctx: FamilyContext): void {
   const lifecycle = directLifecycle(ctx, {
     collection: transactions,
     idOf: (transaction) => transaction.id,
-    webhookBody: (transaction) => {
+    webhookBody: (transactionId, status) => {
       const event: components['schemas']['WebWebhookEvent'] = {
-        transactionId: transaction.id,
-        status: transaction.status as components['schemas']['WebWebhookEvent']['status'],
-        signature: statusSignature(transaction.id, transaction.status, config.partner.privateKey),
+        transactionId,
+        status,
+        signature: statusSignature(transactionId, status, config.partner.privateKey),
       };
       return JSON.stringify(event);
     },
     successStatus: '2xx-3xx',
     pathParam: 'id',
     label: 'web transaction',
+    copy: copyWebTransaction,
     onEvict: (id) => {
       checkoutSessions.delete(id);
       const transaction = transactions.get(id);
@@ -74,9 +75,10 @@ export function registerWeb(ctx: FamilyContext): void {
         partnerId: principal.id,
         amount: body.amount,
         user: body.user,
-        ...(body.notes === undefined ? {} : { notes: body.notes }),
-        ...(redirect === undefined ? {} : { redirect }),
+        notes: body.notes,
+        redirect,
         status: 'PENDING',
+        failureReason: undefined,
         refundedAmount: 0,
         refundCount: 0,
         createdAt: now,
@@ -119,7 +121,7 @@ export function registerWeb(ctx: FamilyContext): void {
       if (transaction === undefined) {
         return errors.error(400, 'NO_SUCH_TRANSACTION', `No transaction with id '${body.transactionId}'.`);
       }
-      const refund = refundDirect(errors, refunds, transaction.id, transaction, body.amount, { now: clock.now(), iso: clock.iso() });
+      const refund = refundDirect(copyWebTransaction, errors, refunds, transaction.id, transaction, body.amount, { now: clock.now(), iso: clock.iso() });
       if (!refund.ok) return refund.reply;
       transactions.set(transaction.id, refund.updated);
       return { status: 200, body: { message: 'ok' } };
@@ -196,6 +198,25 @@ export function registerWeb(ctx: FamilyContext): void {
     finish: (transaction, status, failureReason) => finish(transaction, status, failureReason),
     redirectTo: (transaction) => redirectTarget(transaction, config.partner.homePageUrl),
   });
+}
+
+/** A changeable copy, field by field (see `copy` in direct.ts). */
+function copyWebTransaction(transaction: WebTransaction): WebTransaction {
+  return {
+    id: transaction.id,
+    partnerId: transaction.partnerId,
+    amount: transaction.amount,
+    user: transaction.user,
+    notes: transaction.notes,
+    redirect: transaction.redirect,
+    status: transaction.status,
+    failureReason: transaction.failureReason,
+    refundedAmount: transaction.refundedAmount,
+    refundCount: transaction.refundCount,
+    createdAt: transaction.createdAt,
+    updatedAt: transaction.updatedAt,
+    expiresAt: transaction.expiresAt,
+  };
 }
 
 /** `redirect` without the overrides that are the empty string, which means "no override" (D31). */

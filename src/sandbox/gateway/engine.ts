@@ -133,11 +133,14 @@ export function createEngine(ctx: FamilyContext, state: GatewayState): Transacti
     }
     if (existing !== undefined && existing.at === due.at) return;
     existing?.cancel();
-    const timer = clock.schedule(due.at, () => {
-      if (timers.get(key) === timer) timers.delete(key);
-      find(transaction.merchantId, transaction.id);
-    });
-    timers.set(key, timer);
+    timers.set(key, clock.schedule(due.at, dueEvent, key));
+  };
+
+  /** The timer of every transaction: one function, called with the transaction's key. */
+  const dueEvent = (key: string, timer: ClockTimer): void => {
+    if (timers.get(key) === timer) timers.delete(key);
+    const transaction = transactions.get(key);
+    if (transaction !== undefined) find(transaction.merchantId, transaction.id);
   };
 
   const save = (transaction: TransactionRecord) => {
@@ -163,6 +166,8 @@ export function createEngine(ctx: FamilyContext, state: GatewayState): Transacti
   });
 
   // Pre-eligibility checks are kept up to the same number; one with an attempt still running stays.
+  // A check lists only its open attempts (a final one leaves the list), so appending one copies
+  // the attempts running at once, never every attempt ever made on the check.
   const checkRetention = new FinalRecords(ctx.config.retention.transactions);
   checkRetention.register('check', (id) => {
     const check = checks.get(id);
@@ -188,6 +193,11 @@ export function createEngine(ctx: FamilyContext, state: GatewayState): Transacti
 
   const announceFinal = (transaction: TransactionRecord) => {
     retention.add('gateway', transactionKey(transaction.merchantId, transaction.id));
+    // A final attempt leaves its check's list of open attempts.
+    const check = transaction.preEligibilityCheckId === undefined ? undefined : checks.get(transaction.preEligibilityCheckId);
+    if (check !== undefined && check.attempts.includes(transaction.id)) {
+      checks.set(check.id, { ...check, attempts: check.attempts.filter((id) => id !== transaction.id) });
+    }
     const merchant = merchants.get(transaction.merchantId);
     if (merchant === undefined) return;
     sendWebhook(ctx, merchant, 'transactionUpdated', transactionWebhookUrl(merchant, transaction), transaction.id, {
@@ -242,7 +252,7 @@ export function createEngine(ctx: FamilyContext, state: GatewayState): Transacti
     const key = transactionKey(transaction.merchantId, transaction.id);
     transactions.set(key, transaction);
     state.index.add(transaction.merchantId, transaction.id, transaction.createdAt);
-    if (transaction.preEligibilityCheckId !== undefined) {
+    if (transaction.preEligibilityCheckId !== undefined && !isFinal(transaction.step)) {
       const check = checks.get(transaction.preEligibilityCheckId);
       if (check !== undefined) checks.set(check.id, { ...check, attempts: [...check.attempts, transaction.id] });
     }

@@ -5,8 +5,12 @@
  *
  * Rules: D04 (fields, reserved ids), D05, D06, D07 (record), D08 (documents), D09 (stages),
  * D10 (disable), D11 (dashboard access), D18 (answers), D02 (errors).
+ *
+ * Bounded (docs/sandbox.md, Limits): at most 10,000 merchants and 50 dashboard users per merchant
+ * (409 INVALID_STATE beyond), and the newest 10,000 invitations.
  */
 import { randomBytes } from 'node:crypto';
+import Denque from 'denque';
 import type { operations } from '../../../generated/types/gateway.js';
 import type { FamilyContext } from '../context.js';
 import { issueCredentials, merchantApiAuth } from './auth.js';
@@ -40,6 +44,19 @@ export function registerMerchants(ctx: FamilyContext, state: GatewayState): Merc
   const authenticate = merchantApiAuth(ctx);
 
   const notFound = (id: string) => errors.notFound(`No merchant with id '${id}' exists.`);
+
+  // The newest GATEWAY.keptInvitations invitations are kept, oldest first in a ring buffer; those
+  // already in the store (a store that outlives the process) join it in the order they were made.
+  const keptInvitations = new Denque<string>(
+    invitations
+      .values()
+      .sort((a, b) => a.createdAt - b.createdAt)
+      .map((invitation) => invitation.token),
+  );
+  const keepInvitation = (token: string): void => {
+    keptInvitations.push(token);
+    while (keptInvitations.length > GATEWAY.keptInvitations) invitations.delete(keptInvitations.shift()!);
+  };
 
   /** Applies the automated verification when it is due (timers call it too). */
   const find = (id: string): MerchantRecord | undefined => {
@@ -100,6 +117,13 @@ export function registerMerchants(ctx: FamilyContext, state: GatewayState): Merc
       if (badUrl !== undefined) return badUrl;
       if (merchants.has(input.id)) {
         return errors.error(409, 'DUPLICATE_ID', `A merchant with id '${input.id}' exists already.`);
+      }
+      if (merchants.size >= GATEWAY.maxMerchants) {
+        return errors.error(
+          409,
+          'INVALID_STATE',
+          `The sandbox holds ${GATEWAY.maxMerchants} merchants, its limit; restart it (or use another sandbox) to onboard more.`,
+        );
       }
       const now = clock.now();
       const merchant: MerchantRecord = {
@@ -217,6 +241,13 @@ export function registerMerchants(ctx: FamilyContext, state: GatewayState): Merc
       if (merchant.dashboardUsers.some((user) => user.email.toLowerCase() === email.toLowerCase())) {
         return errors.error(409, 'DUPLICATE_ID', `${email} already has access to this merchant's dashboard.`);
       }
+      if (merchant.dashboardUsers.length >= GATEWAY.maxDashboardUsers) {
+        return errors.error(
+          409,
+          'INVALID_STATE',
+          `The merchant has ${GATEWAY.maxDashboardUsers} dashboard users, the sandbox's limit; no more can be invited.`,
+        );
+      }
       const now = clock.now();
       const token = randomBytes(16).toString('hex');
       const expiresAt = now + GATEWAY.invitationValidityMs;
@@ -226,6 +257,7 @@ export function registerMerchants(ctx: FamilyContext, state: GatewayState): Merc
         updatedAt: now,
       });
       invitations.set(token, { token, merchantId: merchant.id, email, name, createdAt: now, expiresAt });
+      keepInvitation(token);
       return {
         status: 201,
         body: {

@@ -7,7 +7,6 @@
  * between, so concurrent requests cannot both pass a check.
  */
 import type { components } from '../../../generated/types/gateway.js';
-import { sdkSignature } from '../../signature.js';
 import type { FamilyContext } from '../context.js';
 import { ChildRecords, type Collection } from '../store.js';
 import { MerchantIndex } from './merchant-index.js';
@@ -51,6 +50,12 @@ export const GATEWAY = Object.freeze({
   rejectTrigger: 'reject',
   /** D11: an invitation to the dashboard is valid for 7 days. */
   invitationValidityMs: 7 * DAY,
+  /** The sandbox holds at most this many merchants; another create answers 409 INVALID_STATE. */
+  maxMerchants: 10_000,
+  /** Dashboard users of one merchant, at most; another answers 409 INVALID_STATE. */
+  maxDashboardUsers: 50,
+  /** Invitations kept (the newest); an older one's login URL answers 404 like an unknown one. */
+  keptInvitations: 10_000,
   /** D12: a pre-eligibility check is reusable for 15 minutes. */
   checkValidityMs: 15 * MINUTE,
   /** The available credit of a phone number that is not one of the documented test users (₹50,000). */
@@ -177,7 +182,11 @@ export interface CheckRecord {
   ineligibilityReason?: IneligibilityReason;
   createdAt: number;
   expiresAt: number;
-  /** The ids of the merchant's transactions that reference the check, in creation order. */
+  /**
+   * The ids of the merchant's transactions that reference the check and are not final yet, in
+   * creation order: a final attempt leaves the list (only open attempts take part in the group's
+   * rules), so the list is as long as the attempts running at once, not every attempt ever made.
+   */
   attempts: string[];
   /** The one attempt that succeeded; set at the moment of success, never changed afterwards. */
   succeededTransactionId?: string;
@@ -479,13 +488,12 @@ export function sendWebhook(
   transactionId: string,
   payload: unknown,
 ): void {
-  const body = JSON.stringify(payload);
-  const password = merchant.credentials?.password;
-  ctx.deliveries.enqueue({
+  ctx.deliveries.record({
     url: url ?? null,
-    body,
-    headers: password === undefined ? {} : { 'X-Signature': sdkSignature(body, password) },
-    orderingKey: `gateway:${merchant.id}:${transactionId}`,
+    body: JSON.stringify(payload),
+    // Signed when sent (or read) with this password: the record keeps a reference, not a copy.
+    signingKey: merchant.credentials?.password,
+    orderingScope: `gateway:${merchant.id}:`,
     successStatus: '2xx-3xx',
     family: 'gateway',
     event,

@@ -160,13 +160,13 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
         merchantId,
         id: body.transaction.id,
         amount,
-        notes: { ...(body.transaction.notes ?? {}) },
+        notes: body.transaction.notes === undefined || isEmpty(body.transaction.notes) ? NONE : { ...body.transaction.notes },
         user: body.user,
         ...(body.deviceInformation === undefined ? {} : { deviceInformation: body.deviceInformation }),
         ...(body.transaction.mode === undefined ? {} : { mode: body.transaction.mode }),
         url: `${origin}/sandbox/gateway/checkout/${encodeURIComponent(merchantId)}/${encodeURIComponent(body.transaction.id)}`,
         ...(body.preEligibilityCheckId === undefined ? {} : { preEligibilityCheckId: body.preEligibilityCheckId }),
-        configuration,
+        configuration: isEmpty(configuration) ? NONE : configuration,
         step: failure === undefined ? 'authenticate' : 'failure',
         ...(failure === undefined ? { otp: newOtp(now) } : { failureReason: failure, finishedAt: now }),
         downPaymentAmount: downPaymentFor(amount),
@@ -381,4 +381,12 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
       },
     };
   });
+}
+
+/** One frozen empty object for the transactions without notes or configuration (most of them). */
+const NONE: Record<string, never> = Object.freeze({});
+
+function isEmpty(value: object): boolean {
+  for (const _key in value) return false;
+  return true;
 }
