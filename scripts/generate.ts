@@ -1,6 +1,7 @@
 /**
  * Turns the hand-written documents under openapi/ into what everything else uses:
- *   generated/openapi/<family>.json and .yaml  one bundled single-file document per family
+ *   generated/openapi/<family>.json and .yaml  one bundled single-file document per family, with
+ *                                              the code samples of scripts/samples/ (x-codeSamples)
  *   generated/types/<family>.d.ts              openapi-typescript types, made from the bundles
  *   generated/operations/<family>.js (+ .d.ts)  each operation's method, path and retry safety
  *                                              (`x-retry-safe`, D60), read by the typed clients
@@ -14,6 +15,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
 import { FAMILIES } from './families.js';
+import { withCodeSamples } from './samples/index.js';
 
 const root = resolve(import.meta.dirname, '..');
 const bin = (name: string) => join(root, 'node_modules', '.bin', name);
@@ -40,7 +42,8 @@ function bundles(): Map<string, string> {
     run(bin('redocly'), ['bundle', ...FAMILIES, '--output', dir, '--ext', 'json', '--lint-config', 'off']);
     const files = new Map<string, string>();
     for (const family of FAMILIES) {
-      const document = JSON.parse(readFileSync(join(dir, `${family}.json`), 'utf8')) as Record<string, unknown>;
+      const bundled = JSON.parse(readFileSync(join(dir, `${family}.json`), 'utf8')) as Record<string, unknown>;
+      const document = withCodeSamples(family, bundled);
       files.set(`generated/openapi/${family}.json`, `${JSON.stringify(document, null, 2)}\n`);
       files.set(`generated/openapi/${family}.yaml`, `# ${HEADER}\n${stringify(document, { lineWidth: 0 })}`);
       files.set(`generated/operations/${family}.js`, operationsModule(family, document));

@@ -5,7 +5,7 @@
  * `paylater-api/webhooks`, `paylater-api/clients/<family>`) load only what they name.
  */
 export * from './signature.js';
-export * from './webhooks.js';
+export * from './webhooks/index.js';
 export * from './clients/gateway.js';
 export * from './clients/extras.js';
 export * from './clients/web.js';

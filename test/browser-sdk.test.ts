@@ -11,7 +11,7 @@ import { loadBrowserAsset } from '../src/sandbox/browser-assets.js';
 import { appendQuery, appendTid, webDownPayment } from '../src/sandbox/families/web-checkout.js';
 import { accentColour, formatPaise, maskPhone, renderCheckoutPage, safeLogoUrl, textOn, type CheckoutPageConfig } from '../src/sandbox/pages/checkout.js';
 import { statusSignature, verifyStatusSignature } from '../src/signature.js';
-import { verifyWebWebhook } from '../src/webhooks.js';
+import { verifyWebWebhook } from '../src/webhooks/index.js';
 import { PRIVATE_KEY, startReceiver, startSandbox, waitFor, type Receiver, type TestSandbox } from './sandbox/helpers.js';
 
 /** The size budget of the minified sdk.js (it is about 7.5 KB, 3 KB gzipped). */

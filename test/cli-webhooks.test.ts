@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMerchantApiClient } from '../src/clients/gateway.js';
 import { createSandbox, type Sandbox } from '../src/sandbox/server.js';
 import type { Logger } from '../src/sandbox/router.js';
-import { verifyGatewayWebhook, verifySdkWebhook, verifyWebWebhook } from '../src/webhooks.js';
+import { verifyGatewayWebhook, verifySdkWebhook, verifyWebWebhook } from '../src/webhooks/index.js';
 import { PRIVATE_KEY, startReceiver, startSandbox, waitFor, type Receiver, type TestSandbox } from './sandbox/helpers.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

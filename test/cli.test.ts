@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, it, type ExpectStatic } from 'vitest';
 import { sdkSignature } from '../src/signature.js';
-import { verifyGatewayWebhook } from '../src/webhooks.js';
+import { verifyGatewayWebhook } from '../src/webhooks/index.js';
 import { bodyBytes, vectorNamed, type SdkVector, type StatusVector, type WebVector } from './support/signature-vectors.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

@@ -1,57 +1,42 @@
 /**
  * The contract kit (scripts/contract.ts, scripts/contract/): run against a Prism mock of every
  * family, against fake servers that break the contract on purpose, and against a small stateful
- * SDK-flow server, and the hook file's signature recipe checked against src/signature.ts.
+ * SDK-flow server, and the signatures the hook file puts on a request checked against the shared
+ * test vectors.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createRequire } from 'node:module';
-import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAMILIES, type Family } from '../scripts/families.js';
+import { bundleOf, derefObject, operationsOf, requireDocument, type OperationEntry } from './support/documents.js';
 import { runContract, type ContractReport } from '../scripts/contract/run.js';
-import { sdkSignature, statusSignature, verifySdkSignature, webSignature } from '../src/signature.js';
+import { verifySdkSignature } from '../src/signature.js';
+import { setSdkSignature, setWebSignature } from '../scripts/contract/families/auth.js';
+import type { DreddTransaction, Settings } from '../scripts/contract/types.js';
 import { freePorts, stopChild, waitUntilAnswers } from './support/processes.js';
-import { bodyBytes, vectors } from './support/signature-vectors.js';
+import { vectors } from './support/signature-vectors.js';
 
 const root = resolve(import.meta.dirname, '..');
-const require = createRequire(import.meta.url);
 
 /** One run of the kit starts Dredd in a child process; the gateway makes 77 transactions. */
 const KIT_TIMEOUT_MS = 180_000;
 /** Free ports for the Prism mocks, taken before they start. */
 let PRISM_PORTS: Record<Family, number>;
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
-
 type Json = Record<string, unknown>;
 
 function bundled(family: Family): Json {
-  return JSON.parse(readFileSync(join(root, 'generated', 'openapi', `${family}.json`), 'utf8')) as Json;
+  return requireDocument(bundleOf(family));
 }
 
 function deref(document: Json, node: unknown): Json {
-  let current = node as Json;
-  while (current && typeof current.$ref === 'string') {
-    current = (current.$ref as string)
-      .slice(2)
-      .split('/')
-      .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'))
-      .reduce<unknown>((value, key) => (value as Json)[key], document) as Json;
-  }
-  return current;
+  return derefObject(document, node) ?? {};
 }
 
-function operations(document: Json): { path: string; method: string; operation: Json }[] {
-  const out: { path: string; method: string; operation: Json }[] = [];
-  for (const [path, item] of Object.entries(document.paths as Json)) {
-    for (const method of METHODS) {
-      const operation = (deref(document, item) as Json)[method] as Json | undefined;
-      if (operation) out.push({ path, method, operation });
-    }
-  }
-  return out;
+/** The operations of `paths` (Dredd ignores `webhooks`). */
+function operations(document: Json): OperationEntry[] {
+  return operationsOf(document).filter((entry) => entry.kind === 'path');
 }
 
 /**
@@ -327,30 +312,39 @@ describe('contract kit against a stateful SDK-flow server', { timeout: KIT_TIMEO
   });
 });
 
-describe("the hook file's signature recipe", () => {
-  const kit = require('../scripts/contract/signing.cjs') as {
-    webSignature(body: string | Buffer, pathAndQuery: string, key: string): string;
-    sdkSignature(body: string | Buffer, key: string): string;
-    statusSignature(transactionId: string, status: string, key: string): string;
-  };
+describe("the hook file's signatures", () => {
+  // Dredd sends a string body as UTF-8, so the vectors whose body is text apply. The kit signs
+  // with src/signature.ts itself; these check that it signs the exact body and path Dredd sends.
+  const settings = { partnerId: 'partner_vectors' } as Settings;
+  const transactionOf = (body: string, fullPath: string): DreddTransaction => ({
+    name: 'vector',
+    fullPath,
+    request: { method: 'POST', uri: fullPath, headers: {}, body },
+    expected: { statusCode: 200, headers: {} },
+  });
+  const textVectors = vectors.flatMap((vector) =>
+    vector.kind !== 'status' && 'utf8' in vector.body ? [[vector.name, vector, vector.body.utf8] as const] : [],
+  );
 
-  it.each(vectors.map((vector) => [vector.name, vector] as const))('%s', (_name, vector) => {
-    if (vector.kind === 'status') {
-      expect(kit.statusSignature(vector.transactionId, vector.status, vector.key)).toBe(
-        statusSignature(vector.transactionId, vector.status, vector.key),
-      );
-      return;
-    }
-    const bytes = bodyBytes(vector.body);
-    // Dredd sends a string body as UTF-8; the hooks sign that string.
-    const text = 'utf8' in vector.body ? vector.body.utf8 : undefined;
-    if (vector.kind === 'web') {
-      expect(kit.webSignature(bytes, vector.pathAndQuery, vector.key)).toBe(webSignature(bytes, vector.pathAndQuery, vector.key));
-      if (text !== undefined) expect(kit.webSignature(text, vector.pathAndQuery, vector.key)).toBe(vector.signature);
-    } else {
-      expect(kit.sdkSignature(bytes, vector.key)).toBe(sdkSignature(bytes, vector.key));
-      if (text !== undefined) expect(kit.sdkSignature(text, vector.key)).toBe(vector.signature);
-    }
+  it.each(textVectors)('%s', (_name, vector, text) => {
+    const transaction = transactionOf(text, vector.kind === 'web' ? vector.pathAndQuery : '/unused');
+    const withKey = { ...settings, privateKey: vector.key };
+    if (vector.kind === 'web') setWebSignature(transaction, withKey, 'valid');
+    else setSdkSignature(transaction, withKey, 'valid');
+    expect(transaction.request.headers['X-Signature']).toBe(vector.signature);
+    expect(transaction.request.headers[vector.kind === 'web' ? 'X-Partner-Id' : 'X-Partnerid']).toBe('partner_vectors');
+    // A wrong key keeps the form of a signature and is refused.
+    if (vector.kind === 'web') setWebSignature(transaction, withKey, 'wrong');
+    else setSdkSignature(transaction, withKey, 'wrong');
+    const wrong = transaction.request.headers['X-Signature'];
+    expect(wrong).toMatch(/^[A-Za-z0-9+/]{43}=$/);
+    expect(wrong).not.toBe(vector.signature);
+    expect(Object.keys(transaction.request.headers).filter((name) => name.toLowerCase() === 'x-signature')).toHaveLength(1);
+  });
+
+  it('has text vectors of both flows', () => {
+    expect(textVectors.filter(([, vector]) => vector.kind === 'web').length).toBeGreaterThan(0);
+    expect(textVectors.filter(([, vector]) => vector.kind === 'sdk').length).toBeGreaterThan(0);
   });
 });
 

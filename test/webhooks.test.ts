@@ -3,7 +3,6 @@
  * server, and the deduplicator. Signed requests are built with src/signature.ts and valid
  * payloads are the contract's own examples from the bundled documents.
  */
-import { readFileSync } from 'node:fs';
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, expectTypeOf, it, vi } from 'vitest';
@@ -29,17 +28,17 @@ import {
   type WebhookFailureReason,
   type WebhookFamily,
   type WebhookHeaders,
-} from '../src/webhooks.js';
+} from '../src/webhooks/index.js';
+import { contractOf } from '../src/contract/index.js';
 
 const KEY = 'merchant-private-key-9f3b1c';
 const OTHER_KEY = 'someone-elses-key-77aa01';
 
 type Json = Record<string, unknown>;
 
+/** The bundled document, as the contract model read it. */
 function document(family: WebhookFamily): Json {
-  return JSON.parse(
-    readFileSync(new URL(`../generated/openapi/${family}.json`, import.meta.url), 'utf8'),
-  ) as Json;
+  return contractOf(family).document;
 }
 
 /** A named example of a webhook's body from the bundled document (a fresh copy). */

@@ -12,8 +12,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { createWebClient } from '../../src/clients/web.js';
+import { APPROVED_TEST_USER, TEST_CREDENTIALS } from '../../src/sandbox/fixtures.js';
 import { verifyStatusSignature } from '../../src/signature.js';
-import { createWebhookHandler, type VerifiedWebWebhook } from '../../src/webhooks.js';
+import { createWebhookHandler, type VerifiedWebWebhook } from '../../src/webhooks/index.js';
 
 export interface MerchantOptions {
   port?: number;
@@ -24,12 +25,13 @@ export interface MerchantOptions {
 
 /** The one product of the shop, and the shopper (a sandbox test user). */
 const PRODUCT = { name: 'Handwoven cotton kurta', amount: 150_000 };
-const SHOPPER = { name: 'Asha Rao', phoneNumber: '+919000000001' };
+const SHOPPER = { name: APPROVED_TEST_USER.name, phoneNumber: APPROVED_TEST_USER.phoneNumber };
 
 export async function startMerchant(options: MerchantOptions = {}) {
   const sandboxUrl = options.sandboxUrl ?? process.env.PAYLATER_SANDBOX_URL ?? 'http://127.0.0.1:4000';
-  const partnerId = options.partnerId ?? process.env.PAYLATER_PARTNER_ID ?? 'partner_test';
-  const privateKey = options.privateKey ?? process.env.PAYLATER_PRIVATE_KEY ?? 'test_private_key';
+  // Default: the sandbox's published test partner (partner_test, test_private_key).
+  const partnerId = options.partnerId ?? process.env.PAYLATER_PARTNER_ID ?? TEST_CREDENTIALS.partner.id;
+  const privateKey = options.privateKey ?? process.env.PAYLATER_PRIVATE_KEY ?? TEST_CREDENTIALS.partner.privateKey;
   const paylater = createWebClient({ baseUrl: sandboxUrl, partnerId, privateKey });
   const webhooks: VerifiedWebWebhook[] = [];
   const onWebhook = createWebhookHandler({ family: 'web', secret: privateKey, onEvent: (event) => void webhooks.push(event) });

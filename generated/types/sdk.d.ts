@@ -102,6 +102,223 @@ export interface webhooks {
          *
          *     Verify `X-Signature` = base64(SHA-256(raw body + private key)) over the raw bytes received,
          *     before parsing them.
+         *
+         *     **Receiving it.** A complete receiver in each language, verifying the signature over the raw body in constant time (see the code samples guide):
+         *
+         *     <details class="code-sample" data-label="curl">
+         *     <summary>curl</summary>
+         *
+         *     ```bash
+         *     #!/usr/bin/env bash
+         *     # Receives the transactionStatus webhook (notifySdkTransactionStatus) as a CGI script: the web server passes the
+         *     # raw body on standard input and the headers as HTTP_* variables (Apache mod_cgi, lighttpd, busybox
+         *     # httpd, ...). X-Signature = base64(SHA-256(raw body + key)) is checked over the exact bytes received,
+         *     # before anything is parsed. Needs bash and openssl.
+         *     set -euo pipefail
+         *
+         *     SECRET="${PAYLATER_PRIVATE_KEY:-test_private_key}"   # the partner's private key
+         *
+         *     # json_get JSON KEY...: the value found by its keys in order; enough for these bodies
+         *     json_get() {
+         *       local rest=$1 key
+         *       shift
+         *       for key in "$@"; do
+         *         [[ $key =~ ^[0-9]+$ ]] && continue
+         *         [[ $rest == *"\"$key\":"* ]] || return 0
+         *         rest=${rest#*\"$key\":}
+         *       done
+         *       if [[ $rest == \"* ]]; then rest=${rest#\"}; printf '%s\n' "${rest%%\"*}"; else printf '%s\n' "${rest%%[,\]\}]*}"; fi
+         *     }
+         *
+         *     # same A B: compares two secrets in constant time: an HMAC of each under a random key, compared
+         *     # (what a comparison of the two MACs reveals tells nothing about either value)
+         *     same() {
+         *       local nonce
+         *       nonce=$(openssl rand -hex 32)
+         *       [[ $(printf '%s' "$1" | openssl dgst -sha256 -hmac "$nonce") == "$(printf '%s' "$2" | openssl dgst -sha256 -hmac "$nonce")" ]]
+         *     }
+         *
+         *     # answer STATUS TEXT BODY: the CGI answer
+         *     answer() { printf 'Status: %s %s\r\nContent-Type: application/json\r\n\r\n%s\n' "$1" "$2" "$3"; }
+         *
+         *     if [[ ${REQUEST_METHOD:-} != POST ]]; then answer 405 'Method Not Allowed' '{"error":"method_not_allowed"}'; exit 0; fi
+         *     LENGTH=${CONTENT_LENGTH:-0}
+         *     if (( LENGTH > 1048576 )); then answer 413 'Payload Too Large' '{"error":"payload_too_large"}'; exit 0; fi
+         *
+         *     # The raw body, byte for byte, in a file (a shell variable would lose trailing newlines)
+         *     BODY_FILE=$(mktemp)
+         *     trap 'rm -f "$BODY_FILE"' EXIT
+         *     head -c "$LENGTH" > "$BODY_FILE"
+         *     EXPECTED=$({ cat "$BODY_FILE"; printf '%s' "$SECRET"; } | openssl dgst -sha256 -binary | base64)
+         *     if ! same "${HTTP_X_SIGNATURE:-}" "$EXPECTED"; then
+         *       echo "rejected: X-Signature is not the signature of this body" >&2
+         *       answer 401 Unauthorized '{"error":"bad_signature"}'
+         *       exit 0
+         *     fi
+         *     BODY=$(cat "$BODY_FILE")
+         *
+         *     # Verified. Deduplicate on X-Event-Id (the same on every retry), record the event, answer quickly.
+         *     {
+         *       echo "verified: ${HTTP_X_EVENT_ID:-}"
+         *       echo "merchantTransactionId: $(json_get "$BODY" 'merchantTransactionId')"
+         *       echo "status: $(json_get "$BODY" 'status')"
+         *     } >&2
+         *     answer 200 OK '{"received":true}'
+         *     ```
+         *
+         *     </details>
+         *     <details class="code-sample" data-label="Node">
+         *     <summary>Node</summary>
+         *
+         *     ```js
+         *     // Receives the transactionStatus webhook (notifySdkTransactionStatus): the package's handler checks X-Signature over the raw body
+         *     // in constant time before anything is parsed, and the body against the contract.
+         *     // Run: npm install paylater-api && node receiver.mjs   (PORT: default 8080)
+         *     import { createServer } from 'node:http';
+         *     import { createWebhookHandler } from 'paylater-api';
+         *
+         *     const port = Number(process.env.PORT ?? 8080);
+         *     const secret = process.env.PAYLATER_PRIVATE_KEY ?? 'test_private_key'; // the partner's private key
+         *
+         *     const handler = createWebhookHandler({
+         *       family: 'sdk',
+         *       secret,
+         *       onEvent(event) {
+         *         // Verified. Deduplicate on event.eventId (the same on every retry), record the event, answer quickly.
+         *         console.log(`verified: ${event.eventId ?? ''}`);
+         *         console.log(`merchantTransactionId: ${event.payload?.merchantTransactionId}`);
+         *         console.log(`status: ${event.payload?.status}`);
+         *       },
+         *       onError(error) {
+         *         // Answered 401 (signature) or 400 (anything else) by the handler.
+         *         console.log(`rejected: ${error instanceof Error ? error.message : String(error)}`);
+         *       },
+         *     });
+         *
+         *     createServer(handler).listen(port, '127.0.0.1', () => console.log(`listening on http://127.0.0.1:${port}`));
+         *     ```
+         *
+         *     </details>
+         *     <details class="code-sample" data-label="PHP">
+         *     <summary>PHP</summary>
+         *
+         *     ```php
+         *     <?php
+         *     // Receives the transactionStatus webhook (notifySdkTransactionStatus) and verifies X-Signature =
+         *     // base64(SHA-256(raw body + key)) over the exact bytes received, with hash_equals, before parsing.
+         *     // Run: php -S 127.0.0.1:8080 receiver.php   (or as the webhook URL's script under any PHP server)
+         *
+         *     /** Writes to the server's log (the console of php -S). *\/
+         *     function logLine(string $line): void
+         *     {
+         *         file_put_contents('php://stderr', $line . "\n");
+         *     }
+         *
+         *     function reject(int $status, string $reason): never
+         *     {
+         *         logLine('rejected: ' . $reason);
+         *         http_response_code($status);
+         *         header('Content-Type: application/json');
+         *         echo json_encode(['error' => $reason]);
+         *         exit;
+         *     }
+         *
+         *     $secret = getenv('PAYLATER_PRIVATE_KEY') ?: 'test_private_key'; // the partner's private key
+         *     if ($_SERVER['REQUEST_METHOD'] !== 'POST') {
+         *         reject(405, 'only POST is accepted');
+         *     }
+         *     $raw = file_get_contents('php://input'); // the raw body: never a re-encoded one
+         *     if (strlen($raw) > 1048576) {
+         *         reject(413, 'the body is larger than 1 MiB');
+         *     }
+         *     $expected = base64_encode(hash('sha256', $raw . $secret, true));
+         *     if (!hash_equals($expected, $_SERVER['HTTP_X_SIGNATURE'] ?? '')) {
+         *         reject(401, 'X-Signature is not the signature of this body');
+         *     }
+         *     $event = json_decode($raw, true);
+         *     if (!is_array($event)) {
+         *         reject(400, 'the body is not a JSON object');
+         *     }
+         *
+         *     // Verified. Deduplicate on X-Event-Id (the same on every retry), record the event, answer quickly.
+         *     logLine('verified: ' . ($_SERVER['HTTP_X_EVENT_ID'] ?? ''));
+         *     logLine('merchantTransactionId: ' . ($event['merchantTransactionId'] ?? ''));
+         *     logLine('status: ' . ($event['status'] ?? ''));
+         *     header('Content-Type: application/json');
+         *     echo json_encode(['received' => true]);
+         *     ```
+         *
+         *     </details>
+         *     <details class="code-sample" data-label="Python">
+         *     <summary>Python</summary>
+         *
+         *     ```python
+         *     """Receives the transactionStatus webhook (notifySdkTransactionStatus) and verifies X-Signature =
+         *     base64(SHA-256(raw body + key)) over the exact bytes received, with hmac.compare_digest, before parsing.
+         *
+         *     Run: python3 receiver.py   (PORT: default 8080)
+         *     """
+         *     import base64
+         *     import hashlib
+         *     import hmac
+         *     import json
+         *     import os
+         *     import sys
+         *     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+         *
+         *     PORT = int(os.environ.get("PORT", "8080"))
+         *     SECRET = os.environ.get("PAYLATER_PRIVATE_KEY", "test_private_key")  # the partner's private key
+         *
+         *
+         *     def signature(data):
+         *         """base64(SHA-256(data + key))."""
+         *         return base64.b64encode(hashlib.sha256(data + SECRET.encode()).digest()).decode()
+         *
+         *
+         *     class Receiver(BaseHTTPRequestHandler):
+         *         def do_POST(self):
+         *             length = int(self.headers.get("Content-Length") or 0)
+         *             if length > 1024 * 1024:
+         *                 return self.reject(413, "the body is larger than 1 MiB")
+         *             raw = self.rfile.read(length)  # the raw body: never a re-encoded one
+         *             received = self.headers.get("X-Signature", "")
+         *             if not hmac.compare_digest(signature(raw).encode(), received.encode()):
+         *                 return self.reject(401, "X-Signature is not the signature of this body")
+         *             try:
+         *                 event = json.loads(raw)
+         *             except ValueError:
+         *                 return self.reject(400, "the body is not JSON")
+         *             if not isinstance(event, dict):
+         *                 return self.reject(400, "the body is not a JSON object")
+         *             # Verified. Deduplicate on X-Event-Id (the same on every retry), record the event, answer quickly.
+         *             print("verified: " + self.headers.get("X-Event-Id", ""), flush=True)
+         *             print("merchantTransactionId: " + str(event.get("merchantTransactionId", "")), flush=True)
+         *             print("status: " + str(event.get("status", "")), flush=True)
+         *             self.answer(200, {"received": True})
+         *
+         *         def reject(self, status, reason):
+         *             print("rejected: " + reason, flush=True)
+         *             self.answer(status, {"error": reason})
+         *
+         *         def answer(self, status, body):
+         *             data = json.dumps(body).encode()
+         *             self.send_response(status)
+         *             self.send_header("Content-Type", "application/json")
+         *             self.send_header("Content-Length", str(len(data)))
+         *             self.end_headers()
+         *             self.wfile.write(data)
+         *
+         *         def log_message(self, format, *args):
+         *             pass  # one line per event is printed above
+         *
+         *
+         *     if __name__ == "__main__":
+         *         server = ThreadingHTTPServer(("127.0.0.1", PORT), Receiver)
+         *         print(f"listening on http://127.0.0.1:{PORT}", flush=True)
+         *         server.serve_forever()
+         *     ```
+         *
+         *     </details>
          */
         post: operations["notifySdkTransactionStatus"];
         delete?: never;

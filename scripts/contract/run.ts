@@ -1,7 +1,11 @@
 /**
- * The contract kit's core: runs Dredd (in a child process, scripts/contract/driver.cjs, with the
- * hook file scripts/contract/hooks.cjs) against a server that claims to implement one API family,
- * and collects every transaction's result, with a reason for every skip.
+ * The contract kit's core: runs Dredd (in a child process, ./driver.ts, with the hook file
+ * ./hooks.ts) against a server that claims to implement one API family, and collects every
+ * transaction's result, with a reason for every skip.
+ *
+ * Dredd `require`s its hook file, so the driver and the hooks are bundled at run time with the
+ * project's esbuild into CommonJS (./bundle.ts); they import the contract model and
+ * src/signature.ts like any other module.
  *
  * Settings reach the hooks as environment variables of the child process only: the private key
  * and passwords never appear on a command line and are never printed.
@@ -9,10 +13,12 @@
 import { fork } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Family } from '../families.js';
+import type { Family } from '../../src/contract/index.js';
+import { bundleKit } from './bundle.js';
+import type { DriverMessage } from './driver.js';
+import { ENV, newRunId } from './settings.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
-const DRIVER = join(root, 'scripts', 'contract', 'driver.cjs');
 
 export interface ContractOptions {
   family: Family;
@@ -91,15 +97,7 @@ const MOCK_CREDENTIALS = {
   privateKey: 'contract-kit-mock-key',
 };
 
-type DriverMessage =
-  | { type: 'test'; name: string; status: 'pass' | 'fail' | 'skip' | 'error'; message?: string; reason?: string }
-  | { type: 'setup'; notes: string[] }
-  | { type: 'end'; error?: string };
-
-/** A fresh run id: letters and digits, so `${runId}_${suffix}` is a valid id (D24). */
-export function newRunId(): string {
-  return `ck${Date.now().toString(36)}${Math.floor(Math.random() * 0xffffff).toString(16).padStart(6, '0')}`;
-}
+export { newRunId };
 
 function requireCredentials(options: ContractOptions): void {
   if (options.mock || options.names) return;
@@ -137,20 +135,21 @@ export async function runContract(options: ContractOptions): Promise<ContractRep
   for (const key of Object.keys(env)) if (key.startsWith('PAYLATER_')) delete env[key];
   Object.assign(env, {
     NODE_NO_WARNINGS: '1',
-    PAYLATER_CONTRACT_FAMILY: options.family,
-    PAYLATER_CONTRACT_SERVER: server,
-    PAYLATER_CONTRACT_DOCUMENT: document,
-    PAYLATER_CONTRACT_MOCK: mock ? '1' : '0',
-    PAYLATER_CONTRACT_PROXY: options.proxy ? '1' : '0',
-    PAYLATER_CONTRACT_CONTROLS: options.controls ?? '',
-    PAYLATER_CONTRACT_NAMES: options.names ? '1' : '0',
-    PAYLATER_CONTRACT_RUN_ID: runId,
-    PAYLATER_CONTRACT_WAIT_SECONDS: String(options.waitSeconds ?? 120),
-    PAYLATER_USERNAME: credentials.username ?? '',
-    PAYLATER_PASSWORD: credentials.password ?? '',
-    PAYLATER_PARTNER_ID: credentials.partnerId ?? '',
-    PAYLATER_PRIVATE_KEY: credentials.privateKey ?? '',
+    [ENV.family]: options.family,
+    [ENV.server]: server,
+    [ENV.document]: document,
+    [ENV.mock]: mock ? '1' : '0',
+    [ENV.proxy]: options.proxy ? '1' : '0',
+    [ENV.controls]: options.controls ?? '',
+    [ENV.names]: options.names ? '1' : '0',
+    [ENV.runId]: runId,
+    [ENV.waitSeconds]: String(options.waitSeconds ?? 120),
+    [ENV.username]: credentials.username ?? '',
+    [ENV.password]: credentials.password ?? '',
+    [ENV.partnerId]: credentials.partnerId ?? '',
+    [ENV.privateKey]: credentials.privateKey ?? '',
   });
+  const { driver } = await bundleKit();
 
   const results: TransactionResult[] = [];
   const setupNotes: string[] = [];
@@ -159,7 +158,7 @@ export async function runContract(options: ContractOptions): Promise<ContractRep
   let stderr = '';
 
   await new Promise<void>((resolvePromise, reject) => {
-    const child = fork(DRIVER, [], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'], execArgv: [] });
+    const child = fork(driver, [], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'], execArgv: [] });
     child.stdout?.resume();
     child.stderr?.on('data', (chunk: Buffer) => {
       stderr = (stderr + chunk.toString('utf8')).slice(-8000);

@@ -20,7 +20,7 @@ import { createMerchantApiClient, createTransactionalApiClient, isStageResponse,
 import { createWebClient } from '../clients/web.js';
 import type { BasicCredentials } from '../clients/transport.js';
 import { DEFAULT_CONFIG, ENVIRONMENT } from '../sandbox/config.js';
-import { TEST_USERS } from '../sandbox/test-users.js';
+import { TEST_OTP as OTPS, TEST_USERS } from '../sandbox/fixtures.js';
 import { CommandFailed } from './command-line.js';
 import { readPrivateKey } from './input.js';
 import { httpUrl, sandboxEndpoint, sandboxUrl, shownUrl } from './urls.js';
@@ -48,7 +48,7 @@ interface Context {
 }
 
 /** The sandbox's test OTP (docs/sandbox.md, "Test OTPs"). */
-const TEST_OTP = '123456';
+const TEST_OTP = OTPS.correct;
 const REQUEST_TIMEOUT_MS = 10_000;
 /** The gateway's verification delay and down payment confirmation delay, and a refund's (virtual time). */
 const VERIFICATION_MS = 5_000;

@@ -6,12 +6,12 @@
  * secrets: compared in constant time ({@link secretEquals}) and never logged.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
+import type { components as GatewayComponents } from '../../generated/types/gateway.js';
+import { TEST_CREDENTIALS } from './fixtures.js';
 import { WebhookTargets } from './webhook-targets.js';
 
-export interface BasicCredentials {
-  username: string;
-  password: string;
-}
+/** HTTP Basic credentials: the shape of the contract's `basicAuthDetails` (D07). */
+export type BasicCredentials = GatewayComponents['schemas']['GatewayBasicAuthDetails'];
 
 /** The one partner of the direct integration (web and SDK flows) that the sandbox knows. */
 export interface PartnerConfig {
@@ -78,11 +78,10 @@ export const MAX_RETAIN = 10_000_000;
 export const DEFAULT_CONFIG: SandboxConfig = Object.freeze({
   host: DEFAULT_HOST,
   port: DEFAULT_PORT,
-  merchantApi: Object.freeze({ username: 'pg_test', password: 'pg_test_secret' }),
-  extras: Object.freeze({ username: 'extras_test', password: 'extras_test_secret' }),
+  merchantApi: TEST_CREDENTIALS.merchantApi,
+  extras: TEST_CREDENTIALS.extras,
   partner: Object.freeze({
-    id: 'partner_test',
-    privateKey: 'test_private_key',
+    ...TEST_CREDENTIALS.partner,
     webhookUrl: undefined,
     merchantName: 'Sandbox Test Merchant',
     homePageUrl: 'https://merchant.example.in/',

@@ -4,20 +4,23 @@
  * - `messageError` (web and SDK, D03): `{ message: <CODE>, detail? }`.
  * The `/sandbox/` endpoints use the `apiError` shape as well.
  */
+import type { components as GatewayComponents } from '../../generated/types/gateway.js';
+import type { components as SdkComponents } from '../../generated/types/sdk.js';
 import { describeIssues, type ParameterLocation, type ValidationIssue } from './validation.js';
+
+type GatewaySchemas = GatewayComponents['schemas'];
+type SdkSchemas = SdkComponents['schemas'];
 
 export type ErrorFormat = 'apiError' | 'messageError';
 
-export interface ApiErrorBody {
-  errorCode: string;
-  message: string;
-  details?: ValidationIssue[];
-}
+/**
+ * The gateway and extras error body (D02), as generated. `errorCode` is widened to any code: the
+ * sandbox's own endpoints (`/sandbox/...`) and its 405 answer codes the contract does not list.
+ */
+export type ApiErrorBody = Omit<GatewaySchemas['ApiError'], 'errorCode'> & { errorCode: string };
 
-export interface MessageErrorBody {
-  message: string;
-  detail?: string;
-}
+/** The web and SDK error body (D03), as generated. */
+export type MessageErrorBody = SdkSchemas['MessageError'];
 
 /** The statuses of error replies (a 2xx is never an error, so handlers' success replies stay checked). */
 export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 410 | 413 | 415 | 422 | 429 | 500 | 502 | 503 | 504;

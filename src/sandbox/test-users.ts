@@ -1,101 +1,17 @@
 /**
- * The sandbox's documented test users (docs/sandbox.md), one place for every family: the extras'
- * credit info, and the gateway's pre-eligibility and down-payment behaviour. Any other phone number
- * is an unregistered user.
+ * What the sandbox's documented test users (./fixtures.ts) mean for every family: the extras'
+ * credit info, and the gateway's pre-eligibility. Any other phone number is an unregistered user.
  */
 import type { components } from '../../generated/types/extras.js';
+import type { components as GatewayComponents } from '../../generated/types/gateway.js';
+import { findTestUser, TEST_USERS, type TestUser } from './fixtures.js';
+
+export { findTestUser, TEST_USERS, type TestUser };
 
 export type CreditInfo = components['schemas']['ExtrasCreditInfo'];
 
 /** D12's reasons for not being eligible. */
-export type IneligibilityReason = 'CREDIT_LIMIT_EXCEEDED' | 'RISK_DECLINED' | 'USER_BLOCKED';
-
-export interface TestUser {
-  phoneNumber: string;
-  name: string;
-  /** One line for the documentation. */
-  summary: string;
-  /** Paise; 0 means not approved (the credit info then holds defaults). */
-  creditLimit: number;
-  creditTaken: number;
-  outstandingAmount: number;
-  dueAmount: number;
-  paymentLink: string;
-  /** The day of the month payments fall due; `undefined` when nothing is due. */
-  dueDayOfMonth: number | undefined;
-  /** Pre-eligibility declines the user for risk (`RISK_DECLINED`). */
-  riskDeclined: boolean;
-  /** The user is blocked (`USER_BLOCKED`); the credit info shows no credit. */
-  blocked: boolean;
-  /** Whether an external down payment of this user gets confirmed (gateway flow). */
-  downPaymentConfirmed: boolean;
-}
-
-const user = (fields: Partial<TestUser> & Pick<TestUser, 'phoneNumber' | 'name' | 'summary'>): TestUser =>
-  Object.freeze({
-    creditLimit: 0,
-    creditTaken: 0,
-    outstandingAmount: 0,
-    dueAmount: 0,
-    paymentLink: '',
-    dueDayOfMonth: undefined,
-    riskDeclined: false,
-    blocked: false,
-    downPaymentConfirmed: true,
-    ...fields,
-  });
-
-export const TEST_USERS: readonly TestUser[] = Object.freeze([
-  user({
-    phoneNumber: '+919000000001',
-    name: 'Asha Rao',
-    summary: 'Registered and approved: limit ₹50,000, ₹12,500 taken, ₹4,000 due on the coming 5th of a month.',
-    creditLimit: 5_000_000,
-    creditTaken: 1_250_000,
-    outstandingAmount: 1_250_000,
-    dueAmount: 400_000,
-    paymentLink: 'https://pay.paylater.example/u/9000000001',
-    dueDayOfMonth: 5,
-  }),
-  user({
-    phoneNumber: '+919000000002',
-    name: 'Vikram Shah',
-    summary: 'Registered with a limit of ₹20,000, but never eligible: pre-eligibility answers RISK_DECLINED.',
-    creditLimit: 2_000_000,
-    paymentLink: 'https://pay.paylater.example/u/9000000002',
-    riskDeclined: true,
-  }),
-  user({
-    phoneNumber: '+919000000003',
-    name: 'Meera Iyer',
-    summary: 'Registered and approved: limit ₹10,000, nothing taken (amounts above ₹10,000: CREDIT_LIMIT_EXCEEDED).',
-    creditLimit: 1_000_000,
-    paymentLink: 'https://pay.paylater.example/u/9000000003',
-  }),
-  user({
-    phoneNumber: '+919000000004',
-    name: 'Rohan Das',
-    summary: 'Registered and approved (limit ₹50,000), but a down payment is never confirmed (gateway: PAYMENT_NOT_CONFIRMED).',
-    creditLimit: 5_000_000,
-    paymentLink: 'https://pay.paylater.example/u/9000000004',
-    downPaymentConfirmed: false,
-  }),
-  user({
-    phoneNumber: '+919000000005',
-    name: 'Kiran Patel',
-    summary: 'Registered but not approved: creditLimit 0, every other field a default.',
-  }),
-  user({
-    phoneNumber: '+919000000009',
-    name: 'Blocked User',
-    summary: 'Registered but blocked: credit info shows creditLimit 0 and defaults; pre-eligibility answers USER_BLOCKED.',
-    blocked: true,
-  }),
-]);
-
-export function findTestUser(phoneNumber: string): TestUser | undefined {
-  return TEST_USERS.find((candidate) => candidate.phoneNumber === phoneNumber);
-}
+export type IneligibilityReason = GatewayComponents['schemas']['GatewayIneligibilityReason'];
 
 /** The defaults of an unregistered or not approved user (D26). */
 export function defaultCreditInfo(registrationStatus: CreditInfo['registrationStatus']): CreditInfo {

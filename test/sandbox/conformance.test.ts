@@ -36,7 +36,7 @@ const FAMILIES: { family: Family; credentials: Partial<ContractOptions>; floor: 
   { family: 'gateway', credentials: { username: 'pg_test', password: 'pg_test_secret' }, floor: 48 },
 ];
 
-/** The only reasons a transaction may be skipped through the proxy (scripts/contract/plans.cjs). */
+/** The only reasons a transaction may be skipped through the proxy (scripts/contract/plans.ts). */
 const ALLOWED_SKIPS = [
   /^500 INTERNAL_SERVER_ERROR: no request can cause a service failure$/,
   /^429: the contract promises no rate limit \(D24\), so no request is sure to cause it$/,

@@ -7,10 +7,11 @@
 import { expect } from 'vitest';
 import { verifySdkSignature } from '../../src/signature.js';
 import type { SandboxOptions } from '../../src/sandbox/server.js';
+import { APPROVED_TEST_USER, TEST_CREDENTIALS, TEST_OTP } from '../../src/sandbox/fixtures.js';
 import { loadContract, type Contract } from '../../src/sandbox/validation.js';
 import { startSandbox, waitFor, type Answer, type ReceivedWebhook, type TestSandbox } from './helpers.js';
 
-export const MERCHANT_AUTH = basic('pg_test', 'pg_test_secret');
+export const MERCHANT_AUTH = basic(TEST_CREDENTIALS.merchantApi.username, TEST_CREDENTIALS.merchantApi.password);
 
 /** Sample files, recognised by their first bytes (D08). */
 export const FILES = {
@@ -21,7 +22,7 @@ export const FILES = {
 };
 
 export const DEVICE = { userAgent: 'Mozilla/5.0 (sandbox test)', ipAddress: '203.0.113.24' };
-export const ELIGIBLE = '+919000000001';
+export const ELIGIBLE = APPROVED_TEST_USER.phoneNumber;
 
 export function basic(username: string, password: string): string {
   return `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
@@ -204,7 +205,7 @@ export async function startGateway(options: SandboxOptions = {}): Promise<Gatewa
     const authenticate = await stage(auth, transactionId);
     expect(authenticate.transactionStage.nextStep.step).toBe('authenticate');
     const { referenceId } = authenticate.transactionStage.nextStep.options.userInputOptions[0];
-    const otp = await call('POST', `/api/merchant/transaction/${transactionId}/user-inputs/${referenceId}`, auth, { value: '123456' });
+    const otp = await call('POST', `/api/merchant/transaction/${transactionId}/user-inputs/${referenceId}`, auth, { value: TEST_OTP.correct });
     expect(otp.status, otp.text).toBe(200);
     const { amount } = otp.body.transactionStage.nextStep.options.paymentOptions;
     const registered = await call('POST', `/api/merchant/transaction/${transactionId}/payment/register-external`, auth, {

@@ -9,11 +9,13 @@ import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { sdkSignature, webSignature } from '../../src/signature.js';
 import { createSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/server.js';
 import type { Logger } from '../../src/sandbox/router.js';
+import { APPROVED_TEST_USER, TEST_CREDENTIALS } from '../../src/sandbox/fixtures.js';
 import { loadContract, type Contract } from '../../src/sandbox/validation.js';
 
-export const PARTNER_ID = 'partner_test';
-export const PRIVATE_KEY = 'test_private_key';
-export const EXTRAS_AUTH = `Basic ${Buffer.from('extras_test:extras_test_secret').toString('base64')}`;
+export const PARTNER_ID: string = TEST_CREDENTIALS.partner.id;
+export const PRIVATE_KEY: string = TEST_CREDENTIALS.partner.privateKey;
+const { username: extrasUser, password: extrasPassword } = TEST_CREDENTIALS.extras;
+export const EXTRAS_AUTH = `Basic ${Buffer.from(`${extrasUser}:${extrasPassword}`).toString('base64')}`;
 
 export interface Answer {
   status: number;
@@ -223,7 +225,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<TestSa
 export async function initiateSdk(t: TestSandbox, id: string, amount = 250_000): Promise<void> {
   const answer = await t.sdk('/merchant/credit/initiateTransaction', {
     merchantTransactionId: id,
-    userPhoneNumber: '+919000000001',
+    userPhoneNumber: APPROVED_TEST_USER.phoneNumber,
     userId: 'user_1',
     amount,
   });

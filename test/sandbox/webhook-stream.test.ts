@@ -11,7 +11,7 @@ import { SseParser, type SseEvent } from '../../src/cli/sse.js';
 import type { Delivery } from '../../src/sandbox/delivery.js';
 import { errorHelpers } from '../../src/sandbox/errors.js';
 import { WebhookStream, type WebhookStreamLimits } from '../../src/sandbox/webhook-stream.js';
-import { verifySdkWebhook, verifyWebWebhook } from '../../src/webhooks.js';
+import { verifySdkWebhook, verifyWebWebhook } from '../../src/webhooks/index.js';
 import { initiateSdk, PRIVATE_KEY, startSandbox, waitFor, type TestSandbox } from './helpers.js';
 
 /** An open stream read with fetch: the events so far, and a way to wait for more. */

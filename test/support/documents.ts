@@ -1,26 +1,20 @@
 /**
- * The four bundled documents under generated/openapi/, loaded once per test file, and the small
- * tools the contract tests use to read them: JSON pointers, internal `$ref` resolution and the
- * list of operations of a document.
+ * The bundled documents under generated/openapi/ (read with the contract model, src/contract/),
+ * loaded once per test file, and the small tools the contract tests use to read them as data:
+ * JSON pointers, `$ref` resolution (the model's) and the list of operations of a document.
  *
  * A family whose bundle is missing or unreadable is not an exception at load time: its
  * {@link Bundle} carries a `problem` that {@link requireDocument} throws inside a test, so the
  * suite names the missing file instead of crashing while it collects tests.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { FAMILIES, type Family } from '../../scripts/families.js';
+import { deref as derefModel, FAMILIES, isObject, pointerGet, readDocument, type Family, type JsonObject } from '../../src/contract/index.js';
 
-export { FAMILIES, type Family };
+export { FAMILIES, isObject, type Family, type JsonObject };
 
 /** The repository's root folder. */
 export const ROOT = resolve(import.meta.dirname, '../..');
-
-export type JsonObject = { [key: string]: unknown };
-
-export function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 export interface Bundle {
   family: Family;
@@ -38,13 +32,9 @@ function loadBundle(family: Family): Bundle {
     return { family, file, document: undefined, problem: `${file} is missing: run npm run generate` };
   }
   try {
-    const document: unknown = JSON.parse(readFileSync(path, 'utf8'));
-    if (!isObject(document)) {
-      return { family, file, document: undefined, problem: `${file} is not a JSON object: run npm run generate` };
-    }
-    return { family, file, document, problem: undefined };
+    return { family, file, document: readDocument(family, path) as JsonObject, problem: undefined };
   } catch (error) {
-    return { family, file, document: undefined, problem: `${file} is not valid JSON (${String(error)}): run npm run generate` };
+    return { family, file, document: undefined, problem: `${file}: ${error instanceof Error ? error.message : String(error)}` };
   }
 }
 
@@ -68,11 +58,6 @@ export function pointer(segments: readonly string[]): string {
   return `#${segments.map((segment) => `/${segment.replaceAll('~', '~0').replaceAll('/', '~1')}`).join('')}`;
 }
 
-/** The same pointer with every segment percent-encoded, as Ajv expects in a `$ref`. */
-export function uriPointer(segments: readonly string[]): string {
-  return `#${segments.map((segment) => `/${encodeURIComponent(segment.replaceAll('~', '~0').replaceAll('/', '~1'))}`).join('')}`;
-}
-
 /** A readable location for test names and messages: `paths › /a/{id} › get`. */
 export function where(segments: readonly string[]): string {
   return segments.join(' › ');
@@ -80,18 +65,7 @@ export function where(segments: readonly string[]): string {
 
 /** The value at an internal reference (`#/components/schemas/Amount`), or undefined. */
 export function resolvePointer(document: JsonObject, ref: string): unknown {
-  if (!ref.startsWith('#')) return undefined;
-  if (ref === '#') return document;
-  if (!ref.startsWith('#/')) return undefined;
-  let node: unknown = document;
-  for (const raw of ref.slice(2).split('/')) {
-    const segment = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
-    if (Array.isArray(node)) node = node[Number(segment)];
-    else if (isObject(node)) node = node[segment];
-    else return undefined;
-    if (node === undefined) return undefined;
-  }
-  return node;
+  return pointerGet(document, ref);
 }
 
 /**
@@ -99,17 +73,7 @@ export function resolvePointer(document: JsonObject, ref: string): unknown {
  * references; an external or dangling one is an error of the bundle and throws.
  */
 export function deref(document: JsonObject, value: unknown): unknown {
-  const seen = new Set<string>();
-  let current = value;
-  while (isObject(current) && typeof current.$ref === 'string') {
-    const ref = current.$ref;
-    if (seen.has(ref)) throw new Error(`$ref cycle at ${ref}`);
-    seen.add(ref);
-    const target = resolvePointer(document, ref);
-    if (target === undefined) throw new Error(`$ref ${ref} does not resolve inside the bundled document`);
-    current = target;
-  }
-  return current;
+  return derefModel(document, value);
 }
 
 /** Like {@link deref}, for a place where only an object makes sense. */

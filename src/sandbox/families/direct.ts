@@ -3,6 +3,8 @@
  * user's actions that finish it, played by the sandbox endpoints `.../confirm|cancel|fail`, the
  * lifecycle that expires, finishes and announces it, and the refund rules (SDK refund, D32).
  */
+import type { components as SdkComponents } from '../../../generated/types/sdk.js';
+import type { components as WebComponents } from '../../../generated/types/web.js';
 import { sdkSignature } from '../../signature.js';
 import type { ClockTimer } from '../clock.js';
 import type { FamilyContext } from '../context.js';
@@ -11,7 +13,8 @@ import type { SuccessStatus } from '../delivery.js';
 import type { ErrorHelpers, ErrorReply } from '../errors.js';
 import type { ChildRecords, Collection } from '../store.js';
 
-export type DirectStatus = 'PENDING' | 'SUCCESS' | 'CANCELLED' | 'FAILURE';
+/** The status of a web or SDK transaction: the same four values in both documents (D27). */
+export type DirectStatus = SdkComponents['schemas']['SdkTransactionStatus'] & WebComponents['schemas']['WebTransactionStatus'];
 
 /** The user's action in the app or on the hosted page, and the final status it leads to. */
 export const USER_ACTIONS = Object.freeze({

@@ -21,16 +21,12 @@ import { httpOrigin } from '../pages/html.js';
 import { loadBrowserAsset } from '../browser-assets.js';
 import { RequestError, type Reply } from '../router.js';
 import { statusSignature } from '../../signature.js';
+import { downPaymentFor, TEST_OTP } from '../fixtures.js';
 import type { DirectStatus } from './direct.js';
 import type { WebTransaction } from './web-records.js';
 
-/** The sandbox's test OTPs (the same as the gateway's, docs/sandbox.md). */
-export const TEST_OTP = { correct: '123456', expired: '000000', length: 6, maxWrong: 3 } as const;
-
 /** The down payment: 25 % of the amount, rounded half up, at least ₹1, at most the amount (as the gateway's). */
-export function webDownPayment(amount: number): number {
-  return Math.min(amount, Math.max(100, Math.floor((amount * 25 + 50) / 100)));
-}
+export const webDownPayment = downPaymentFor;
 
 /** The OTP state of one transaction's hosted page. */
 interface CheckoutSession {

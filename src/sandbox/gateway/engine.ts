@@ -18,7 +18,8 @@ import { randomUUID } from 'node:crypto';
 import type { ClockTimer } from '../clock.js';
 import type { FamilyContext } from '../context.js';
 import { finalRecords, FinalRecords } from '../retention.js';
-import { findTestUser, preEligibility } from '../test-users.js';
+import { findTestUser } from '../fixtures.js';
+import { preEligibility } from '../test-users.js';
 import {
   GATEWAY,
   isFinal,

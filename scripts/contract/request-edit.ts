@@ -1,20 +1,20 @@
-'use strict';
 /** Small edits of a Dredd transaction's request: headers, JSON body, path. */
+import type { DreddTransaction } from './types.js';
 
-const ONE_MIB = 1024 * 1024;
+export const ONE_MIB = 1024 * 1024;
 
-function headerName(headers, name) {
+function headerName(headers: Record<string, string>, name: string): string | undefined {
   const wanted = name.toLowerCase();
   return Object.keys(headers).find((key) => key.toLowerCase() === wanted);
 }
 
 /** Sets a request header, replacing any spelling of the same name. */
-function setHeader(transaction, name, value) {
+export function setHeader(transaction: DreddTransaction, name: string, value: string): void {
   removeHeader(transaction, name);
   transaction.request.headers[name] = value;
 }
 
-function removeHeader(transaction, name) {
+export function removeHeader(transaction: DreddTransaction, name: string): void {
   const headers = transaction.request.headers;
   let existing = headerName(headers, name);
   while (existing !== undefined) {
@@ -23,19 +23,19 @@ function removeHeader(transaction, name) {
   }
 }
 
-function getHeader(transaction, name) {
+export function getHeader(transaction: DreddTransaction, name: string): string | undefined {
   const key = headerName(transaction.request.headers, name);
   return key === undefined ? undefined : transaction.request.headers[key];
 }
 
-/** The request body parsed as JSON (undefined when there is no body). */
-function jsonBody(transaction) {
+/** The request body parsed as JSON (undefined when there is no body); `any`: the plans change bodies of every shape. */
+export function jsonBody(transaction: DreddTransaction): any {
   const body = transaction.request.body;
   if (body === undefined || body === null || body === '') return undefined;
   return JSON.parse(body);
 }
 
-function setJsonBody(transaction, value) {
+export function setJsonBody(transaction: DreddTransaction, value: unknown): void {
   transaction.request.body = JSON.stringify(value);
 }
 
@@ -43,25 +43,25 @@ function setJsonBody(transaction, value) {
  * Makes the body larger than 1 MiB (D24) without changing what it means: JSON allows any
  * amount of whitespace after the value, so the body stays valid JSON and valid for the schema.
  */
-function padBodyOverLimit(transaction) {
+export function padBodyOverLimit(transaction: DreddTransaction): void {
   const body = transaction.request.body || '{}';
   const size = Buffer.byteLength(body, 'utf8');
   transaction.request.body = body + ' '.repeat(Math.max(0, ONE_MIB - size) + 1024);
 }
 
 /** The part of fullPath that the server URL adds before the document's paths. */
-function basePath(transaction) {
+function basePath(transaction: DreddTransaction): string {
   const { fullPath } = transaction;
   const uri = transaction.request.uri;
   return fullPath.endsWith(uri) ? fullPath.slice(0, fullPath.length - uri.length) : '';
 }
 
-function splitUri(uri) {
+function splitUri(uri: string): { path: string; query: string } {
   const at = uri.indexOf('?');
   return at === -1 ? { path: uri, query: '' } : { path: uri.slice(0, at), query: uri.slice(at + 1) };
 }
 
-function setUri(transaction, path, query) {
+function setUri(transaction: DreddTransaction, path: string, query: string): void {
   const base = basePath(transaction);
   const uri = query ? `${path}?${query}` : path;
   transaction.request.uri = uri;
@@ -72,42 +72,28 @@ function setUri(transaction, path, query) {
  * Rewrites the request path from its template (`/api/merchant/{id}`) and values, keeping the
  * query. Values are percent-encoded.
  */
-function setPath(transaction, template, values) {
-  const path = splitUri(template).path.replace(/\{([^}?&]+)\}/g, (match, name) =>
+export function setPath(transaction: DreddTransaction, template: string, values: Record<string, string | undefined>): void {
+  const path = splitUri(template).path.replace(/\{([^}?&]+)\}/g, (match, name: string) =>
     values[name] === undefined ? match : encodeURIComponent(String(values[name])),
   );
   setUri(transaction, path, splitUri(transaction.request.uri).query);
 }
 
 /** The query string of the request (without `?`). */
-function queryOf(transaction) {
+export function queryOf(transaction: DreddTransaction): string {
   return splitUri(transaction.request.uri).query;
 }
 
 /** Replaces the query string (without `?`; '' removes it), keeping the path. */
-function setQuery(transaction, query) {
+export function setQuery(transaction: DreddTransaction, query: string): void {
   setUri(transaction, splitUri(transaction.request.uri).path, query);
 }
 
 /** Sets one query parameter (encoded with encodeURIComponent), keeping the others. */
-function setQueryParameter(transaction, name, value) {
+export function setQueryParameter(transaction: DreddTransaction, name: string, value: string): void {
   const params = queryOf(transaction)
     .split('&')
-    .filter((pair) => pair !== '' && decodeURIComponent(pair.split('=')[0]) !== name);
+    .filter((pair) => pair !== '' && decodeURIComponent(pair.split('=')[0] ?? '') !== name);
   params.push(`${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
   setQuery(transaction, params.join('&'));
 }
-
-module.exports = {
-  ONE_MIB,
-  setHeader,
-  removeHeader,
-  getHeader,
-  jsonBody,
-  setJsonBody,
-  padBodyOverLimit,
-  setPath,
-  queryOf,
-  setQuery,
-  setQueryParameter,
-};

@@ -1,70 +1,76 @@
-'use strict';
 /**
- * The Dredd hook file of the contract kit. Dredd loads it with `require` (so it is CommonJS) and
- * calls every hook with a callback, the only form Dredd 14 waits for.
+ * The Dredd hook file of the contract kit. ./run.ts bundles it (with esbuild) into a CommonJS file
+ * that Dredd loads with `require`; Dredd calls every hook with a callback, the only form Dredd 14
+ * waits for.
  *
  *   beforeAll             stateful setup against a real server (nothing against a mock)
  *   beforeEach            per transaction: plan how to cause its response code, change the request,
  *                         then put the credentials on it as the very last step (signatures cover
  *                         the exact body and path that Dredd sends)
  *   beforeEachValidation  the kit's own response check (status, Content-Type, body against the
- *                         schema with Ajv 2020-12); a problem sets `transaction.fail`
+ *                         schema, by the contract model); a problem sets `transaction.fail`
  *
- * Settings come from the environment (scripts/contract/settings.cjs). Skip reasons and problems
- * are recorded for the driver (scripts/contract/registry.cjs) and logged with `hooks.log`.
+ * Settings come from the environment (./settings.ts). Skip reasons and problems are recorded for
+ * the driver (./registry.ts) and logged with `hooks.log`.
  */
-const hooks = require('hooks');
-const { readSettings } = require('./settings.cjs');
-const { ResponseChecker, header } = require('./response-check.cjs');
-const { Kit, NeedError } = require('./kit.cjs');
-const { registry } = require('./registry.cjs');
-const { mockPlan, genericPlan, isInvalidRequest, PROXY_SKIP } = require('./plans.cjs');
-const edit = require('./request-edit.cjs');
+import hooks from 'hooks';
+import * as extras from './families/extras.js';
+import * as gateway from './families/gateway.js';
+import * as sdk from './families/sdk.js';
+import * as web from './families/web.js';
+import { Kit, NeedError, type FamilyModule } from './kit.js';
+import { genericPlan, isInvalidRequest, mockPlan, PROXY_SKIP } from './plans.js';
+import { registry } from './registry.js';
+import * as edit from './request-edit.js';
+import { header, ResponseChecker } from './response-check.js';
+import { readSettings } from './settings.js';
+import type { DreddTransaction, Operation, Plan, Settings } from './types.js';
+
+const FAMILY_MODULES: Record<Settings['family'], FamilyModule> = { gateway, extras, web, sdk };
 
 const report = registry();
-let settings;
-let checker;
-let kit;
-let family;
+let settings: Settings;
+let checker: ResponseChecker;
+let kit: Kit;
+let family: FamilyModule;
 try {
   settings = readSettings(process.env);
-  checker = new ResponseChecker(settings.document);
+  checker = new ResponseChecker(settings.family, settings.document);
   kit = new Kit(settings, checker, (text) => hooks.log(text));
-  // eslint-disable-next-line import/no-dynamic-require
-  family = require(`./families/${settings.family}.cjs`);
+  family = FAMILY_MODULES[settings.family];
 } catch (error) {
   // Dredd only logs a warning for a hook file that throws and runs without it; the driver
   // stops the run when the hooks did not load.
-  report.hooksError = error && error.stack ? error.stack : String(error);
+  report.hooksError = error instanceof Error ? (error.stack ?? error.message) : String(error);
   throw error;
 }
 
 /** (path, method, status, media type) of a transaction, from what Dredd compiled. */
-function describe(transaction) {
-  const origin = transaction.origin || {};
-  const parts = String(origin.exampleName || '').split(' > ');
+function describe(transaction: DreddTransaction): Operation {
+  const origin = transaction.origin ?? {};
+  const parts = String(origin.exampleName ?? '').split(' > ');
   const mediaType = parts[1] || header(transaction.expected.headers, 'content-type');
   return {
     name: transaction.name,
-    path: origin.resourceName,
+    path: origin.resourceName ?? '',
     method: transaction.request.method,
     status: String(transaction.expected.statusCode),
-    mediaType: mediaType ? String(mediaType).split(';')[0].trim() : undefined,
+    mediaType: mediaType ? String(mediaType).split(';')[0]!.trim() : undefined,
   };
 }
 
-function skip(transaction, reason) {
+function skip(transaction: DreddTransaction, reason: string): void {
   transaction.skip = true;
   report.skips.set(transaction.name, reason);
   hooks.log(`skipped ${transaction.name}: ${reason}`);
 }
 
-function fail(transaction, problems) {
+function fail(transaction: DreddTransaction, problems: string[]): void {
   transaction.fail = problems.join('; ');
   report.problems.set(transaction.name, problems);
 }
 
-async function prepare(transaction) {
+async function prepare(transaction: DreddTransaction): Promise<void> {
   const op = describe(transaction);
   transaction.paylater = op;
   // Dredd would compare the body with the document's first example (keys only), so an optional
@@ -75,12 +81,12 @@ async function prepare(transaction) {
   delete transaction.expected.bodySchema;
   transaction.expected.headers = {};
 
-  let plan;
+  let plan: Plan;
   try {
     if (settings.mock) {
-      plan = (family.mockPlan && family.mockPlan(kit, op)) || mockPlan(op);
+      plan = family.mockPlan?.(kit, op) ?? mockPlan(op);
     } else {
-      plan = (await family.plan(kit, op, transaction)) || genericPlan(kit, op);
+      plan = (await family.plan(kit, op, transaction)) ?? genericPlan(kit, op);
     }
   } catch (error) {
     if (error instanceof NeedError) {
@@ -100,10 +106,14 @@ async function prepare(transaction) {
   op.codeField = family.codeField;
   op.check = plan.check;
   // Last: the signature covers the final body and path.
-  family.authenticate(kit, transaction, op, plan.auth || 'valid');
+  family.authenticate(kit, transaction, op, plan.auth ?? 'valid');
 }
 
-hooks.beforeAll(function beforeAll(transactions, done) {
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+hooks.beforeAll((_transactions, done) => {
   if (settings.mock || typeof family.setup !== 'function') {
     done();
     return;
@@ -113,8 +123,8 @@ hooks.beforeAll(function beforeAll(transactions, done) {
       for (const [key, reason] of Object.entries(kit.missing)) report.setupNotes.push(`${key}: ${reason}`);
       done();
     },
-    (error) => {
-      kit.setupError = error && error.message ? error.message : String(error);
+    (error: unknown) => {
+      kit.setupError = message(error);
       report.setupNotes.push(`setup failed: ${kit.setupError}`);
       hooks.log(`setup failed: ${kit.setupError}`);
       done();
@@ -122,17 +132,17 @@ hooks.beforeAll(function beforeAll(transactions, done) {
   );
 });
 
-hooks.beforeEach(function beforeEach(transaction, done) {
+hooks.beforeEach((transaction, done) => {
   prepare(transaction).then(
     () => done(),
-    (error) => {
-      fail(transaction, [`the kit could not prepare the request: ${error && error.stack ? error.stack : error}`]);
+    (error: unknown) => {
+      fail(transaction, [`the kit could not prepare the request: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`]);
       done();
     },
   );
 });
 
-hooks.beforeEachValidation(function beforeEachValidation(transaction, done) {
+hooks.beforeEachValidation((transaction, done) => {
   try {
     const op = transaction.paylater;
     if (op) {
@@ -140,11 +150,11 @@ hooks.beforeEachValidation(function beforeEachValidation(transaction, done) {
       // `prism proxy --errors` names each contract violation it saw in this header.
       const violations = transaction.real && header(transaction.real.headers, 'sl-violations');
       if (violations) problems.unshift(`the proxy reports contract violations: ${violations}`);
-      if (problems.length === 0 && typeof op.check === 'function') problems.push(...op.check(transaction.real));
+      if (problems.length === 0 && typeof op.check === 'function' && transaction.real) problems.push(...op.check(transaction.real));
       if (problems.length > 0) fail(transaction, problems);
     }
   } catch (error) {
-    fail(transaction, [`the kit's response check failed: ${error && error.message ? error.message : error}`]);
+    fail(transaction, [`the kit's response check failed: ${message(error)}`]);
   }
   done();
 });

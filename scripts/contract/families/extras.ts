@@ -1,33 +1,32 @@
-'use strict';
 /**
  * The extras (HTTP Basic with the extras credentials, D26). Stateless: every push is accepted
  * again and an unknown phone number is an answer, so no setup is needed.
  */
-const edit = require('../request-edit.cjs');
-const { genericPlan } = require('../plans.cjs');
-const { isPublic, setBasic } = require('./auth.cjs');
+import type { Kit } from '../kit.js';
+import { genericPlan } from '../plans.js';
+import * as edit from '../request-edit.js';
+import type { DreddTransaction, Operation, Plan } from '../types.js';
+import { isPublic, setBasic, type AuthMode } from './auth.js';
 
 const CREDIT_INFO = '/service/payments/merchant/user/credit/info';
 
-const codeField = 'errorCode';
+export const codeField = 'errorCode';
 const CODES = { 400: 'BAD_REQUEST', 401: 'UNAUTHORIZED', 413: 'PAYLOAD_TOO_LARGE' };
 
-function authenticate(kit, transaction, op, mode) {
+export function authenticate(kit: Kit, transaction: DreddTransaction, op: Operation, mode: AuthMode): void {
   if (isPublic(kit, op)) return;
   setBasic(transaction, kit.settings, mode);
 }
 
-function plan(kit, op) {
+export function plan(kit: Kit, op: Operation): Plan {
   if (op.path === CREDIT_INFO && Number(op.status) === 400) {
     // No body: a phone number that is not of the form +91 and ten digits (D25).
     return {
       auth: 'valid',
-      edit: (transaction) => edit.setQueryParameter(transaction, 'userPhoneNumber', 'not-a-phone-number'),
+      edit: (transaction: DreddTransaction) => edit.setQueryParameter(transaction, 'userPhoneNumber', 'not-a-phone-number'),
       expectCode: 'BAD_REQUEST',
       invalid: true,
     };
   }
   return genericPlan(kit, op, CODES);
 }
-
-module.exports = { codeField, authenticate, plan };

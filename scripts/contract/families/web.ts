@@ -1,4 +1,3 @@
-'use strict';
 /**
  * The web-initiated flow (`X-Partner-Id` + `X-Signature` over body + path and query + key).
  * Against a real server the setup initiates one transaction of this run, used by the duplicate
@@ -6,11 +5,14 @@
  * one confirmed through the sandbox's test control (`POST /sandbox/web/transactions/{id}/confirm`),
  * for the refund (D32). Without that control the refund 200 is skipped with the reason.
  */
-const { webSignature, statusSignature } = require('../signing.cjs');
-const { unexpected } = require('../kit.cjs');
-const edit = require('../request-edit.cjs');
-const { genericPlan } = require('../plans.cjs');
-const { isPublic, setWebSignature } = require('./auth.cjs');
+import { statusSignature, webSignature } from '../../../src/signature.js';
+import { APPROVED_TEST_USER } from '../../../src/sandbox/fixtures.js';
+import type { Kit } from '../kit.js';
+import { genericPlan } from '../plans.js';
+import * as edit from '../request-edit.js';
+import type { DreddTransaction, Edit, Operation, Plan, RealResponse } from '../types.js';
+import { isPublic, setWebSignature, type AuthMode } from './auth.js';
+import { noConfirmControlSkip, setUpDirect } from './direct.js';
 
 const INITIATE = '/api/transaction';
 const STATUS = '/api/transaction/status';
@@ -19,15 +21,15 @@ const REFUND = '/api/refund';
 const REFUNDABLE_AMOUNT = 150000;
 const REFUND_AMOUNT = 1000;
 
-const codeField = 'message';
+export const codeField = 'message';
 
-function authenticate(kit, transaction, op, mode) {
+export function authenticate(kit: Kit, transaction: DreddTransaction, op: Operation, mode: AuthMode): void {
   if (isPublic(kit, op)) return;
   setWebSignature(transaction, kit.settings, mode);
 }
 
-function initiate(kit, id) {
-  const body = JSON.stringify({ id, amount: REFUNDABLE_AMOUNT, user: { name: 'Contract Kit', phoneNumber: '+919000000001' } });
+function initiate(kit: Kit, id: string) {
+  const body = JSON.stringify({ id, amount: REFUNDABLE_AMOUNT, user: { name: 'Contract Kit', phoneNumber: APPROVED_TEST_USER.phoneNumber } });
   const headers = {
     'X-Partner-Id': kit.settings.partnerId,
     'X-Signature': webSignature(body, `${new URL(kit.settings.server).pathname.replace(/\/$/, '')}${INITIATE}`, kit.settings.privateKey),
@@ -35,26 +37,20 @@ function initiate(kit, id) {
   return kit.call('POST', INITIATE, { body, headers });
 }
 
-async function setup(kit) {
-  const id = kit.id('existing');
-  const response = await initiate(kit, id);
-  if (response.status === 200) kit.state.existingId = id;
-  else kit.miss('existingId', unexpected(`initiating ${id}`, response));
-
-  const refundable = kit.id('refundable');
-  const initiated = await initiate(kit, refundable);
-  if (initiated.status !== 200) {
-    kit.miss('refundableId', unexpected(`initiating ${refundable}`, initiated));
-    return;
-  }
-  const path = `/sandbox/web/transactions/${encodeURIComponent(refundable)}/confirm`;
-  const confirmed = await kit.call('POST', path);
-  if (confirmed.status >= 200 && confirmed.status < 300) kit.state.refundableId = refundable;
-  else if (confirmed.status === 404 || confirmed.status === 405) kit.state.noConfirmControl = true;
-  else kit.miss('refundableId', unexpected(`POST ${path}`, confirmed));
+export function setup(kit: Kit): Promise<void> {
+  return setUpDirect(kit, {
+    initiate: (id) => initiate(kit, id),
+    created: 200,
+    confirmed: 'refundableId',
+    suffix: 'refundable',
+    confirm: async (id) => {
+      const path = `/sandbox/web/transactions/${encodeURIComponent(id)}/confirm`;
+      return { path, response: await kit.call('POST', path) };
+    },
+  });
 }
 
-function withId(id, more) {
+function withId(id: string, more?: Edit): Edit {
   return (transaction) => {
     const body = edit.jsonBody(transaction) || {};
     body.id = id;
@@ -63,21 +59,21 @@ function withId(id, more) {
   };
 }
 
-function refundBody(transactionId, amount) {
+function refundBody(transactionId: string, amount?: number): Edit {
   return (transaction) => {
     edit.setJsonBody(transaction, amount === undefined ? { transactionId } : { transactionId, amount });
   };
 }
 
-function queryId(id) {
+function queryId(id: string | undefined): Edit {
   return (transaction) => edit.setQuery(transaction, id === undefined ? '' : `id=${encodeURIComponent(id)}`);
 }
 
 /** The status answer names the transaction asked for and carries its status signature (D22). */
-function statusAnswerCheck(kit, id) {
+function statusAnswerCheck(kit: Kit, id: string): (real: RealResponse) => string[] {
   return (real) => {
-    const body = JSON.parse(real.body);
-    const problems = [];
+    const body = JSON.parse(real.body ?? '') as { transactionId: string; status: string; signature: string };
+    const problems: string[] = [];
     if (body.transactionId !== id) problems.push(`transactionId is ${JSON.stringify(body.transactionId)}, expected ${JSON.stringify(id)}`);
     const expected = statusSignature(body.transactionId, body.status, kit.settings.privateKey);
     if (body.signature !== expected) problems.push('signature is not base64(SHA-256(transactionId + status + key)) (D22)');
@@ -85,10 +81,10 @@ function statusAnswerCheck(kit, id) {
   };
 }
 
-function plan(kit, op) {
+export function plan(kit: Kit, op: Operation): Plan {
   const status = Number(op.status);
   const unknown = kit.id('unknown');
-  const wrong = { auth: 'wrong', expectCode: 'AUTHORIZATION_FAILED' };
+  const wrong: Plan = { auth: 'wrong', expectCode: 'AUTHORIZATION_FAILED' };
   switch (`${op.path} ${status}`) {
     case `${INITIATE} 200`:
       return { auth: 'valid', edit: withId(kit.id('new')) };
@@ -109,14 +105,7 @@ function plan(kit, op) {
     case `${STATUS} 404`:
       return { auth: 'valid', edit: queryId(unknown), expectCode: 'TRANSACTION_NOT_FOUND' };
     case `${REFUND} 200`:
-      if (kit.state.noConfirmControl) {
-        return {
-          skip:
-            '200: needs a transaction confirmed by a user (the server has no test control ' +
-            'POST /sandbox/web/transactions/{id}/confirm)',
-        };
-      }
-      return { auth: 'valid', edit: refundBody(kit.need('refundableId'), REFUND_AMOUNT) };
+      return noConfirmControlSkip(kit, 'web') ?? { auth: 'valid', edit: refundBody(kit.need('refundableId'), REFUND_AMOUNT) };
     case `${REFUND} 400`:
       return { auth: 'valid', edit: refundBody(unknown, REFUND_AMOUNT), expectCode: 'NO_SUCH_TRANSACTION' };
     case `${REFUND} 401`:
@@ -124,7 +113,7 @@ function plan(kit, op) {
     case `${REFUND} 413`:
       return {
         auth: 'valid',
-        edit: (transaction) => {
+        edit: (transaction: DreddTransaction) => {
           refundBody(kit.state.refundableId || unknown, REFUND_AMOUNT)(transaction);
           edit.padBodyOverLimit(transaction);
         },
@@ -134,5 +123,3 @@ function plan(kit, op) {
       return genericPlan(kit, op);
   }
 }
-
-module.exports = { codeField, authenticate, setup, plan };

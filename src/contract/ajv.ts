@@ -1,8 +1,8 @@
 /**
- * Validating values against the contract's schemas: an Ajv (JSON Schema 2020-12, with formats)
- * that knows OpenAPI's annotation keywords and the contract's vendor extensions, and a bundled
- * document registered whole so that `#/components/...` references resolve. Used by the webhook
- * module and by the sandbox; schemas are never typed again by hand.
+ * The one Ajv configuration of the contract: JSON Schema 2020-12 (the dialect of OpenAPI 3.1),
+ * strict, every error, ajv-formats, OpenAPI's annotation keywords and the contract's vendor
+ * extensions known. A bundled document is registered whole so that `#/components/...` references
+ * resolve. Only the contract model (./model.ts) makes these; everything else asks the model.
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
@@ -12,7 +12,10 @@ const addFormats = addFormatsModule.default;
 /** Keywords of an OpenAPI document that carry no validation, and the document parts registered. */
 const ANNOTATIONS = ['example', 'discriminator', 'xml', 'externalDocs', 'components', 'paths', 'webhooks'];
 
-/** A strict Ajv for the contract's schemas; `coerce` turns query and path strings into their types. */
+/**
+ * A strict Ajv for the contract's schemas. `coerce` is the one variation: parameters arrive as
+ * strings (path, query, headers) and are coerced to their declared types; bodies never are.
+ */
 export function createContractAjv(options: { coerce?: boolean } = {}): Ajv2020 {
   const ajv = new Ajv2020({
     allErrors: true,

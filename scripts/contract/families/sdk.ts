@@ -1,68 +1,58 @@
-'use strict';
 /**
  * The SDK flow (`X-Partnerid` + `X-Signature` over the body). Against a real server the setup
  * initiates two transactions of this run: one left as it is (for the duplicate and the status
  * check) and one confirmed through the sandbox's test control (for the refund).
  */
-const { sdkSignature } = require('../signing.cjs');
-const { unexpected } = require('../kit.cjs');
-const edit = require('../request-edit.cjs');
-const { isPublic, setSdkSignature } = require('./auth.cjs');
+import { sdkSignature } from '../../../src/signature.js';
+import { APPROVED_TEST_USER } from '../../../src/sandbox/fixtures.js';
+import type { Kit } from '../kit.js';
+import * as edit from '../request-edit.js';
+import type { DreddTransaction, Edit, Operation, Plan } from '../types.js';
+import { isPublic, setSdkSignature, type AuthMode } from './auth.js';
+import { noConfirmControlSkip, setUpDirect } from './direct.js';
 
 const INITIATE = '/merchant/credit/initiateTransaction';
 const STATUS = '/merchant/credit/checkTransactionStatus';
 const REFUND = '/merchant/credit/refundTransaction';
-const confirmPath = (id) => `/sandbox/sdk/transactions/${encodeURIComponent(id)}/confirm`;
+const confirmPath = (id: string): string => `/sandbox/sdk/transactions/${encodeURIComponent(id)}/confirm`;
 
 /** Transactions made by the setup are of this amount; the document's refund example is less. */
 const SETUP_AMOUNT = 250000;
 
-const codeField = 'message';
+export const codeField = 'message';
 
-function authenticate(kit, transaction, op, mode) {
+export function authenticate(kit: Kit, transaction: DreddTransaction, op: Operation, mode: AuthMode): void {
   if (isPublic(kit, op)) return;
   setSdkSignature(transaction, kit.settings, mode);
 }
 
-function signedCall(kit, path, value) {
+function signedCall(kit: Kit, path: string, value?: unknown) {
   const body = value === undefined ? '' : JSON.stringify(value);
   const headers = { 'X-Partnerid': kit.settings.partnerId, 'X-Signature': sdkSignature(body, kit.settings.privateKey) };
   return kit.call('POST', path, { body: value === undefined ? undefined : body, headers });
 }
 
-async function initiate(kit, id) {
+async function initiate(kit: Kit, id: string) {
   return signedCall(kit, INITIATE, {
     merchantTransactionId: id,
-    userPhoneNumber: '+919000000001',
+    userPhoneNumber: APPROVED_TEST_USER.phoneNumber,
     userId: 'contract_kit',
     amount: SETUP_AMOUNT,
   });
 }
 
-async function setup(kit) {
-  const existing = kit.id('existing');
-  const first = await initiate(kit, existing);
-  if (first.status === 201) kit.state.existingId = existing;
-  else kit.miss('existingId', unexpected(`initiating ${existing}`, first));
-
-  const confirmed = kit.id('confirmed');
-  const second = await initiate(kit, confirmed);
-  if (second.status !== 201) {
-    kit.miss('confirmedId', unexpected(`initiating ${confirmed}`, second));
-    return;
-  }
-  const confirm = await signedCall(kit, confirmPath(confirmed));
-  if (confirm.status >= 200 && confirm.status < 300) {
-    kit.state.confirmedId = confirmed;
-  } else if (confirm.status === 404 || confirm.status === 405) {
-    kit.state.noConfirmControl = true;
-  } else {
-    kit.miss('confirmedId', unexpected(`POST ${confirmPath(confirmed)}`, confirm));
-  }
+export function setup(kit: Kit): Promise<void> {
+  return setUpDirect(kit, {
+    initiate: (id) => initiate(kit, id),
+    created: 201,
+    confirmed: 'confirmedId',
+    suffix: 'confirmed',
+    confirm: async (id) => ({ path: confirmPath(id), response: await signedCall(kit, confirmPath(id)) }),
+  });
 }
 
 /** Sets merchantTransactionId in the body Dredd will send. */
-function withId(id, more) {
+function withId(id: string, more?: Edit): Edit {
   return (transaction) => {
     const body = edit.jsonBody(transaction) || {};
     body.merchantTransactionId = id;
@@ -71,11 +61,11 @@ function withId(id, more) {
   };
 }
 
-function plan(kit, op) {
+export function plan(kit: Kit, op: Operation): Plan | undefined {
   const status = Number(op.status);
   const unknown = kit.id('unknown');
-  const wrong = { auth: 'wrong', expectCode: 'AUTHORIZATION_FAILED' };
-  const large = { auth: 'valid', expectCode: 'PAYLOAD_TOO_LARGE' };
+  const wrong: Plan = { auth: 'wrong', expectCode: 'AUTHORIZATION_FAILED' };
+  const large: Plan = { auth: 'valid', expectCode: 'PAYLOAD_TOO_LARGE' };
   switch (`${op.path} ${status}`) {
     case `${INITIATE} 201`:
       return { auth: 'valid', edit: withId(kit.id('new')) };
@@ -94,14 +84,7 @@ function plan(kit, op) {
     case `${STATUS} 413`:
       return { ...large, edit: withId(unknown, edit.padBodyOverLimit) };
     case `${REFUND} 200`:
-      if (kit.state.noConfirmControl) {
-        return {
-          skip:
-            '200: needs a transaction confirmed by a user (the server has no test control ' +
-            'POST /sandbox/sdk/transactions/{id}/confirm)',
-        };
-      }
-      return { auth: 'valid', edit: withId(kit.need('confirmedId')) };
+      return noConfirmControlSkip(kit, 'sdk') ?? { auth: 'valid', edit: withId(kit.need('confirmedId')) };
     case `${REFUND} 400`:
       return { auth: 'valid', edit: withId(unknown), expectCode: 'NO_SUCH_TRANSACTION' };
     case `${REFUND} 401`:
@@ -112,5 +95,3 @@ function plan(kit, op) {
       return undefined;
   }
 }
-
-module.exports = { codeField, authenticate, setup, plan };

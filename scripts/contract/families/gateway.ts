@@ -1,4 +1,3 @@
-'use strict';
 /**
  * The gateway integration (HTTP Basic: Merchant API credentials for merchant operations, the
  * merchant's Transactional API credentials for transaction operations).
@@ -25,10 +24,12 @@
  * has it, else polls once a second, up to --wait-seconds. Everything that only waits on the
  * clock is done first, so that advancing it cannot expire the OTPs of the later transactions.
  */
-const { unexpected } = require('../kit.cjs');
-const edit = require('../request-edit.cjs');
-const { genericPlan } = require('../plans.cjs');
-const { basicValue, setBasic } = require('./auth.cjs');
+import { APPROVED_TEST_USER, TEST_OTP as OTPS } from '../../../src/sandbox/fixtures.js';
+import { unexpected, type Kit, type SetupResponse } from '../kit.js';
+import { genericPlan } from '../plans.js';
+import * as edit from '../request-edit.js';
+import type { DreddTransaction, Edit, Operation, Plan } from '../types.js';
+import { basicValue, setBasic, type AuthMode } from './auth.js';
 
 const MERCHANTS = '/api/merchant';
 const MERCHANT = '/api/merchant/{id}';
@@ -45,13 +46,13 @@ const CANCEL = '/api/merchant/transaction/{transactionId}/cancel';
 const CONFIGURATION = '/api/merchant/configuration';
 const SETTLEMENT = '/api/merchant/settlement';
 
-const codeField = 'errorCode';
+export const codeField = 'errorCode';
 const CODES = { 400: 'BAD_REQUEST', 401: 'UNAUTHORIZED', 404: 'NOT_FOUND', 413: 'PAYLOAD_TOO_LARGE' };
 
 /** The sandbox's correct test OTP (docs/sandbox.md). */
-const TEST_OTP = '123456';
+const TEST_OTP = OTPS.correct;
 /** The sandbox's registered, approved test user whose down payments are confirmed. */
-const TEST_USER = { name: 'Asha Rao', phoneNumber: '+919000000001' };
+const TEST_USER = { name: APPROVED_TEST_USER.name, phoneNumber: APPROVED_TEST_USER.phoneNumber };
 const DEVICE = { userAgent: 'paylater-contract-kit', ipAddress: '203.0.113.24' };
 /** Small, so that repeated runs do not use up the test user's credit. */
 const TRANSACTION_AMOUNT = 20000;
@@ -64,16 +65,16 @@ const UNKNOWN_REFERENCE = '00000000-0000-4000-8000-000000000000';
 const TINY_PDF = Buffer.from('%PDF-1.4\n1 0 obj\n<</Type/Catalog>>\nendobj\ntrailer\n<</Root 1 0 R>>\n%%EOF\n').toString('base64');
 const CLOCK_STEP_MS = 60000;
 
-function merchantCredentials(kit) {
+function merchantCredentials(kit: Kit): { username: string; password: string } {
   return { username: kit.settings.username, password: kit.settings.password };
 }
 
-function schemeOf(kit, op) {
-  const requirement = kit.security(op.path, op.method)[0] || {};
+function schemeOf(kit: Kit, op: Operation): string | undefined {
+  const requirement = kit.security(op.path, op.method)[0] ?? {};
   return Object.keys(requirement)[0];
 }
 
-function authenticate(kit, transaction, op, mode) {
+export function authenticate(kit: Kit, transaction: DreddTransaction, op: Operation, mode: AuthMode): void {
   const scheme = schemeOf(kit, op);
   if (scheme === undefined) return;
   if (scheme === 'transactionalApiBasic') {
@@ -88,7 +89,7 @@ function authenticate(kit, transaction, op, mode) {
 // ---------------------------------------------------------------------------------------------
 // Setup
 
-function merchantCall(kit, method, path, value) {
+function merchantCall(kit: Kit, method: string, path: string, value?: unknown): Promise<SetupResponse> {
   const { username, password } = merchantCredentials(kit);
   return kit.call(method, path, {
     body: value === undefined ? undefined : JSON.stringify(value),
@@ -96,7 +97,7 @@ function merchantCall(kit, method, path, value) {
   });
 }
 
-function transactionalCall(kit, method, path, value) {
+function transactionalCall(kit: Kit, method: string, path: string, value?: unknown): Promise<SetupResponse> {
   const { username, password } = kit.state.transactional;
   return kit.call(method, path, {
     body: value === undefined ? undefined : JSON.stringify(value),
@@ -104,13 +105,13 @@ function transactionalCall(kit, method, path, value) {
   });
 }
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Waits for `probe` to answer something other than undefined: advances the sandbox clock when
  * the server has one, else polls once a second, up to --wait-seconds.
  */
-async function waitFor(kit, what, probe) {
+async function waitFor<T>(kit: Kit, what: string, probe: () => Promise<T | undefined>): Promise<T> {
   const deadline = Date.now() + kit.settings.waitSeconds * 1000;
   for (;;) {
     const value = await probe();
@@ -128,7 +129,7 @@ async function waitFor(kit, what, probe) {
 
 class WaitTimeout extends Error {}
 
-async function createMerchant(kit, id) {
+async function createMerchant(kit: Kit, id: string): Promise<void> {
   const response = await merchantCall(kit, 'POST', MERCHANTS, {
     merchant: {
       id,
@@ -141,7 +142,7 @@ async function createMerchant(kit, id) {
   if (response.status !== 201) throw new Error(unexpected(`creating merchant ${id}`, response));
 }
 
-async function onboardMerchant(kit, id) {
+async function onboardMerchant(kit: Kit, id: string): Promise<{ username: string; password: string }> {
   await createMerchant(kit, id);
   for (const documentType of ['PAN', 'CANCELLED_CHEQUE']) {
     const response = await merchantCall(kit, 'POST', `${MERCHANTS}/${id}/document`, {
@@ -150,13 +151,13 @@ async function onboardMerchant(kit, id) {
     });
     if (response.status !== 200) throw new Error(unexpected(`uploading ${documentType} of ${id}`, response));
   }
-  const merchant = await waitFor(kit, `merchant ${id} becoming enabled`, async () => {
+  const merchant = await waitFor<any>(kit, `merchant ${id} becoming enabled`, async () => {
     const response = await merchantCall(kit, 'GET', `${MERCHANTS}/${id}`);
     if (response.status !== 200) throw new Error(unexpected(`reading merchant ${id}`, response));
     const record = response.json && response.json.merchant;
     if (record && record.stage === 'enabled') return record;
     if (record && (record.stage === 'documentsPending' || record.stage === 'disabled')) {
-      const rejected = (record.documents || []).filter((document) => document.status === 'rejected');
+      const rejected: any[] = (record.documents || []).filter((document: any) => document.status === 'rejected');
       throw new Error(
         `merchant ${id} went to ${record.stage} instead of enabled` +
           (rejected.length ? ` (rejected: ${rejected.map((d) => `${d.documentType}: ${d.rejectionReason}`).join(', ')})` : ''),
@@ -171,7 +172,7 @@ async function onboardMerchant(kit, id) {
   return { username: details.username, password: details.password };
 }
 
-async function createTransaction(kit, suffix, { device = true } = {}) {
+async function createTransaction(kit: Kit, suffix: string, { device = true } = {}): Promise<string> {
   const id = kit.id(suffix);
   const response = await transactionalCall(kit, 'POST', TRANSACTIONS, {
     transaction: { id, amount: TRANSACTION_AMOUNT, notes: { referenceId: `contract_kit_${suffix}` } },
@@ -182,7 +183,7 @@ async function createTransaction(kit, suffix, { device = true } = {}) {
   return id;
 }
 
-async function stage(kit, id) {
+async function stage(kit: Kit, id: string): Promise<{ transaction: any; nextStep: any }> {
   const response = await transactionalCall(kit, 'GET', `${TRANSACTIONS}/${id}?include=stage`);
   if (response.status !== 200) throw new Error(unexpected(`reading the stage of ${id}`, response));
   const nextStep = response.json && response.json.transactionStage && response.json.transactionStage.nextStep;
@@ -191,7 +192,7 @@ async function stage(kit, id) {
 }
 
 /** A transaction in step authenticate, with the referenceId of its OTP option. */
-async function authenticating(kit, suffix) {
+async function authenticating(kit: Kit, suffix: string): Promise<{ id: string; referenceId: string }> {
   const id = await createTransaction(kit, suffix);
   const { nextStep } = await stage(kit, id);
   const option = nextStep.step === 'authenticate' && (nextStep.options.userInputOptions || [])[0];
@@ -200,7 +201,7 @@ async function authenticating(kit, suffix) {
 }
 
 /** A transaction in step payment, with the down payment amount and its used OTP referenceId. */
-async function paying(kit, suffix) {
+async function paying(kit: Kit, suffix: string): Promise<{ id: string; referenceId: string; downPayment: number }> {
   const { id, referenceId } = await authenticating(kit, suffix);
   const path = `${TRANSACTIONS}/${id}/user-inputs/${referenceId}`;
   const response = await transactionalCall(kit, 'POST', path, { value: TEST_OTP });
@@ -210,22 +211,22 @@ async function paying(kit, suffix) {
   return { id, referenceId, downPayment: nextStep.options.paymentOptions.amount };
 }
 
-function metaData(amount) {
+function metaData(amount: number) {
   return { paymentMode: 'UPI', pgPaymentId: 'contract_kit_payment', amount };
 }
 
 /** Runs one step of the setup; a failure is recorded against the state keys it would make. */
-async function step(kit, keys, work) {
+async function step(kit: Kit, keys: string[], work: () => Promise<void>): Promise<void> {
   try {
     await work();
   } catch (error) {
-    const reason = error && error.message ? error.message : String(error);
+    const reason = error instanceof Error ? error.message : String(error);
     for (const key of keys) kit.miss(key, reason);
     if (error instanceof WaitTimeout) for (const key of keys) kit.state[`${key}Timeout`] = reason;
   }
 }
 
-async function setup(kit) {
+export async function setup(kit: Kit): Promise<void> {
   await step(kit, ['merchantId', 'transactional'], async () => {
     const id = kit.id('m');
     kit.state.transactional = await onboardMerchant(kit, id);
@@ -250,7 +251,7 @@ async function setup(kit) {
     });
   }
   if (!kit.state.transactional) {
-    const reason = kit.missing.transactional;
+    const reason = kit.missing.transactional ?? 'no Transactional API credentials';
     for (const key of ['successId', 'freshId', 'cancelId', 'cancelledId', 'otp', 'otpBad', 'pay', 'payBad']) kit.miss(key, reason);
     return;
   }
@@ -261,7 +262,7 @@ async function setup(kit) {
       metaData: metaData(downPayment),
     });
     if (registered.status !== 200) throw new Error(unexpected(`registering the down payment of ${id}`, registered));
-    await waitFor(kit, `transaction ${id} reaching SUCCESS`, async () => {
+    await waitFor<any>(kit, `transaction ${id} reaching SUCCESS`, async () => {
       const { transaction } = await stage(kit, id);
       if (transaction.status === 'SUCCESS') return transaction;
       if (transaction.status === 'FAILED') throw new Error(`transaction ${id} became FAILED (${transaction.failureReason}), not SUCCESS`);
@@ -302,11 +303,11 @@ async function setup(kit) {
 // ---------------------------------------------------------------------------------------------
 // Plans
 
-function pathTo(template, values) {
+function pathTo(template: string, values: Record<string, string | undefined>): Edit {
   return (transaction) => edit.setPath(transaction, template, values);
 }
 
-function body(change) {
+function body(change: (value: any) => unknown): Edit {
   return (transaction) => {
     const value = edit.jsonBody(transaction) || {};
     change(value);
@@ -314,7 +315,7 @@ function body(change) {
   };
 }
 
-function all(...edits) {
+function all(...edits: Edit[]): Edit {
   return (transaction) => {
     for (const change of edits) change(transaction);
   };
@@ -323,7 +324,7 @@ function all(...edits) {
 const padded = edit.padBodyOverLimit;
 
 /** The create-transaction body of the document's example, made valid now and unique to this run. */
-function transactionBody(id) {
+function transactionBody(id: string): Edit {
   return body((value) => {
     value.transaction = { ...(value.transaction || {}), id, amount: TRANSACTION_AMOUNT };
     value.user = TEST_USER;
@@ -337,7 +338,7 @@ function transactionBody(id) {
   });
 }
 
-function refundBody(id, amount) {
+function refundBody(id: string | undefined, amount: number): Edit {
   return body((value) => {
     for (const key of Object.keys(value)) delete value[key];
     value.refund = id === undefined ? { amount } : { id, amount };
@@ -345,25 +346,25 @@ function refundBody(id, amount) {
 }
 
 /** Skip reason for the transactions that need a SUCCESS transaction the server did not make in time. */
-function successSkip(kit) {
+function successSkip(kit: Kit): Plan | undefined {
   const timeout = kit.state.successIdTimeout;
   return timeout ? { skip: `needs a transaction that reached SUCCESS: ${timeout}` } : undefined;
 }
 
-function plan(kit, op) {
+export function plan(kit: Kit, op: Operation): Plan {
   const status = Number(op.status);
   // Every BAD_REQUEST here is a schema violation (but the settlement range), every 413 too big.
-  const expect = (code, rest) => ({
+  const expect = (code: string, rest: Plan): Plan => ({
     auth: 'valid',
     expectCode: code,
     invalid: code === 'BAD_REQUEST' || code === 'PAYLOAD_TOO_LARGE',
     ...rest,
   });
-  const wrong = (rest) => ({ auth: 'wrong', expectCode: 'UNAUTHORIZED', ...rest });
+  const wrong = (rest: Plan = {}): Plan => ({ auth: 'wrong', expectCode: 'UNAUTHORIZED', ...rest });
   const generic = () => genericPlan(kit, op, CODES);
   const unknownMerchant = kit.id('m_unknown');
   const unknownTransaction = kit.id('t_unknown');
-  const need = (key) => kit.need(key);
+  const need = (key: string) => kit.need(key);
   // Transaction operations need the merchant's credentials, except the 401s.
   if (status !== 401 && status !== 500 && schemeOf(kit, op) === 'transactionalApiBasic') need('transactional');
 
@@ -468,11 +469,11 @@ function plan(kit, op) {
       return expect('PAYLOAD_TOO_LARGE', { edit: all(transactionBody(kit.id('t_large')), padded) });
 
     case `GET ${TRANSACTIONS} 200`:
-      return { auth: 'valid', edit: (transaction) => edit.setQuery(transaction, 'limit=5') };
+      return { auth: 'valid', edit: (transaction: DreddTransaction) => edit.setQuery(transaction, 'limit=5') };
     case `GET ${TRANSACTIONS} 400`:
-      return expect('BAD_REQUEST', { edit: (transaction) => edit.setQuery(transaction, 'limit=0') });
+      return expect('BAD_REQUEST', { edit: (transaction: DreddTransaction) => edit.setQuery(transaction, 'limit=0') });
     case `GET ${TRANSACTIONS} 401`:
-      return wrong({ edit: (transaction) => edit.setQuery(transaction, 'limit=5') });
+      return wrong({ edit: (transaction: DreddTransaction) => edit.setQuery(transaction, 'limit=5') });
 
     case `GET ${TRANSACTION} 200`:
       return { auth: 'valid', edit: pathTo(TRANSACTION, { id: need('freshId') }) };
@@ -581,16 +582,14 @@ function plan(kit, op) {
       return expect('INVALID_STATE', { edit: pathTo(CANCEL, { transactionId: need('cancelledId') }) });
 
     case `GET ${SETTLEMENT} 200`:
-      return { auth: 'valid', edit: (transaction) => edit.setQuery(transaction, '') };
+      return { auth: 'valid', edit: (transaction: DreddTransaction) => edit.setQuery(transaction, '') };
     case `GET ${SETTLEMENT} 400`:
       // `to` before `from` (D19).
-      return expect('BAD_REQUEST', { invalid: false, edit: (transaction) => edit.setQuery(transaction, 'from=2026-01-10&to=2026-01-01') });
+      return expect('BAD_REQUEST', { invalid: false, edit: (transaction: DreddTransaction) => edit.setQuery(transaction, 'from=2026-01-10&to=2026-01-01') });
     case `GET ${SETTLEMENT} 401`:
-      return wrong({ edit: (transaction) => edit.setQuery(transaction, '') });
+      return wrong({ edit: (transaction: DreddTransaction) => edit.setQuery(transaction, '') });
 
     default:
       return generic();
   }
 }
-
-module.exports = { codeField, authenticate, setup, plan };

@@ -1,4 +1,3 @@
-'use strict';
 /**
  * How the kit drives each documented response code. A plan says how to change the request before
  * it is sent; the family module makes one per transaction and falls back to these generic ones.
@@ -12,9 +11,11 @@
  *                                    front of the server answers it itself
  *     check(real) -> string[] }      extra checks of the real response
  */
-const edit = require('./request-edit.cjs');
+import type { Kit } from './kit.js';
+import * as edit from './request-edit.js';
+import type { Operation, Plan } from './types.js';
 
-const NO_REQUEST_CAUSES = {
+export const NO_REQUEST_CAUSES: Record<number, string> = {
   500: '500 INTERNAL_SERVER_ERROR: no request can cause a service failure',
   502: '502: no request can cause a gateway failure',
   503: '503: no request can make the service unavailable',
@@ -22,16 +23,16 @@ const NO_REQUEST_CAUSES = {
 };
 
 /** Against a Prism mock: the same valid request, and `Prefer: code=NNN` chooses the response. */
-function mockPlan(op, extra = {}) {
+export function mockPlan(op: Operation, extra: Plan = {}): Plan {
   return { auth: 'valid', prefer: `code=${op.status}`, ...extra };
 }
 
 /** A body without the first required property of the request schema (a schema violation: 400). */
-function withoutRequiredField(kit, op) {
+export function withoutRequiredField(kit: Kit, op: Operation): Plan | undefined {
   const schema = kit.requestSchema(op.path, op.method);
   const required = schema && Array.isArray(schema.required) ? schema.required : [];
-  if (required.length === 0) return undefined;
-  const field = required[0];
+  const [field] = required;
+  if (field === undefined) return undefined;
   return {
     auth: 'valid',
     invalid: true,
@@ -48,24 +49,23 @@ function withoutRequiredField(kit, op) {
  * The generic plan of a response code against a real server. `codes` maps a status to the error
  * code a family answers for the generic cause (e.g. { 401: 'UNAUTHORIZED' }).
  */
-function genericPlan(kit, op, codes = {}) {
+export function genericPlan(kit: Kit, op: Operation, codes: Record<number, string> = {}): Plan {
   const plan = genericCause(kit, op);
   const code = codes[Number(op.status)];
   return plan.skip || code === undefined ? plan : { ...plan, expectCode: code };
 }
 
 /** Whether an operation takes neither a request body nor a parameter (GET /sdk.js, the configuration read). */
-function hasNoInput(kit, op) {
-  const operation = kit.checker.operation(op.path, op.method) || {};
-  const item = (kit.document.paths && kit.document.paths[op.path]) || {};
-  const parameters = [...(item.parameters || []), ...(operation.parameters || [])];
-  return operation.requestBody === undefined && parameters.length === 0;
+function hasNoInput(kit: Kit, op: Operation): boolean {
+  const operation = kit.operation(op.path, op.method);
+  return operation === undefined || (operation.requestBody === undefined && operation.parameters.length === 0);
 }
 
-function genericCause(kit, op) {
+function genericCause(kit: Kit, op: Operation): Plan {
   const status = Number(op.status);
   if (status >= 200 && status < 300) return { auth: 'valid' };
-  if (NO_REQUEST_CAUSES[status]) return { skip: NO_REQUEST_CAUSES[status] };
+  const noCause = NO_REQUEST_CAUSES[status];
+  if (noCause) return { skip: noCause };
   switch (status) {
     case 400:
       return (
@@ -89,13 +89,11 @@ function genericCause(kit, op) {
  * with its own 422 (the server never sees it), and it forwards JSON bodies re-serialized, so a
  * body padded with whitespace loses its signature. A request invalid on purpose cannot be sent.
  */
-const PROXY_SKIP =
+export const PROXY_SKIP =
   'the request breaks the contract on purpose, and the validating proxy in front of the server (--proxy) ' +
   'answers such a request itself instead of forwarding it';
 
 /** Marks every plan of a 413, and the 400 plans that send a schema violation, as invalid. */
-function isInvalidRequest(op, plan) {
+export function isInvalidRequest(op: Operation, plan: Plan): boolean {
   return plan.invalid === true || Number(op.status) === 413;
 }
-
-module.exports = { mockPlan, genericPlan, withoutRequiredField, isInvalidRequest, NO_REQUEST_CAUSES, PROXY_SKIP };

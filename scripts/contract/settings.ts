@@ -1,37 +1,37 @@
-'use strict';
 /**
  * The settings of one contract-kit run, read from the environment of the Dredd run
- * (scripts/contract/run.ts sets them; the same variables work with a plain `dredd --hookfiles`).
+ * (./run.ts sets them; the same variables work with a plain `dredd --hookfiles`).
  * The private key and passwords are only ever read from here, never printed.
  */
-const { randomBytes } = require('node:crypto');
-
-const FAMILIES = ['gateway', 'extras', 'web', 'sdk'];
+import { randomBytes } from 'node:crypto';
+import { FAMILIES, isFamily } from '../../src/contract/index.js';
+import type { Settings } from './types.js';
 
 /** The environment variables, by setting. */
-const ENV = {
+export const ENV = {
   family: 'PAYLATER_CONTRACT_FAMILY',
   server: 'PAYLATER_CONTRACT_SERVER',
   document: 'PAYLATER_CONTRACT_DOCUMENT',
   mock: 'PAYLATER_CONTRACT_MOCK',
   proxy: 'PAYLATER_CONTRACT_PROXY',
   controls: 'PAYLATER_CONTRACT_CONTROLS',
+  names: 'PAYLATER_CONTRACT_NAMES',
   runId: 'PAYLATER_CONTRACT_RUN_ID',
   waitSeconds: 'PAYLATER_CONTRACT_WAIT_SECONDS',
   username: 'PAYLATER_USERNAME',
   password: 'PAYLATER_PASSWORD',
   partnerId: 'PAYLATER_PARTNER_ID',
   privateKey: 'PAYLATER_PRIVATE_KEY',
-};
+} as const;
 
 /** A fresh run id: letters and digits only, so `${runId}_${suffix}` is a valid id (D24). */
-function newRunId() {
+export function newRunId(): string {
   return `ck${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
 }
 
-function readSettings(env) {
+export function readSettings(env: NodeJS.ProcessEnv): Settings {
   const family = env[ENV.family];
-  if (!FAMILIES.includes(family)) {
+  if (!isFamily(family)) {
     throw new Error(`${ENV.family} must be one of ${FAMILIES.join(', ')} (got ${JSON.stringify(family)})`);
   }
   const server = env[ENV.server];
@@ -55,5 +55,3 @@ function readSettings(env) {
     privateKey: env[ENV.privateKey] || '',
   };
 }
-
-module.exports = { ENV, FAMILIES, readSettings, newRunId };

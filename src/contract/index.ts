@@ -1,0 +1,28 @@
+/**
+ * The contract model: the API families, their bundled documents loaded once, and every schema of
+ * them compiled with one Ajv configuration. See ./model.ts.
+ */
+export { FAMILIES, isFamily, type Family } from './families.js';
+export {
+  deref,
+  escapePointer,
+  isObject,
+  pointerGet,
+  readDocument,
+  resolveRef,
+  type JsonObject,
+  type OpenApiDocument,
+} from './document.js';
+export {
+  compileContract,
+  contractOf,
+  isJsonType,
+  loadContract,
+  type Contract,
+  type ContractOperation,
+  type ContractParameter,
+  type ParameterLocation,
+  type RequestInput,
+  type RequestProblem,
+  type ValidRequest,
+} from './model.js';

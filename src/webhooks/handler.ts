@@ -1,0 +1,180 @@
+/**
+ * {@link createWebhookHandler}: the webhook verification (./verify.ts) as a Node `(req, res)`
+ * handler for `http.createServer` or Express. 200 once `onEvent` has resolved, 401 for a missing
+ * or bad signature, 400 for the other failures, 500 when `onEvent` throws (so that the service
+ * tries again, D23). Bodies are `{ "error": "<reason>" }`; no error message or stack ever goes
+ * into a response.
+ *
+ * It reads the raw body (the signature covers the exact bytes) with src/http's reader and its size
+ * limit, or takes a body a raw or text parser already read (`req.body`).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { types } from 'node:util';
+import { readBody } from '../http/body.js';
+import { webhookContract } from './contract.js';
+import {
+  describe,
+  maxBodyBytes,
+  quote,
+  VERIFIERS,
+  WebhookVerificationError,
+  type RawWebhookBody,
+  type VerifiedWebhook,
+  type VerifyWebhookOptions,
+  type WebhookFamily,
+  type WebhookHeaders,
+} from './verify.js';
+
+export interface WebhookHandlerOptions<F extends WebhookFamily> {
+  family: F;
+  /** The private key (sdk, web) or the merchant's Transactional API password (gateway). */
+  secret: string;
+  /**
+   * Called once per verified request; the answer is 200 when it resolves and 500 when it throws
+   * (the service then tries again, D23). Keep it quick: record the event, work afterwards.
+   */
+  onEvent: (event: VerifiedWebhook<F>) => unknown;
+  /** Default 1 MiB; a longer body is not read further and is answered 400 `payload_too_large`. */
+  maxBodyBytes?: number;
+  /**
+   * Told about every request that is not answered 200: a {@link WebhookVerificationError}, a
+   * {@link WebhookRawBodyError}, or what `onEvent` threw. Default: everything but a
+   * {@link WebhookVerificationError} (refused requests, which anyone can send) goes to
+   * `console.error`.
+   */
+  onError?: (error: unknown) => void;
+}
+
+/** A Node request handler, for `http.createServer(handler)` or `app.post(path, handler)`. */
+export type WebhookRequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/**
+ * The handler found the body already consumed, e.g. parsed by `express.json()`: the signature
+ * covers the exact bytes, which are gone. Answered 400 `raw_body_required`.
+ */
+export class WebhookRawBodyError extends Error {
+  override readonly name = 'WebhookRawBodyError';
+}
+
+/** Creates a Node handler that verifies every request as `family` and passes it to `onEvent`. */
+export function createWebhookHandler<F extends WebhookFamily>(
+  options: WebhookHandlerOptions<F>,
+): WebhookRequestHandler {
+  const { family, secret, onEvent } = options;
+  if (typeof family !== 'string' || !Object.hasOwn(VERIFIERS, family)) {
+    throw new TypeError(`family must be sdk, web or gateway (got ${typeof family === 'string' ? quote(family) : describe(family)})`);
+  }
+  const verify = VERIFIERS[family] as unknown as (
+    rawBody: RawWebhookBody,
+    headers: WebhookHeaders,
+    secret: string,
+    options?: VerifyWebhookOptions,
+  ) => VerifiedWebhook<F>;
+  if (typeof secret !== 'string' || secret.length === 0) {
+    throw new TypeError('secret must be a non-empty string');
+  }
+  if (typeof onEvent !== 'function') throw new TypeError('onEvent must be a function');
+  const limit = maxBodyBytes(options.maxBodyBytes);
+  // Compiled now rather than on the first delivery: a missing document fails here, and the first
+  // webhook is answered as quickly as the others.
+  webhookContract(family);
+  const report =
+    options.onError ??
+    ((error: unknown) => {
+      if (!(error instanceof WebhookVerificationError)) console.error('paylater webhook:', error);
+    });
+  const tell = (error: unknown): void => {
+    try {
+      report(error);
+    } catch {
+      // A failing logger must not change the answer.
+    }
+  };
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (req.method !== 'POST') {
+      res.setHeader('Allow', 'POST');
+      answer(res, 405, 'method_not_allowed');
+      return;
+    }
+    const body = await readRawBody(req, limit);
+    if (body === 'aborted') return; // the sender went away: nobody to answer
+    if (body === 'too_large') {
+      tell(new WebhookVerificationError('payload_too_large', `the body is longer than the limit of ${limit} bytes`));
+      // Stop reading: the rest of the body is not wanted, and the connection is closed after the answer.
+      res.setHeader('Connection', 'close');
+      answer(res, 400, 'payload_too_large');
+      return;
+    }
+    if (body === 'consumed') {
+      tell(
+        new WebhookRawBodyError(
+          'the request body was already read, probably parsed by a JSON body parser: the signature covers ' +
+            "the exact bytes received, so mount express.raw({ type: 'application/json' }) on the webhook " +
+            'route, or no body parser at all',
+        ),
+      );
+      answer(res, 400, 'raw_body_required');
+      return;
+    }
+    let event: VerifiedWebhook<F>;
+    try {
+      event = verify(body, req.headers, secret, { maxBodyBytes: limit });
+    } catch (error) {
+      if (!(error instanceof WebhookVerificationError)) throw error;
+      tell(error);
+      const unauthorized = error.reason === 'missing_signature' || error.reason === 'bad_signature';
+      answer(res, unauthorized ? 401 : 400, error.reason);
+      return;
+    }
+    try {
+      await onEvent(event);
+    } catch (error) {
+      tell(error);
+      answer(res, 500, 'handler_failed');
+      return;
+    }
+    answer(res, 200);
+  }
+
+  return (req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      tell(error);
+      answer(res, 500, 'internal_error');
+    });
+  };
+}
+
+/**
+ * The raw body: `req.body` when a raw or text parser left it, else read from the stream with the
+ * project's one body reader (src/http/body.ts), which stops keeping bytes past the limit.
+ */
+async function readRawBody(
+  req: IncomingMessage & { body?: unknown; _body?: unknown },
+  limit: number,
+): Promise<Buffer | string | 'too_large' | 'consumed' | 'aborted'> {
+  const preset = req.body;
+  if (typeof preset === 'string' || Buffer.isBuffer(preset)) return preset;
+  if (types.isUint8Array(preset)) return Buffer.from(preset.buffer, preset.byteOffset, preset.byteLength);
+  if (req.readableEnded || req._body === true) return 'consumed';
+  const read = await readBody(req, limit);
+  if (read.ok) return read.body;
+  if (read.reason === 'aborted') return 'aborted';
+  // Not read further: the rest of the body is not wanted, and the connection closes after the answer.
+  req.pause();
+  return 'too_large';
+}
+
+function answer(res: ServerResponse, status: number, error?: string): void {
+  if (res.headersSent || res.writableEnded || res.destroyed) {
+    if (!res.writableEnded && !res.destroyed) res.end();
+    return;
+  }
+  const body = JSON.stringify(error === undefined ? { received: true } : { error });
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.setHeader('Cache-Control', 'no-store');
+  res.end(body);
+}
+

@@ -1,0 +1,466 @@
+/**
+ * Receiving the service's webhooks: verify the signature over the raw bytes, check the
+ * Content-Type, parse, validate against the contract (./contract.ts), and hand back a typed event.
+ * The package entry `paylater-api/webhooks` is ./index.ts.
+ *
+ * - `sdk`, {@link verifySdkWebhook}, keyed with the merchant's private key:
+ *   `X-Signature` = base64(SHA-256(raw body + key)).
+ * - `web`, {@link verifyWebWebhook}, keyed with the partner's private key: the same `X-Signature`,
+ *   and the body's `signature` = base64(SHA-256(transactionId + status + key)), no separator (D22).
+ * - `gateway`, {@link verifyGatewayWebhook}, keyed with the merchant's Transactional API password:
+ *   `X-Signature` = base64(SHA-256(raw body + password)) (D23), for `{ transaction }` and `{ refund }`.
+ *
+ * Each verify function takes the raw body exactly as received (a string, or better the bytes),
+ * the request headers (a plain object with names in any case, Node's `IncomingHttpHeaders`, or a
+ * fetch `Headers`) and the secret. It returns `{ eventId, payload }` (gateway: with `kind`
+ * `transaction` or `refund`), or throws a {@link WebhookVerificationError} whose `reason` says
+ * what failed. The checks run in this order, and nothing is parsed before the signature holds:
+ * size (`payload_too_large`), `X-Signature` present (`missing_signature`) and matching
+ * (`bad_signature`), Content-Type `application/json` (`wrong_content_type`), UTF-8 JSON
+ * (`malformed_json`), the webhook's schema in the bundled document generated/openapi/<family>.json
+ * and the `X-Event-Id` header's form (`invalid_payload`), and for the web flow the body's status
+ * signature (`bad_signature`).
+ *
+ * `createWebhookHandler` (./handler.ts) wraps them in a Node `(req, res)` handler for `http.createServer`
+ * or Express: 200 once `onEvent` has resolved, 401 for a missing or bad signature, 400 for the
+ * other failures, 500 when `onEvent` throws (so that the service tries again, D23). Bodies are
+ * `{ "error": "<reason>" }`; no error message or stack ever goes into a response.
+ *
+ * ```ts
+ * import { createServer } from 'node:http';
+ * import { createWebhookHandler } from 'paylater-api/webhooks';
+ *
+ * createServer(createWebhookHandler({
+ *   family: 'sdk',
+ *   secret: process.env.PAYLATER_PRIVATE_KEY!,
+ *   onEvent: async ({ eventId, payload }) => {
+ *     await queue.add({ eventId, ...payload }); // record it; do the slow work afterwards
+ *   },
+ * })).listen(8080);
+ *
+ * // Express: mount it without a JSON body parser in front, or with express.raw():
+ * app.post('/paylater/webhook', express.raw({ type: 'application/json' }), handler);
+ * ```
+ *
+ * **Replays.** The signatures carry no timestamp: a captured request verifies forever. Ignore
+ * repeats (the {@link createDeduplicator} helper, or a unique key in your database) on the signed
+ * pair `(merchantTransactionId, status)`, `(transactionId, status)`, `(transaction.id,
+ * transaction.status)` or `(refund.transactionId, refund.id, refund.status)`; `X-Event-Id` also
+ * identifies an event across retries, but it is not covered by the signature. Treat a webhook as a
+ * hint and confirm with a status read before shipping goods or moving money.
+ *
+ * **Retries (D23).** Any answer other than 200 (SDK) or 2xx or 3xx (web, gateway; a redirect is not
+ * followed), or none within 10 s, makes the service try again: at most 6 attempts, at once and then 30 s, 2 min, 10 min, 1 h and
+ * 6 h after the previous failure. Answer quickly; `onEvent` should record the event and return.
+ *
+ * docs/webhooks.md has the full guide.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import { types } from 'node:util';
+import type { webhooks as GatewayWebhooks } from '../../generated/types/gateway.js';
+import type { webhooks as SdkWebhooks } from '../../generated/types/sdk.js';
+import type { webhooks as WebWebhooks } from '../../generated/types/web.js';
+import { jsonContentTypeProblem } from '../http/json.js';
+import { SIGNATURE_PATTERN, verifySdkSignature, verifyStatusSignature } from '../signature.js';
+import { summary, webhookContract, type WebhookContract, type WebhookFamily, type WebhookPayloadIssue } from './contract.js';
+
+export type { WebhookFamily, WebhookPayloadIssue };
+
+// ---------------------------------------------------------------------------------------------
+// Types: every payload type comes from the generated modules.
+
+/** The body of the SDK-flow webhook `transactionStatus`. */
+export type SdkWebhookPayload =
+  SdkWebhooks['transactionStatus']['post']['requestBody']['content']['application/json'];
+/** The body of the web-flow webhook `transactionStatus`. */
+export type WebWebhookPayload =
+  WebWebhooks['transactionStatus']['post']['requestBody']['content']['application/json'];
+/** The body of the gateway webhook `transactionUpdated`: `{ transaction }`. */
+export type GatewayTransactionWebhookPayload =
+  GatewayWebhooks['transactionUpdated']['post']['requestBody']['content']['application/json'];
+/** The body of the gateway webhook `refundUpdated`: `{ refund }`. */
+export type GatewayRefundWebhookPayload =
+  GatewayWebhooks['refundUpdated']['post']['requestBody']['content']['application/json'];
+
+/** A verified SDK-flow webhook. */
+export interface VerifiedSdkWebhook {
+  /** The `X-Event-Id` header (same on every retry; not covered by the signature). */
+  readonly eventId?: string;
+  readonly payload: SdkWebhookPayload;
+}
+
+/** A verified web-flow webhook; both its signatures held. */
+export interface VerifiedWebWebhook {
+  /** The `X-Event-Id` header (same on every retry; not covered by the signature). */
+  readonly eventId?: string;
+  readonly payload: WebWebhookPayload;
+}
+
+/** A verified gateway webhook: a transaction or a refund that reached a final status. */
+export type VerifiedGatewayWebhook =
+  | {
+      readonly kind: 'transaction';
+      /** The `X-Event-Id` header (same on every retry; not covered by the signature). */
+      readonly eventId?: string;
+      readonly payload: GatewayTransactionWebhookPayload;
+    }
+  | {
+      readonly kind: 'refund';
+      /** The `X-Event-Id` header (same on every retry; not covered by the signature). */
+      readonly eventId?: string;
+      readonly payload: GatewayRefundWebhookPayload;
+    };
+
+/** The verified event of each family. */
+export interface VerifiedWebhooks {
+  sdk: VerifiedSdkWebhook;
+  web: VerifiedWebWebhook;
+  gateway: VerifiedGatewayWebhook;
+}
+
+export type VerifiedWebhook<F extends WebhookFamily = WebhookFamily> = VerifiedWebhooks[F];
+
+/**
+ * Request headers: a plain object (names in any case; a value may be an array of values),
+ * Node's `IncomingHttpHeaders`, or a fetch `Headers`.
+ */
+export type WebhookHeaders =
+  | Headers
+  | IncomingHttpHeaders
+  | { readonly [name: string]: string | readonly string[] | number | undefined };
+
+/** A raw body: the bytes exactly as received, or the same decoded as a string. */
+export type RawWebhookBody = string | Uint8Array | ArrayBuffer;
+
+export interface VerifyWebhookOptions {
+  /** Bodies larger than this many bytes are refused with `payload_too_large`. Default 1 MiB. */
+  maxBodyBytes?: number;
+}
+
+/** The default body size limit: 1 MiB, the service's own request limit (D24). */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+// ---------------------------------------------------------------------------------------------
+// The error.
+
+export type WebhookFailureReason =
+  | 'missing_signature'
+  | 'bad_signature'
+  | 'wrong_content_type'
+  | 'malformed_json'
+  | 'invalid_payload'
+  | 'payload_too_large';
+
+/**
+ * A webhook was refused. `reason` says which check failed; the message says exactly what was
+ * wrong, and never contains the secret or the body (at most a JSON pointer into it).
+ */
+export class WebhookVerificationError extends Error {
+  override readonly name = 'WebhookVerificationError';
+
+  constructor(
+    readonly reason: WebhookFailureReason,
+    message: string,
+    /** For `invalid_payload` from the schema: every violation found. */
+    readonly issues: readonly WebhookPayloadIssue[] = [],
+  ) {
+    super(message);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The verify functions.
+
+/** Verifies and parses an SDK-flow webhook (`X-Signature` keyed with the merchant's private key). */
+export function verifySdkWebhook(
+  rawBody: RawWebhookBody,
+  headers: WebhookHeaders,
+  privateKey: string,
+  options: VerifyWebhookOptions = {},
+): VerifiedSdkWebhook {
+  const text = authenticate(rawBody, headers, privateKey, options, true);
+  const contract = webhookContract('sdk');
+  const payload = validated<SdkWebhookPayload>(contract, 'transactionStatus', parseJson(text));
+  return withEventId(contract, headers, { payload });
+}
+
+/**
+ * Verifies and parses a web-flow webhook: the `X-Signature` header over the raw body (the
+ * document requires it) and the body's `signature`, the status signature of `transactionId` and
+ * `status` (D22), both with the partner's private key.
+ */
+export function verifyWebWebhook(
+  rawBody: RawWebhookBody,
+  headers: WebhookHeaders,
+  privateKey: string,
+  options: VerifyWebhookOptions = {},
+): VerifiedWebWebhook {
+  const contract = webhookContract('web');
+  const header = contract.signatureHeader('transactionStatus');
+  const text = authenticate(rawBody, headers, privateKey, options, header === 'required');
+  const payload = validated<WebWebhookPayload>(contract, 'transactionStatus', parseJson(text));
+  if (!verifyStatusSignature(payload.signature, payload.transactionId, payload.status, privateKey)) {
+    throw new WebhookVerificationError(
+      'bad_signature',
+      "the body's signature is not the status signature of its transactionId and status (D22)",
+    );
+  }
+  return withEventId(contract, headers, { payload });
+}
+
+/**
+ * Verifies and parses a gateway webhook (`X-Signature` keyed with the merchant's Transactional API
+ * password, D23): `{ transaction }` gives `kind: 'transaction'`, `{ refund }` gives `kind: 'refund'`.
+ */
+export function verifyGatewayWebhook(
+  rawBody: RawWebhookBody,
+  headers: WebhookHeaders,
+  transactionalPassword: string,
+  options: VerifyWebhookOptions = {},
+): VerifiedGatewayWebhook {
+  const text = authenticate(rawBody, headers, transactionalPassword, options, true);
+  const contract = webhookContract('gateway');
+  const value = parseJson(text);
+  if (isObject(value) && Object.hasOwn(value, 'transaction')) {
+    const payload = validated<GatewayTransactionWebhookPayload>(contract, 'transactionUpdated', value);
+    return withEventId(contract, headers, { kind: 'transaction' as const, payload });
+  }
+  if (isObject(value) && Object.hasOwn(value, 'refund')) {
+    const payload = validated<GatewayRefundWebhookPayload>(contract, 'refundUpdated', value);
+    return withEventId(contract, headers, { kind: 'refund' as const, payload });
+  }
+  throw new WebhookVerificationError(
+    'invalid_payload',
+    'the body is neither a transaction webhook ({ transaction }) nor a refund webhook ({ refund })',
+    [{ path: '', message: "must have property 'transaction' or 'refund'" }],
+  );
+}
+
+export const VERIFIERS: {
+  [F in WebhookFamily]: (
+    rawBody: RawWebhookBody,
+    headers: WebhookHeaders,
+    secret: string,
+    options?: VerifyWebhookOptions,
+  ) => VerifiedWebhook<F>;
+} = { sdk: verifySdkWebhook, web: verifyWebWebhook, gateway: verifyGatewayWebhook };
+
+/** The size, signature and Content-Type checks; returns the body as text, not yet parsed. */
+function authenticate(
+  rawBody: RawWebhookBody,
+  headers: WebhookHeaders,
+  secret: string,
+  options: VerifyWebhookOptions,
+  requireSignatureHeader: boolean,
+): string {
+  if (headers === null || headers === undefined || typeof headers !== 'object') {
+    // A JavaScript caller (or `req.headers` of the wrong object) can pass anything.
+    throw new WebhookVerificationError(
+      requireSignatureHeader ? 'missing_signature' : 'wrong_content_type',
+      `no request headers were given (got ${headers === null ? 'null' : typeof headers}); pass the headers the webhook arrived with (X-Signature, Content-Type)`,
+    );
+  }
+  const limit = maxBodyBytes(options.maxBodyBytes);
+  const size = byteLength(rawBody);
+  if (size > limit) {
+    throw new WebhookVerificationError(
+      'payload_too_large',
+      `the body has ${size} bytes, more than the limit of ${limit}`,
+    );
+  }
+  const signature = signatureHeader(headers, requireSignatureHeader);
+  if (signature !== undefined && !verifySdkSignature(signature, rawBody, secret)) {
+    throw new WebhookVerificationError(
+      'bad_signature',
+      'the X-Signature header does not match the body signed with the key',
+    );
+  }
+  requireJsonContentType(headers);
+  return decode(rawBody);
+}
+
+export function maxBodyBytes(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_MAX_BODY_BYTES;
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new RangeError(`maxBodyBytes must be a positive integer (got ${String(value)})`);
+  }
+  return value;
+}
+
+function byteLength(rawBody: unknown): number {
+  if (typeof rawBody === 'string') return Buffer.byteLength(rawBody, 'utf8');
+  if (types.isUint8Array(rawBody) || types.isArrayBuffer(rawBody)) return rawBody.byteLength;
+  throw new TypeError(
+    `the raw body must be a string, a Uint8Array or an ArrayBuffer (got ${describe(rawBody)}); ` +
+      'the signature covers the exact bytes received, so pass them before any JSON parsing',
+  );
+}
+
+/** The X-Signature value when present and of the D28 form; undefined when absent and optional. */
+function signatureHeader(headers: WebhookHeaders, required: boolean): string | undefined {
+  const values = distinct(headerValues(headers, 'x-signature'));
+  if (values.length === 0) {
+    if (!required) return undefined;
+    throw new WebhookVerificationError('missing_signature', 'the X-Signature header is missing or empty');
+  }
+  if (values.length > 1) {
+    throw new WebhookVerificationError(
+      'bad_signature',
+      `the X-Signature header was given ${values.length} different values; expected one`,
+    );
+  }
+  const value = values[0] as string;
+  if (!SIGNATURE_PATTERN.test(value)) {
+    throw new WebhookVerificationError(
+      'bad_signature',
+      value.length === 44
+        ? 'the X-Signature header is not standard base64 with padding of 32 bytes (D28)'
+        : `the X-Signature header has ${value.length} characters; a signature is 44 characters of standard base64 (D28)`,
+    );
+  }
+  return value;
+}
+
+function requireJsonContentType(headers: WebhookHeaders): void {
+  const values = distinct(headerValues(headers, 'content-type'));
+  if (values.length === 0) {
+    throw new WebhookVerificationError(
+      'wrong_content_type',
+      'the Content-Type header is missing; expected application/json',
+    );
+  }
+  if (values.length > 1) {
+    throw new WebhookVerificationError(
+      'wrong_content_type',
+      'the Content-Type header was given more than once; expected application/json',
+    );
+  }
+  // The project's JSON Content-Type rule (D61), the same as for the requests the sandbox takes.
+  const problem = jsonContentTypeProblem(values[0] as string);
+  if (problem?.kind === 'media-type') {
+    throw new WebhookVerificationError(
+      'wrong_content_type',
+      `the Content-Type is ${quote(problem.mediaType)}; expected application/json`,
+    );
+  }
+  if (problem?.kind === 'charset') {
+    throw new WebhookVerificationError(
+      'wrong_content_type',
+      `the Content-Type's charset is ${quote(problem.charset)}; a webhook body is UTF-8`,
+    );
+  }
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+function decode(rawBody: RawWebhookBody): string {
+  if (typeof rawBody === 'string') return rawBody;
+  try {
+    return UTF8.decode(rawBody);
+  } catch {
+    throw new WebhookVerificationError('malformed_json', 'the body is not valid UTF-8');
+  }
+}
+
+function parseJson(text: string): unknown {
+  if (text.trim() === '') {
+    throw new WebhookVerificationError('malformed_json', 'the body is empty; expected a JSON object');
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    // JSON.parse's own message quotes the body, so it is not passed on.
+    throw new WebhookVerificationError('malformed_json', 'the body is not valid JSON');
+  }
+}
+
+function validated<T>(contract: WebhookContract, webhook: string, value: unknown): T {
+  const issues = contract.payloadIssues(webhook, value);
+  if (issues.length === 0) return value as T;
+  throw new WebhookVerificationError(
+    'invalid_payload',
+    `the body does not match the ${webhook} webhook's schema: ${summary(issues)}`,
+    issues,
+  );
+}
+
+function withEventId<E extends object>(
+  contract: WebhookContract,
+  headers: WebhookHeaders,
+  event: E,
+): E & { readonly eventId?: string } {
+  const values = distinct(headerValues(headers, 'x-event-id'));
+  if (values.length === 0) return event;
+  if (values.length > 1) {
+    throw new WebhookVerificationError(
+      'invalid_payload',
+      `the X-Event-Id header was given ${values.length} different values; expected one`,
+    );
+  }
+  const eventId = values[0] as string;
+  const issues = contract.eventIdIssues(eventId);
+  if (issues.length > 0) {
+    throw new WebhookVerificationError(
+      'invalid_payload',
+      `the X-Event-Id header does not match its schema: ${summary(issues)}`,
+      issues,
+    );
+  }
+  return { ...event, eventId };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Headers.
+
+/** Every value of the header `name` (lower case), trimmed, empty ones dropped. */
+function headerValues(headers: WebhookHeaders, name: string): string[] {
+  const found: string[] = [];
+  const add = (value: unknown): void => {
+    if (typeof value === 'string' || typeof value === 'number') {
+      const text = String(value).trim();
+      if (text !== '') found.push(text);
+    } else if (Array.isArray(value)) {
+      for (const item of value) add(item);
+    }
+  };
+  if (isHeadersObject(headers)) {
+    add(headers.get(name));
+  } else if (headers !== null && typeof headers === 'object') {
+    for (const [key, value] of Object.entries(headers)) {
+      if (key.toLowerCase() === name) add(value);
+    }
+  }
+  return found;
+}
+
+/** A fetch `Headers` (of this runtime or another implementation), as opposed to a plain object. */
+function isHeadersObject(headers: WebhookHeaders): headers is Headers {
+  if (headers === null || typeof headers !== 'object') return false;
+  if (typeof Headers !== 'undefined' && headers instanceof Headers) return true;
+  return typeof (headers as { get?: unknown }).get === 'function';
+}
+
+function distinct(values: string[]): string[] {
+  return [...new Set(values)];
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** An attacker-supplied header value for a message: bounded, printable. */
+export function quote(value: string): string {
+  const bounded = value.length > 80 ? `${value.slice(0, 80)}...` : value;
+  return JSON.stringify(bounded.replace(/[^\x20-\x7e]/g, '?'));
+}
+
+/** The type of a value for an error message; never the value itself. */
+export function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return `an object (${value.constructor?.name ?? 'no prototype'})`;
+  return typeof value;
+}
+

@@ -1,0 +1,164 @@
+/**
+ * The code samples in the rendered reference (`npm run docs`), in Chromium: on an operation's page
+ * the request-samples panel offers the four languages (Redoc shows `x-codeSamples` as a language
+ * menu over the code), switching changes the code to that language's program from the bundle, and
+ * every switch is captured in artifacts/screenshots/code-samples-*.png. On a webhook's page (where
+ * Redoc shows the payload only) the four receivers are collapsible blocks of its description.
+ *
+ * Needs Chromium at /usr/bin/chromium (or CHROMIUM_PATH): `bash .ci/e2e-setup.sh`. See docs/e2e.md.
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Browser, Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildDocs } from '../../scripts/docs-site.js';
+import { serveDocs, type DocsServer } from '../../scripts/docs-server.js';
+import { launchChromium } from './browser.js';
+
+const root = resolve(import.meta.dirname, '..', '..');
+const siteDir = join(root, 'site');
+const shotsDir = join(root, 'artifacts', 'screenshots');
+
+/** The operation looked at, and its samples as the bundle carries them. */
+const OPERATION = 'initiateSdkTransaction';
+const samples: { lang: string; label: string; source: string }[] = JSON.parse(
+  readFileSync(join(root, 'generated', 'openapi', 'sdk.json'), 'utf8'),
+).paths['/merchant/credit/initiateTransaction'].post['x-codeSamples'];
+
+/** What Redoc's menu calls each sample (it names the language by `lang`), and a line only that program has. */
+const LANGUAGES = [
+  { label: 'curl', menu: 'curl', marker: 'openssl dgst -sha256 -binary | base64' },
+  { label: 'Node', menu: 'Node.js', marker: "from 'paylater-api'" },
+  { label: 'PHP', menu: 'PHP', marker: "hash('sha256'" },
+  { label: 'Python', menu: 'Python', marker: 'import urllib.request' },
+] as const;
+
+let server: DocsServer | undefined;
+let browser: Browser | undefined;
+
+beforeAll(async () => {
+  mkdirSync(shotsDir, { recursive: true });
+  await buildDocs({ outDir: siteDir });
+  server = await serveDocs({ dir: siteDir, port: 0 });
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  try {
+    await browser?.close();
+  } finally {
+    await server?.close();
+  }
+});
+
+/** The request-samples panel of the operation whose path is shown in its header. */
+function samplesPanel(page: Page): Locator {
+  return page.locator('.panel-request-samples').filter({ hasText: '/merchant/credit/initiateTransaction' }).first();
+}
+
+const LANGUAGE_NAME = /^(curl|Node\.js|PHP|Python|Payload)$/;
+
+/** The panel's language menu (the panel has a menu of servers too): the dropdown whose button names a language. */
+function languageMenu(panel: Locator): Locator {
+  return panel.locator('[data-testid="dropdown"]').filter({ has: panel.page().locator('button[aria-haspopup="menu"]', { hasText: LANGUAGE_NAME }) });
+}
+
+function languageButton(panel: Locator): Locator {
+  return languageMenu(panel).locator('button[aria-haspopup="menu"]');
+}
+
+/** The items of the open language menu (Redoc renders an open menu at the end of the page). */
+function languageItems(panel: Locator): Locator {
+  return panel.page().locator('[data-testid="dropdown-menu"]').filter({ hasText: 'Python' }).locator('[role="menuitem"]');
+}
+
+async function shownCode(panel: Locator): Promise<string> {
+  return (await panel.locator('pre').first().innerText()).replace(/\u00a0/g, ' ');
+}
+
+describe('the code samples of an operation in the reference', () => {
+  it('offer curl, Node, PHP and Python, and switching shows each program', async () => {
+    expect(samples.map((sample) => sample.label)).toEqual(LANGUAGES.map((language) => language.label));
+    const context = await browser!.newContext({ viewport: { width: 1440, height: 900 } });
+    const problems: string[] = [];
+    try {
+      const page = await context.newPage();
+      page.on('pageerror', (error) => problems.push(error.message));
+      page.on('console', (message) => {
+        if (message.type() === 'error') problems.push(message.text());
+      });
+      await page.goto(`${server!.url}/sdk.html#/sdk-flow`);
+      await page.waitForSelector('img[alt="redocly logo"]', { state: 'attached', timeout: 30_000 });
+      const panel = samplesPanel(page);
+      await panel.waitFor({ state: 'visible', timeout: 30_000 });
+      await panel.scrollIntoViewIfNeeded();
+
+      // The first sample is shown at first.
+      const button = languageButton(panel);
+      await expect.poll(() => button.innerText()).toBe('curl');
+      const first = await shownCode(panel);
+      expect(first).toContain(`(${OPERATION})`);
+      expect(first).toContain(LANGUAGES[0].marker);
+
+      // The menu lists the four languages.
+      await button.click();
+      await expect.poll(async () => (await languageItems(panel).allInnerTexts()).map((text) => text.trim())).toEqual(
+        expect.arrayContaining(LANGUAGES.map((language) => language.menu)),
+      );
+      await page.screenshot({ path: join(shotsDir, 'code-samples-menu.png') });
+      await button.click();
+      await expect.poll(() => languageItems(panel).count()).toBe(0);
+
+      let previous = first;
+      for (const language of [...LANGUAGES.slice(1), LANGUAGES[0]]) {
+        await languageButton(panel).click();
+        await languageItems(panel).filter({ hasText: language.menu }).click();
+        await expect.poll(() => languageButton(panel).innerText()).toBe(language.menu);
+        await expect.poll(() => shownCode(panel)).toContain(language.marker);
+        const code = await shownCode(panel);
+        expect(code).not.toBe(previous);
+        const source = samples.find((sample) => sample.label === language.label)!.source;
+        // The program shown is the bundle's, line for line (the first lines suffice: the rest may be scrolled away).
+        expect(code.split('\n').slice(0, 5)).toEqual(source.split('\n').slice(0, 5));
+        await page.screenshot({ path: join(shotsDir, `code-samples-${language.label.toLowerCase()}.png`) });
+        previous = code;
+      }
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 180_000);
+});
+
+describe('the receivers of a webhook in the reference', () => {
+  it('are one collapsible block per language, each the bundle\'s program', async () => {
+    const receivers: { label: string; source: string }[] = JSON.parse(readFileSync(join(root, 'generated', 'openapi', 'sdk.json'), 'utf8'))
+      .webhooks.transactionStatus.post['x-codeSamples'];
+    const context = await browser!.newContext({ viewport: { width: 1440, height: 900 } });
+    try {
+      const page = await context.newPage();
+      await page.goto(`${server!.url}/sdk.html#/webhooks`);
+      await page.waitForSelector('img[alt="redocly logo"]', { state: 'attached', timeout: 30_000 });
+      const blocks = page.locator('details.code-sample');
+      await blocks.first().waitFor({ state: 'attached', timeout: 30_000 });
+      expect(await page.locator('details.code-sample > summary').allInnerTexts()).toEqual(LANGUAGES.map((language) => language.label));
+      for (const language of LANGUAGES) {
+        const block = blocks.filter({ has: page.locator('summary', { hasText: language.label }) }).first();
+        await expect.poll(() => block.locator('pre').isVisible()).toBe(false);
+        await block.locator('summary').click();
+        await expect.poll(() => block.locator('pre').isVisible()).toBe(true);
+        const code = (await block.locator('pre').innerText()).replace(/\u00a0/g, ' ');
+        const source = receivers.find((receiver) => receiver.label === language.label)!.source;
+        expect(code.split('\n').slice(0, 5)).toEqual(source.split('\n').slice(0, 5));
+        expect(code).toMatch(/hash_equals|compare_digest|createWebhookHandler|-hmac/);
+        if (language.label === 'PHP') {
+          await block.scrollIntoViewIfNeeded();
+          await page.screenshot({ path: join(shotsDir, 'code-samples-webhook.png') });
+        }
+        await block.locator('summary').click();
+      }
+    } finally {
+      await context.close();
+    }
+  }, 180_000);
+});
