@@ -8,6 +8,7 @@
  */
 import type { components } from '../../../generated/types/gateway.js';
 import type { FamilyContext } from '../context.js';
+import { DOWN_PAYMENT, TEST_OTP } from '../fixtures.js';
 import { ChildRecords, type Collection } from '../store.js';
 import { MerchantIndex } from './merchant-index.js';
 
@@ -71,19 +72,19 @@ export const GATEWAY = Object.freeze({
   /** D13: expiryTimestamp lies between 1 minute and 24 hours after creation. */
   minExpiryMs: MINUTE,
   maxExpiryMs: 24 * HOUR,
-  /** The OTP every user "receives". */
-  correctOtp: '123456',
+  /** The OTP every user "receives" (the sandbox fixtures). */
+  correctOtp: TEST_OTP.correct,
   /** An OTP that always answers OTP_EXPIRED (and issues a new referenceId). */
-  expiredOtp: '000000',
-  otpLength: 6,
+  expiredOtp: TEST_OTP.expired,
+  otpLength: TEST_OTP.length,
   /** An OTP (its referenceId) expires this long after it was issued. */
   otpValidityMs: 5 * MINUTE,
   /** D15: the third wrong OTP fails the transaction. */
-  maxOtpAttempts: 3,
+  maxOtpAttempts: TEST_OTP.maxWrong,
   /** The down payment is this share of the amount (percent), rounded half up to whole paise. */
-  downPaymentPercent: 25,
+  downPaymentPercent: DOWN_PAYMENT.percent,
   /** A down payment is at least ₹1 (the contract's minimum amount) and at most the whole amount. */
-  minDownPayment: 100,
+  minDownPayment: DOWN_PAYMENT.min,
   /** D16: `waitOptions.pollIntervalSeconds`. */
   pollIntervalSeconds: 2,
   /** A registered down payment is confirmed (or not) this long after register-external. */
@@ -99,11 +100,8 @@ export const GATEWAY = Object.freeze({
   defaultListLimit: 20,
 });
 
-/** The down payment of an amount: 25 %, rounded half up, at least 100 paise, at most the amount. */
-export function downPaymentFor(amount: number): number {
-  const share = Math.floor((amount * GATEWAY.downPaymentPercent + 50) / 100);
-  return Math.min(amount, Math.max(GATEWAY.minDownPayment, share));
-}
+/** The down payment of an amount (the sandbox fixtures' rule, shared with the web checkout). */
+export { downPaymentFor } from '../fixtures.js';
 
 // ---------------------------------------------------------------------------------------------
 // Records
