@@ -386,15 +386,14 @@ export class DeliveryDispatcher {
     if (templated && !this.templates.has((input.body as TemplatedBody).template)) {
       throw new Error(`no webhook body template '${(input.body as TemplatedBody).template}' is registered`);
     }
-    const headers = input.headers === undefined || Object.keys(input.headers).length === 0 ? undefined : { ...input.headers };
+    const headers = input.headers === undefined || Object.keys(input.headers).length === 0 ? undefined : Object.freeze({ ...input.headers });
     const orderingScope =
       input.orderingKey !== undefined
         ? scopeOf(input.orderingKey, input.transactionId)
         : input.orderingScope !== undefined && input.transactionId !== undefined
           ? shared(input.orderingScope)
           : undefined;
-    const orderingKey = input.orderingKey ?? (orderingScope === undefined ? undefined : orderingScope + input.transactionId);
-    if (orderingKey === undefined) throw new Error('a webhook event needs an orderingKey, or an orderingScope and a transactionId');
+    if (input.orderingKey === undefined && orderingScope === undefined) throw new Error('a webhook event needs an orderingKey, or an orderingScope and a transactionId');
     const delivery: StoredDelivery = {
       id,
       seq,
@@ -409,7 +408,7 @@ export class DeliveryDispatcher {
       signingKey: input.signingKey,
       headers,
       orderingScope,
-      orderingKey: orderingScope === undefined ? orderingKey : undefined,
+      orderingKey: orderingScope === undefined ? input.orderingKey : undefined,
       successStatus: input.successStatus,
       status: url === null || full ? 'not_sent' : 'pending',
       reason: url === null ? 'No webhook URL is configured.' : full ? this.backlogReason : undefined,
@@ -418,7 +417,8 @@ export class DeliveryDispatcher {
       nextAttemptAt: null,
       completedAt: null,
     };
-    this.deliveries.set(id, delivery);
+    // Frozen here, its parts too (the store then has nothing to walk): the store freezes what it keeps.
+    this.deliveries.set(id, Object.freeze(delivery));
     if (this.enqueueListeners.size > 0) this.notifyEnqueued(this.view(delivery));
     this.orderSeqs.push(seq);
     if (input.transactionId !== undefined) {
@@ -433,6 +433,8 @@ export class DeliveryDispatcher {
       this.pendingPerReceiver.set(receiver!, waiting + 1);
       this.seqOfPending.set(id, seq);
       if (!this.stopped) {
+        // Made only here: most events of a mass expiry beyond the receiver's backlog are not sent.
+        const orderingKey = input.orderingKey ?? orderingScope + input.transactionId!;
         const queue = this.queues.get(orderingKey);
         if (queue === undefined) {
           this.queues.set(orderingKey, [id]);

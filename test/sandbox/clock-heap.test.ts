@@ -109,6 +109,59 @@ describe('the timer heap', () => {
     expect(fired).toEqual(['first', 'second']);
   });
 
+  it('with many timers due, keeps their order against timers scheduled and cancelled while they fire', () => {
+    clock = new VirtualClock({ start: 0 });
+    const c = clock;
+    const base = c.now();
+    const next = random(11);
+    const fired: string[] = [];
+    const expected: [number, number, string][] = [];
+    const timers = new Map<number, { cancel(): void }>();
+    for (let index = 0; index < 5_000; index++) {
+      const at = base + 1 + Math.floor(next() * 4_000);
+      const name = `t${index}`;
+      timers.set(
+        index,
+        c.schedule(at, () => {
+          fired.push(name);
+          // Cancels a later timer (one in 7), and schedules one that falls before later due timers.
+          if (index % 7 === 0) timers.get(index + 1)?.cancel();
+          if (index % 500 === 0) c.schedule(c.now() + 3, () => fired.push(`${name}+3`));
+        }),
+      );
+      expected.push([at, index, name]);
+    }
+    // Not due within the advance: must stay pending.
+    for (let index = 0; index < 10; index++) c.schedule(base + 100_000 + index, () => fired.push('late'));
+    expect(c.pendingTimers).toBe(5_010);
+    c.advance(5_000);
+
+    // The same rules replayed without the clock.
+    expected.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    const cancelled = new Set<number>();
+    const queue = expected.map(([at, index, name]) => ({ at, seq: index, name, index }));
+    const replay: string[] = [];
+    let seq = 10_000;
+    while (queue.length > 0) {
+      const entry = queue.shift()!;
+      if (cancelled.has(entry.index)) continue;
+      replay.push(entry.name);
+      if (entry.index >= 0) {
+        if (entry.index % 7 === 0) cancelled.add(entry.index + 1);
+        if (entry.index % 500 === 0) {
+          const added = { at: entry.at + 3, seq: seq++, name: `${entry.name}+3`, index: -1 };
+          const position = queue.findIndex((other) => other.at > added.at || (other.at === added.at && other.seq > added.seq));
+          queue.splice(position < 0 ? queue.length : position, 0, added);
+        }
+      }
+    }
+    expect(fired).toEqual(replay);
+    expect(c.pendingTimers).toBe(10);
+    expect(c.storedTimers).toBe(10);
+    timers.get(4_999)!.cancel(); // after it fired: harmless
+    expect(c.pendingTimers).toBe(10);
+  });
+
   it('rejects a negative or infinite sliced advance at once', () => {
     clock = new VirtualClock();
     expect(() => clock!.advanceInSlices(-1)).toThrow(RangeError);

@@ -104,7 +104,8 @@ export function directLifecycle<T extends DirectRecord>(ctx: FamilyContext, sett
     updated.updatedAt = at;
     if (status === 'FAILURE' && failureReason !== undefined) updated.failureReason = failureReason;
     const id = idOf(updated);
-    collection.set(id, updated);
+    // Its object fields are those of the frozen record it copies: frozen at once, the store has nothing to walk.
+    collection.set(id, Object.freeze(updated));
     expiries.get(id)?.cancel();
     expiries.delete(id);
     retention.add(ctx.family, id);
