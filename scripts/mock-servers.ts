@@ -24,7 +24,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
+import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { FAMILIES, MOCK_PORTS, type Family } from './families.js';
@@ -110,6 +110,8 @@ export class MockStartError extends Error {
 const PRISM_HOST = '127.0.0.1';
 const OUTPUT_LINES_KEPT = 60;
 const STOP_GRACE_MS = 5_000;
+/** How many ports Prism is tried on when the one picked is taken before it binds. */
+const PRISM_START_ATTEMPTS = 5;
 
 interface Child {
   family: Family;
@@ -118,6 +120,8 @@ interface Child {
   output: string[];
   exited: Promise<void>;
   hasExited: () => boolean;
+  /** Called with each line Prism writes, while someone waits for one. */
+  onLine?: ((line: string) => void) | undefined;
 }
 
 /** Starts one Prism per family and resolves once each of them accepts connections. */
@@ -165,28 +169,48 @@ export async function startMocks(options: MockOptions = {}): Promise<RunningMock
     if (problem) throw new MockStartError(`Port ${ports[family]} (${family}) ${problem} on ${host}.`, ports[family]);
   }
 
-  // Prism listens on a free port of the loopback interface; the proxy on the public one.
-  const internal = new Map<Family, number>();
-  for (const family of families) internal.set(family, await freePort(PRISM_HOST));
-  const children: Child[] = families.map((family) =>
-    spawnPrism(prism, family, documents.get(family) as string, PRISM_HOST, internal.get(family) as number, options.onOutput),
-  );
-  const proxies: ErrorProxy[] = [];
+  // Prism listens on a free port of the loopback interface; the proxy on the public one. The port
+  // is free when picked but may be taken before Prism binds it (another process's listener, or an
+  // outgoing connection's local port): Prism then exits with EADDRINUSE and is started again on
+  // another port. Readiness is Prism's own "listening" line, never a connection that any other
+  // server on that port could accept.
+  const children: Child[] = [];
+  const spawned: Child[] = [];
   let stopping = false;
   let stopped: Promise<void> | undefined;
   // A safety net: if this process exits without stop() (an uncaught error, process.exit() during
   // start-up), kill the Prism processes rather than leave them running.
   const killOnExit = () => {
-    for (const child of children) signal(child, 'SIGKILL');
+    for (const child of spawned) signal(child, 'SIGKILL');
   };
   process.once('exit', killOnExit);
   const stop = (): Promise<void> => {
     stopping = true;
-    stopped ??= Promise.all([...proxies.map((proxy) => proxy.close()), ...children.map(stopChild)]).then(() => {
+    stopped ??= Promise.all([...proxies.map((proxy) => proxy.close()), ...spawned.map(stopChild)]).then(() => {
       process.removeListener('exit', killOnExit);
     });
     return stopped;
   };
+  const proxies: ErrorProxy[] = [];
+  const startPrism = async (family: Family): Promise<Child> => {
+    for (let attempt = 1; ; attempt++) {
+      const child = spawnPrism(prism, family, documents.get(family) as string, PRISM_HOST, await freePort(PRISM_HOST), options.onOutput);
+      spawned.push(child);
+      try {
+        await waitUntilListening(child, timeoutMs);
+        return child;
+      } catch (error) {
+        if (!(error instanceof PortTakenError) || attempt >= PRISM_START_ATTEMPTS) throw error;
+      }
+    }
+  };
+
+  try {
+    children.push(...(await Promise.all(families.map(startPrism))));
+  } catch (error) {
+    await stop();
+    throw error;
+  }
 
   const unexpectedExit = new Promise<MockExit>((resolveExit) => {
     for (const child of children) {
@@ -203,7 +227,6 @@ export async function startMocks(options: MockOptions = {}): Promise<RunningMock
   });
 
   try {
-    await Promise.all(children.map((child) => waitUntilListening(child, PRISM_HOST, timeoutMs)));
     for (const child of children) {
       const document = documents.get(child.family) as string;
       const proxy = await startErrorProxy({ family: child.family, document, host, port: ports[child.family], target: { host: PRISM_HOST, port: child.port } }).catch(
@@ -245,19 +268,22 @@ function spawnPrism(
     env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
   });
   const output: string[] = [];
+  let done = false;
+  const started: Child = { family, process: child, port, output, exited: Promise.resolve(), hasExited: () => done };
   const collect = (chunk: Buffer) => {
     for (const line of chunk.toString('utf8').split(/\r?\n/)) {
       if (line.trim() === '') continue;
       output.push(line);
       if (output.length > OUTPUT_LINES_KEPT) output.shift();
       onOutput?.(family, line);
+      started.onLine?.(line);
     }
   };
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
-  let done = false;
   const exited = new Promise<void>((resolveExit) => {
-    child.once('exit', () => {
+    // 'close' rather than 'exit': the last lines (an EADDRINUSE) have been read by then.
+    child.once('close', () => {
       done = true;
       resolveExit();
     });
@@ -267,7 +293,8 @@ function spawnPrism(
       resolveExit();
     });
   });
-  return { family, process: child, port, output, exited, hasExited: () => done };
+  started.exited = exited;
+  return started;
 }
 
 async function stopChild(child: Child): Promise<void> {
@@ -296,23 +323,44 @@ function signal(child: Child, name: NodeJS.Signals): void {
   }
 }
 
-async function waitUntilListening(child: Child, host: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (child.hasExited()) {
-      throw new MockStartError(
-        `Prism for ${child.family} (port ${child.port}) exited while starting` +
-          `${child.process.exitCode === null ? '' : ` with code ${child.process.exitCode}`}. Its output:\n${indent(child.output)}`,
+/** Prism's port was taken between the pick and its bind: start it again on another one. */
+class PortTakenError extends Error {}
+
+/** Resolves once Prism writes that it listens on its port; fails when it exits first or time runs out. */
+function waitUntilListening(child: Child, timeoutMs: number): Promise<void> {
+  const listening = `Prism is listening on http://${PRISM_HOST}:${child.port}`;
+  return new Promise((resolveReady, rejectReady) => {
+    let timer: NodeJS.Timeout | undefined;
+    const finish = (error?: Error) => {
+      clearTimeout(timer);
+      child.onLine = undefined;
+      if (error) rejectReady(error);
+      else resolveReady();
+    };
+    timer = setTimeout(() => {
+      finish(
+        new MockStartError(
+          `Prism for ${child.family} did not start listening on port ${child.port} within ${Math.round(timeoutMs / 1000)} s. Its output:\n${indent(child.output)}`,
+        ),
       );
-    }
-    if (await canConnect(connectHost(host), child.port)) return;
-    if (Date.now() > deadline) {
-      throw new MockStartError(
-        `Prism for ${child.family} did not answer on port ${child.port} within ${Math.round(timeoutMs / 1000)} s. Its output:\n${indent(child.output)}`,
+    }, timeoutMs);
+    child.onLine = (line) => {
+      if (line.includes(listening)) finish();
+    };
+    if (child.output.some((line) => line.includes(listening))) finish();
+    void child.exited.then(() => {
+      if (child.output.some((line) => /EADDRINUSE/.test(line))) {
+        finish(new PortTakenError(`port ${child.port} was taken`));
+        return;
+      }
+      finish(
+        new MockStartError(
+          `Prism for ${child.family} (port ${child.port}) exited while starting` +
+            `${child.process.exitCode === null ? '' : ` with code ${child.process.exitCode}`}. Its output:\n${indent(child.output)}`,
+        ),
       );
-    }
-    await new Promise((r) => setTimeout(r, 150));
-  }
+    });
+  });
 }
 
 function indent(lines: string[]): string {
@@ -324,19 +372,6 @@ function connectHost(host: string): string {
   if (host === '0.0.0.0' || host === '') return '127.0.0.1';
   if (host === '::' || host === '[::]') return '::1';
   return host.replace(/^\[(.*)\]$/, '$1');
-}
-
-function canConnect(host: string, port: number): Promise<boolean> {
-  return new Promise((resolveConnect) => {
-    const socket = createConnection({ host, port });
-    const finish = (ok: boolean) => {
-      socket.destroy();
-      resolveConnect(ok);
-    };
-    socket.setTimeout(1_000, () => finish(false));
-    socket.once('connect', () => finish(true));
-    socket.once('error', () => finish(false));
-  });
 }
 
 /** A port of `host` that is free now (the OS picks it). */

@@ -13,7 +13,7 @@ import { expect } from 'vitest';
 import { FAMILIES, type Family } from '../../scripts/families.js';
 import { trigger } from '../../src/cli/trigger.js';
 import { createSandbox, type Sandbox } from '../../src/sandbox/server.js';
-import { freePort, stopChild, waitUntilAnswers } from '../support/processes.js';
+import { startOnFreePort, stopChild } from '../support/processes.js';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 
@@ -283,19 +283,14 @@ export async function startReceiver(
   start: (port: number) => { command: string; args: string[] },
   options: { cwd: string; env?: Record<string, string> },
 ): Promise<RunningReceiver> {
-  const port = await freePort();
-  const { command, args } = start(port);
-  const child: ChildProcess = spawn(command, args, {
-    cwd: options.cwd,
-    env: { ...process.env, ...options.env, PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const url = `http://127.0.0.1:${port}/paylater/webhook`;
-  await waitUntilAnswers(url, child, 30_000, () => output);
-  return { url, output: () => output, stop: () => stopChild(child) };
+  const { port, child, output } = await startOnFreePort(
+    (port) => {
+      const { command, args } = start(port);
+      return spawn(command, args, { cwd: options.cwd, env: { ...process.env, ...options.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    },
+    { probe: (port) => `http://127.0.0.1:${port}/paylater/webhook`, timeoutMs: 30_000 },
+  );
+  return { url: `http://127.0.0.1:${port}/paylater/webhook`, output, stop: () => stopChild(child) };
 }
 
 /** Sends a webhook to a receiver as the sandbox does. */

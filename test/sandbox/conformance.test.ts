@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runContract, type ContractOptions, type ContractReport } from '../../scripts/contract/run.js';
 import type { Family } from '../../scripts/families.js';
 import { loadContract } from '../../src/sandbox/validation.js';
-import { freePort, stopChild, waitUntilAnswers } from '../support/processes.js';
+import { startOnFreePort, stopChild } from '../support/processes.js';
 import { startSandbox, type TestSandbox } from '../support/sandbox.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
@@ -50,23 +50,18 @@ interface Proxy {
   output: () => string;
 }
 
-/** `prism proxy --errors` for one document in front of `upstream`, answering once it is ready. */
+/** `prism proxy --errors` for one document in front of `upstream`, once it says it listens. */
 async function startProxy(family: Family, upstream: string): Promise<Proxy> {
-  const port = await freePort();
-  const child = spawn(
-    PRISM,
-    ['proxy', '-h', '127.0.0.1', '-p', String(port), '--errors', join(root, 'generated', 'openapi', `${family}.json`), upstream],
-    { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
+  const { port, child, output } = await startOnFreePort(
+    (port) =>
+      spawn(PRISM, ['proxy', '-h', '127.0.0.1', '-p', String(port), '--errors', join(root, 'generated', 'openapi', `${family}.json`), upstream], {
+        cwd: root,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+      }),
+    { ready: /Prism is listening on http:\/\/127\.0\.0\.1:\d+/ },
   );
-  let output = '';
-  const keep = (chunk: Buffer) => {
-    output = (output + chunk.toString('utf8')).slice(-4000);
-  };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  const url = `http://127.0.0.1:${port}`;
-  await waitUntilAnswers(`${url}/`, child, 90_000, () => output);
-  return { url, child, output: () => output };
+  return { url: `http://127.0.0.1:${port}`, child, output };
 }
 
 /** One line per failure and skip, for the test output. */

@@ -3,14 +3,13 @@
  * printed; the sandbox's own address, link-local and metadata addresses are refused by default;
  * loopback and private addresses are allowed; `--allow-any-webhook-target` allows the refused ones.
  */
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, resolveConfig } from '../../src/sandbox/config.js';
 import { runSandbox } from '../../src/cli/sandbox-command.js';
 import { createSandbox } from '../../src/sandbox/server.js';
 import { WebhookTargets } from '../../src/sandbox/webhook-targets.js';
 import { startGateway, type GatewayTest } from '../support/gateway.js';
+import { freePort } from '../support/processes.js';
 
 describe('WebhookTargets.problem', () => {
   const targets = new WebhookTargets({ allowAny: false });
@@ -192,12 +191,3 @@ describe('the partner webhook URL at start', () => {
   });
 });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}

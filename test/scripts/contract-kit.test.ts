@@ -15,7 +15,7 @@ import { runContract, type ContractReport } from '../../scripts/contract/run.js'
 import { verifySdkSignature } from '../../src/signature.js';
 import { setSdkSignature, setWebSignature } from '../../scripts/contract/families/auth.js';
 import type { DreddTransaction, Settings } from '../../scripts/contract/types.js';
-import { freePorts, stopChild, waitUntilAnswers } from '../support/processes.js';
+import { startOnFreePort, stopChild } from '../support/processes.js';
 import { vectors } from '../support/signature-vectors.js';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -87,18 +87,24 @@ describe('contract kit against a Prism mock of each family', { timeout: KIT_TIME
   const prisms = new Map<Family, ChildProcess>();
 
   beforeAll(async () => {
-    PRISM_PORTS = await freePorts(FAMILIES);
-    for (const family of FAMILIES) {
-      const child = spawn(
-        join(root, 'node_modules', '.bin', 'prism'),
-        ['mock', '-h', '127.0.0.1', '-p', String(PRISM_PORTS[family]), join(root, 'generated', 'openapi', `${family}.json`)],
-        { cwd: root, stdio: 'ignore' },
-      );
-      prisms.set(family, child);
-    }
-    await Promise.all(
-      FAMILIES.map((family) => waitUntilAnswers(`http://127.0.0.1:${PRISM_PORTS[family]}/`, prisms.get(family)!)),
+    const started = await Promise.all(
+      FAMILIES.map((family) =>
+        startOnFreePort(
+          (port) =>
+            spawn(
+              join(root, 'node_modules', '.bin', 'prism'),
+              ['mock', '-h', '127.0.0.1', '-p', String(port), join(root, 'generated', 'openapi', `${family}.json`)],
+              { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } },
+            ),
+          { ready: /Prism is listening on http:\/\/127\.0\.0\.1:\d+/ },
+        ),
+      ),
     );
+    PRISM_PORTS = {} as Record<Family, number>;
+    FAMILIES.forEach((family, index) => {
+      PRISM_PORTS[family] = started[index]!.port;
+      prisms.set(family, started[index]!.child);
+    });
   });
 
   afterAll(async () => {
