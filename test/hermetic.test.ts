@@ -6,11 +6,17 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isAllowedPath, REPOSITORY, takeViolations } from './support/hermetic.js';
 
-const BESIDE = join(REPOSITORY, '..', 'a-folder-beside-the-repository', 'file.txt');
+// A folder a stranger's clone does not have: beside the repository, or, when the clone lives in a
+// folder every test may use (such as /tmp), at the root of the file system.
+const PARENT = dirname(REPOSITORY);
+const SHARED_PARENT = PARENT === '/' || PARENT === resolve(tmpdir()) || PARENT === '/tmp';
+const OUTSIDE = join(SHARED_PARENT ? '/' : PARENT, 'a-folder-beside-the-repository');
+const BESIDE = join(OUTSIDE, 'file.txt');
 
 describe('the hermetic guard', () => {
   it('allows the repository, its dependencies and the temporary folder', () => {
@@ -22,13 +28,13 @@ describe('the hermetic guard', () => {
   it('refuses anything beside the repository, but not the folders on the way to it', () => {
     expect(isAllowedPath(BESIDE)).toBe(false);
     expect(isAllowedPath(join(REPOSITORY, '..'))).toBe(true);
-    expect(isAllowedPath(join(REPOSITORY, '..', 'package.json'))).toBe(false);
+    expect(isAllowedPath(join(SHARED_PARENT ? '/' : PARENT, 'package.json'))).toBe(false);
     expect(isAllowedPath(new URL(`file://${BESIDE}`))).toBe(false);
   });
 
   it('records a synchronous and a promise read outside the repository, even when they fail', async () => {
     expect(() => readFileSync(BESIDE)).toThrow();
-    expect(() => readdirSync(join(REPOSITORY, '..', 'a-folder-beside-the-repository'))).toThrow();
+    expect(() => readdirSync(OUTSIDE)).toThrow();
     await expect(readFile(BESIDE)).rejects.toThrow();
     const recorded = takeViolations();
     expect(recorded.every((entry) => entry.includes('a-folder-beside-the-repository')), recorded.join('\n')).toBe(true);
