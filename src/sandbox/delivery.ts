@@ -24,12 +24,12 @@
  * - completed deliveries beyond `retention.deliveries` (default 100,000) are forgotten, oldest
  *   first; pending ones are always kept. {@link DeliveryDispatcher.page} serves them in pages.
  *
- * What the store keeps of a delivery is what it takes to make the request again, not the request
+ * What the dispatcher keeps of a delivery is what it takes to make the request again, not the request
  * ({@link StoredDelivery}): the body of an event whose body follows from its transaction and status
  * is made from a registered template, and `X-Signature` is computed from the body and the signing
  * key (a reference to the partner's key or the merchant's password, not a copy) when the request is
- * sent or the delivery is read. Times are epoch milliseconds, the ids follow from one counter. The
- * views ({@link Delivery}) are built when read, a page at a time.
+ * sent or the delivery is read. Times are milliseconds, records are keyed by a sequence number and
+ * the ids follow from it. The views ({@link Delivery}) are built when read, a page at a time.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
@@ -39,7 +39,7 @@ import Queue from 'yocto-queue';
 import type { ClockTimer, VirtualClock } from './clock.js';
 import { DEFAULT_RETAIN_DELIVERIES, DEFAULT_WEBHOOK_CONCURRENCY, type RetentionSettings, type WebhookSettings } from './config.js';
 import { sdkSignature } from '../signature.js';
-import type { Collection, Store } from './store.js';
+import type { Store } from './store.js';
 import { fetchSender, httpSender, type WebhookSender } from './webhook-client.js';
 import { safeUrl, WebhookTargets, type ListeningAddress, type TargetProblem } from './webhook-targets.js';
 import { upperBound } from './sorted.js';
@@ -187,12 +187,12 @@ interface StoredAttempt {
 }
 
 /**
- * What the store keeps of a delivery (collection `deliveries`, keyed by id): the view
+ * What the dispatcher keeps of a delivery, keyed by its sequence number: the view
  * ({@link Delivery}) is made from it when read. The id is `dlv_<20 hex digits of the process><the
- * sequence number - 1, 12 hex digits>`, the event id the same with `evt_` unless one was given.
+ * sequence number - 1, 12 hex digits>`, made only for a view; the event id the same with `evt_`
+ * unless one was given.
  */
 interface StoredDelivery {
-  id: string;
   seq: number;
   /** Only when given to `enqueue`. */
   eventId: string | undefined;
@@ -227,7 +227,8 @@ interface StoredDelivery {
 }
 
 export interface DispatcherOptions {
-  store: Store;
+  /** Not used: deliveries live in the dispatcher (their indexes are in memory); kept for callers that pass it. */
+  store?: Store;
   clock: VirtualClock;
   log?: (level: 'info' | 'warn', message: string) => void;
   /** The fetch used for attempts (tests may replace it). */
@@ -277,7 +278,11 @@ const NO_ATTEMPTS: StoredAttempt[] = Object.freeze([]) as unknown as StoredAttem
 type SeqList = number | number[];
 
 export class DeliveryDispatcher {
-  private readonly deliveries: Collection<StoredDelivery>;
+  /**
+   * The deliveries held, by sequence number. Small-integer keys, not the id strings: the id is made
+   * only for a view, so recording and forgetting an event hashes no string (D62).
+   */
+  private readonly deliveries = new Map<number, StoredDelivery>();
   private readonly clock: VirtualClock;
   private readonly send: WebhookSender;
   /** Closes the connection pools of the default sender. */
@@ -288,14 +293,14 @@ export class DeliveryDispatcher {
   private readonly concurrency: number;
   private readonly retain: number;
   private readonly templates = new Map<string, BodyTemplate>();
-  /** Pending delivery ids per ordering key; the head is the one being attempted. */
-  private readonly queues = new Map<string, string[]>();
-  private readonly timers = new Map<string, ClockTimer>();
-  private readonly localTimers = new Map<string, NodeJS.Timeout>();
-  private readonly localTries = new Map<string, number>();
+  /** Pending deliveries (sequence numbers) per ordering key; the head is the one being attempted. */
+  private readonly queues = new Map<string, number[]>();
+  private readonly timers = new Map<number, ClockTimer>();
+  private readonly localTimers = new Map<number, NodeJS.Timeout>();
+  private readonly localTries = new Map<number, number>();
   private readonly inFlight = new Set<Promise<void>>();
   /** Per receiver: attempts running, and the ids of the deliveries waiting for a turn. */
-  private readonly receivers = new Map<string, { active: number; waiting: Queue<string> }>();
+  private readonly receivers = new Map<string, { active: number; waiting: Queue<number> }>();
   private readonly pendingPerReceiver = new Map<string, number>();
   private readonly shutdown = new AbortController();
   private stopped = false;
@@ -312,10 +317,10 @@ export class DeliveryDispatcher {
   private readonly completed = new Denque<number>();
 
   /** Attempts asked for during a sliced advance, started when it ends. */
-  private deferred: string[] = [];
+  private deferred: number[] = [];
 
-  /** Sequence numbers of pending deliveries (for {@link retire}). */
-  private readonly seqOfPending = new Map<string, number>();
+  /** Sequence numbers of the pending deliveries. */
+  private readonly pending = new Set<number>();
   private readonly cursorKey = randomBytes(32);
   private lastLocalWarning = 0;
   /** Ids: 20 random hex digits of this process, then a counter (12 hex digits): unique across restarts. */
@@ -328,7 +333,6 @@ export class DeliveryDispatcher {
   private readonly backlogReason: string;
 
   constructor(options: DispatcherOptions) {
-    this.deliveries = options.store.collection<StoredDelivery>('deliveries');
     this.clock = options.clock;
     this.epoch = options.clock.now();
     this.log = options.log ?? (() => undefined);
@@ -374,11 +378,10 @@ export class DeliveryDispatcher {
     return this.view(this.deliveries.get(this.record(input))!);
   }
 
-  /** As {@link enqueue}, without making the view: answers the delivery's id. */
-  record(input: EnqueueInput): string {
+  /** As {@link enqueue}, without making the view: answers the delivery's sequence number. */
+  record(input: EnqueueInput): number {
     const url = input.url ?? null;
     const seq = this.nextSeq++;
-    const id = this.idOf(seq);
     const receiver = url === null ? undefined : receiverOf(url);
     const waiting = receiver === undefined ? 0 : (this.pendingPerReceiver.get(receiver) ?? 0);
     const full = waiting >= this.maxPending;
@@ -395,7 +398,6 @@ export class DeliveryDispatcher {
           : undefined;
     if (input.orderingKey === undefined && orderingScope === undefined) throw new Error('a webhook event needs an orderingKey, or an orderingScope and a transactionId');
     const delivery: StoredDelivery = {
-      id,
       seq,
       eventId: input.eventId,
       family: input.family,
@@ -418,7 +420,7 @@ export class DeliveryDispatcher {
       completedAt: null,
     };
     // Frozen here, its parts too (the store then has nothing to walk): the store freezes what it keeps.
-    this.deliveries.set(id, Object.freeze(delivery));
+    this.deliveries.set(seq, Object.freeze(delivery));
     if (this.enqueueListeners.size > 0) this.notifyEnqueued(this.view(delivery));
     this.orderSeqs.push(seq);
     if (input.transactionId !== undefined) {
@@ -431,20 +433,20 @@ export class DeliveryDispatcher {
       this.retire(seq);
     } else {
       this.pendingPerReceiver.set(receiver!, waiting + 1);
-      this.seqOfPending.set(id, seq);
+      this.pending.add(seq);
       if (!this.stopped) {
         // Made only here: most events of a mass expiry beyond the receiver's backlog are not sent.
         const orderingKey = input.orderingKey ?? orderingScope + input.transactionId!;
         const queue = this.queues.get(orderingKey);
         if (queue === undefined) {
-          this.queues.set(orderingKey, [id]);
-          this.startAttempt(id);
+          this.queues.set(orderingKey, [seq]);
+          this.startAttempt(seq);
         } else {
-          queue.push(id);
+          queue.push(seq);
         }
       }
     }
-    return id;
+    return seq;
   }
 
   // -------------------------------------------------------------------------------------------
@@ -481,7 +483,7 @@ export class DeliveryDispatcher {
   }
 
   private eventIdOf(delivery: StoredDelivery): string {
-    return delivery.eventId ?? `evt_${delivery.id.slice(4)}`;
+    return delivery.eventId ?? `evt_${this.idOf(delivery.seq).slice(4)}`;
   }
 
   /** The headers sent with `body`: the extra ones, `X-Signature`, `Content-Type`, `X-Event-Id`. */
@@ -497,7 +499,7 @@ export class DeliveryDispatcher {
     const body = this.bodyOf(delivery);
     const iso = (at: number | null) => (at === null ? null : this.clock.iso(this.epoch + at));
     const view: Delivery = {
-      id: delivery.id,
+      id: this.idOf(delivery.seq),
       eventId: this.eventIdOf(delivery),
       family: delivery.family,
       event: delivery.event,
@@ -551,7 +553,7 @@ export class DeliveryDispatcher {
     let index = upperBound(seqs, afterSeq);
     for (; index < seqs.length && found.length <= limit && scanned < MAX_SCAN; index++, scanned++) {
       const seq = seqs[index]!;
-      const delivery = this.deliveries.get(this.idOf(seq));
+      const delivery = this.deliveries.get(seq);
       if (delivery !== undefined && matches(delivery)) {
         if (found.length === limit) break;
         found.push(delivery);
@@ -578,13 +580,14 @@ export class DeliveryDispatcher {
   }
 
   get(id: string): Delivery | undefined {
-    const delivery = this.deliveries.get(id);
+    const seq = this.seqOf(id);
+    const delivery = seq === undefined ? undefined : this.deliveries.get(seq);
     return delivery === undefined ? undefined : this.view(delivery);
   }
 
   /** Deliveries not yet delivered or abandoned. */
   get pendingCount(): number {
-    return this.seqOfPending.size;
+    return this.pending.size;
   }
 
   /** Deliveries held (the pending ones and the retained completed ones). */
@@ -615,34 +618,34 @@ export class DeliveryDispatcher {
    * advance attempts wait until it finished: an advance that expires 100,000 transactions then
    * spends its time on them, not on sending their webhooks in between.
    */
-  private startAttempt(id: string): void {
+  private startAttempt(seq: number): void {
     if (this.stopped) return;
     if (this.clock.advancingInSlices) {
       if (this.deferred.length === 0) {
         void this.clock.whenAdvanced().then(() => {
-          const ids = this.deferred;
+          const seqs = this.deferred;
           this.deferred = [];
-          for (const deferredId of ids) this.startAttempt(deferredId);
+          for (const deferred of seqs) this.startAttempt(deferred);
         });
       }
-      this.deferred.push(id);
+      this.deferred.push(seq);
       return;
     }
-    const url = this.deliveries.get(id)?.url;
+    const url = this.deliveries.get(seq)?.url;
     if (url === null || url === undefined) return;
     const key = receiverOf(url);
     let receiver = this.receivers.get(key);
     if (receiver === undefined) {
-      receiver = { active: 0, waiting: new Queue<string>() };
+      receiver = { active: 0, waiting: new Queue<number>() };
       this.receivers.set(key, receiver);
     }
-    if (receiver.active < this.concurrency) this.run(key, receiver, id);
-    else receiver.waiting.enqueue(id);
+    if (receiver.active < this.concurrency) this.run(key, receiver, seq);
+    else receiver.waiting.enqueue(seq);
   }
 
-  private run(key: string, receiver: { active: number; waiting: Queue<string> }, id: string): void {
+  private run(key: string, receiver: { active: number; waiting: Queue<number> }, seq: number): void {
     receiver.active++;
-    const running: Promise<void> = this.attempt(id).finally(() => {
+    const running: Promise<void> = this.attempt(seq).finally(() => {
       this.inFlight.delete(running);
       receiver.active--;
       // The next one starts before this promise settles, so idle() sees it running.
@@ -653,9 +656,9 @@ export class DeliveryDispatcher {
     this.inFlight.add(running);
   }
 
-  private async attempt(id: string): Promise<void> {
-    this.timers.delete(id);
-    const delivery = this.deliveries.get(id);
+  private async attempt(seq: number): Promise<void> {
+    this.timers.delete(seq);
+    const delivery = this.deliveries.get(seq);
     if (this.stopped || delivery === undefined || delivery.status !== 'pending' || delivery.url === null) return;
 
     const number = delivery.attempts.length + 1;
@@ -681,9 +684,9 @@ export class DeliveryDispatcher {
       } catch (caught) {
         const code = errorCode(caught);
         if (code !== undefined && LOCAL_ERROR_CODES.has(code) && !this.stopped) {
-          const tries = (this.localTries.get(id) ?? 0) + 1;
+          const tries = (this.localTries.get(seq) ?? 0) + 1;
           if (tries <= MAX_LOCAL_RETRIES) {
-            this.retryLocally(id, tries, code);
+            this.retryLocally(seq, tries, code);
             return;
           }
           error = `${describeFetchError(caught, false)} (an error of the sandbox's machine, counted after ${MAX_LOCAL_RETRIES} retries)`;
@@ -692,9 +695,9 @@ export class DeliveryDispatcher {
         }
       }
     }
-    this.localTries.delete(id);
-    // Re-read: the record is a snapshot and the store is the source of truth.
-    const current = this.deliveries.get(id) ?? delivery;
+    this.localTries.delete(seq);
+    // Re-read: the record is a snapshot and the map is the source of truth.
+    const current = this.deliveries.get(seq) ?? delivery;
     const attempt: StoredAttempt = {
       after: at - this.epoch - current.createdAt,
       durationMs: Math.round(performance.now() - started),
@@ -706,17 +709,17 @@ export class DeliveryDispatcher {
 
     if (succeeded) {
       const delivered = changed(current, attempts, 'delivered', null, this.clock.now() - this.epoch);
-      this.deliveries.set(id, delivered);
+      this.deliveries.set(seq, delivered);
       this.finish(delivered);
       return;
     }
     if (this.stopped) {
-      this.deliveries.set(id, changed(current, attempts, current.status, current.nextAttemptAt, current.completedAt));
+      this.deliveries.set(seq, changed(current, attempts, current.status, current.nextAttemptAt, current.completedAt));
       return;
     }
     if (refused || number >= MAX_ATTEMPTS) {
       const abandoned = changed(current, attempts, 'abandoned', null, this.clock.now() - this.epoch);
-      this.deliveries.set(id, abandoned);
+      this.deliveries.set(seq, abandoned);
       const eventId = this.eventIdOf(abandoned);
       this.log(
         'warn',
@@ -728,23 +731,23 @@ export class DeliveryDispatcher {
       return;
     }
     const nextAt = this.clock.now() + (RETRY_DELAYS_MS[number - 1] ?? 0);
-    this.deliveries.set(id, changed(current, attempts, 'pending', nextAt - this.epoch, null));
-    this.timers.set(id, this.clock.schedule(nextAt, this.retryDue, id));
+    this.deliveries.set(seq, changed(current, attempts, 'pending', nextAt - this.epoch, null));
+    this.timers.set(seq, this.clock.schedule(nextAt, this.retryDue, seq));
   }
 
-  /** The timer of every retry: one function, called with the delivery's id. */
-  private readonly retryDue = (id: string): void => this.startAttempt(id);
+  /** The timer of every retry: one function, called with the delivery's sequence number. */
+  private readonly retryDue = (seq: number): void => this.startAttempt(seq);
 
   /** A local failure: tries again after a real-time back-off, without counting an attempt. */
-  private retryLocally(id: string, tries: number, code: string): void {
-    this.localTries.set(id, tries);
+  private retryLocally(seq: number, tries: number, code: string): void {
+    this.localTries.set(seq, tries);
     const delay = Math.min(this.localDelay.max, this.localDelay.base * 2 ** (tries - 1));
     const timer = setTimeout(() => {
-      this.localTimers.delete(id);
-      this.startAttempt(id);
+      this.localTimers.delete(seq);
+      this.startAttempt(seq);
     }, delay * (0.5 + Math.random() / 2));
     timer.unref();
-    this.localTimers.set(id, timer);
+    this.localTimers.set(seq, timer);
     const now = Date.now();
     if (now - this.lastLocalWarning > 10_000) {
       this.lastLocalWarning = now;
@@ -760,12 +763,12 @@ export class DeliveryDispatcher {
       if (left <= 0) this.pendingPerReceiver.delete(receiver);
       else this.pendingPerReceiver.set(receiver, left);
     }
-    if (this.seqOfPending.delete(delivery.id)) this.retire(delivery.seq);
+    if (this.pending.delete(delivery.seq)) this.retire(delivery.seq);
 
     const orderingKey = orderingKeyOf(delivery);
     const queue = this.queues.get(orderingKey);
     if (queue === undefined) return;
-    const index = queue.indexOf(delivery.id);
+    const index = queue.indexOf(delivery.seq);
     if (index >= 0) queue.splice(index, 1);
     const next = queue[0];
     if (next === undefined) {
@@ -780,9 +783,8 @@ export class DeliveryDispatcher {
     this.completed.push(seq);
     while (this.completed.length > this.retain) {
       const oldest = this.completed.shift()!;
-      const id = this.idOf(oldest);
-      const transactionId = this.deliveries.get(id)?.transactionId;
-      this.deliveries.delete(id);
+      const transactionId = this.deliveries.get(oldest)?.transactionId;
+      this.deliveries.delete(oldest);
       this.forgotten++;
       if (transactionId !== undefined) {
         const seqs = this.byTransaction.get(transactionId);
@@ -799,13 +801,20 @@ export class DeliveryDispatcher {
   }
 
   private compact(): void {
-    this.orderSeqs = this.orderSeqs.filter((seq) => this.deliveries.has(this.idOf(seq)));
+    this.orderSeqs = this.orderSeqs.filter((seq) => this.deliveries.has(seq));
     this.forgotten = 0;
   }
 
   /** The id of the delivery with this sequence number. */
   private idOf(seq: number): string {
     return this.idStart + (seq - 1).toString(16).padStart(12, '0');
+  }
+
+  /** The sequence number of an id this dispatcher made, else undefined. */
+  private seqOf(id: string): number | undefined {
+    if (id.length !== this.idStart.length + 12 || !id.startsWith(this.idStart)) return undefined;
+    const hex = id.slice(this.idStart.length);
+    return /^[0-9a-f]{12}$/.test(hex) ? Number.parseInt(hex, 16) + 1 : undefined;
   }
 
   private mac(seq: number, scope: string): Buffer {
@@ -846,7 +855,6 @@ function changed(
   completedAt: number | null,
 ): StoredDelivery {
   return {
-    id: current.id,
     seq: current.seq,
     eventId: current.eventId,
     family: current.family,

@@ -213,6 +213,9 @@ describe('bounds and refusals', () => {
     const done = Array.from({ length: 30 }, (_, index) => d.enqueue(event(100 + index, null)));
     expect(d.size).toBe(15);
     for (const record of pending) expect(d.get(record.id)?.status).toBe('pending');
+    // Ids are read back exactly: another dispatcher's, a changed or a malformed one finds nothing.
+    const id = pending[0]!.id;
+    for (const other of [id.toUpperCase(), `${id}0`, id.slice(0, -1), `dlv_${'0'.repeat(32)}`, '', 'dlv_']) expect(d.get(other)).toBeUndefined();
     expect(done.slice(0, 20).every((record) => d.get(record.id) === undefined)).toBe(true);
     expect(d.list().map((record) => record.id)).toEqual([...pending, ...done.slice(20)].map((record) => record.id));
     expect(d.page({ transactionId: 'load_100' }).deliveries).toEqual([]);

@@ -106,8 +106,11 @@ export function directLifecycle<T extends DirectRecord>(ctx: FamilyContext, sett
     const id = idOf(updated);
     // Its object fields are those of the frozen record it copies: frozen at once, the store has nothing to walk.
     collection.set(id, Object.freeze(updated));
-    expiries.get(id)?.cancel();
-    expiries.delete(id);
+    const timer = expiries.get(id);
+    if (timer !== undefined) {
+      timer.cancel();
+      expiries.delete(id);
+    }
     retention.add(ctx.family, id);
     ctx.deliveries.record({
       url: config.partner.webhookUrl,
