@@ -17,6 +17,7 @@ import {
   type ConfigOverrides,
   type SandboxConfig,
 } from '../sandbox/config.js';
+import { missingBrowserAssets } from '../sandbox/browser-assets.js';
 import { createSandbox } from '../sandbox/server.js';
 
 const COMMAND = 'paylater sandbox';
@@ -73,6 +74,8 @@ export interface RunSandboxOptions {
   write?: (text: string) => void;
   /** Resolves when the sandbox should stop; default: the first SIGINT or SIGTERM. */
   until?: Promise<unknown>;
+  /** Where the built browser code is looked for; default: this package's root. */
+  packageRoot?: string;
 }
 
 /** Runs the sandbox until it is told to stop; resolves to the exit code. */
@@ -108,6 +111,14 @@ export async function runSandbox(argv: string[], options: RunSandboxOptions = {}
   } catch (error) {
     if (error instanceof ConfigError) throw new UsageError(error.message, COMMAND);
     throw error;
+  }
+
+  // Without its browser code the sandbox would answer GET /sdk.js and the checkout page with a 500.
+  const missing = missingBrowserAssets(options.packageRoot);
+  if (missing.length > 0) {
+    throw new SandboxStartError(
+      `the browser code is not built (${missing.join(', ')} missing); run \`npm run build\` first (\`npm start\` builds it).`,
+    );
   }
 
   let sandbox;

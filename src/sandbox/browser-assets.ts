@@ -7,8 +7,10 @@
  * - `checkout`: the script of the hosted checkout page (`/checkout/{id}`), inlined into the page.
  *
  * The sandbox only reads the built files (the bundler is a development tool, absent when the
- * package is installed); the test suite builds them before it starts. A file is read once and
- * kept for the life of the process; a missing one is looked for again on the next request.
+ * package is installed); the test suite builds them before it starts, and `paylater sandbox`
+ * refuses to start without them ({@link missingBrowserAssets}). A file is read once and kept for the
+ * life of the process; a missing one (a sandbox created in-process from the sources) is looked for
+ * again on the next request.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -27,6 +29,16 @@ export type BrowserAsset = { ok: true; code: string; from: string } | { ok: fals
 /** The repository (or installed package) root: two levels above src/sandbox or dist/sandbox. */
 function packageRoot(): string {
   return resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+}
+
+/**
+ * The built files that are missing, as paths under the package root (`dist/browser/sdk.js`, ...);
+ * empty when the sandbox can serve its browser code.
+ */
+export function missingBrowserAssets(root: string = packageRoot()): string[] {
+  return Object.values(BROWSER_ASSET_FILES)
+    .map((file) => `dist/browser/${file}`)
+    .filter((path) => !existsSync(join(root, path)));
 }
 
 const cache = new Map<BrowserAssetName, BrowserAsset>();

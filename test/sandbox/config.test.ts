@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_CONFIG, resolveConfig, secretEquals } from '../../src/sandbox/config.js';
-import { banner, runSandbox } from '../../src/cli/sandbox-command.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { banner, runSandbox, SandboxStartError } from '../../src/cli/sandbox-command.js';
+import { missingBrowserAssets } from '../../src/sandbox/browser-assets.js';
 import { UsageError } from '../../src/cli/command-line.js';
 
 describe('configuration', () => {
@@ -89,6 +93,23 @@ describe('the sandbox command', () => {
   it('rejects a bad port and unknown options', async () => {
     await expect(runSandbox(['--port', 'x'], { write: () => undefined })).rejects.toThrow(UsageError);
     await expect(runSandbox(['--key', 'x'], { write: () => undefined })).rejects.toThrow(UsageError);
+  });
+
+  it('refuses to start without its built browser code, and says how to build it', async () => {
+    expect(missingBrowserAssets()).toEqual([]);
+    const empty = mkdtempSync(join(tmpdir(), 'paylater-unbuilt-'));
+    try {
+      expect(missingBrowserAssets(empty)).toEqual(['dist/browser/sdk.js', 'dist/browser/checkout.js']);
+      const written: string[] = [];
+      const started = runSandbox(['--port', '0'], { packageRoot: empty, write: (text) => written.push(text), until: Promise.resolve() });
+      await expect(started).rejects.toThrow(SandboxStartError);
+      await expect(started).rejects.toThrow(
+        'the browser code is not built (dist/browser/sdk.js, dist/browser/checkout.js missing); run `npm run build` first (`npm start` builds it).',
+      );
+      expect(written).toEqual([]);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
   });
 
   it('starts, prints its address and the labelled test credentials, and stops', async () => {
