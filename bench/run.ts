@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every figure is a ratio taken side by side in one run, because the machines
  * are shared and noisy. `--only signatures,clients,size,sandbox` runs a subset. `soak` (the sandbox
- * under a load test, bench/soak.ts) runs only when named: `--only soak [--transactions N] [--timers N]`.
+ * under a load test, bench/soak.ts) runs only when named: `--only soak [--transactions N] [--timers N] [--sandbox-node-options "..."]`.
  */
 import { parseArgs } from 'node:util';
 import { benchClients } from './client.js';
@@ -18,11 +18,12 @@ const { values } = parseArgs({
     only: { type: 'string' },
     transactions: { type: 'string' },
     timers: { type: 'string' },
+    'sandbox-node-options': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
 if (values.help) {
-  process.stdout.write(`Usage: npm run bench [-- --only ${[...ALL, ...ON_REQUEST].join(',')}] [--transactions N] [--timers N]\n`);
+  process.stdout.write(`Usage: npm run bench [-- --only ${[...ALL, ...ON_REQUEST].join(',')}] [--transactions N] [--timers N] [--sandbox-node-options "--cpu-prof ..."]\n`);
   process.exit(0);
 }
 const only = values.only?.split(',').map((s) => s.trim()) ?? [...ALL];
@@ -72,7 +73,8 @@ if (only.includes('soak')) {
   const timers = count('timers', values.timers, 100_000);
   out(`\n== Soak: ${transactions} transactions over the four families, webhooks to local receivers, ${timers} timers in one advance`);
   out('   (targets: last 10 % within 1.5x of the first 10 % in requests/s and p99; RSS under 500 MB; the advance under 1 s)');
-  const f = await benchSoak({ transactions, timers, log: out });
+  const sandboxNodeOptions = values['sandbox-node-options']?.split(/\s+/).filter(Boolean) ?? [];
+  const f = await benchSoak({ transactions, timers, log: out, sandboxNodeOptions });
   const window = (name: string, w: { requests: number; requestsPerSecond: number; p99Ms: number }) =>
     out(`  ${name.padEnd(10)} ${fmt(w.requestsPerSecond, 0).padStart(7)} req/s   p99 ${fmt(w.p99Ms, 1)} ms   (${w.requests} requests)`);
   out(`  ${f.transactions} transactions, ${f.requests} requests in ${fmt(f.seconds, 0)} s, ${f.failures} not 2xx`);
@@ -81,6 +83,6 @@ if (only.includes('soak')) {
   out(`  ratio last/first: throughput ${fmt(f.last.requestsPerSecond / f.first.requestsPerSecond)}   p99 ${fmt(f.last.p99Ms / f.first.p99Ms)}`);
   out(`  webhooks received ${f.webhooksReceived} of ${f.webhooksExpected}`);
   out(`  clock advance firing ${f.advance.timers} timers: ${fmt(f.advance.ms, 0)} ms, ${fmt(f.advance.cpuMs, 0)} ms of the sandbox's CPU (then ${f.advance.webhooks} of their webhooks received; the rest beyond the receiver's backlog limit recorded not_sent)`);
-  out(`  sandbox RSS at the end: ${fmt(f.rssEndMb, 0)} MB`);
+  out(`  sandbox RSS at the end: ${fmt(f.rssEndMb, 0)} MB (before the advance's transactions ${fmt(f.rssBeforeAdvanceMb, 0)} MB; after 10 s idle ${fmt(f.rssIdleMb, 0)} MB)`);
   out(`  memory per transaction (records, delivery, indexes): ${fmt(f.memory.bytesPerTransaction, 0)} bytes`);
 }

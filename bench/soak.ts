@@ -14,7 +14,9 @@
  * It prints requests/s and p99 latency of the first and the last 10 % (target: the last within
  * 1.5x of the first), the sandbox's RSS at the end (target: under 500 MB with the default
  * retention), and the time of one clock advance that fires `--timers` expiries (default 100,000;
- * target: under 1 s). Before that, an in-process measurement of the memory one transaction takes
+ * target: under 1 s); also the RSS before the advance's transactions were initiated and after 10 s
+ * without requests at the end. `--sandbox-node-options "--cpu-prof"` passes options to the
+ * sandbox's Node process (to profile it). Before that, an in-process measurement of the memory one transaction takes
  * in the sandbox (its records, its webhook delivery and the indexes), after garbage collection.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -44,6 +46,8 @@ export interface SoakOptions {
   transactions: number;
   timers: number;
   log?: (line: string) => void;
+  /** Options for the sandbox's Node process, e.g. `--cpu-prof` to profile it. */
+  sandboxNodeOptions?: readonly string[];
 }
 
 export interface WindowFigures {
@@ -62,6 +66,9 @@ export interface SoakFigures {
   webhooksExpected: number;
   webhooksReceived: number;
   rssEndMb: number;
+  /** The RSS before the `timers` pending transactions were initiated, and after 10 s without requests at the end. */
+  rssBeforeAdvanceMb: number;
+  rssIdleMb: number;
   /** `cpuMs`: the sandbox process's CPU time during the advance (all its threads, the GC's included). */
   advance: { timers: number; ms: number; cpuMs: number; webhooks: number };
   memory: { transactions: number; bytesPerTransaction: number };
@@ -308,10 +315,10 @@ async function build(): Promise<void> {
   if (code !== 0) throw new Error(`npm run build failed (${code})`);
 }
 
-async function startSandboxProcess(webhookUrl: string): Promise<{ child: ChildProcess; url: string }> {
+async function startSandboxProcess(webhookUrl: string, nodeOptions: readonly string[]): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(
     process.execPath,
-    ['dist/cli/main.js', 'sandbox', '--port', '0', '--quiet', '--webhook-url', webhookUrl],
+    [...nodeOptions, 'dist/cli/main.js', 'sandbox', '--port', '0', '--quiet', '--webhook-url', webhookUrl],
     { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const url = await new Promise<string>((found, reject) => {
@@ -378,7 +385,7 @@ export async function benchSoak(options: SoakOptions): Promise<SoakFigures> {
   await build();
   const partner = await startReceiver();
   const merchant = await startReceiver();
-  const { child, url } = await startSandboxProcess(partner.url);
+  const { child, url } = await startSandboxProcess(partner.url, options.sandboxNodeOptions ?? []);
   log(`  sandbox (dist/, as npm start runs it) at ${url}, RSS ${rssMb(child.pid!).toFixed(0)} MB`);
   const sandbox = target(url, CONCURRENCY);
   try {
@@ -418,6 +425,7 @@ export async function benchSoak(options: SoakOptions): Promise<SoakFigures> {
     // The clock: `timers` pending web transactions (15-minute expiry) expire in one advance.
     const timers = options.timers;
     log(`  ${webhooksReceived} of ${webhooksExpected} webhooks received; initiating ${timers} web transactions to expire`);
+    const rssBeforeAdvanceMb = rssMb(child.pid!);
     await initiateWeb(sandbox, `${run}t`, timers);
     const advanceStarted = performance.now();
     const cpuBefore = cpuMs(child.pid!);
@@ -439,6 +447,9 @@ export async function benchSoak(options: SoakOptions): Promise<SoakFigures> {
     }, 300_000);
     const expiryWebhooks = received() - webhooksReceived;
     const rssEndMb = rssMb(child.pid!);
+    // Then nothing for 10 s: what the sandbox holds once its garbage collector has caught up.
+    await new Promise((done) => setTimeout(done, 10_000));
+    const rssIdleMb = rssMb(child.pid!);
     return {
       transactions: count,
       requests,
@@ -449,6 +460,8 @@ export async function benchSoak(options: SoakOptions): Promise<SoakFigures> {
       webhooksExpected,
       webhooksReceived,
       rssEndMb,
+      rssBeforeAdvanceMb,
+      rssIdleMb,
       advance: { timers, ms: advanceMs, cpuMs: advanceCpuMs, webhooks: expiryWebhooks },
       memory,
     };
