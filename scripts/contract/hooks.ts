@@ -14,10 +14,9 @@
  * the driver (./registry.ts) and logged with `hooks.log`.
  */
 import hooks from 'hooks';
+import { sdk, web } from './families/direct.js';
 import * as extras from './families/extras.js';
 import * as gateway from './families/gateway.js';
-import * as sdk from './families/sdk.js';
-import * as web from './families/web.js';
 import { Kit, NeedError, type FamilyModule } from './kit.js';
 import { genericPlan, isInvalidRequest, mockPlan, PROXY_SKIP } from './plans.js';
 import { registry } from './registry.js';
