@@ -1,31 +1,13 @@
 /** Small edits of a Dredd transaction's request: headers, JSON body, path. */
 import type { DreddTransaction } from './types.js';
 
-export const ONE_MIB = 1024 * 1024;
-
-function headerName(headers: Record<string, string>, name: string): string | undefined {
-  const wanted = name.toLowerCase();
-  return Object.keys(headers).find((key) => key.toLowerCase() === wanted);
-}
+const ONE_MIB = 1024 * 1024;
 
 /** Sets a request header, replacing any spelling of the same name. */
 export function setHeader(transaction: DreddTransaction, name: string, value: string): void {
-  removeHeader(transaction, name);
-  transaction.request.headers[name] = value;
-}
-
-export function removeHeader(transaction: DreddTransaction, name: string): void {
   const headers = transaction.request.headers;
-  let existing = headerName(headers, name);
-  while (existing !== undefined) {
-    delete headers[existing];
-    existing = headerName(headers, name);
-  }
-}
-
-export function getHeader(transaction: DreddTransaction, name: string): string | undefined {
-  const key = headerName(transaction.request.headers, name);
-  return key === undefined ? undefined : transaction.request.headers[key];
+  for (const key of Object.keys(headers)) if (key.toLowerCase() === name.toLowerCase()) delete headers[key];
+  headers[name] = value;
 }
 
 /** The request body parsed as JSON (undefined when there is no body); `any`: the plans change bodies of every shape. */
@@ -79,11 +61,6 @@ export function setPath(transaction: DreddTransaction, template: string, values:
   setUri(transaction, path, splitUri(transaction.request.uri).query);
 }
 
-/** The query string of the request (without `?`). */
-export function queryOf(transaction: DreddTransaction): string {
-  return splitUri(transaction.request.uri).query;
-}
-
 /** Replaces the query string (without `?`; '' removes it), keeping the path. */
 export function setQuery(transaction: DreddTransaction, query: string): void {
   setUri(transaction, splitUri(transaction.request.uri).path, query);
@@ -91,8 +68,8 @@ export function setQuery(transaction: DreddTransaction, query: string): void {
 
 /** Sets one query parameter (encoded with encodeURIComponent), keeping the others. */
 export function setQueryParameter(transaction: DreddTransaction, name: string, value: string): void {
-  const params = queryOf(transaction)
-    .split('&')
+  const params = splitUri(transaction.request.uri)
+    .query.split('&')
     .filter((pair) => pair !== '' && decodeURIComponent(pair.split('=')[0] ?? '') !== name);
   params.push(`${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
   setQuery(transaction, params.join('&'));

@@ -90,14 +90,14 @@ export class ContractKitError extends Error {
   override readonly name = 'ContractKitError';
 }
 
+/** Placeholders of the right form for the credentials not given against a mock. */
 const MOCK_CREDENTIALS = {
   username: 'contract_kit',
   password: 'contract_kit_password',
   partnerId: 'contract_kit_partner',
   privateKey: 'contract-kit-mock-key',
 };
-
-export { newRunId };
+const NO_CREDENTIALS = { username: '', password: '', partnerId: '', privateKey: '' };
 
 function requireCredentials(options: ContractOptions): void {
   if (options.mock || options.names) return;
@@ -128,7 +128,7 @@ export async function runContract(options: ContractOptions): Promise<ContractRep
   }
   requireCredentials(options);
   const mock = options.mock === true;
-  const credentials = mock ? { ...MOCK_CREDENTIALS, ...defined(options) } : defined(options);
+  const fallback = mock ? MOCK_CREDENTIALS : NO_CREDENTIALS;
   const runId = options.runId ?? newRunId();
 
   const env: NodeJS.ProcessEnv = { ...process.env };
@@ -144,10 +144,10 @@ export async function runContract(options: ContractOptions): Promise<ContractRep
     [ENV.names]: options.names ? '1' : '0',
     [ENV.runId]: runId,
     [ENV.waitSeconds]: String(options.waitSeconds ?? 120),
-    [ENV.username]: credentials.username ?? '',
-    [ENV.password]: credentials.password ?? '',
-    [ENV.partnerId]: credentials.partnerId ?? '',
-    [ENV.privateKey]: credentials.privateKey ?? '',
+    [ENV.username]: options.username || fallback.username,
+    [ENV.password]: options.password || fallback.password,
+    [ENV.partnerId]: options.partnerId || fallback.partnerId,
+    [ENV.privateKey]: options.privateKey || fallback.privateKey,
   });
   const { driver } = await bundleKit();
 
@@ -221,13 +221,4 @@ function toResult(message: Extract<DriverMessage, { type: 'test' }>): Transactio
   if (message.message !== undefined) result.message = message.message;
   if (message.status === 'skip') result.reason = message.reason ?? 'skipped without a recorded reason';
   return result;
-}
-
-function defined(options: ContractOptions): Partial<typeof MOCK_CREDENTIALS> {
-  const out: Partial<typeof MOCK_CREDENTIALS> = {};
-  if (options.username) out.username = options.username;
-  if (options.password) out.password = options.password;
-  if (options.partnerId) out.partnerId = options.partnerId;
-  if (options.privateKey) out.privateKey = options.privateKey;
-  return out;
 }

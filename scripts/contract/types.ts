@@ -1,5 +1,4 @@
 /** The shapes the contract kit's modules pass around: Dredd's transaction, the kit's plans. */
-import type { Family } from '../../src/contract/index.js';
 
 /** A Dredd transaction, as far as the hooks read and change it. */
 export interface DreddTransaction {
@@ -52,20 +51,4 @@ export interface Plan {
   expectCode?: string;
   invalid?: boolean;
   check?: (real: RealResponse) => string[];
-}
-
-/** The settings of one run (./settings.ts). */
-export interface Settings {
-  family: Family;
-  server: string;
-  document: string;
-  mock: boolean;
-  proxy: boolean;
-  controls: string;
-  runId: string;
-  waitSeconds: number;
-  username: string;
-  password: string;
-  partnerId: string;
-  privateKey: string;
 }

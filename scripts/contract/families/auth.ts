@@ -5,7 +5,8 @@
 import { sdkSignature, webSignature } from '../../../src/signature.js';
 import type { Kit } from '../kit.js';
 import * as edit from '../request-edit.js';
-import type { DreddTransaction, Operation, Settings } from '../types.js';
+import type { Settings } from '../settings.js';
+import type { DreddTransaction, Operation } from '../types.js';
 
 export type AuthMode = 'valid' | 'wrong';
 
