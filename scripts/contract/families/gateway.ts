@@ -65,10 +65,6 @@ const UNKNOWN_REFERENCE = '00000000-0000-4000-8000-000000000000';
 const TINY_PDF = Buffer.from('%PDF-1.4\n1 0 obj\n<</Type/Catalog>>\nendobj\ntrailer\n<</Root 1 0 R>>\n%%EOF\n').toString('base64');
 const CLOCK_STEP_MS = 60000;
 
-function merchantCredentials(kit: Kit): { username: string; password: string } {
-  return { username: kit.settings.username, password: kit.settings.password };
-}
-
 function schemeOf(kit: Kit, op: Operation): string | undefined {
   const requirement = kit.security(op.path, op.method)[0] ?? {};
   return Object.keys(requirement)[0];
@@ -82,23 +78,16 @@ export function authenticate(kit: Kit, transaction: DreddTransaction, op: Operat
     const credentials = kit.state.transactional || { username: `${kit.settings.runId}_unknown`, password: 'unknown' };
     setBasic(transaction, credentials, mode);
   } else {
-    setBasic(transaction, merchantCredentials(kit), mode);
+    setBasic(transaction, kit.settings, mode);
   }
 }
 
 // ---------------------------------------------------------------------------------------------
 // Setup
 
-function merchantCall(kit: Kit, method: string, path: string, value?: unknown): Promise<SetupResponse> {
-  const { username, password } = merchantCredentials(kit);
-  return kit.call(method, path, {
-    body: value === undefined ? undefined : JSON.stringify(value),
-    headers: { Authorization: basicValue(username, password) },
-  });
-}
-
-function transactionalCall(kit: Kit, method: string, path: string, value?: unknown): Promise<SetupResponse> {
-  const { username, password } = kit.state.transactional;
+/** A setup call of the Merchant API (`merchant`) or, with the merchant's credentials, of the Transactional API. */
+function basicCall(kit: Kit, api: 'merchant' | 'transactional', method: string, path: string, value?: unknown): Promise<SetupResponse> {
+  const { username, password } = api === 'merchant' ? kit.settings : kit.state.transactional;
   return kit.call(method, path, {
     body: value === undefined ? undefined : JSON.stringify(value),
     headers: { Authorization: basicValue(username, password) },
@@ -129,8 +118,8 @@ async function waitFor<T>(kit: Kit, what: string, probe: () => Promise<T | undef
 
 class WaitTimeout extends Error {}
 
-async function createMerchant(kit: Kit, id: string): Promise<void> {
-  const response = await merchantCall(kit, 'POST', MERCHANTS, {
+async function createMerchant(kit: Kit, id: string): Promise<string> {
+  const response = await basicCall(kit, 'merchant', 'POST', MERCHANTS, {
     merchant: {
       id,
       brandName: 'Contract Kit Store',
@@ -140,19 +129,20 @@ async function createMerchant(kit: Kit, id: string): Promise<void> {
     },
   });
   if (response.status !== 201) throw new Error(unexpected(`creating merchant ${id}`, response));
+  return id;
 }
 
 async function onboardMerchant(kit: Kit, id: string): Promise<{ username: string; password: string }> {
   await createMerchant(kit, id);
   for (const documentType of ['PAN', 'CANCELLED_CHEQUE']) {
-    const response = await merchantCall(kit, 'POST', `${MERCHANTS}/${id}/document`, {
+    const response = await basicCall(kit, 'merchant', 'POST', `${MERCHANTS}/${id}/document`, {
       documentType,
       document: { type: 'base64', value: TINY_PDF },
     });
     if (response.status !== 200) throw new Error(unexpected(`uploading ${documentType} of ${id}`, response));
   }
   const merchant = await waitFor<any>(kit, `merchant ${id} becoming enabled`, async () => {
-    const response = await merchantCall(kit, 'GET', `${MERCHANTS}/${id}`);
+    const response = await basicCall(kit, 'merchant', 'GET', `${MERCHANTS}/${id}`);
     if (response.status !== 200) throw new Error(unexpected(`reading merchant ${id}`, response));
     const record = response.json && response.json.merchant;
     if (record && record.stage === 'enabled') return record;
@@ -174,7 +164,7 @@ async function onboardMerchant(kit: Kit, id: string): Promise<{ username: string
 
 async function createTransaction(kit: Kit, suffix: string, { device = true } = {}): Promise<string> {
   const id = kit.id(suffix);
-  const response = await transactionalCall(kit, 'POST', TRANSACTIONS, {
+  const response = await basicCall(kit, 'transactional', 'POST', TRANSACTIONS, {
     transaction: { id, amount: TRANSACTION_AMOUNT, notes: { referenceId: `contract_kit_${suffix}` } },
     user: TEST_USER,
     ...(device ? { deviceInformation: DEVICE } : {}),
@@ -184,7 +174,7 @@ async function createTransaction(kit: Kit, suffix: string, { device = true } = {
 }
 
 async function stage(kit: Kit, id: string): Promise<{ transaction: any; nextStep: any }> {
-  const response = await transactionalCall(kit, 'GET', `${TRANSACTIONS}/${id}?include=stage`);
+  const response = await basicCall(kit, 'transactional', 'GET', `${TRANSACTIONS}/${id}?include=stage`);
   if (response.status !== 200) throw new Error(unexpected(`reading the stage of ${id}`, response));
   const nextStep = response.json && response.json.transactionStage && response.json.transactionStage.nextStep;
   if (!nextStep) throw new Error(`the stage of ${id} has no transactionStage.nextStep`);
@@ -204,7 +194,7 @@ async function authenticating(kit: Kit, suffix: string): Promise<{ id: string; r
 async function paying(kit: Kit, suffix: string): Promise<{ id: string; referenceId: string; downPayment: number }> {
   const { id, referenceId } = await authenticating(kit, suffix);
   const path = `${TRANSACTIONS}/${id}/user-inputs/${referenceId}`;
-  const response = await transactionalCall(kit, 'POST', path, { value: TEST_OTP });
+  const response = await basicCall(kit, 'transactional', 'POST', path, { value: TEST_OTP });
   if (response.status !== 200) throw new Error(unexpected(`submitting the test OTP ${TEST_OTP} to ${id}`, response));
   const { nextStep } = await stage(kit, id);
   if (nextStep.step !== 'payment') throw new Error(`transaction ${id} is in step ${nextStep.step} after the OTP, not payment`);
@@ -226,28 +216,29 @@ async function step(kit: Kit, keys: string[], work: () => Promise<void>): Promis
   }
 }
 
+/** One step of the setup that makes the state value `key`. */
+function make(kit: Kit, key: string, work: () => Promise<unknown>): Promise<void> {
+  return step(kit, [key], async () => {
+    kit.state[key] = await work();
+  });
+}
+
 export async function setup(kit: Kit): Promise<void> {
   await step(kit, ['merchantId', 'transactional'], async () => {
     const id = kit.id('m');
     kit.state.transactional = await onboardMerchant(kit, id);
     kit.state.merchantId = id;
   });
-  await step(kit, ['pendingMerchantId'], async () => {
-    await createMerchant(kit, kit.id('m_pending'));
-    kit.state.pendingMerchantId = kit.id('m_pending');
-  });
-  await step(kit, ['disableMerchantId'], async () => {
-    await createMerchant(kit, kit.id('m_disable'));
-    kit.state.disableMerchantId = kit.id('m_disable');
-  });
+  await make(kit, 'pendingMerchantId', () => createMerchant(kit, kit.id('m_pending')));
+  await make(kit, 'disableMerchantId', () => createMerchant(kit, kit.id('m_disable')));
   if (kit.state.merchantId) {
-    await step(kit, ['takenEmail'], async () => {
+    await make(kit, 'takenEmail', async () => {
       const email = `${kit.settings.runId}.taken@contract-kit.example.in`;
-      const response = await merchantCall(kit, 'POST', `${MERCHANTS}/${kit.state.merchantId}/dashboard-access`, {
+      const response = await basicCall(kit, 'merchant', 'POST', `${MERCHANTS}/${kit.state.merchantId}/dashboard-access`, {
         dashboardUser: { name: 'Contract Kit', email },
       });
       if (response.status !== 201) throw new Error(unexpected(`creating dashboard access for ${email}`, response));
-      kit.state.takenEmail = email;
+      return email;
     });
   }
   if (!kit.state.transactional) {
@@ -256,9 +247,9 @@ export async function setup(kit: Kit): Promise<void> {
     return;
   }
   // First what waits on the clock, then the transactions whose OTPs must not expire.
-  await step(kit, ['successId'], async () => {
+  await make(kit, 'successId', async () => {
     const { id, downPayment } = await paying(kit, 't_success');
-    const registered = await transactionalCall(kit, 'POST', `${TRANSACTIONS}/${id}/payment/register-external`, {
+    const registered = await basicCall(kit, 'transactional', 'POST', `${TRANSACTIONS}/${id}/payment/register-external`, {
       metaData: metaData(downPayment),
     });
     if (registered.status !== 200) throw new Error(unexpected(`registering the down payment of ${id}`, registered));
@@ -268,36 +259,24 @@ export async function setup(kit: Kit): Promise<void> {
       if (transaction.status === 'FAILED') throw new Error(`transaction ${id} became FAILED (${transaction.failureReason}), not SUCCESS`);
       return undefined;
     });
-    const refund = await transactionalCall(kit, 'POST', `${TRANSACTIONS}/${id}/refund`, {
+    const refund = await basicCall(kit, 'transactional', 'POST', `${TRANSACTIONS}/${id}/refund`, {
       refund: { id: kit.id('r0'), amount: FIRST_REFUND_AMOUNT },
     });
     if (refund.status !== 200) throw new Error(unexpected(`refunding ${FIRST_REFUND_AMOUNT} of ${id}`, refund));
-    kit.state.successId = id;
+    return id;
   });
-  await step(kit, ['freshId'], async () => {
-    kit.state.freshId = await createTransaction(kit, 't_fresh');
-  });
-  await step(kit, ['cancelId'], async () => {
-    kit.state.cancelId = await createTransaction(kit, 't_cancel', { device: false });
-  });
-  await step(kit, ['cancelledId'], async () => {
+  await make(kit, 'freshId', () => createTransaction(kit, 't_fresh'));
+  await make(kit, 'cancelId', () => createTransaction(kit, 't_cancel', { device: false }));
+  await make(kit, 'cancelledId', async () => {
     const id = await createTransaction(kit, 't_cancelled');
-    const cancelled = await transactionalCall(kit, 'GET', `${TRANSACTIONS}/${id}/cancel`);
+    const cancelled = await basicCall(kit, 'transactional', 'GET', `${TRANSACTIONS}/${id}/cancel`);
     if (cancelled.status !== 200) throw new Error(unexpected(`cancelling ${id}`, cancelled));
-    kit.state.cancelledId = id;
+    return id;
   });
-  await step(kit, ['otp'], async () => {
-    kit.state.otp = await authenticating(kit, 't_otp');
-  });
-  await step(kit, ['otpBad'], async () => {
-    kit.state.otpBad = await authenticating(kit, 't_otp_bad');
-  });
-  await step(kit, ['pay'], async () => {
-    kit.state.pay = await paying(kit, 't_pay');
-  });
-  await step(kit, ['payBad'], async () => {
-    kit.state.payBad = await paying(kit, 't_pay_bad');
-  });
+  await make(kit, 'otp', () => authenticating(kit, 't_otp'));
+  await make(kit, 'otpBad', () => authenticating(kit, 't_otp_bad'));
+  await make(kit, 'pay', () => paying(kit, 't_pay'));
+  await make(kit, 'payBad', () => paying(kit, 't_pay_bad'));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -345,6 +324,30 @@ function refundBody(id: string | undefined, amount: number): Edit {
   });
 }
 
+/**
+ * The paths with ids: the setup state of what a request is aimed at, and its path parameter. A 401
+ * goes to what the setup made (an unknown id when it is missing), a 404 to an unknown id.
+ */
+const TARGETS: Record<string, [key: string, parameter: string, unknown: string]> = {
+  [MERCHANT]: ['merchantId', 'id', 'm_unknown'],
+  [DOCUMENT]: ['pendingMerchantId', 'id', 'm_unknown'],
+  [DISABLE]: ['disableMerchantId', 'id', 'm_unknown'],
+  [DASHBOARD]: ['merchantId', 'id', 'm_unknown'],
+  [TRANSACTION]: ['freshId', 'id', 't_unknown'],
+  [USER_INPUT]: ['otpBad', 'transactionId', 't_unknown'],
+  [REGISTER]: ['payBad', 'transactionId', 't_unknown'],
+  [REFUND]: ['successId', 'transactionId', 't_unknown'],
+  [CANCEL]: ['cancelId', 'transactionId', 't_unknown'],
+};
+
+/** The path values of a request to a target of TARGETS: what the setup made, or an unknown id. */
+function targetOf(kit: Kit, [key, parameter, unknown]: [string, string, string], made: boolean): Record<string, string> {
+  const value = (made && kit.state[key]) || kit.id(unknown);
+  // `otpBad` and `payBad` are { id, referenceId, ... }; an unknown transaction has UNKNOWN_REFERENCE.
+  const target = typeof value === 'string' ? { id: value, referenceId: UNKNOWN_REFERENCE } : value;
+  return { [parameter]: target.id, referenceId: target.referenceId };
+}
+
 /** Skip reason for the transactions that need a SUCCESS transaction the server did not make in time. */
 function successSkip(kit: Kit): Plan | undefined {
   const timeout = kit.state.successIdTimeout;
@@ -362,11 +365,12 @@ export function plan(kit: Kit, op: Operation): Plan {
   });
   const wrong = (rest: Plan = {}): Plan => ({ auth: 'wrong', expectCode: 'UNAUTHORIZED', ...rest });
   const generic = () => genericPlan(kit, op, CODES);
-  const unknownMerchant = kit.id('m_unknown');
-  const unknownTransaction = kit.id('t_unknown');
   const need = (key: string) => kit.need(key);
   // Transaction operations need the merchant's credentials, except the 401s.
   if (status !== 401 && status !== 500 && schemeOf(kit, op) === 'transactionalApiBasic') need('transactional');
+  const target = TARGETS[op.path];
+  if (target && status === 401) return wrong({ edit: pathTo(op.path, targetOf(kit, target, true)) });
+  if (target && status === 404) return expect('NOT_FOUND', { edit: pathTo(op.path, targetOf(kit, target, false)) });
 
   switch (`${op.method} ${op.path} ${status}`) {
     // --- Merchant API
@@ -383,10 +387,6 @@ export function plan(kit: Kit, op: Operation): Plan {
       return { auth: 'valid', edit: pathTo(MERCHANT, { id: need('merchantId') }) };
     case `GET ${MERCHANT} 400`:
       return expect('BAD_REQUEST', { edit: pathTo(MERCHANT, { id: TOO_LONG_ID }) });
-    case `GET ${MERCHANT} 401`:
-      return wrong({ edit: pathTo(MERCHANT, { id: kit.state.merchantId || unknownMerchant }) });
-    case `GET ${MERCHANT} 404`:
-      return expect('NOT_FOUND', { edit: pathTo(MERCHANT, { id: unknownMerchant }) });
 
     case `POST ${DOCUMENT} 200`:
       return { auth: 'valid', edit: pathTo(DOCUMENT, { id: need('pendingMerchantId') }) };
@@ -394,10 +394,6 @@ export function plan(kit: Kit, op: Operation): Plan {
       return expect('BAD_REQUEST', {
         edit: all(pathTo(DOCUMENT, { id: need('pendingMerchantId') }), body((value) => delete value.documentType)),
       });
-    case `POST ${DOCUMENT} 401`:
-      return wrong({ edit: pathTo(DOCUMENT, { id: kit.state.pendingMerchantId || unknownMerchant }) });
-    case `POST ${DOCUMENT} 404`:
-      return expect('NOT_FOUND', { edit: pathTo(DOCUMENT, { id: unknownMerchant }) });
     case `POST ${DOCUMENT} 409`:
       return expect('INVALID_STATE', { edit: pathTo(DOCUMENT, { id: need('merchantId') }) });
     case `POST ${DOCUMENT} 413`:
@@ -409,10 +405,6 @@ export function plan(kit: Kit, op: Operation): Plan {
       return expect('BAD_REQUEST', {
         edit: all(pathTo(DISABLE, { id: need('disableMerchantId') }), body((value) => (value.reason = ''))),
       });
-    case `POST ${DISABLE} 401`:
-      return wrong({ edit: pathTo(DISABLE, { id: kit.state.disableMerchantId || unknownMerchant }) });
-    case `POST ${DISABLE} 404`:
-      return expect('NOT_FOUND', { edit: pathTo(DISABLE, { id: unknownMerchant }) });
     case `POST ${DISABLE} 413`:
       return expect('PAYLOAD_TOO_LARGE', { edit: all(pathTo(DISABLE, { id: need('disableMerchantId') }), padded) });
 
@@ -428,10 +420,6 @@ export function plan(kit: Kit, op: Operation): Plan {
       return expect('BAD_REQUEST', {
         edit: all(pathTo(DASHBOARD, { id: need('merchantId') }), body((value) => delete value.dashboardUser)),
       });
-    case `POST ${DASHBOARD} 401`:
-      return wrong({ edit: pathTo(DASHBOARD, { id: kit.state.merchantId || unknownMerchant }) });
-    case `POST ${DASHBOARD} 404`:
-      return expect('NOT_FOUND', { edit: pathTo(DASHBOARD, { id: unknownMerchant }) });
     case `POST ${DASHBOARD} 409`:
       return expect('DUPLICATE_ID', {
         edit: all(
@@ -479,10 +467,6 @@ export function plan(kit: Kit, op: Operation): Plan {
       return { auth: 'valid', edit: pathTo(TRANSACTION, { id: need('freshId') }) };
     case `GET ${TRANSACTION} 400`:
       return expect('BAD_REQUEST', { edit: pathTo(TRANSACTION, { id: TOO_LONG_ID }) });
-    case `GET ${TRANSACTION} 401`:
-      return wrong({ edit: pathTo(TRANSACTION, { id: kit.state.freshId || unknownTransaction }) });
-    case `GET ${TRANSACTION} 404`:
-      return expect('NOT_FOUND', { edit: pathTo(TRANSACTION, { id: unknownTransaction }) });
 
     case `POST ${USER_INPUT} 200`: {
       const { id, referenceId } = need('otp');
@@ -494,12 +478,6 @@ export function plan(kit: Kit, op: Operation): Plan {
         edit: all(pathTo(USER_INPUT, { transactionId: id, referenceId }), body((value) => delete value.value)),
       });
     }
-    case `POST ${USER_INPUT} 401`: {
-      const target = kit.state.otpBad || { id: unknownTransaction, referenceId: UNKNOWN_REFERENCE };
-      return wrong({ edit: pathTo(USER_INPUT, { transactionId: target.id, referenceId: target.referenceId }) });
-    }
-    case `POST ${USER_INPUT} 404`:
-      return expect('NOT_FOUND', { edit: pathTo(USER_INPUT, { transactionId: unknownTransaction, referenceId: UNKNOWN_REFERENCE }) });
     case `POST ${USER_INPUT} 409`: {
       const { id, referenceId } = need('pay');
       return expect('INVALID_STATE', {
@@ -521,10 +499,6 @@ export function plan(kit: Kit, op: Operation): Plan {
       const { id } = need('payBad');
       return expect('BAD_REQUEST', { edit: all(pathTo(REGISTER, { transactionId: id }), body((value) => delete value.metaData)) });
     }
-    case `POST ${REGISTER} 401`:
-      return wrong({ edit: pathTo(REGISTER, { transactionId: (kit.state.payBad && kit.state.payBad.id) || unknownTransaction }) });
-    case `POST ${REGISTER} 404`:
-      return expect('NOT_FOUND', { edit: pathTo(REGISTER, { transactionId: unknownTransaction }) });
     case `POST ${REGISTER} 409`:
       return expect('INVALID_STATE', { edit: pathTo(REGISTER, { transactionId: need('freshId') }) });
     case `POST ${REGISTER} 413`: {
@@ -552,10 +526,6 @@ export function plan(kit: Kit, op: Operation): Plan {
           }),
         ),
       });
-    case `POST ${REFUND} 401`:
-      return wrong({ edit: pathTo(REFUND, { transactionId: kit.state.successId || unknownTransaction }) });
-    case `POST ${REFUND} 404`:
-      return expect('NOT_FOUND', { edit: pathTo(REFUND, { transactionId: unknownTransaction }) });
     case `POST ${REFUND} 409`:
       // A transaction that is not SUCCESS (REFUND_AMOUNT_TOO_LARGE and ALREADY_REFUNDED are 400, D02).
       return expect('INVALID_STATE', {
@@ -574,10 +544,6 @@ export function plan(kit: Kit, op: Operation): Plan {
       return { auth: 'valid', edit: pathTo(CANCEL, { transactionId: need('cancelId') }) };
     case `GET ${CANCEL} 400`:
       return expect('BAD_REQUEST', { edit: pathTo(CANCEL, { transactionId: TOO_LONG_ID }) });
-    case `GET ${CANCEL} 401`:
-      return wrong({ edit: pathTo(CANCEL, { transactionId: kit.state.cancelId || unknownTransaction }) });
-    case `GET ${CANCEL} 404`:
-      return expect('NOT_FOUND', { edit: pathTo(CANCEL, { transactionId: unknownTransaction }) });
     case `GET ${CANCEL} 409`:
       return expect('INVALID_STATE', { edit: pathTo(CANCEL, { transactionId: need('cancelledId') }) });
 
