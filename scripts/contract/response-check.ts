@@ -46,7 +46,9 @@ function describeAjvError(error: ErrorObject): string {
 export function checkResponse(contract: Contract, expected: Operation, real: RealResponse | undefined): string[] {
   if (!real) return ['no response was received'];
   const status = Number(expected.status);
-  if (real.statusCode !== status) return [`status ${real.statusCode}, expected ${status}${real.body ? ` (body: ${excerpt(real.body)})` : ''}`];
+  if (real.statusCode !== status) {
+    return [`status ${real.statusCode}, expected ${status}${real.body ? ` (body: ${excerpt(real.body)})` : ''}`];
+  }
   const mediaType = expected.mediaType ? expected.mediaType.toLowerCase() : undefined;
   if (!mediaType) return real.body ? [`a body was sent where the document describes none (${excerpt(real.body)})`] : [];
   const problems: string[] = [];

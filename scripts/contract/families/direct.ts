@@ -71,7 +71,12 @@ const SDK: Flow = {
   suffix: 'confirmed',
   sign: setSdkSignature,
   initiate: (kit, id) =>
-    sdkCall(kit, SDK_INITIATE, { merchantTransactionId: id, userPhoneNumber: APPROVED_TEST_USER.phoneNumber, userId: 'contract_kit', amount: SDK_AMOUNT }),
+    sdkCall(kit, SDK_INITIATE, {
+      merchantTransactionId: id,
+      userPhoneNumber: APPROVED_TEST_USER.phoneNumber,
+      userId: 'contract_kit',
+      amount: SDK_AMOUNT,
+    }),
   confirm: (kit, path) => sdkCall(kit, path),
   at: { initiate: sdkId, status: sdkId, refund: sdkId },
 };
@@ -155,7 +160,9 @@ function plan(flow: Flow, kit: Kit, op: Operation): Plan {
     }
     case `${paths.status} 400`:
       // SDK: an unknown id; web: no id at all (a schema violation).
-      return flow === WEB ? { ...valid(at.status(undefined), 'BAD_REQUEST'), invalid: true } : valid(at.status(unknown), 'NO_SUCH_TRANSACTION');
+      return flow === WEB
+        ? { ...valid(at.status(undefined), 'BAD_REQUEST'), invalid: true }
+        : valid(at.status(unknown), 'NO_SUCH_TRANSACTION');
     case `${paths.status} 401`:
       return wrong(at.status(kit.state.existingId || unknown));
     case `${paths.status} 404`: // web only

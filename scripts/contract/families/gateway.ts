@@ -340,12 +340,13 @@ const TARGETS: Record<string, [key: string, parameter: string, unknown: string]>
   [CANCEL]: ['cancelId', 'transactionId', 't_unknown'],
 };
 
-/** The path values of a request to a target of TARGETS: what the setup made, or an unknown id. */
-function targetOf(kit: Kit, [key, parameter, unknown]: [string, string, string], made: boolean): Record<string, string> {
-  const value = (made && kit.state[key]) || kit.id(unknown);
-  // `otpBad` and `payBad` are { id, referenceId, ... }; an unknown transaction has UNKNOWN_REFERENCE.
+/**
+ * The path values of a request to `value` on a path of TARGETS: an id, or a transaction the setup
+ * left in a step (`{ id, referenceId, ... }`); an id alone has UNKNOWN_REFERENCE as its reference.
+ */
+function pathValues(template: string, value: string | { id: string; referenceId: string }): Record<string, string> {
   const target = typeof value === 'string' ? { id: value, referenceId: UNKNOWN_REFERENCE } : value;
-  return { [parameter]: target.id, referenceId: target.referenceId };
+  return { [TARGETS[template]![1]]: target.id, referenceId: target.referenceId };
 }
 
 /** Skip reason for the transactions that need a SUCCESS transaction the server did not make in time. */
@@ -357,88 +358,75 @@ function successSkip(kit: Kit): Plan | undefined {
 export function plan(kit: Kit, op: Operation): Plan {
   const status = Number(op.status);
   // Every BAD_REQUEST here is a schema violation (but the settlement range), every 413 too big.
-  const expect = (code: string, rest: Plan): Plan => ({
+  const expect = (code: string, ...edits: Edit[]): Plan => ({
     auth: 'valid',
     expectCode: code,
     invalid: code === 'BAD_REQUEST' || code === 'PAYLOAD_TOO_LARGE',
-    ...rest,
+    edit: all(...edits),
   });
-  const wrong = (rest: Plan = {}): Plan => ({ auth: 'wrong', expectCode: 'UNAUTHORIZED', ...rest });
-  const generic = () => genericPlan(kit, op, CODES);
+  const valid = (...edits: Edit[]): Plan => ({ auth: 'valid', edit: all(...edits) });
+  const wrong = (...edits: Edit[]): Plan => ({ auth: 'wrong', expectCode: 'UNAUTHORIZED', edit: all(...edits) });
+  const large = (...edits: Edit[]): Plan => expect('PAYLOAD_TOO_LARGE', ...edits, padded);
   const need = (key: string) => kit.need(key);
+  /** The path to what the setup made (`key`). */
+  const to = (template: string, key: string) => pathTo(template, pathValues(template, need(key)));
+  const query = (text: string): Edit => (transaction) => edit.setQuery(transaction, text);
+  const email = (address: string) => body((value) => (value.dashboardUser.email = address));
+  const otp = body((value) => (value.value = TEST_OTP));
   // Transaction operations need the merchant's credentials, except the 401s.
   if (status !== 401 && status !== 500 && schemeOf(kit, op) === 'transactionalApiBasic') need('transactional');
-  const target = TARGETS[op.path];
-  if (target && status === 401) return wrong({ edit: pathTo(op.path, targetOf(kit, target, true)) });
-  if (target && status === 404) return expect('NOT_FOUND', { edit: pathTo(op.path, targetOf(kit, target, false)) });
+  const [made, , unknown] = TARGETS[op.path] ?? [];
+  if (made && unknown && status === 401) return wrong(pathTo(op.path, pathValues(op.path, kit.state[made] || kit.id(unknown))));
+  if (unknown && status === 404) return expect('NOT_FOUND', pathTo(op.path, pathValues(op.path, kit.id(unknown))));
 
   switch (`${op.method} ${op.path} ${status}`) {
     // --- Merchant API
     case `POST ${MERCHANTS} 201`:
-      return { auth: 'valid', edit: body((value) => (value.merchant.id = kit.id('m_new'))) };
+      return valid(body((value) => (value.merchant.id = kit.id('m_new'))));
     case `POST ${MERCHANTS} 401`:
-      return wrong({ edit: body((value) => (value.merchant.id = kit.id('m_unauthorized'))) });
+      return wrong(body((value) => (value.merchant.id = kit.id('m_unauthorized'))));
     case `POST ${MERCHANTS} 409`:
-      return expect('DUPLICATE_ID', { edit: body((value) => (value.merchant.id = need('merchantId'))) });
+      return expect('DUPLICATE_ID', body((value) => (value.merchant.id = need('merchantId'))));
     case `POST ${MERCHANTS} 413`:
-      return expect('PAYLOAD_TOO_LARGE', { edit: all(body((value) => (value.merchant.id = kit.id('m_large'))), padded) });
+      return large(body((value) => (value.merchant.id = kit.id('m_large'))));
 
     case `GET ${MERCHANT} 200`:
-      return { auth: 'valid', edit: pathTo(MERCHANT, { id: need('merchantId') }) };
+      return valid(to(MERCHANT, 'merchantId'));
     case `GET ${MERCHANT} 400`:
-      return expect('BAD_REQUEST', { edit: pathTo(MERCHANT, { id: TOO_LONG_ID }) });
+      return expect('BAD_REQUEST', pathTo(MERCHANT, { id: TOO_LONG_ID }));
 
     case `POST ${DOCUMENT} 200`:
-      return { auth: 'valid', edit: pathTo(DOCUMENT, { id: need('pendingMerchantId') }) };
+      return valid(to(DOCUMENT, 'pendingMerchantId'));
     case `POST ${DOCUMENT} 400`:
-      return expect('BAD_REQUEST', {
-        edit: all(pathTo(DOCUMENT, { id: need('pendingMerchantId') }), body((value) => delete value.documentType)),
-      });
+      return expect('BAD_REQUEST', to(DOCUMENT, 'pendingMerchantId'), body((value) => delete value.documentType));
     case `POST ${DOCUMENT} 409`:
-      return expect('INVALID_STATE', { edit: pathTo(DOCUMENT, { id: need('merchantId') }) });
+      return expect('INVALID_STATE', to(DOCUMENT, 'merchantId'));
     case `POST ${DOCUMENT} 413`:
-      return expect('PAYLOAD_TOO_LARGE', { edit: all(pathTo(DOCUMENT, { id: need('pendingMerchantId') }), padded) });
+      return large(to(DOCUMENT, 'pendingMerchantId'));
 
     case `POST ${DISABLE} 200`:
-      return { auth: 'valid', edit: pathTo(DISABLE, { id: need('disableMerchantId') }) };
+      return valid(to(DISABLE, 'disableMerchantId'));
     case `POST ${DISABLE} 400`:
-      return expect('BAD_REQUEST', {
-        edit: all(pathTo(DISABLE, { id: need('disableMerchantId') }), body((value) => (value.reason = ''))),
-      });
+      return expect('BAD_REQUEST', to(DISABLE, 'disableMerchantId'), body((value) => (value.reason = '')));
     case `POST ${DISABLE} 413`:
-      return expect('PAYLOAD_TOO_LARGE', { edit: all(pathTo(DISABLE, { id: need('disableMerchantId') }), padded) });
+      return large(to(DISABLE, 'disableMerchantId'));
 
     case `POST ${DASHBOARD} 201`:
-      return {
-        auth: 'valid',
-        edit: all(
-          pathTo(DASHBOARD, { id: need('merchantId') }),
-          body((value) => (value.dashboardUser.email = `${kit.settings.runId}.new@contract-kit.example.in`)),
-        ),
-      };
+      return valid(to(DASHBOARD, 'merchantId'), email(`${kit.settings.runId}.new@contract-kit.example.in`));
     case `POST ${DASHBOARD} 400`:
-      return expect('BAD_REQUEST', {
-        edit: all(pathTo(DASHBOARD, { id: need('merchantId') }), body((value) => delete value.dashboardUser)),
-      });
+      return expect('BAD_REQUEST', to(DASHBOARD, 'merchantId'), body((value) => delete value.dashboardUser));
     case `POST ${DASHBOARD} 409`:
-      return expect('DUPLICATE_ID', {
-        edit: all(
-          pathTo(DASHBOARD, { id: need('merchantId') }),
-          body((value) => (value.dashboardUser.email = need('takenEmail'))),
-        ),
-      });
+      return expect(
+        'DUPLICATE_ID',
+        to(DASHBOARD, 'merchantId'),
+        body((value) => (value.dashboardUser.email = need('takenEmail'))),
+      );
     case `POST ${DASHBOARD} 413`:
-      return expect('PAYLOAD_TOO_LARGE', {
-        edit: all(
-          pathTo(DASHBOARD, { id: need('merchantId') }),
-          body((value) => (value.dashboardUser.email = `${kit.settings.runId}.large@contract-kit.example.in`)),
-          padded,
-        ),
-      });
+      return large(to(DASHBOARD, 'merchantId'), email(`${kit.settings.runId}.large@contract-kit.example.in`));
 
     // --- Transactional API
     case `POST ${PRE_ELIGIBILITY} 200`:
-      return { auth: 'valid', edit: body((value) => (value.user = TEST_USER)) };
+      return valid(body((value) => (value.user = TEST_USER)));
 
     case `GET ${CONFIGURATION} 200`:
       return { auth: 'valid' };
@@ -446,116 +434,83 @@ export function plan(kit: Kit, op: Operation): Plan {
       return wrong();
 
     case `POST ${TRANSACTIONS} 200`:
-      return { auth: 'valid', edit: transactionBody(kit.id('t_new')) };
+      return valid(transactionBody(kit.id('t_new')));
     case `POST ${TRANSACTIONS} 400`:
-      return expect('BAD_REQUEST', { edit: all(transactionBody(kit.id('t_invalid')), body((value) => delete value.user)) });
+      return expect('BAD_REQUEST', transactionBody(kit.id('t_invalid')), body((value) => delete value.user));
     case `POST ${TRANSACTIONS} 401`:
-      return wrong({ edit: transactionBody(kit.id('t_unauthorized')) });
+      return wrong(transactionBody(kit.id('t_unauthorized')));
     case `POST ${TRANSACTIONS} 409`:
-      return expect('DUPLICATE_ID', { edit: transactionBody(need('freshId')) });
+      return expect('DUPLICATE_ID', transactionBody(need('freshId')));
     case `POST ${TRANSACTIONS} 413`:
-      return expect('PAYLOAD_TOO_LARGE', { edit: all(transactionBody(kit.id('t_large')), padded) });
+      return large(transactionBody(kit.id('t_large')));
 
     case `GET ${TRANSACTIONS} 200`:
-      return { auth: 'valid', edit: (transaction: DreddTransaction) => edit.setQuery(transaction, 'limit=5') };
+      return valid(query('limit=5'));
     case `GET ${TRANSACTIONS} 400`:
-      return expect('BAD_REQUEST', { edit: (transaction: DreddTransaction) => edit.setQuery(transaction, 'limit=0') });
+      return expect('BAD_REQUEST', query('limit=0'));
     case `GET ${TRANSACTIONS} 401`:
-      return wrong({ edit: (transaction: DreddTransaction) => edit.setQuery(transaction, 'limit=5') });
+      return wrong(query('limit=5'));
 
     case `GET ${TRANSACTION} 200`:
-      return { auth: 'valid', edit: pathTo(TRANSACTION, { id: need('freshId') }) };
+      return valid(to(TRANSACTION, 'freshId'));
     case `GET ${TRANSACTION} 400`:
-      return expect('BAD_REQUEST', { edit: pathTo(TRANSACTION, { id: TOO_LONG_ID }) });
+      return expect('BAD_REQUEST', pathTo(TRANSACTION, { id: TOO_LONG_ID }));
 
-    case `POST ${USER_INPUT} 200`: {
-      const { id, referenceId } = need('otp');
-      return { auth: 'valid', edit: all(pathTo(USER_INPUT, { transactionId: id, referenceId }), body((value) => (value.value = TEST_OTP))) };
-    }
-    case `POST ${USER_INPUT} 400`: {
-      const { id, referenceId } = need('otpBad');
-      return expect('BAD_REQUEST', {
-        edit: all(pathTo(USER_INPUT, { transactionId: id, referenceId }), body((value) => delete value.value)),
-      });
-    }
-    case `POST ${USER_INPUT} 409`: {
-      const { id, referenceId } = need('pay');
-      return expect('INVALID_STATE', {
-        edit: all(pathTo(USER_INPUT, { transactionId: id, referenceId }), body((value) => (value.value = TEST_OTP))),
-      });
-    }
-    case `POST ${USER_INPUT} 413`: {
-      const { id, referenceId } = need('otpBad');
-      return expect('PAYLOAD_TOO_LARGE', {
-        edit: all(pathTo(USER_INPUT, { transactionId: id, referenceId }), body((value) => (value.value = TEST_OTP)), padded),
-      });
-    }
+    case `POST ${USER_INPUT} 200`:
+      return valid(to(USER_INPUT, 'otp'), otp);
+    case `POST ${USER_INPUT} 400`:
+      return expect('BAD_REQUEST', to(USER_INPUT, 'otpBad'), body((value) => delete value.value));
+    case `POST ${USER_INPUT} 409`:
+      return expect('INVALID_STATE', to(USER_INPUT, 'pay'), otp);
+    case `POST ${USER_INPUT} 413`:
+      return large(to(USER_INPUT, 'otpBad'), otp);
 
-    case `POST ${REGISTER} 200`: {
-      const { id, downPayment } = need('pay');
-      return { auth: 'valid', edit: all(pathTo(REGISTER, { transactionId: id }), body((value) => (value.metaData = metaData(downPayment)))) };
-    }
-    case `POST ${REGISTER} 400`: {
-      const { id } = need('payBad');
-      return expect('BAD_REQUEST', { edit: all(pathTo(REGISTER, { transactionId: id }), body((value) => delete value.metaData)) });
-    }
+    case `POST ${REGISTER} 200`:
+      return valid(to(REGISTER, 'pay'), body((value) => (value.metaData = metaData(need('pay').downPayment))));
+    case `POST ${REGISTER} 400`:
+      return expect('BAD_REQUEST', to(REGISTER, 'payBad'), body((value) => delete value.metaData));
     case `POST ${REGISTER} 409`:
-      return expect('INVALID_STATE', { edit: pathTo(REGISTER, { transactionId: need('freshId') }) });
-    case `POST ${REGISTER} 413`: {
-      const { id, downPayment } = need('payBad');
-      return expect('PAYLOAD_TOO_LARGE', {
-        edit: all(pathTo(REGISTER, { transactionId: id }), body((value) => (value.metaData = metaData(downPayment))), padded),
-      });
-    }
+      return expect('INVALID_STATE', to(REGISTER, 'freshId'));
+    case `POST ${REGISTER} 413`:
+      return large(to(REGISTER, 'payBad'), body((value) => (value.metaData = metaData(need('payBad').downPayment))));
 
     case `POST ${REFUND} 200`:
       // A new refund; the setup's refund `r0` was the first (a repeat of it answers 200 as well, D18).
-      return (
-        successSkip(kit) || {
-          auth: 'valid',
-          edit: all(pathTo(REFUND, { transactionId: need('successId') }), refundBody(kit.id('r_new'), NEW_REFUND_AMOUNT)),
-        }
-      );
+      return successSkip(kit) || valid(to(REFUND, 'successId'), refundBody(kit.id('r_new'), NEW_REFUND_AMOUNT));
     case `POST ${REFUND} 400`:
-      return expect('BAD_REQUEST', {
-        edit: all(
-          pathTo(REFUND, { transactionId: kit.state.successId || need('freshId') }),
-          body((value) => {
-            for (const key of Object.keys(value)) delete value[key];
-            value.refund = { amount: 'not-a-number' };
-          }),
-        ),
-      });
+      return expect(
+        'BAD_REQUEST',
+        pathTo(REFUND, { transactionId: kit.state.successId || need('freshId') }),
+        body((value) => {
+          for (const key of Object.keys(value)) delete value[key];
+          value.refund = { amount: 'not-a-number' };
+        }),
+      );
     case `POST ${REFUND} 409`:
       // A transaction that is not SUCCESS (REFUND_AMOUNT_TOO_LARGE and ALREADY_REFUNDED are 400, D02).
-      return expect('INVALID_STATE', {
-        edit: all(pathTo(REFUND, { transactionId: need('freshId') }), refundBody(kit.id('r_pending'), NEW_REFUND_AMOUNT)),
-      });
+      return expect('INVALID_STATE', to(REFUND, 'freshId'), refundBody(kit.id('r_pending'), NEW_REFUND_AMOUNT));
     case `POST ${REFUND} 413`:
-      return expect('PAYLOAD_TOO_LARGE', {
-        edit: all(
-          pathTo(REFUND, { transactionId: kit.state.successId || need('freshId') }),
-          refundBody(kit.id('r_large'), NEW_REFUND_AMOUNT),
-          padded,
-        ),
-      });
+      return large(
+        pathTo(REFUND, { transactionId: kit.state.successId || need('freshId') }),
+        refundBody(kit.id('r_large'), NEW_REFUND_AMOUNT),
+      );
 
     case `GET ${CANCEL} 200`:
-      return { auth: 'valid', edit: pathTo(CANCEL, { transactionId: need('cancelId') }) };
+      return valid(to(CANCEL, 'cancelId'));
     case `GET ${CANCEL} 400`:
-      return expect('BAD_REQUEST', { edit: pathTo(CANCEL, { transactionId: TOO_LONG_ID }) });
+      return expect('BAD_REQUEST', pathTo(CANCEL, { transactionId: TOO_LONG_ID }));
     case `GET ${CANCEL} 409`:
-      return expect('INVALID_STATE', { edit: pathTo(CANCEL, { transactionId: need('cancelledId') }) });
+      return expect('INVALID_STATE', to(CANCEL, 'cancelledId'));
 
     case `GET ${SETTLEMENT} 200`:
-      return { auth: 'valid', edit: (transaction: DreddTransaction) => edit.setQuery(transaction, '') };
+      return valid(query(''));
     case `GET ${SETTLEMENT} 400`:
       // `to` before `from` (D19).
-      return expect('BAD_REQUEST', { invalid: false, edit: (transaction: DreddTransaction) => edit.setQuery(transaction, 'from=2026-01-10&to=2026-01-01') });
+      return { ...expect('BAD_REQUEST', query('from=2026-01-10&to=2026-01-01')), invalid: false };
     case `GET ${SETTLEMENT} 401`:
-      return wrong({ edit: (transaction: DreddTransaction) => edit.setQuery(transaction, '') });
+      return wrong(query(''));
 
     default:
-      return generic();
+      return genericPlan(kit, op, CODES);
   }
 }
