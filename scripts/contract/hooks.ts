@@ -14,12 +14,12 @@
  * the driver (./registry.ts) and logged with `hooks.log`.
  */
 import hooks from 'hooks';
-import { contractOf, type Contract } from '../../src/contract/index.js';
+import { contractOf } from '../../src/contract/index.js';
 import { sdk, web } from './families/direct.js';
 import * as extras from './families/extras.js';
 import * as gateway from './families/gateway.js';
 import { Kit, NeedError, type FamilyModule } from './kit.js';
-import { isInvalidRequest, mockPlan, PROXY_SKIP } from './plans.js';
+import { mockPlan, PROXY_SKIP } from './plans.js';
 import { registry } from './registry.js';
 import * as edit from './request-edit.js';
 import { checkResponse, header } from './response-check.js';
@@ -30,13 +30,11 @@ const FAMILY_MODULES: Record<Settings['family'], FamilyModule> = { gateway, extr
 
 const report = registry();
 let settings: Settings;
-let contract: Contract;
 let kit: Kit;
 let family: FamilyModule;
 try {
   settings = readSettings(process.env);
-  contract = contractOf(settings.family, settings.document);
-  kit = new Kit(settings, contract);
+  kit = new Kit(settings, contractOf(settings.family, settings.document));
   family = FAMILY_MODULES[settings.family];
 } catch (error) {
   // Dredd only logs a warning for a hook file that throws and runs without it; the driver
@@ -91,7 +89,9 @@ function prepare(transaction: DreddTransaction): void {
     }
     throw error;
   }
-  if (!plan.skip && settings.proxy && isInvalidRequest(op, plan)) plan = { skip: `${op.status}: ${PROXY_SKIP}` };
+  // Every 413, and the 400s that send a schema violation, break the contract on purpose.
+  const invalid = plan.invalid === true || Number(op.status) === 413;
+  if (!plan.skip && settings.proxy && invalid) plan = { skip: `${op.status}: ${PROXY_SKIP}` };
   if (plan.skip) {
     skip(transaction, plan.skip);
     return;
@@ -141,7 +141,7 @@ hooks.beforeEachValidation((transaction, done) => {
   try {
     const op = transaction.paylater;
     if (op) {
-      const problems = checkResponse(contract, op, transaction.real);
+      const problems = checkResponse(kit.contract, op, transaction.real);
       // `prism proxy --errors` names each contract violation it saw in this header.
       const violations = transaction.real && header(transaction.real.headers, 'sl-violations');
       if (violations) problems.unshift(`the proxy reports contract violations: ${violations}`);

@@ -4,7 +4,7 @@
  */
 import type { Contract, ContractOperation } from '../../src/contract/index.js';
 import type { Settings } from './settings.js';
-import type { DreddTransaction, Operation, Plan } from './types.js';
+import type { AuthMode, DreddTransaction, Operation, Plan } from './types.js';
 
 const SETUP_TIMEOUT_MS = 30_000;
 
@@ -93,7 +93,7 @@ export function unexpected(what: string, response: SetupResponse): string {
 /** A family module of ./families/. */
 export interface FamilyModule {
   codeField: string;
-  authenticate(kit: Kit, transaction: DreddTransaction, op: Operation, mode: 'valid' | 'wrong'): void;
+  authenticate(kit: Kit, transaction: DreddTransaction, op: Operation, mode: AuthMode): void;
   setup?(kit: Kit): Promise<void>;
   plan(kit: Kit, op: Operation): Plan;
 }

@@ -81,8 +81,3 @@ export function genericPlan(kit: Kit, op: Operation, codes: Record<number, strin
 export const PROXY_SKIP =
   'the request breaks the contract on purpose, and the validating proxy in front of the server (--proxy) ' +
   'answers such a request itself instead of forwarding it';
-
-/** Marks every plan of a 413, and the 400 plans that send a schema violation, as invalid. */
-export function isInvalidRequest(op: Operation, plan: Plan): boolean {
-  return plan.invalid === true || Number(op.status) === 413;
-}

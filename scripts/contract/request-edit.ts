@@ -1,5 +1,5 @@
 /** Small edits of a Dredd transaction's request: headers, JSON body, path. */
-import type { DreddTransaction } from './types.js';
+import type { DreddTransaction, Edit } from './types.js';
 
 const ONE_MIB = 1024 * 1024;
 
@@ -19,6 +19,22 @@ export function jsonBody(transaction: DreddTransaction): any {
 
 export function setJsonBody(transaction: DreddTransaction, value: unknown): void {
   transaction.request.body = JSON.stringify(value);
+}
+
+/** An edit that changes the JSON body (`{}` when there is none); `any`: the plans change bodies of every shape. */
+export function editJson(change: (value: any) => unknown): Edit {
+  return (transaction) => {
+    const value = jsonBody(transaction) || {};
+    change(value);
+    setJsonBody(transaction, value);
+  };
+}
+
+/** The edits one after the other. */
+export function all(...edits: Edit[]): Edit {
+  return (transaction) => {
+    for (const change of edits) change(transaction);
+  };
 }
 
 /**

@@ -149,7 +149,7 @@ export async function runContract(options: ContractOptions): Promise<ContractRep
     [ENV.partnerId]: options.partnerId || fallback.partnerId,
     [ENV.privateKey]: options.privateKey || fallback.privateKey,
   });
-  const { driver } = await bundleKit();
+  const driver = await bundleKit();
 
   const results: TransactionResult[] = [];
   const setupNotes: string[] = [];

@@ -42,10 +42,13 @@ export interface Operation {
 
 export type Edit = (transaction: DreddTransaction) => void;
 
+/** The credentials put on a request: the right ones, or well-formed wrong ones (a 401). */
+export type AuthMode = 'valid' | 'wrong';
+
 /** How to cause one response code; see ./plans.ts. */
 export interface Plan {
   skip?: string;
-  auth?: 'valid' | 'wrong';
+  auth?: AuthMode;
   edit?: Edit;
   prefer?: string;
   expectCode?: string;

@@ -14,8 +14,9 @@ import { APPROVED_TEST_USER } from '../../../src/sandbox/fixtures.js';
 import { unexpected, type FamilyModule, type Kit, type SetupResponse } from '../kit.js';
 import { genericPlan } from '../plans.js';
 import * as edit from '../request-edit.js';
-import type { DreddTransaction, Edit, Operation, Plan, RealResponse } from '../types.js';
-import { isPublic, setSdkSignature, setWebSignature, type AuthMode } from './auth.js';
+import type { Settings } from '../settings.js';
+import type { AuthMode, DreddTransaction, Edit, Operation, Plan, RealResponse } from '../types.js';
+import { isPublic, setSdkSignature, setWebSignature } from './auth.js';
 
 /** What one flow's steps are made of. */
 interface Flow {
@@ -26,7 +27,7 @@ interface Flow {
   /** The setup state key and id suffix of the confirmed transaction. */
   confirmed: string;
   suffix: string;
-  sign(transaction: DreddTransaction, settings: Kit['settings'], mode: AuthMode): void;
+  sign(transaction: DreddTransaction, settings: Settings, mode: AuthMode): void;
   /** Initiates a transaction of this id, signed. */
   initiate(kit: Kit, id: string): Promise<SetupResponse>;
   /** Calls the sandbox's confirm control at this path. */
@@ -36,20 +37,7 @@ interface Flow {
 }
 
 /** Sets one field of the JSON body Dredd will send (the document's example keeps the others). */
-function withField(field: string, id: string | undefined): Edit {
-  return (transaction) => {
-    const body = edit.jsonBody(transaction) || {};
-    body[field] = id;
-    edit.setJsonBody(transaction, body);
-  };
-}
-
-function padded(change: Edit): Edit {
-  return (transaction) => {
-    change(transaction);
-    edit.padBodyOverLimit(transaction);
-  };
-}
+const withField = (field: string, id: string | undefined): Edit => edit.editJson((body) => (body[field] = id));
 
 /** SDK flow: a POST signed over its exact body (none for the confirm control). */
 function sdkCall(kit: Kit, path: string, value?: unknown): Promise<SetupResponse> {
@@ -144,7 +132,7 @@ function plan(flow: Flow, kit: Kit, op: Operation): Plan {
   const unknown = kit.id('unknown');
   const valid = (change: Edit, expectCode?: string): Plan => ({ auth: 'valid', edit: change, expectCode });
   const wrong = (change: Edit): Plan => ({ auth: 'wrong', expectCode: 'AUTHORIZATION_FAILED', edit: change });
-  const large = (change: Edit): Plan => valid(padded(change), 'PAYLOAD_TOO_LARGE');
+  const large = (change: Edit): Plan => valid(edit.all(change, edit.padBodyOverLimit), 'PAYLOAD_TOO_LARGE');
   switch (`${op.path} ${Number(op.status)}`) {
     case `${paths.initiate} ${flow.created}`:
       return valid(at.initiate(kit.id('new')));

@@ -5,8 +5,8 @@
 import type { Kit } from '../kit.js';
 import { genericPlan } from '../plans.js';
 import * as edit from '../request-edit.js';
-import type { DreddTransaction, Operation, Plan } from '../types.js';
-import { isPublic, setBasic, type AuthMode } from './auth.js';
+import type { AuthMode, DreddTransaction, Operation, Plan } from '../types.js';
+import { isPublic, setBasic } from './auth.js';
 
 const CREDIT_INFO = '/service/payments/merchant/user/credit/info';
 

@@ -28,8 +28,9 @@ import { APPROVED_TEST_USER, TEST_OTP as OTPS } from '../../../src/sandbox/fixtu
 import { unexpected, type Kit, type SetupResponse } from '../kit.js';
 import { genericPlan } from '../plans.js';
 import * as edit from '../request-edit.js';
-import type { DreddTransaction, Edit, Operation, Plan } from '../types.js';
-import { basicValue, setBasic, type AuthMode } from './auth.js';
+import { all, editJson } from '../request-edit.js';
+import type { AuthMode, DreddTransaction, Edit, Operation, Plan } from '../types.js';
+import { basicValue, setBasic } from './auth.js';
 
 const MERCHANTS = '/api/merchant';
 const MERCHANT = '/api/merchant/{id}';
@@ -73,13 +74,9 @@ function schemeOf(kit: Kit, op: Operation): string | undefined {
 export function authenticate(kit: Kit, transaction: DreddTransaction, op: Operation, mode: AuthMode): void {
   const scheme = schemeOf(kit, op);
   if (scheme === undefined) return;
-  if (scheme === 'transactionalApiBasic') {
-    // For a wrong password the merchant's username is kept when the setup has it.
-    const credentials = kit.state.transactional || { username: `${kit.settings.runId}_unknown`, password: 'unknown' };
-    setBasic(transaction, credentials, mode);
-  } else {
-    setBasic(transaction, kit.settings, mode);
-  }
+  // For a wrong password the merchant's username is kept when the setup has it.
+  const transactional = kit.state.transactional || { username: `${kit.settings.runId}_unknown`, password: 'unknown' };
+  setBasic(transaction, scheme === 'transactionalApiBasic' ? transactional : kit.settings, mode);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -93,8 +90,6 @@ function basicCall(kit: Kit, api: 'merchant' | 'transactional', method: string, 
     headers: { Authorization: basicValue(username, password) },
   });
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Waits for `probe` to answer something other than undefined: advances the sandbox clock when
@@ -112,7 +107,7 @@ async function waitFor<T>(kit: Kit, what: string, probe: () => Promise<T | undef
       const advanced = await kit.call('POST', '/sandbox/clock/advance', { body: JSON.stringify({ ms: CLOCK_STEP_MS }) });
       kit.state.hasClock = advanced.status >= 200 && advanced.status < 300;
     }
-    if (!kit.state.hasClock) await sleep(1000);
+    if (!kit.state.hasClock) await new Promise((resolve) => setTimeout(resolve, 1000));
   }
 }
 
@@ -286,25 +281,11 @@ function pathTo(template: string, values: Record<string, string | undefined>): E
   return (transaction) => edit.setPath(transaction, template, values);
 }
 
-function body(change: (value: any) => unknown): Edit {
-  return (transaction) => {
-    const value = edit.jsonBody(transaction) || {};
-    change(value);
-    edit.setJsonBody(transaction, value);
-  };
-}
-
-function all(...edits: Edit[]): Edit {
-  return (transaction) => {
-    for (const change of edits) change(transaction);
-  };
-}
-
 const padded = edit.padBodyOverLimit;
 
 /** The create-transaction body of the document's example, made valid now and unique to this run. */
 function transactionBody(id: string): Edit {
-  return body((value) => {
+  return editJson((value) => {
     value.transaction = { ...(value.transaction || {}), id, amount: TRANSACTION_AMOUNT };
     value.user = TEST_USER;
     // The example's check id and expiry cannot be valid on another server or at another time.
@@ -318,7 +299,7 @@ function transactionBody(id: string): Edit {
 }
 
 function refundBody(id: string | undefined, amount: number): Edit {
-  return body((value) => {
+  return editJson((value) => {
     for (const key of Object.keys(value)) delete value[key];
     value.refund = id === undefined ? { amount } : { id, amount };
   });
@@ -371,8 +352,8 @@ export function plan(kit: Kit, op: Operation): Plan {
   /** The path to what the setup made (`key`). */
   const to = (template: string, key: string) => pathTo(template, pathValues(template, need(key)));
   const query = (text: string): Edit => (transaction) => edit.setQuery(transaction, text);
-  const email = (address: string) => body((value) => (value.dashboardUser.email = address));
-  const otp = body((value) => (value.value = TEST_OTP));
+  const email = (address: string) => editJson((value) => (value.dashboardUser.email = address));
+  const otp = editJson((value) => (value.value = TEST_OTP));
   // Transaction operations need the merchant's credentials, except the 401s.
   if (status !== 401 && status !== 500 && schemeOf(kit, op) === 'transactionalApiBasic') need('transactional');
   const [made, , unknown] = TARGETS[op.path] ?? [];
@@ -382,13 +363,13 @@ export function plan(kit: Kit, op: Operation): Plan {
   switch (`${op.method} ${op.path} ${status}`) {
     // --- Merchant API
     case `POST ${MERCHANTS} 201`:
-      return valid(body((value) => (value.merchant.id = kit.id('m_new'))));
+      return valid(editJson((value) => (value.merchant.id = kit.id('m_new'))));
     case `POST ${MERCHANTS} 401`:
-      return wrong(body((value) => (value.merchant.id = kit.id('m_unauthorized'))));
+      return wrong(editJson((value) => (value.merchant.id = kit.id('m_unauthorized'))));
     case `POST ${MERCHANTS} 409`:
-      return expect('DUPLICATE_ID', body((value) => (value.merchant.id = need('merchantId'))));
+      return expect('DUPLICATE_ID', editJson((value) => (value.merchant.id = need('merchantId'))));
     case `POST ${MERCHANTS} 413`:
-      return large(body((value) => (value.merchant.id = kit.id('m_large'))));
+      return large(editJson((value) => (value.merchant.id = kit.id('m_large'))));
 
     case `GET ${MERCHANT} 200`:
       return valid(to(MERCHANT, 'merchantId'));
@@ -398,7 +379,7 @@ export function plan(kit: Kit, op: Operation): Plan {
     case `POST ${DOCUMENT} 200`:
       return valid(to(DOCUMENT, 'pendingMerchantId'));
     case `POST ${DOCUMENT} 400`:
-      return expect('BAD_REQUEST', to(DOCUMENT, 'pendingMerchantId'), body((value) => delete value.documentType));
+      return expect('BAD_REQUEST', to(DOCUMENT, 'pendingMerchantId'), editJson((value) => delete value.documentType));
     case `POST ${DOCUMENT} 409`:
       return expect('INVALID_STATE', to(DOCUMENT, 'merchantId'));
     case `POST ${DOCUMENT} 413`:
@@ -407,26 +388,26 @@ export function plan(kit: Kit, op: Operation): Plan {
     case `POST ${DISABLE} 200`:
       return valid(to(DISABLE, 'disableMerchantId'));
     case `POST ${DISABLE} 400`:
-      return expect('BAD_REQUEST', to(DISABLE, 'disableMerchantId'), body((value) => (value.reason = '')));
+      return expect('BAD_REQUEST', to(DISABLE, 'disableMerchantId'), editJson((value) => (value.reason = '')));
     case `POST ${DISABLE} 413`:
       return large(to(DISABLE, 'disableMerchantId'));
 
     case `POST ${DASHBOARD} 201`:
       return valid(to(DASHBOARD, 'merchantId'), email(`${kit.settings.runId}.new@contract-kit.example.in`));
     case `POST ${DASHBOARD} 400`:
-      return expect('BAD_REQUEST', to(DASHBOARD, 'merchantId'), body((value) => delete value.dashboardUser));
+      return expect('BAD_REQUEST', to(DASHBOARD, 'merchantId'), editJson((value) => delete value.dashboardUser));
     case `POST ${DASHBOARD} 409`:
       return expect(
         'DUPLICATE_ID',
         to(DASHBOARD, 'merchantId'),
-        body((value) => (value.dashboardUser.email = need('takenEmail'))),
+        editJson((value) => (value.dashboardUser.email = need('takenEmail'))),
       );
     case `POST ${DASHBOARD} 413`:
       return large(to(DASHBOARD, 'merchantId'), email(`${kit.settings.runId}.large@contract-kit.example.in`));
 
     // --- Transactional API
     case `POST ${PRE_ELIGIBILITY} 200`:
-      return valid(body((value) => (value.user = TEST_USER)));
+      return valid(editJson((value) => (value.user = TEST_USER)));
 
     case `GET ${CONFIGURATION} 200`:
       return { auth: 'valid' };
@@ -436,7 +417,7 @@ export function plan(kit: Kit, op: Operation): Plan {
     case `POST ${TRANSACTIONS} 200`:
       return valid(transactionBody(kit.id('t_new')));
     case `POST ${TRANSACTIONS} 400`:
-      return expect('BAD_REQUEST', transactionBody(kit.id('t_invalid')), body((value) => delete value.user));
+      return expect('BAD_REQUEST', transactionBody(kit.id('t_invalid')), editJson((value) => delete value.user));
     case `POST ${TRANSACTIONS} 401`:
       return wrong(transactionBody(kit.id('t_unauthorized')));
     case `POST ${TRANSACTIONS} 409`:
@@ -459,20 +440,20 @@ export function plan(kit: Kit, op: Operation): Plan {
     case `POST ${USER_INPUT} 200`:
       return valid(to(USER_INPUT, 'otp'), otp);
     case `POST ${USER_INPUT} 400`:
-      return expect('BAD_REQUEST', to(USER_INPUT, 'otpBad'), body((value) => delete value.value));
+      return expect('BAD_REQUEST', to(USER_INPUT, 'otpBad'), editJson((value) => delete value.value));
     case `POST ${USER_INPUT} 409`:
       return expect('INVALID_STATE', to(USER_INPUT, 'pay'), otp);
     case `POST ${USER_INPUT} 413`:
       return large(to(USER_INPUT, 'otpBad'), otp);
 
     case `POST ${REGISTER} 200`:
-      return valid(to(REGISTER, 'pay'), body((value) => (value.metaData = metaData(need('pay').downPayment))));
+      return valid(to(REGISTER, 'pay'), editJson((value) => (value.metaData = metaData(need('pay').downPayment))));
     case `POST ${REGISTER} 400`:
-      return expect('BAD_REQUEST', to(REGISTER, 'payBad'), body((value) => delete value.metaData));
+      return expect('BAD_REQUEST', to(REGISTER, 'payBad'), editJson((value) => delete value.metaData));
     case `POST ${REGISTER} 409`:
       return expect('INVALID_STATE', to(REGISTER, 'freshId'));
     case `POST ${REGISTER} 413`:
-      return large(to(REGISTER, 'payBad'), body((value) => (value.metaData = metaData(need('payBad').downPayment))));
+      return large(to(REGISTER, 'payBad'), editJson((value) => (value.metaData = metaData(need('payBad').downPayment))));
 
     case `POST ${REFUND} 200`:
       // A new refund; the setup's refund `r0` was the first (a repeat of it answers 200 as well, D18).
@@ -481,7 +462,7 @@ export function plan(kit: Kit, op: Operation): Plan {
       return expect(
         'BAD_REQUEST',
         pathTo(REFUND, { transactionId: kit.state.successId || need('freshId') }),
-        body((value) => {
+        editJson((value) => {
           for (const key of Object.keys(value)) delete value[key];
           value.refund = { amount: 'not-a-number' };
         }),
