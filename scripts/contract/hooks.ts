@@ -22,7 +22,7 @@ import { Kit, NeedError, type FamilyModule } from './kit.js';
 import { mockPlan, PROXY_SKIP } from './plans.js';
 import { registry } from './registry.js';
 import * as edit from './request-edit.js';
-import { checkResponse, header } from './response-check.js';
+import { checkResponse, header, mediaTypeOf } from './response-check.js';
 import { readSettings, type Settings } from './settings.js';
 import type { DreddTransaction, Operation, Plan } from './types.js';
 
@@ -53,7 +53,7 @@ function describe(transaction: DreddTransaction): Operation {
     path: origin.resourceName ?? '',
     method: transaction.request.method,
     status: String(transaction.expected.statusCode),
-    mediaType: mediaType ? String(mediaType).split(';')[0]!.trim() : undefined,
+    mediaType: mediaType ? mediaTypeOf(mediaType) : undefined,
   };
 }
 
@@ -110,10 +110,7 @@ function message(error: unknown): string {
 }
 
 hooks.beforeAll((_transactions, done) => {
-  if (settings.mock || typeof family.setup !== 'function') {
-    done();
-    return;
-  }
+  if (settings.mock || typeof family.setup !== 'function') return done();
   family.setup(kit).then(
     () => {
       for (const [key, reason] of Object.entries(kit.missing)) report.setupNotes.push(`${key}: ${reason}`);

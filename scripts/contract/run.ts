@@ -116,11 +116,10 @@ function requireCredentials(options: ContractOptions): void {
 
 /** Runs the kit once and resolves to the report; rejects only when the kit itself cannot run. */
 export async function runContract(options: ContractOptions): Promise<ContractReport> {
-  const server = options.server.replace(/\/+$/, '');
-  if (!/^https?:\/\/[^/]/i.test(server)) throw new ContractKitError(`--server must be an http(s) URL (got ${options.server})`);
-  if (options.controls !== undefined && !/^https?:\/\/[^/]/i.test(options.controls)) {
-    throw new ContractKitError(`--controls must be an http(s) URL (got ${options.controls})`);
+  for (const [option, url] of [['--server', options.server], ['--controls', options.controls]]) {
+    if (url !== undefined && !/^https?:\/\/[^/]/i.test(url)) throw new ContractKitError(`${option} must be an http(s) URL (got ${url})`);
   }
+  const server = options.server.replace(/\/+$/, '');
   if (options.mock && options.proxy) throw new ContractKitError('--mock and --proxy exclude each other');
   const document = resolve(options.document ?? join(root, 'generated', 'openapi', `${options.family}.json`));
   if (!existsSync(document)) {

@@ -11,8 +11,6 @@ export interface DreddTransaction {
   origin?: { resourceName?: string; exampleName?: string };
   skip?: boolean;
   fail?: string | boolean;
-  message?: string;
-  title?: string;
   /** What the kit planned for this transaction. */
   paylater?: Operation;
 }

@@ -9,7 +9,7 @@
  * (`POST /sandbox/<flow>/transactions/{id}/confirm`), for the refund (D32). A server without that
  * control (404, 405) makes the refund 200 skip with the reason.
  */
-import { sdkSignature, statusSignature, webSignature } from '../../../src/signature.js';
+import { statusSignature } from '../../../src/signature.js';
 import { APPROVED_TEST_USER } from '../../../src/sandbox/fixtures.js';
 import { unexpected, type FamilyModule, type Kit, type SetupResponse } from '../kit.js';
 import { genericPlan } from '../plans.js';
@@ -28,66 +28,63 @@ interface Flow {
   confirmed: string;
   suffix: string;
   sign(transaction: DreddTransaction, settings: Settings, mode: AuthMode): void;
-  /** Initiates a transaction of this id, signed. */
-  initiate(kit: Kit, id: string): Promise<SetupResponse>;
-  /** Calls the sandbox's confirm control at this path. */
-  confirm(kit: Kit, path: string): Promise<SetupResponse>;
+  /** The body of the setup's initiate of a transaction of this id. */
+  initiate(id: string): unknown;
+  /** Whether the setup signs its call of the sandbox's confirm control. */
+  signedConfirm: boolean;
   /** Edits that aim the request of each operation at a transaction id. */
   at: { initiate(id: string): Edit; status(id: string | undefined): Edit; refund(id: string): Edit };
 }
 
+/** The sandbox's approved test user. */
+const { phoneNumber } = APPROVED_TEST_USER;
+
 /** Sets one field of the JSON body Dredd will send (the document's example keeps the others). */
 const withField = (field: string, id: string | undefined): Edit => edit.editJson((body) => (body[field] = id));
 
-/** SDK flow: a POST signed over its exact body (none for the confirm control). */
-function sdkCall(kit: Kit, path: string, value?: unknown): Promise<SetupResponse> {
-  const body = value === undefined ? '' : JSON.stringify(value);
-  const headers = { 'X-Partnerid': kit.settings.partnerId, 'X-Signature': sdkSignature(body, kit.settings.privateKey) };
-  return kit.call('POST', path, { body: value === undefined ? undefined : body, headers });
+/** A POST of the setup (`value` undefined: no body), signed as the flow signs a transaction. */
+function signedCall(flow: Flow, kit: Kit, path: string, value?: unknown): Promise<SetupResponse> {
+  const body = value === undefined ? undefined : JSON.stringify(value);
+  // The web signature covers the path as sent, with the server URL's path prefix.
+  const fullPath = `${new URL(kit.settings.server).pathname.replace(/\/$/, '')}${path}`;
+  const transaction = { fullPath, request: { method: 'POST', uri: path, headers: {}, body } } as DreddTransaction;
+  flow.sign(transaction, kit.settings, 'valid');
+  return kit.call('POST', path, { body, headers: transaction.request.headers });
 }
 
-const SDK_INITIATE = '/merchant/credit/initiateTransaction';
 const sdkId = (id: string | undefined): Edit => withField('merchantTransactionId', id);
 /** Transactions made by the setup are of this amount; the document's refund example is less. */
 const SDK_AMOUNT = 250000;
 
 const SDK: Flow = {
   name: 'sdk',
-  paths: { initiate: SDK_INITIATE, status: '/merchant/credit/checkTransactionStatus', refund: '/merchant/credit/refundTransaction' },
+  paths: {
+    initiate: '/merchant/credit/initiateTransaction',
+    status: '/merchant/credit/checkTransactionStatus',
+    refund: '/merchant/credit/refundTransaction',
+  },
   created: 201,
   confirmed: 'confirmedId',
   suffix: 'confirmed',
   sign: setSdkSignature,
-  initiate: (kit, id) =>
-    sdkCall(kit, SDK_INITIATE, {
-      merchantTransactionId: id,
-      userPhoneNumber: APPROVED_TEST_USER.phoneNumber,
-      userId: 'contract_kit',
-      amount: SDK_AMOUNT,
-    }),
-  confirm: (kit, path) => sdkCall(kit, path),
+  initiate: (id) => ({ merchantTransactionId: id, userPhoneNumber: phoneNumber, userId: 'contract_kit', amount: SDK_AMOUNT }),
+  signedConfirm: true,
   at: { initiate: sdkId, status: sdkId, refund: sdkId },
 };
 
-const WEB_INITIATE = '/api/transaction';
 /** Small, so that the amount left after the first refund is known. */
 const WEB_AMOUNT = 150000;
 const WEB_REFUND_AMOUNT = 1000;
 
 const WEB: Flow = {
   name: 'web',
-  paths: { initiate: WEB_INITIATE, status: '/api/transaction/status', refund: '/api/refund' },
+  paths: { initiate: '/api/transaction', status: '/api/transaction/status', refund: '/api/refund' },
   created: 200,
   confirmed: 'refundableId',
   suffix: 'refundable',
   sign: setWebSignature,
-  initiate: (kit, id) => {
-    const body = JSON.stringify({ id, amount: WEB_AMOUNT, user: { name: 'Contract Kit', phoneNumber: APPROVED_TEST_USER.phoneNumber } });
-    const pathAndQuery = `${new URL(kit.settings.server).pathname.replace(/\/$/, '')}${WEB_INITIATE}`;
-    const headers = { 'X-Partner-Id': kit.settings.partnerId, 'X-Signature': webSignature(body, pathAndQuery, kit.settings.privateKey) };
-    return kit.call('POST', WEB_INITIATE, { body, headers });
-  },
-  confirm: (kit, path) => kit.call('POST', path),
+  initiate: (id) => ({ id, amount: WEB_AMOUNT, user: { name: 'Contract Kit', phoneNumber } }),
+  signedConfirm: false,
   at: {
     initiate: (id) => withField('id', id),
     status: (id) => (transaction) => edit.setQuery(transaction, id === undefined ? '' : `id=${encodeURIComponent(id)}`),
@@ -110,18 +107,18 @@ function statusAnswerCheck(kit: Kit, id: string): (real: RealResponse) => string
 /** Initiates `<run>_existing` and a second transaction that the sandbox's test control confirms. */
 async function setup(flow: Flow, kit: Kit): Promise<void> {
   const existing = kit.id('existing');
-  const first = await flow.initiate(kit, existing);
+  const first = await signedCall(flow, kit, flow.paths.initiate, flow.initiate(existing));
   if (first.status === flow.created) kit.state.existingId = existing;
   else kit.miss('existingId', unexpected(`initiating ${existing}`, first));
 
   const id = kit.id(flow.suffix);
-  const second = await flow.initiate(kit, id);
+  const second = await signedCall(flow, kit, flow.paths.initiate, flow.initiate(id));
   if (second.status !== flow.created) {
     kit.miss(flow.confirmed, unexpected(`initiating ${id}`, second));
     return;
   }
   const path = `/sandbox/${flow.name}/transactions/${encodeURIComponent(id)}/confirm`;
-  const response = await flow.confirm(kit, path);
+  const response = await (flow.signedConfirm ? signedCall(flow, kit, path) : kit.call('POST', path));
   if (response.status >= 200 && response.status < 300) kit.state[flow.confirmed] = id;
   else if (response.status === 404 || response.status === 405) kit.state.noConfirmControl = true;
   else kit.miss(flow.confirmed, unexpected(`POST ${path}`, response));
