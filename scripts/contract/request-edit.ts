@@ -81,12 +81,3 @@ export function setPath(transaction: DreddTransaction, template: string, values:
 export function setQuery(transaction: DreddTransaction, query: string): void {
   setUri(transaction, splitUri(transaction.request.uri).path, query);
 }
-
-/** Sets one query parameter (encoded with encodeURIComponent), keeping the others. */
-export function setQueryParameter(transaction: DreddTransaction, name: string, value: string): void {
-  const params = splitUri(transaction.request.uri)
-    .query.split('&')
-    .filter((pair) => pair !== '' && decodeURIComponent(pair.split('=')[0] ?? '') !== name);
-  params.push(`${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
-  setQuery(transaction, params.join('&'));
-}

@@ -156,11 +156,8 @@ function plan(flow: Flow, kit: Kit, op: Operation): Plan {
       return large(at.status(unknown));
     case `${paths.refund} 200`:
       if (kit.state.noConfirmControl) {
-        return {
-          skip:
-            '200: needs a transaction confirmed by a user (the server has no test control ' +
-            `POST /sandbox/${flow.name}/transactions/{id}/confirm)`,
-        };
+        const control = `POST /sandbox/${flow.name}/transactions/{id}/confirm`;
+        return { skip: `200: needs a transaction confirmed by a user (the server has no test control ${control})` };
       }
       return valid(at.refund(kit.need(flow.confirmed)));
     case `${paths.refund} 400`:

@@ -20,10 +20,10 @@ export function authenticate(kit: Kit, transaction: DreddTransaction, op: Operat
 
 export function plan(kit: Kit, op: Operation): Plan {
   if (op.path === CREDIT_INFO && Number(op.status) === 400) {
-    // No body: a phone number that is not of the form +91 and ten digits (D25).
+    // No body: a phone number (the operation's only parameter) that is not of the form +91 and ten digits (D25).
     return {
       auth: 'valid',
-      edit: (transaction: DreddTransaction) => edit.setQueryParameter(transaction, 'userPhoneNumber', 'not-a-phone-number'),
+      edit: (transaction: DreddTransaction) => edit.setQuery(transaction, 'userPhoneNumber=not-a-phone-number'),
       expectCode: 'BAD_REQUEST',
       invalid: true,
     };
