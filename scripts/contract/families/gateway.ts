@@ -298,10 +298,10 @@ function transactionBody(id: string): Edit {
   });
 }
 
-function refundBody(id: string | undefined, amount: number): Edit {
+function refundBody(id: string, amount: number): Edit {
   return editJson((value) => {
     for (const key of Object.keys(value)) delete value[key];
-    value.refund = id === undefined ? { amount } : { id, amount };
+    value.refund = { id, amount };
   });
 }
 
