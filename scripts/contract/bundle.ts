@@ -17,16 +17,10 @@ const here = import.meta.dirname;
 const root = resolve(here, '..', '..');
 const CACHE = join(root, 'node_modules', '.cache', 'paylater-contract-kit');
 
-export interface KitBundle {
-  /** The driver to fork (`driver.cjs`); the hook file `hooks.cjs` is beside it. */
-  driver: string;
-  hooks: string;
-}
+let bundled: Promise<string> | undefined;
 
-let bundled: Promise<KitBundle> | undefined;
-
-/** The bundled driver and hook file (built on the first call of the process). */
-export function bundleKit(): Promise<KitBundle> {
+/** The driver to fork, `driver.cjs`, with the hook file `hooks.cjs` beside it (built on the first call of the process). */
+export function bundleKit(): Promise<string> {
   bundled ??= make().catch((error: unknown) => {
     bundled = undefined;
     throw error;
@@ -34,7 +28,7 @@ export function bundleKit(): Promise<KitBundle> {
   return bundled;
 }
 
-async function make(): Promise<KitBundle> {
+async function make(): Promise<string> {
   const result = await build({
     entryPoints: { driver: join(here, 'driver.ts'), hooks: join(here, 'hooks.ts') },
     outdir: 'kit',
@@ -50,8 +44,8 @@ async function make(): Promise<KitBundle> {
   const hash = createHash('sha256');
   for (const file of result.outputFiles) hash.update(basename(file.path)).update(file.contents);
   const folder = join(CACHE, hash.digest('hex').slice(0, 16));
-  const bundle = { driver: join(folder, 'driver.cjs'), hooks: join(folder, 'hooks.cjs') };
-  if (existsSync(bundle.driver) && existsSync(bundle.hooks)) return bundle;
+  const driver = join(folder, 'driver.cjs');
+  if (existsSync(driver) && existsSync(join(folder, 'hooks.cjs'))) return driver;
   mkdirSync(folder, { recursive: true });
   for (const file of result.outputFiles) {
     const target = join(folder, basename(file.path));
@@ -63,5 +57,5 @@ async function make(): Promise<KitBundle> {
       rmSync(temporary, { force: true });
     }
   }
-  return bundle;
+  return driver;
 }

@@ -83,8 +83,7 @@ function main(): void {
   });
   emitter.on('test skip', (test: DreddTest) => {
     const name = nameOf.get(test) || String(test.title);
-    if (names) emit({ type: 'test', name, status: 'skip', reason: 'listed only (--names)' });
-    else emit({ type: 'test', name, status: 'skip', reason: report.skips.get(name) });
+    emit({ type: 'test', name, status: 'skip', reason: names ? 'listed only (--names)' : report.skips.get(name) });
   });
   emitter.on('test fail', (test: DreddTest) => {
     const name = nameOf.get(test) || String(test.title);

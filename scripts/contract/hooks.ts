@@ -14,29 +14,27 @@
  * the driver (./registry.ts) and logged with `hooks.log`.
  */
 import hooks from 'hooks';
+import { contractOf } from '../../src/contract/index.js';
+import { sdk, web } from './families/direct.js';
 import * as extras from './families/extras.js';
 import * as gateway from './families/gateway.js';
-import * as sdk from './families/sdk.js';
-import * as web from './families/web.js';
 import { Kit, NeedError, type FamilyModule } from './kit.js';
-import { genericPlan, isInvalidRequest, mockPlan, PROXY_SKIP } from './plans.js';
+import { mockPlan, PROXY_SKIP } from './plans.js';
 import { registry } from './registry.js';
 import * as edit from './request-edit.js';
-import { header, ResponseChecker } from './response-check.js';
-import { readSettings } from './settings.js';
-import type { DreddTransaction, Operation, Plan, Settings } from './types.js';
+import { checkResponse, header, mediaTypeOf } from './response-check.js';
+import { readSettings, type Settings } from './settings.js';
+import type { DreddTransaction, Operation, Plan } from './types.js';
 
 const FAMILY_MODULES: Record<Settings['family'], FamilyModule> = { gateway, extras, web, sdk };
 
 const report = registry();
 let settings: Settings;
-let checker: ResponseChecker;
 let kit: Kit;
 let family: FamilyModule;
 try {
   settings = readSettings(process.env);
-  checker = new ResponseChecker(settings.family, settings.document);
-  kit = new Kit(settings, checker, (text) => hooks.log(text));
+  kit = new Kit(settings, contractOf(settings.family, settings.document));
   family = FAMILY_MODULES[settings.family];
 } catch (error) {
   // Dredd only logs a warning for a hook file that throws and runs without it; the driver
@@ -55,7 +53,7 @@ function describe(transaction: DreddTransaction): Operation {
     path: origin.resourceName ?? '',
     method: transaction.request.method,
     status: String(transaction.expected.statusCode),
-    mediaType: mediaType ? String(mediaType).split(';')[0]!.trim() : undefined,
+    mediaType: mediaType ? mediaTypeOf(mediaType) : undefined,
   };
 }
 
@@ -70,7 +68,7 @@ function fail(transaction: DreddTransaction, problems: string[]): void {
   report.problems.set(transaction.name, problems);
 }
 
-async function prepare(transaction: DreddTransaction): Promise<void> {
+function prepare(transaction: DreddTransaction): void {
   const op = describe(transaction);
   transaction.paylater = op;
   // Dredd would compare the body with the document's first example (keys only), so an optional
@@ -83,11 +81,7 @@ async function prepare(transaction: DreddTransaction): Promise<void> {
 
   let plan: Plan;
   try {
-    if (settings.mock) {
-      plan = family.mockPlan?.(kit, op) ?? mockPlan(op);
-    } else {
-      plan = (await family.plan(kit, op, transaction)) ?? genericPlan(kit, op);
-    }
+    plan = settings.mock ? mockPlan(op) : family.plan(kit, op);
   } catch (error) {
     if (error instanceof NeedError) {
       fail(transaction, [`${op.status}: ${error.message}`]);
@@ -95,7 +89,9 @@ async function prepare(transaction: DreddTransaction): Promise<void> {
     }
     throw error;
   }
-  if (!plan.skip && settings.proxy && isInvalidRequest(op, plan)) plan = { skip: `${op.status}: ${PROXY_SKIP}` };
+  // Every 413, and the 400s that send a schema violation, break the contract on purpose.
+  const invalid = plan.invalid === true || Number(op.status) === 413;
+  if (!plan.skip && settings.proxy && invalid) plan = { skip: `${op.status}: ${PROXY_SKIP}` };
   if (plan.skip) {
     skip(transaction, plan.skip);
     return;
@@ -114,10 +110,7 @@ function message(error: unknown): string {
 }
 
 hooks.beforeAll((_transactions, done) => {
-  if (settings.mock || typeof family.setup !== 'function') {
-    done();
-    return;
-  }
+  if (settings.mock || typeof family.setup !== 'function') return done();
   family.setup(kit).then(
     () => {
       for (const [key, reason] of Object.entries(kit.missing)) report.setupNotes.push(`${key}: ${reason}`);
@@ -133,20 +126,19 @@ hooks.beforeAll((_transactions, done) => {
 });
 
 hooks.beforeEach((transaction, done) => {
-  prepare(transaction).then(
-    () => done(),
-    (error: unknown) => {
-      fail(transaction, [`the kit could not prepare the request: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`]);
-      done();
-    },
-  );
+  try {
+    prepare(transaction);
+  } catch (error) {
+    fail(transaction, [`the kit could not prepare the request: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`]);
+  }
+  done();
 });
 
 hooks.beforeEachValidation((transaction, done) => {
   try {
     const op = transaction.paylater;
     if (op) {
-      const problems = checker.check(op, transaction.real);
+      const problems = checkResponse(kit.contract, op, transaction.real);
       // `prism proxy --errors` names each contract violation it saw in this header.
       const violations = transaction.real && header(transaction.real.headers, 'sl-violations');
       if (violations) problems.unshift(`the proxy reports contract violations: ${violations}`);

@@ -2,9 +2,9 @@
  * The context the family modules work with: settings, state made by the setup, the contract
  * model of the document, unique ids of this run, and an HTTP helper for the setup calls.
  */
-import type { ContractOperation } from '../../src/contract/index.js';
-import type { ResponseChecker } from './response-check.js';
-import type { DreddTransaction, Operation, Plan, Settings } from './types.js';
+import type { Contract, ContractOperation } from '../../src/contract/index.js';
+import type { Settings } from './settings.js';
+import type { AuthMode, DreddTransaction, Operation, Plan } from './types.js';
 
 const SETUP_TIMEOUT_MS = 30_000;
 
@@ -18,7 +18,6 @@ export interface SetupResponse {
 }
 
 export class Kit {
-  readonly document: ResponseChecker['document'];
   /** What the setup created, by name (ids, credentials); `any`: each family keeps its own shapes. */
   readonly state: Record<string, any> = {};
   /** Why the setup could not create something, by state name. */
@@ -27,11 +26,8 @@ export class Kit {
 
   constructor(
     readonly settings: Settings,
-    readonly checker: ResponseChecker,
-    readonly log: (text: string) => void,
-  ) {
-    this.document = checker.document;
-  }
+    readonly contract: Contract,
+  ) {}
 
   /** A unique id of this run: `${runId}_${suffix}` (letters, digits, `_`: valid for D24). */
   id(suffix: string): string {
@@ -52,17 +48,12 @@ export class Kit {
 
   /** The operation of (path template, method) in the document. */
   operation(path: string, method: string): ContractOperation | undefined {
-    return this.checker.operation(path, method);
+    return this.contract.at(path, method);
   }
 
   /** The security requirements of an operation (operation-level, else the document's). */
   security(path: string, method: string): readonly Record<string, string[]>[] {
-    return this.operation(path, method)?.security ?? this.document.security ?? [];
-  }
-
-  /** The JSON request body schema of an operation (references resolved at the top), or undefined. */
-  requestSchema(path: string, method: string): { required?: string[] } | undefined {
-    return this.operation(path, method)?.requestSchema as { required?: string[] } | undefined;
+    return this.operation(path, method)?.security ?? this.contract.document.security ?? [];
   }
 
   /**
@@ -102,8 +93,7 @@ export function unexpected(what: string, response: SetupResponse): string {
 /** A family module of ./families/. */
 export interface FamilyModule {
   codeField: string;
-  authenticate(kit: Kit, transaction: DreddTransaction, op: Operation, mode: 'valid' | 'wrong'): void;
+  authenticate(kit: Kit, transaction: DreddTransaction, op: Operation, mode: AuthMode): void;
   setup?(kit: Kit): Promise<void>;
-  plan(kit: Kit, op: Operation, transaction: DreddTransaction): Plan | undefined | Promise<Plan | undefined>;
-  mockPlan?(kit: Kit, op: Operation): Plan | undefined;
+  plan(kit: Kit, op: Operation): Plan;
 }

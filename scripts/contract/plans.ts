@@ -23,26 +23,8 @@ export const NO_REQUEST_CAUSES: Record<number, string> = {
 };
 
 /** Against a Prism mock: the same valid request, and `Prefer: code=NNN` chooses the response. */
-export function mockPlan(op: Operation, extra: Plan = {}): Plan {
-  return { auth: 'valid', prefer: `code=${op.status}`, ...extra };
-}
-
-/** A body without the first required property of the request schema (a schema violation: 400). */
-export function withoutRequiredField(kit: Kit, op: Operation): Plan | undefined {
-  const schema = kit.requestSchema(op.path, op.method);
-  const required = schema && Array.isArray(schema.required) ? schema.required : [];
-  const [field] = required;
-  if (field === undefined) return undefined;
-  return {
-    auth: 'valid',
-    invalid: true,
-    edit(transaction) {
-      const body = edit.jsonBody(transaction);
-      if (!body || typeof body !== 'object') throw new Error(`${op.name}: no JSON body to remove '${field}' from`);
-      delete body[field];
-      edit.setJsonBody(transaction, body);
-    },
-  };
+export function mockPlan(op: Operation): Plan {
+  return { auth: 'valid', prefer: `code=${op.status}` };
 }
 
 /**
@@ -50,35 +32,42 @@ export function withoutRequiredField(kit: Kit, op: Operation): Plan | undefined 
  * code a family answers for the generic cause (e.g. { 401: 'UNAUTHORIZED' }).
  */
 export function genericPlan(kit: Kit, op: Operation, codes: Record<number, string> = {}): Plan {
-  const plan = genericCause(kit, op);
-  const code = codes[Number(op.status)];
-  return plan.skip || code === undefined ? plan : { ...plan, expectCode: code };
-}
-
-/** Whether an operation takes neither a request body nor a parameter (GET /sdk.js, the configuration read). */
-function hasNoInput(kit: Kit, op: Operation): boolean {
-  const operation = kit.operation(op.path, op.method);
-  return operation === undefined || (operation.requestBody === undefined && operation.parameters.length === 0);
-}
-
-function genericCause(kit: Kit, op: Operation): Plan {
   const status = Number(op.status);
-  if (status >= 200 && status < 300) return { auth: 'valid' };
+  const expectCode = codes[status];
+  if (status >= 200 && status < 300) return { auth: 'valid', expectCode };
   const noCause = NO_REQUEST_CAUSES[status];
   if (noCause) return { skip: noCause };
   switch (status) {
-    case 400:
-      return (
-        withoutRequiredField(kit, op) || {
-          skip: hasNoInput(kit, op)
-            ? '400: the operation takes no body and no parameter, so no request violates its schema; its 400 answers a malformed HTTP request (a repeated Authorization header, no Host), which the kit cannot send'
-            : '400: the kit knows no request of this operation that violates the schema',
-        }
-      );
+    case 400: {
+      const operation = kit.operation(op.path, op.method);
+      // A body without the first required property of the request schema (a schema violation).
+      const schema = operation?.requestSchema as { required?: unknown } | undefined;
+      const field = Array.isArray(schema?.required) ? (schema.required[0] as string | undefined) : undefined;
+      if (field !== undefined) {
+        return {
+          auth: 'valid',
+          invalid: true,
+          expectCode,
+          edit(transaction) {
+            const body = edit.jsonBody(transaction);
+            if (!body || typeof body !== 'object') throw new Error(`${op.name}: no JSON body to remove '${field}' from`);
+            delete body[field];
+            edit.setJsonBody(transaction, body);
+          },
+        };
+      }
+      // An operation that takes neither a request body nor a parameter (GET /sdk.js, the configuration read).
+      const noInput = operation === undefined || (operation.requestBody === undefined && operation.parameters.length === 0);
+      return {
+        skip: noInput
+          ? '400: the operation takes no body and no parameter, so no request violates its schema; its 400 answers a malformed HTTP request (a repeated Authorization header, no Host), which the kit cannot send'
+          : '400: the kit knows no request of this operation that violates the schema',
+      };
+    }
     case 401:
-      return { auth: 'wrong' };
+      return { auth: 'wrong', expectCode };
     case 413:
-      return { auth: 'valid', invalid: true, edit: edit.padBodyOverLimit };
+      return { auth: 'valid', invalid: true, edit: edit.padBodyOverLimit, expectCode };
     default:
       return { skip: `${status}: the kit knows no request that causes it on purpose` };
   }
@@ -92,8 +81,3 @@ function genericCause(kit: Kit, op: Operation): Plan {
 export const PROXY_SKIP =
   'the request breaks the contract on purpose, and the validating proxy in front of the server (--proxy) ' +
   'answers such a request itself instead of forwarding it';
-
-/** Marks every plan of a 413, and the 400 plans that send a schema violation, as invalid. */
-export function isInvalidRequest(op: Operation, plan: Plan): boolean {
-  return plan.invalid === true || Number(op.status) === 413;
-}

@@ -1,31 +1,13 @@
 /** Small edits of a Dredd transaction's request: headers, JSON body, path. */
-import type { DreddTransaction } from './types.js';
+import type { DreddTransaction, Edit } from './types.js';
 
-export const ONE_MIB = 1024 * 1024;
-
-function headerName(headers: Record<string, string>, name: string): string | undefined {
-  const wanted = name.toLowerCase();
-  return Object.keys(headers).find((key) => key.toLowerCase() === wanted);
-}
+const ONE_MIB = 1024 * 1024;
 
 /** Sets a request header, replacing any spelling of the same name. */
 export function setHeader(transaction: DreddTransaction, name: string, value: string): void {
-  removeHeader(transaction, name);
-  transaction.request.headers[name] = value;
-}
-
-export function removeHeader(transaction: DreddTransaction, name: string): void {
   const headers = transaction.request.headers;
-  let existing = headerName(headers, name);
-  while (existing !== undefined) {
-    delete headers[existing];
-    existing = headerName(headers, name);
-  }
-}
-
-export function getHeader(transaction: DreddTransaction, name: string): string | undefined {
-  const key = headerName(transaction.request.headers, name);
-  return key === undefined ? undefined : transaction.request.headers[key];
+  for (const key of Object.keys(headers)) if (key.toLowerCase() === name.toLowerCase()) delete headers[key];
+  headers[name] = value;
 }
 
 /** The request body parsed as JSON (undefined when there is no body); `any`: the plans change bodies of every shape. */
@@ -37,6 +19,22 @@ export function jsonBody(transaction: DreddTransaction): any {
 
 export function setJsonBody(transaction: DreddTransaction, value: unknown): void {
   transaction.request.body = JSON.stringify(value);
+}
+
+/** An edit that changes the JSON body (`{}` when there is none); `any`: the plans change bodies of every shape. */
+export function editJson(change: (value: any) => unknown): Edit {
+  return (transaction) => {
+    const value = jsonBody(transaction) || {};
+    change(value);
+    setJsonBody(transaction, value);
+  };
+}
+
+/** The edits one after the other. */
+export function all(...edits: Edit[]): Edit {
+  return (transaction) => {
+    for (const change of edits) change(transaction);
+  };
 }
 
 /**
@@ -79,21 +77,7 @@ export function setPath(transaction: DreddTransaction, template: string, values:
   setUri(transaction, path, splitUri(transaction.request.uri).query);
 }
 
-/** The query string of the request (without `?`). */
-export function queryOf(transaction: DreddTransaction): string {
-  return splitUri(transaction.request.uri).query;
-}
-
 /** Replaces the query string (without `?`; '' removes it), keeping the path. */
 export function setQuery(transaction: DreddTransaction, query: string): void {
   setUri(transaction, splitUri(transaction.request.uri).path, query);
-}
-
-/** Sets one query parameter (encoded with encodeURIComponent), keeping the others. */
-export function setQueryParameter(transaction: DreddTransaction, name: string, value: string): void {
-  const params = queryOf(transaction)
-    .split('&')
-    .filter((pair) => pair !== '' && decodeURIComponent(pair.split('=')[0] ?? '') !== name);
-  params.push(`${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
-  setQuery(transaction, params.join('&'));
 }

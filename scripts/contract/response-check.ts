@@ -5,9 +5,8 @@
  * against the schema of (path, method, status, media type).
  */
 import type { ErrorObject } from 'ajv/dist/2020.js';
-import { contractOf, isJsonType, type Contract, type ContractOperation } from '../../src/contract/index.js';
-import type { Family } from '../../src/contract/index.js';
-import type { RealResponse } from './types.js';
+import { isJsonType, type Contract } from '../../src/contract/index.js';
+import type { Operation, RealResponse } from './types.js';
 
 const MAX_ERRORS = 5;
 const EXCERPT = 300;
@@ -43,86 +42,55 @@ function describeAjvError(error: ErrorObject): string {
   return text;
 }
 
-export interface ExpectedResponse {
-  path: string;
-  method: string;
-  status: string | number;
-  mediaType?: string | undefined;
-  expectCode?: string | undefined;
-  codeField?: string | undefined;
-}
-
-export class ResponseChecker {
-  readonly contract: Contract;
-
-  /** `documentPath`: the bundled OpenAPI 3.1 document of one family (JSON). */
-  constructor(family: Family, documentPath: string) {
-    this.contract = contractOf(family, documentPath);
+/** What is wrong with a real response, as a list of sentences (empty when it is right). */
+export function checkResponse(contract: Contract, expected: Operation, real: RealResponse | undefined): string[] {
+  if (!real) return ['no response was received'];
+  const status = Number(expected.status);
+  if (real.statusCode !== status) {
+    return [`status ${real.statusCode}, expected ${status}${real.body ? ` (body: ${excerpt(real.body)})` : ''}`];
   }
-
-  get document(): Contract['document'] {
-    return this.contract.document;
+  const mediaType = expected.mediaType ? expected.mediaType.toLowerCase() : undefined;
+  if (!mediaType) return real.body ? [`a body was sent where the document describes none (${excerpt(real.body)})`] : [];
+  const problems: string[] = [];
+  const contentType = header(real.headers, 'content-type');
+  if (contentType === undefined) {
+    problems.push(`no Content-Type header, expected ${mediaType}`);
+  } else if (mediaTypeOf(contentType) !== mediaType) {
+    problems.push(`Content-Type is ${contentType}, expected ${mediaType}`);
   }
-
-  /** The operation of (path template, method), or undefined. */
-  operation(path: string, method: string): ContractOperation | undefined {
-    return this.contract.at(path, method);
-  }
-
-  /** What is wrong with a real response, as a list of sentences (empty when it is right). */
-  check(expected: ExpectedResponse, real: RealResponse | undefined): string[] {
-    const problems: string[] = [];
-    if (!real) return ['no response was received'];
-    const status = Number(expected.status);
-    if (real.statusCode !== status) {
-      problems.push(`status ${real.statusCode}, expected ${status}${real.body ? ` (body: ${excerpt(real.body)})` : ''}`);
-      return problems;
-    }
-    const mediaType = expected.mediaType ? expected.mediaType.toLowerCase() : undefined;
-    if (!mediaType) {
-      if (real.body) problems.push(`a body was sent where the document describes none (${excerpt(real.body)})`);
-      return problems;
-    }
-    const contentType = header(real.headers, 'content-type');
-    if (contentType === undefined) {
-      problems.push(`no Content-Type header, expected ${mediaType}`);
-    } else if (mediaTypeOf(contentType) !== mediaType) {
-      problems.push(`Content-Type is ${contentType}, expected ${mediaType}`);
-    }
-    if (!isJsonType(mediaType)) {
-      if (!real.body) problems.push(`the body is empty, expected ${mediaType} content`);
-      return problems;
-    }
-    if (!real.body) {
-      problems.push(`the body is empty, expected ${mediaType}`);
-      return problems;
-    }
-    if (real.bodyEncoding === 'base64') {
-      problems.push('the body is not valid UTF-8');
-      return problems;
-    }
-    let body: unknown;
-    try {
-      body = JSON.parse(real.body);
-    } catch (error) {
-      problems.push(`the body is not JSON (${error instanceof Error ? error.message : String(error)}): ${excerpt(real.body)}`);
-      return problems;
-    }
-    const validate = this.operation(expected.path, expected.method)?.responseValidator(status, mediaType);
-    if (validate !== undefined && !validate(body)) {
-      const errors = validate.errors ?? [];
-      const shown = errors.slice(0, MAX_ERRORS).map(describeAjvError);
-      const more = errors.length > MAX_ERRORS ? ` (and ${errors.length - MAX_ERRORS} more)` : '';
-      problems.push(`the body does not match the schema of ${status} ${mediaType}: ${shown.join('; ')}${more}; body: ${excerpt(real.body)}`);
-    }
-    if (expected.expectCode && expected.codeField && problems.length === 0) {
-      const actual = body !== null && typeof body === 'object' ? (body as Record<string, unknown>)[expected.codeField] : undefined;
-      if (actual !== expected.expectCode) {
-        problems.push(
-          `${expected.codeField} is ${JSON.stringify(actual)}, expected ${JSON.stringify(expected.expectCode)} (the request was built to cause it)`,
-        );
-      }
-    }
+  if (!isJsonType(mediaType)) {
+    if (!real.body) problems.push(`the body is empty, expected ${mediaType} content`);
     return problems;
   }
+  if (!real.body) {
+    problems.push(`the body is empty, expected ${mediaType}`);
+    return problems;
+  }
+  if (real.bodyEncoding === 'base64') {
+    problems.push('the body is not valid UTF-8');
+    return problems;
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(real.body);
+  } catch (error) {
+    problems.push(`the body is not JSON (${error instanceof Error ? error.message : String(error)}): ${excerpt(real.body)}`);
+    return problems;
+  }
+  const validate = contract.at(expected.path, expected.method)?.responseValidator(status, mediaType);
+  if (validate !== undefined && !validate(body)) {
+    const errors = validate.errors ?? [];
+    const shown = errors.slice(0, MAX_ERRORS).map(describeAjvError);
+    const more = errors.length > MAX_ERRORS ? ` (and ${errors.length - MAX_ERRORS} more)` : '';
+    problems.push(`the body does not match the schema of ${status} ${mediaType}: ${shown.join('; ')}${more}; body: ${excerpt(real.body)}`);
+  }
+  if (expected.expectCode && expected.codeField && problems.length === 0) {
+    const actual = body !== null && typeof body === 'object' ? (body as Record<string, unknown>)[expected.codeField] : undefined;
+    if (actual !== expected.expectCode) {
+      problems.push(
+        `${expected.codeField} is ${JSON.stringify(actual)}, expected ${JSON.stringify(expected.expectCode)} (the request was built to cause it)`,
+      );
+    }
+  }
+  return problems;
 }

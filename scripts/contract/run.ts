@@ -90,14 +90,14 @@ export class ContractKitError extends Error {
   override readonly name = 'ContractKitError';
 }
 
+/** Placeholders of the right form for the credentials not given against a mock. */
 const MOCK_CREDENTIALS = {
   username: 'contract_kit',
   password: 'contract_kit_password',
   partnerId: 'contract_kit_partner',
   privateKey: 'contract-kit-mock-key',
 };
-
-export { newRunId };
+const NO_CREDENTIALS = { username: '', password: '', partnerId: '', privateKey: '' };
 
 function requireCredentials(options: ContractOptions): void {
   if (options.mock || options.names) return;
@@ -116,11 +116,10 @@ function requireCredentials(options: ContractOptions): void {
 
 /** Runs the kit once and resolves to the report; rejects only when the kit itself cannot run. */
 export async function runContract(options: ContractOptions): Promise<ContractReport> {
-  const server = options.server.replace(/\/+$/, '');
-  if (!/^https?:\/\/[^/]/i.test(server)) throw new ContractKitError(`--server must be an http(s) URL (got ${options.server})`);
-  if (options.controls !== undefined && !/^https?:\/\/[^/]/i.test(options.controls)) {
-    throw new ContractKitError(`--controls must be an http(s) URL (got ${options.controls})`);
+  for (const [option, url] of [['--server', options.server], ['--controls', options.controls]]) {
+    if (url !== undefined && !/^https?:\/\/[^/]/i.test(url)) throw new ContractKitError(`${option} must be an http(s) URL (got ${url})`);
   }
+  const server = options.server.replace(/\/+$/, '');
   if (options.mock && options.proxy) throw new ContractKitError('--mock and --proxy exclude each other');
   const document = resolve(options.document ?? join(root, 'generated', 'openapi', `${options.family}.json`));
   if (!existsSync(document)) {
@@ -128,7 +127,7 @@ export async function runContract(options: ContractOptions): Promise<ContractRep
   }
   requireCredentials(options);
   const mock = options.mock === true;
-  const credentials = mock ? { ...MOCK_CREDENTIALS, ...defined(options) } : defined(options);
+  const fallback = mock ? MOCK_CREDENTIALS : NO_CREDENTIALS;
   const runId = options.runId ?? newRunId();
 
   const env: NodeJS.ProcessEnv = { ...process.env };
@@ -144,12 +143,12 @@ export async function runContract(options: ContractOptions): Promise<ContractRep
     [ENV.names]: options.names ? '1' : '0',
     [ENV.runId]: runId,
     [ENV.waitSeconds]: String(options.waitSeconds ?? 120),
-    [ENV.username]: credentials.username ?? '',
-    [ENV.password]: credentials.password ?? '',
-    [ENV.partnerId]: credentials.partnerId ?? '',
-    [ENV.privateKey]: credentials.privateKey ?? '',
+    [ENV.username]: options.username || fallback.username,
+    [ENV.password]: options.password || fallback.password,
+    [ENV.partnerId]: options.partnerId || fallback.partnerId,
+    [ENV.privateKey]: options.privateKey || fallback.privateKey,
   });
-  const { driver } = await bundleKit();
+  const driver = await bundleKit();
 
   const results: TransactionResult[] = [];
   const setupNotes: string[] = [];
@@ -221,13 +220,4 @@ function toResult(message: Extract<DriverMessage, { type: 'test' }>): Transactio
   if (message.message !== undefined) result.message = message.message;
   if (message.status === 'skip') result.reason = message.reason ?? 'skipped without a recorded reason';
   return result;
-}
-
-function defined(options: ContractOptions): Partial<typeof MOCK_CREDENTIALS> {
-  const out: Partial<typeof MOCK_CREDENTIALS> = {};
-  if (options.username) out.username = options.username;
-  if (options.password) out.password = options.password;
-  if (options.partnerId) out.partnerId = options.partnerId;
-  if (options.privateKey) out.privateKey = options.privateKey;
-  return out;
 }

@@ -5,7 +5,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { FAMILIES, isFamily } from '../../src/contract/index.js';
-import type { Settings } from './types.js';
 
 /** The environment variables, by setting. */
 export const ENV = {
@@ -29,7 +28,10 @@ export function newRunId(): string {
   return `ck${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
 }
 
-export function readSettings(env: NodeJS.ProcessEnv): Settings {
+/** The settings of one run. */
+export type Settings = ReturnType<typeof readSettings>;
+
+export function readSettings(env: NodeJS.ProcessEnv) {
   const family = env[ENV.family];
   if (!isFamily(family)) {
     throw new Error(`${ENV.family} must be one of ${FAMILIES.join(', ')} (got ${JSON.stringify(family)})`);

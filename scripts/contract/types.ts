@@ -1,5 +1,4 @@
 /** The shapes the contract kit's modules pass around: Dredd's transaction, the kit's plans. */
-import type { Family } from '../../src/contract/index.js';
 
 /** A Dredd transaction, as far as the hooks read and change it. */
 export interface DreddTransaction {
@@ -12,8 +11,6 @@ export interface DreddTransaction {
   origin?: { resourceName?: string; exampleName?: string };
   skip?: boolean;
   fail?: string | boolean;
-  message?: string;
-  title?: string;
   /** What the kit planned for this transaction. */
   paylater?: Operation;
 }
@@ -43,29 +40,16 @@ export interface Operation {
 
 export type Edit = (transaction: DreddTransaction) => void;
 
+/** The credentials put on a request: the right ones, or well-formed wrong ones (a 401). */
+export type AuthMode = 'valid' | 'wrong';
+
 /** How to cause one response code; see ./plans.ts. */
 export interface Plan {
   skip?: string;
-  auth?: 'valid' | 'wrong';
+  auth?: AuthMode;
   edit?: Edit;
   prefer?: string;
   expectCode?: string;
   invalid?: boolean;
   check?: (real: RealResponse) => string[];
-}
-
-/** The settings of one run (./settings.ts). */
-export interface Settings {
-  family: Family;
-  server: string;
-  document: string;
-  mock: boolean;
-  proxy: boolean;
-  controls: string;
-  runId: string;
-  waitSeconds: number;
-  username: string;
-  password: string;
-  partnerId: string;
-  privateKey: string;
 }

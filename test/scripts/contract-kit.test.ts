@@ -14,7 +14,8 @@ import { bundleOf, derefObject, operationsOf, requireDocument, type OperationEnt
 import { runContract, type ContractReport } from '../../scripts/contract/run.js';
 import { verifySdkSignature } from '../../src/signature.js';
 import { setSdkSignature, setWebSignature } from '../../scripts/contract/families/auth.js';
-import type { DreddTransaction, Settings } from '../../scripts/contract/types.js';
+import type { Settings } from '../../scripts/contract/settings.js';
+import type { DreddTransaction } from '../../scripts/contract/types.js';
 import { startOnFreePort, stopChild } from '../support/processes.js';
 import { vectors } from '../support/signature-vectors.js';
 

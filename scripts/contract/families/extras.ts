@@ -5,8 +5,8 @@
 import type { Kit } from '../kit.js';
 import { genericPlan } from '../plans.js';
 import * as edit from '../request-edit.js';
-import type { DreddTransaction, Operation, Plan } from '../types.js';
-import { isPublic, setBasic, type AuthMode } from './auth.js';
+import type { AuthMode, DreddTransaction, Operation, Plan } from '../types.js';
+import { isPublic, setBasic } from './auth.js';
 
 const CREDIT_INFO = '/service/payments/merchant/user/credit/info';
 
@@ -20,10 +20,10 @@ export function authenticate(kit: Kit, transaction: DreddTransaction, op: Operat
 
 export function plan(kit: Kit, op: Operation): Plan {
   if (op.path === CREDIT_INFO && Number(op.status) === 400) {
-    // No body: a phone number that is not of the form +91 and ten digits (D25).
+    // No body: a phone number (the operation's only parameter) that is not of the form +91 and ten digits (D25).
     return {
       auth: 'valid',
-      edit: (transaction: DreddTransaction) => edit.setQueryParameter(transaction, 'userPhoneNumber', 'not-a-phone-number'),
+      edit: (transaction: DreddTransaction) => edit.setQuery(transaction, 'userPhoneNumber=not-a-phone-number'),
       expectCode: 'BAD_REQUEST',
       invalid: true,
     };

@@ -28,8 +28,9 @@ import { APPROVED_TEST_USER, TEST_OTP as OTPS } from '../../../src/sandbox/fixtu
 import { unexpected, type Kit, type SetupResponse } from '../kit.js';
 import { genericPlan } from '../plans.js';
 import * as edit from '../request-edit.js';
-import type { DreddTransaction, Edit, Operation, Plan } from '../types.js';
-import { basicValue, setBasic, type AuthMode } from './auth.js';
+import { all, editJson } from '../request-edit.js';
+import type { AuthMode, DreddTransaction, Edit, Operation, Plan } from '../types.js';
+import { basicValue, setBasic } from './auth.js';
 
 const MERCHANTS = '/api/merchant';
 const MERCHANT = '/api/merchant/{id}';
@@ -65,10 +66,6 @@ const UNKNOWN_REFERENCE = '00000000-0000-4000-8000-000000000000';
 const TINY_PDF = Buffer.from('%PDF-1.4\n1 0 obj\n<</Type/Catalog>>\nendobj\ntrailer\n<</Root 1 0 R>>\n%%EOF\n').toString('base64');
 const CLOCK_STEP_MS = 60000;
 
-function merchantCredentials(kit: Kit): { username: string; password: string } {
-  return { username: kit.settings.username, password: kit.settings.password };
-}
-
 function schemeOf(kit: Kit, op: Operation): string | undefined {
   const requirement = kit.security(op.path, op.method)[0] ?? {};
   return Object.keys(requirement)[0];
@@ -77,35 +74,22 @@ function schemeOf(kit: Kit, op: Operation): string | undefined {
 export function authenticate(kit: Kit, transaction: DreddTransaction, op: Operation, mode: AuthMode): void {
   const scheme = schemeOf(kit, op);
   if (scheme === undefined) return;
-  if (scheme === 'transactionalApiBasic') {
-    // For a wrong password the merchant's username is kept when the setup has it.
-    const credentials = kit.state.transactional || { username: `${kit.settings.runId}_unknown`, password: 'unknown' };
-    setBasic(transaction, credentials, mode);
-  } else {
-    setBasic(transaction, merchantCredentials(kit), mode);
-  }
+  // For a wrong password the merchant's username is kept when the setup has it.
+  const transactional = kit.state.transactional || { username: `${kit.settings.runId}_unknown`, password: 'unknown' };
+  setBasic(transaction, scheme === 'transactionalApiBasic' ? transactional : kit.settings, mode);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Setup
 
-function merchantCall(kit: Kit, method: string, path: string, value?: unknown): Promise<SetupResponse> {
-  const { username, password } = merchantCredentials(kit);
+/** A setup call of the Merchant API (`merchant`) or, with the merchant's credentials, of the Transactional API. */
+function basicCall(kit: Kit, api: 'merchant' | 'transactional', method: string, path: string, value?: unknown): Promise<SetupResponse> {
+  const { username, password } = api === 'merchant' ? kit.settings : kit.state.transactional;
   return kit.call(method, path, {
     body: value === undefined ? undefined : JSON.stringify(value),
     headers: { Authorization: basicValue(username, password) },
   });
 }
-
-function transactionalCall(kit: Kit, method: string, path: string, value?: unknown): Promise<SetupResponse> {
-  const { username, password } = kit.state.transactional;
-  return kit.call(method, path, {
-    body: value === undefined ? undefined : JSON.stringify(value),
-    headers: { Authorization: basicValue(username, password) },
-  });
-}
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Waits for `probe` to answer something other than undefined: advances the sandbox clock when
@@ -123,14 +107,14 @@ async function waitFor<T>(kit: Kit, what: string, probe: () => Promise<T | undef
       const advanced = await kit.call('POST', '/sandbox/clock/advance', { body: JSON.stringify({ ms: CLOCK_STEP_MS }) });
       kit.state.hasClock = advanced.status >= 200 && advanced.status < 300;
     }
-    if (!kit.state.hasClock) await sleep(1000);
+    if (!kit.state.hasClock) await new Promise((resolve) => setTimeout(resolve, 1000));
   }
 }
 
 class WaitTimeout extends Error {}
 
-async function createMerchant(kit: Kit, id: string): Promise<void> {
-  const response = await merchantCall(kit, 'POST', MERCHANTS, {
+async function createMerchant(kit: Kit, id: string): Promise<string> {
+  const response = await basicCall(kit, 'merchant', 'POST', MERCHANTS, {
     merchant: {
       id,
       brandName: 'Contract Kit Store',
@@ -140,19 +124,20 @@ async function createMerchant(kit: Kit, id: string): Promise<void> {
     },
   });
   if (response.status !== 201) throw new Error(unexpected(`creating merchant ${id}`, response));
+  return id;
 }
 
 async function onboardMerchant(kit: Kit, id: string): Promise<{ username: string; password: string }> {
   await createMerchant(kit, id);
   for (const documentType of ['PAN', 'CANCELLED_CHEQUE']) {
-    const response = await merchantCall(kit, 'POST', `${MERCHANTS}/${id}/document`, {
+    const response = await basicCall(kit, 'merchant', 'POST', `${MERCHANTS}/${id}/document`, {
       documentType,
       document: { type: 'base64', value: TINY_PDF },
     });
     if (response.status !== 200) throw new Error(unexpected(`uploading ${documentType} of ${id}`, response));
   }
   const merchant = await waitFor<any>(kit, `merchant ${id} becoming enabled`, async () => {
-    const response = await merchantCall(kit, 'GET', `${MERCHANTS}/${id}`);
+    const response = await basicCall(kit, 'merchant', 'GET', `${MERCHANTS}/${id}`);
     if (response.status !== 200) throw new Error(unexpected(`reading merchant ${id}`, response));
     const record = response.json && response.json.merchant;
     if (record && record.stage === 'enabled') return record;
@@ -174,7 +159,7 @@ async function onboardMerchant(kit: Kit, id: string): Promise<{ username: string
 
 async function createTransaction(kit: Kit, suffix: string, { device = true } = {}): Promise<string> {
   const id = kit.id(suffix);
-  const response = await transactionalCall(kit, 'POST', TRANSACTIONS, {
+  const response = await basicCall(kit, 'transactional', 'POST', TRANSACTIONS, {
     transaction: { id, amount: TRANSACTION_AMOUNT, notes: { referenceId: `contract_kit_${suffix}` } },
     user: TEST_USER,
     ...(device ? { deviceInformation: DEVICE } : {}),
@@ -184,7 +169,7 @@ async function createTransaction(kit: Kit, suffix: string, { device = true } = {
 }
 
 async function stage(kit: Kit, id: string): Promise<{ transaction: any; nextStep: any }> {
-  const response = await transactionalCall(kit, 'GET', `${TRANSACTIONS}/${id}?include=stage`);
+  const response = await basicCall(kit, 'transactional', 'GET', `${TRANSACTIONS}/${id}?include=stage`);
   if (response.status !== 200) throw new Error(unexpected(`reading the stage of ${id}`, response));
   const nextStep = response.json && response.json.transactionStage && response.json.transactionStage.nextStep;
   if (!nextStep) throw new Error(`the stage of ${id} has no transactionStage.nextStep`);
@@ -204,7 +189,7 @@ async function authenticating(kit: Kit, suffix: string): Promise<{ id: string; r
 async function paying(kit: Kit, suffix: string): Promise<{ id: string; referenceId: string; downPayment: number }> {
   const { id, referenceId } = await authenticating(kit, suffix);
   const path = `${TRANSACTIONS}/${id}/user-inputs/${referenceId}`;
-  const response = await transactionalCall(kit, 'POST', path, { value: TEST_OTP });
+  const response = await basicCall(kit, 'transactional', 'POST', path, { value: TEST_OTP });
   if (response.status !== 200) throw new Error(unexpected(`submitting the test OTP ${TEST_OTP} to ${id}`, response));
   const { nextStep } = await stage(kit, id);
   if (nextStep.step !== 'payment') throw new Error(`transaction ${id} is in step ${nextStep.step} after the OTP, not payment`);
@@ -226,28 +211,29 @@ async function step(kit: Kit, keys: string[], work: () => Promise<void>): Promis
   }
 }
 
+/** One step of the setup that makes the state value `key`. */
+function make(kit: Kit, key: string, work: () => Promise<unknown>): Promise<void> {
+  return step(kit, [key], async () => {
+    kit.state[key] = await work();
+  });
+}
+
 export async function setup(kit: Kit): Promise<void> {
   await step(kit, ['merchantId', 'transactional'], async () => {
     const id = kit.id('m');
     kit.state.transactional = await onboardMerchant(kit, id);
     kit.state.merchantId = id;
   });
-  await step(kit, ['pendingMerchantId'], async () => {
-    await createMerchant(kit, kit.id('m_pending'));
-    kit.state.pendingMerchantId = kit.id('m_pending');
-  });
-  await step(kit, ['disableMerchantId'], async () => {
-    await createMerchant(kit, kit.id('m_disable'));
-    kit.state.disableMerchantId = kit.id('m_disable');
-  });
+  await make(kit, 'pendingMerchantId', () => createMerchant(kit, kit.id('m_pending')));
+  await make(kit, 'disableMerchantId', () => createMerchant(kit, kit.id('m_disable')));
   if (kit.state.merchantId) {
-    await step(kit, ['takenEmail'], async () => {
+    await make(kit, 'takenEmail', async () => {
       const email = `${kit.settings.runId}.taken@contract-kit.example.in`;
-      const response = await merchantCall(kit, 'POST', `${MERCHANTS}/${kit.state.merchantId}/dashboard-access`, {
+      const response = await basicCall(kit, 'merchant', 'POST', `${MERCHANTS}/${kit.state.merchantId}/dashboard-access`, {
         dashboardUser: { name: 'Contract Kit', email },
       });
       if (response.status !== 201) throw new Error(unexpected(`creating dashboard access for ${email}`, response));
-      kit.state.takenEmail = email;
+      return email;
     });
   }
   if (!kit.state.transactional) {
@@ -256,9 +242,9 @@ export async function setup(kit: Kit): Promise<void> {
     return;
   }
   // First what waits on the clock, then the transactions whose OTPs must not expire.
-  await step(kit, ['successId'], async () => {
+  await make(kit, 'successId', async () => {
     const { id, downPayment } = await paying(kit, 't_success');
-    const registered = await transactionalCall(kit, 'POST', `${TRANSACTIONS}/${id}/payment/register-external`, {
+    const registered = await basicCall(kit, 'transactional', 'POST', `${TRANSACTIONS}/${id}/payment/register-external`, {
       metaData: metaData(downPayment),
     });
     if (registered.status !== 200) throw new Error(unexpected(`registering the down payment of ${id}`, registered));
@@ -268,36 +254,24 @@ export async function setup(kit: Kit): Promise<void> {
       if (transaction.status === 'FAILED') throw new Error(`transaction ${id} became FAILED (${transaction.failureReason}), not SUCCESS`);
       return undefined;
     });
-    const refund = await transactionalCall(kit, 'POST', `${TRANSACTIONS}/${id}/refund`, {
+    const refund = await basicCall(kit, 'transactional', 'POST', `${TRANSACTIONS}/${id}/refund`, {
       refund: { id: kit.id('r0'), amount: FIRST_REFUND_AMOUNT },
     });
     if (refund.status !== 200) throw new Error(unexpected(`refunding ${FIRST_REFUND_AMOUNT} of ${id}`, refund));
-    kit.state.successId = id;
+    return id;
   });
-  await step(kit, ['freshId'], async () => {
-    kit.state.freshId = await createTransaction(kit, 't_fresh');
-  });
-  await step(kit, ['cancelId'], async () => {
-    kit.state.cancelId = await createTransaction(kit, 't_cancel', { device: false });
-  });
-  await step(kit, ['cancelledId'], async () => {
+  await make(kit, 'freshId', () => createTransaction(kit, 't_fresh'));
+  await make(kit, 'cancelId', () => createTransaction(kit, 't_cancel', { device: false }));
+  await make(kit, 'cancelledId', async () => {
     const id = await createTransaction(kit, 't_cancelled');
-    const cancelled = await transactionalCall(kit, 'GET', `${TRANSACTIONS}/${id}/cancel`);
+    const cancelled = await basicCall(kit, 'transactional', 'GET', `${TRANSACTIONS}/${id}/cancel`);
     if (cancelled.status !== 200) throw new Error(unexpected(`cancelling ${id}`, cancelled));
-    kit.state.cancelledId = id;
+    return id;
   });
-  await step(kit, ['otp'], async () => {
-    kit.state.otp = await authenticating(kit, 't_otp');
-  });
-  await step(kit, ['otpBad'], async () => {
-    kit.state.otpBad = await authenticating(kit, 't_otp_bad');
-  });
-  await step(kit, ['pay'], async () => {
-    kit.state.pay = await paying(kit, 't_pay');
-  });
-  await step(kit, ['payBad'], async () => {
-    kit.state.payBad = await paying(kit, 't_pay_bad');
-  });
+  await make(kit, 'otp', () => authenticating(kit, 't_otp'));
+  await make(kit, 'otpBad', () => authenticating(kit, 't_otp_bad'));
+  await make(kit, 'pay', () => paying(kit, 't_pay'));
+  await make(kit, 'payBad', () => paying(kit, 't_pay_bad'));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -307,25 +281,11 @@ function pathTo(template: string, values: Record<string, string | undefined>): E
   return (transaction) => edit.setPath(transaction, template, values);
 }
 
-function body(change: (value: any) => unknown): Edit {
-  return (transaction) => {
-    const value = edit.jsonBody(transaction) || {};
-    change(value);
-    edit.setJsonBody(transaction, value);
-  };
-}
-
-function all(...edits: Edit[]): Edit {
-  return (transaction) => {
-    for (const change of edits) change(transaction);
-  };
-}
-
 const padded = edit.padBodyOverLimit;
 
 /** The create-transaction body of the document's example, made valid now and unique to this run. */
 function transactionBody(id: string): Edit {
-  return body((value) => {
+  return editJson((value) => {
     value.transaction = { ...(value.transaction || {}), id, amount: TRANSACTION_AMOUNT };
     value.user = TEST_USER;
     // The example's check id and expiry cannot be valid on another server or at another time.
@@ -338,119 +298,110 @@ function transactionBody(id: string): Edit {
   });
 }
 
-function refundBody(id: string | undefined, amount: number): Edit {
-  return body((value) => {
+function refundBody(id: string, amount: number): Edit {
+  return editJson((value) => {
     for (const key of Object.keys(value)) delete value[key];
-    value.refund = id === undefined ? { amount } : { id, amount };
+    value.refund = { id, amount };
   });
 }
 
-/** Skip reason for the transactions that need a SUCCESS transaction the server did not make in time. */
-function successSkip(kit: Kit): Plan | undefined {
-  const timeout = kit.state.successIdTimeout;
-  return timeout ? { skip: `needs a transaction that reached SUCCESS: ${timeout}` } : undefined;
+/**
+ * The paths with ids: the setup state of what a request is aimed at, and its path parameter. A 401
+ * goes to what the setup made (an unknown id when it is missing), a 404 to an unknown id.
+ */
+const TARGETS: Record<string, [key: string, parameter: string, unknown: string]> = {
+  [MERCHANT]: ['merchantId', 'id', 'm_unknown'],
+  [DOCUMENT]: ['pendingMerchantId', 'id', 'm_unknown'],
+  [DISABLE]: ['disableMerchantId', 'id', 'm_unknown'],
+  [DASHBOARD]: ['merchantId', 'id', 'm_unknown'],
+  [TRANSACTION]: ['freshId', 'id', 't_unknown'],
+  [USER_INPUT]: ['otpBad', 'transactionId', 't_unknown'],
+  [REGISTER]: ['payBad', 'transactionId', 't_unknown'],
+  [REFUND]: ['successId', 'transactionId', 't_unknown'],
+  [CANCEL]: ['cancelId', 'transactionId', 't_unknown'],
+};
+
+/**
+ * The path values of a request to `value` on a path of TARGETS: an id, or a transaction the setup
+ * left in a step (`{ id, referenceId, ... }`); an id alone has UNKNOWN_REFERENCE as its reference.
+ */
+function pathValues(template: string, value: string | { id: string; referenceId: string }): Record<string, string> {
+  const target = typeof value === 'string' ? { id: value, referenceId: UNKNOWN_REFERENCE } : value;
+  return { [TARGETS[template]![1]]: target.id, referenceId: target.referenceId };
 }
 
 export function plan(kit: Kit, op: Operation): Plan {
   const status = Number(op.status);
   // Every BAD_REQUEST here is a schema violation (but the settlement range), every 413 too big.
-  const expect = (code: string, rest: Plan): Plan => ({
+  const expect = (code: string, ...edits: Edit[]): Plan => ({
     auth: 'valid',
     expectCode: code,
     invalid: code === 'BAD_REQUEST' || code === 'PAYLOAD_TOO_LARGE',
-    ...rest,
+    edit: all(...edits),
   });
-  const wrong = (rest: Plan = {}): Plan => ({ auth: 'wrong', expectCode: 'UNAUTHORIZED', ...rest });
-  const generic = () => genericPlan(kit, op, CODES);
-  const unknownMerchant = kit.id('m_unknown');
-  const unknownTransaction = kit.id('t_unknown');
+  const valid = (...edits: Edit[]): Plan => ({ auth: 'valid', edit: all(...edits) });
+  const wrong = (...edits: Edit[]): Plan => ({ auth: 'wrong', expectCode: 'UNAUTHORIZED', edit: all(...edits) });
+  const large = (...edits: Edit[]): Plan => expect('PAYLOAD_TOO_LARGE', ...edits, padded);
   const need = (key: string) => kit.need(key);
+  /** The path to what the setup made (`key`). */
+  const to = (template: string, key: string) => pathTo(template, pathValues(template, need(key)));
+  const query = (text: string): Edit => (transaction) => edit.setQuery(transaction, text);
+  const email = (address: string) => editJson((value) => (value.dashboardUser.email = address));
+  const otp = editJson((value) => (value.value = TEST_OTP));
   // Transaction operations need the merchant's credentials, except the 401s.
   if (status !== 401 && status !== 500 && schemeOf(kit, op) === 'transactionalApiBasic') need('transactional');
+  const [made, , unknown] = TARGETS[op.path] ?? [];
+  if (made && unknown && status === 401) return wrong(pathTo(op.path, pathValues(op.path, kit.state[made] || kit.id(unknown))));
+  if (unknown && status === 404) return expect('NOT_FOUND', pathTo(op.path, pathValues(op.path, kit.id(unknown))));
 
   switch (`${op.method} ${op.path} ${status}`) {
     // --- Merchant API
     case `POST ${MERCHANTS} 201`:
-      return { auth: 'valid', edit: body((value) => (value.merchant.id = kit.id('m_new'))) };
+      return valid(editJson((value) => (value.merchant.id = kit.id('m_new'))));
     case `POST ${MERCHANTS} 401`:
-      return wrong({ edit: body((value) => (value.merchant.id = kit.id('m_unauthorized'))) });
+      return wrong(editJson((value) => (value.merchant.id = kit.id('m_unauthorized'))));
     case `POST ${MERCHANTS} 409`:
-      return expect('DUPLICATE_ID', { edit: body((value) => (value.merchant.id = need('merchantId'))) });
+      return expect('DUPLICATE_ID', editJson((value) => (value.merchant.id = need('merchantId'))));
     case `POST ${MERCHANTS} 413`:
-      return expect('PAYLOAD_TOO_LARGE', { edit: all(body((value) => (value.merchant.id = kit.id('m_large'))), padded) });
+      return large(editJson((value) => (value.merchant.id = kit.id('m_large'))));
 
     case `GET ${MERCHANT} 200`:
-      return { auth: 'valid', edit: pathTo(MERCHANT, { id: need('merchantId') }) };
+      return valid(to(MERCHANT, 'merchantId'));
     case `GET ${MERCHANT} 400`:
-      return expect('BAD_REQUEST', { edit: pathTo(MERCHANT, { id: TOO_LONG_ID }) });
-    case `GET ${MERCHANT} 401`:
-      return wrong({ edit: pathTo(MERCHANT, { id: kit.state.merchantId || unknownMerchant }) });
-    case `GET ${MERCHANT} 404`:
-      return expect('NOT_FOUND', { edit: pathTo(MERCHANT, { id: unknownMerchant }) });
+      return expect('BAD_REQUEST', pathTo(MERCHANT, { id: TOO_LONG_ID }));
 
     case `POST ${DOCUMENT} 200`:
-      return { auth: 'valid', edit: pathTo(DOCUMENT, { id: need('pendingMerchantId') }) };
+      return valid(to(DOCUMENT, 'pendingMerchantId'));
     case `POST ${DOCUMENT} 400`:
-      return expect('BAD_REQUEST', {
-        edit: all(pathTo(DOCUMENT, { id: need('pendingMerchantId') }), body((value) => delete value.documentType)),
-      });
-    case `POST ${DOCUMENT} 401`:
-      return wrong({ edit: pathTo(DOCUMENT, { id: kit.state.pendingMerchantId || unknownMerchant }) });
-    case `POST ${DOCUMENT} 404`:
-      return expect('NOT_FOUND', { edit: pathTo(DOCUMENT, { id: unknownMerchant }) });
+      return expect('BAD_REQUEST', to(DOCUMENT, 'pendingMerchantId'), editJson((value) => delete value.documentType));
     case `POST ${DOCUMENT} 409`:
-      return expect('INVALID_STATE', { edit: pathTo(DOCUMENT, { id: need('merchantId') }) });
+      return expect('INVALID_STATE', to(DOCUMENT, 'merchantId'));
     case `POST ${DOCUMENT} 413`:
-      return expect('PAYLOAD_TOO_LARGE', { edit: all(pathTo(DOCUMENT, { id: need('pendingMerchantId') }), padded) });
+      return large(to(DOCUMENT, 'pendingMerchantId'));
 
     case `POST ${DISABLE} 200`:
-      return { auth: 'valid', edit: pathTo(DISABLE, { id: need('disableMerchantId') }) };
+      return valid(to(DISABLE, 'disableMerchantId'));
     case `POST ${DISABLE} 400`:
-      return expect('BAD_REQUEST', {
-        edit: all(pathTo(DISABLE, { id: need('disableMerchantId') }), body((value) => (value.reason = ''))),
-      });
-    case `POST ${DISABLE} 401`:
-      return wrong({ edit: pathTo(DISABLE, { id: kit.state.disableMerchantId || unknownMerchant }) });
-    case `POST ${DISABLE} 404`:
-      return expect('NOT_FOUND', { edit: pathTo(DISABLE, { id: unknownMerchant }) });
+      return expect('BAD_REQUEST', to(DISABLE, 'disableMerchantId'), editJson((value) => (value.reason = '')));
     case `POST ${DISABLE} 413`:
-      return expect('PAYLOAD_TOO_LARGE', { edit: all(pathTo(DISABLE, { id: need('disableMerchantId') }), padded) });
+      return large(to(DISABLE, 'disableMerchantId'));
 
     case `POST ${DASHBOARD} 201`:
-      return {
-        auth: 'valid',
-        edit: all(
-          pathTo(DASHBOARD, { id: need('merchantId') }),
-          body((value) => (value.dashboardUser.email = `${kit.settings.runId}.new@contract-kit.example.in`)),
-        ),
-      };
+      return valid(to(DASHBOARD, 'merchantId'), email(`${kit.settings.runId}.new@contract-kit.example.in`));
     case `POST ${DASHBOARD} 400`:
-      return expect('BAD_REQUEST', {
-        edit: all(pathTo(DASHBOARD, { id: need('merchantId') }), body((value) => delete value.dashboardUser)),
-      });
-    case `POST ${DASHBOARD} 401`:
-      return wrong({ edit: pathTo(DASHBOARD, { id: kit.state.merchantId || unknownMerchant }) });
-    case `POST ${DASHBOARD} 404`:
-      return expect('NOT_FOUND', { edit: pathTo(DASHBOARD, { id: unknownMerchant }) });
+      return expect('BAD_REQUEST', to(DASHBOARD, 'merchantId'), editJson((value) => delete value.dashboardUser));
     case `POST ${DASHBOARD} 409`:
-      return expect('DUPLICATE_ID', {
-        edit: all(
-          pathTo(DASHBOARD, { id: need('merchantId') }),
-          body((value) => (value.dashboardUser.email = need('takenEmail'))),
-        ),
-      });
+      return expect(
+        'DUPLICATE_ID',
+        to(DASHBOARD, 'merchantId'),
+        editJson((value) => (value.dashboardUser.email = need('takenEmail'))),
+      );
     case `POST ${DASHBOARD} 413`:
-      return expect('PAYLOAD_TOO_LARGE', {
-        edit: all(
-          pathTo(DASHBOARD, { id: need('merchantId') }),
-          body((value) => (value.dashboardUser.email = `${kit.settings.runId}.large@contract-kit.example.in`)),
-          padded,
-        ),
-      });
+      return large(to(DASHBOARD, 'merchantId'), email(`${kit.settings.runId}.large@contract-kit.example.in`));
 
     // --- Transactional API
     case `POST ${PRE_ELIGIBILITY} 200`:
-      return { auth: 'valid', edit: body((value) => (value.user = TEST_USER)) };
+      return valid(editJson((value) => (value.user = TEST_USER)));
 
     case `GET ${CONFIGURATION} 200`:
       return { auth: 'valid' };
@@ -458,138 +409,85 @@ export function plan(kit: Kit, op: Operation): Plan {
       return wrong();
 
     case `POST ${TRANSACTIONS} 200`:
-      return { auth: 'valid', edit: transactionBody(kit.id('t_new')) };
+      return valid(transactionBody(kit.id('t_new')));
     case `POST ${TRANSACTIONS} 400`:
-      return expect('BAD_REQUEST', { edit: all(transactionBody(kit.id('t_invalid')), body((value) => delete value.user)) });
+      return expect('BAD_REQUEST', transactionBody(kit.id('t_invalid')), editJson((value) => delete value.user));
     case `POST ${TRANSACTIONS} 401`:
-      return wrong({ edit: transactionBody(kit.id('t_unauthorized')) });
+      return wrong(transactionBody(kit.id('t_unauthorized')));
     case `POST ${TRANSACTIONS} 409`:
-      return expect('DUPLICATE_ID', { edit: transactionBody(need('freshId')) });
+      return expect('DUPLICATE_ID', transactionBody(need('freshId')));
     case `POST ${TRANSACTIONS} 413`:
-      return expect('PAYLOAD_TOO_LARGE', { edit: all(transactionBody(kit.id('t_large')), padded) });
+      return large(transactionBody(kit.id('t_large')));
 
     case `GET ${TRANSACTIONS} 200`:
-      return { auth: 'valid', edit: (transaction: DreddTransaction) => edit.setQuery(transaction, 'limit=5') };
+      return valid(query('limit=5'));
     case `GET ${TRANSACTIONS} 400`:
-      return expect('BAD_REQUEST', { edit: (transaction: DreddTransaction) => edit.setQuery(transaction, 'limit=0') });
+      return expect('BAD_REQUEST', query('limit=0'));
     case `GET ${TRANSACTIONS} 401`:
-      return wrong({ edit: (transaction: DreddTransaction) => edit.setQuery(transaction, 'limit=5') });
+      return wrong(query('limit=5'));
 
     case `GET ${TRANSACTION} 200`:
-      return { auth: 'valid', edit: pathTo(TRANSACTION, { id: need('freshId') }) };
+      return valid(to(TRANSACTION, 'freshId'));
     case `GET ${TRANSACTION} 400`:
-      return expect('BAD_REQUEST', { edit: pathTo(TRANSACTION, { id: TOO_LONG_ID }) });
-    case `GET ${TRANSACTION} 401`:
-      return wrong({ edit: pathTo(TRANSACTION, { id: kit.state.freshId || unknownTransaction }) });
-    case `GET ${TRANSACTION} 404`:
-      return expect('NOT_FOUND', { edit: pathTo(TRANSACTION, { id: unknownTransaction }) });
+      return expect('BAD_REQUEST', pathTo(TRANSACTION, { id: TOO_LONG_ID }));
 
-    case `POST ${USER_INPUT} 200`: {
-      const { id, referenceId } = need('otp');
-      return { auth: 'valid', edit: all(pathTo(USER_INPUT, { transactionId: id, referenceId }), body((value) => (value.value = TEST_OTP))) };
-    }
-    case `POST ${USER_INPUT} 400`: {
-      const { id, referenceId } = need('otpBad');
-      return expect('BAD_REQUEST', {
-        edit: all(pathTo(USER_INPUT, { transactionId: id, referenceId }), body((value) => delete value.value)),
-      });
-    }
-    case `POST ${USER_INPUT} 401`: {
-      const target = kit.state.otpBad || { id: unknownTransaction, referenceId: UNKNOWN_REFERENCE };
-      return wrong({ edit: pathTo(USER_INPUT, { transactionId: target.id, referenceId: target.referenceId }) });
-    }
-    case `POST ${USER_INPUT} 404`:
-      return expect('NOT_FOUND', { edit: pathTo(USER_INPUT, { transactionId: unknownTransaction, referenceId: UNKNOWN_REFERENCE }) });
-    case `POST ${USER_INPUT} 409`: {
-      const { id, referenceId } = need('pay');
-      return expect('INVALID_STATE', {
-        edit: all(pathTo(USER_INPUT, { transactionId: id, referenceId }), body((value) => (value.value = TEST_OTP))),
-      });
-    }
-    case `POST ${USER_INPUT} 413`: {
-      const { id, referenceId } = need('otpBad');
-      return expect('PAYLOAD_TOO_LARGE', {
-        edit: all(pathTo(USER_INPUT, { transactionId: id, referenceId }), body((value) => (value.value = TEST_OTP)), padded),
-      });
-    }
+    case `POST ${USER_INPUT} 200`:
+      return valid(to(USER_INPUT, 'otp'), otp);
+    case `POST ${USER_INPUT} 400`:
+      return expect('BAD_REQUEST', to(USER_INPUT, 'otpBad'), editJson((value) => delete value.value));
+    case `POST ${USER_INPUT} 409`:
+      return expect('INVALID_STATE', to(USER_INPUT, 'pay'), otp);
+    case `POST ${USER_INPUT} 413`:
+      return large(to(USER_INPUT, 'otpBad'), otp);
 
-    case `POST ${REGISTER} 200`: {
-      const { id, downPayment } = need('pay');
-      return { auth: 'valid', edit: all(pathTo(REGISTER, { transactionId: id }), body((value) => (value.metaData = metaData(downPayment)))) };
-    }
-    case `POST ${REGISTER} 400`: {
-      const { id } = need('payBad');
-      return expect('BAD_REQUEST', { edit: all(pathTo(REGISTER, { transactionId: id }), body((value) => delete value.metaData)) });
-    }
-    case `POST ${REGISTER} 401`:
-      return wrong({ edit: pathTo(REGISTER, { transactionId: (kit.state.payBad && kit.state.payBad.id) || unknownTransaction }) });
-    case `POST ${REGISTER} 404`:
-      return expect('NOT_FOUND', { edit: pathTo(REGISTER, { transactionId: unknownTransaction }) });
+    case `POST ${REGISTER} 200`:
+      return valid(to(REGISTER, 'pay'), editJson((value) => (value.metaData = metaData(need('pay').downPayment))));
+    case `POST ${REGISTER} 400`:
+      return expect('BAD_REQUEST', to(REGISTER, 'payBad'), editJson((value) => delete value.metaData));
     case `POST ${REGISTER} 409`:
-      return expect('INVALID_STATE', { edit: pathTo(REGISTER, { transactionId: need('freshId') }) });
-    case `POST ${REGISTER} 413`: {
-      const { id, downPayment } = need('payBad');
-      return expect('PAYLOAD_TOO_LARGE', {
-        edit: all(pathTo(REGISTER, { transactionId: id }), body((value) => (value.metaData = metaData(downPayment))), padded),
-      });
-    }
+      return expect('INVALID_STATE', to(REGISTER, 'freshId'));
+    case `POST ${REGISTER} 413`:
+      return large(to(REGISTER, 'payBad'), editJson((value) => (value.metaData = metaData(need('payBad').downPayment))));
 
     case `POST ${REFUND} 200`:
       // A new refund; the setup's refund `r0` was the first (a repeat of it answers 200 as well, D18).
-      return (
-        successSkip(kit) || {
-          auth: 'valid',
-          edit: all(pathTo(REFUND, { transactionId: need('successId') }), refundBody(kit.id('r_new'), NEW_REFUND_AMOUNT)),
-        }
-      );
+      // Skipped when no transaction reached SUCCESS in time.
+      if (kit.state.successIdTimeout) return { skip: `needs a transaction that reached SUCCESS: ${kit.state.successIdTimeout}` };
+      return valid(to(REFUND, 'successId'), refundBody(kit.id('r_new'), NEW_REFUND_AMOUNT));
     case `POST ${REFUND} 400`:
-      return expect('BAD_REQUEST', {
-        edit: all(
-          pathTo(REFUND, { transactionId: kit.state.successId || need('freshId') }),
-          body((value) => {
-            for (const key of Object.keys(value)) delete value[key];
-            value.refund = { amount: 'not-a-number' };
-          }),
-        ),
-      });
-    case `POST ${REFUND} 401`:
-      return wrong({ edit: pathTo(REFUND, { transactionId: kit.state.successId || unknownTransaction }) });
-    case `POST ${REFUND} 404`:
-      return expect('NOT_FOUND', { edit: pathTo(REFUND, { transactionId: unknownTransaction }) });
+      return expect(
+        'BAD_REQUEST',
+        pathTo(REFUND, { transactionId: kit.state.successId || need('freshId') }),
+        editJson((value) => {
+          for (const key of Object.keys(value)) delete value[key];
+          value.refund = { amount: 'not-a-number' };
+        }),
+      );
     case `POST ${REFUND} 409`:
       // A transaction that is not SUCCESS (REFUND_AMOUNT_TOO_LARGE and ALREADY_REFUNDED are 400, D02).
-      return expect('INVALID_STATE', {
-        edit: all(pathTo(REFUND, { transactionId: need('freshId') }), refundBody(kit.id('r_pending'), NEW_REFUND_AMOUNT)),
-      });
+      return expect('INVALID_STATE', to(REFUND, 'freshId'), refundBody(kit.id('r_pending'), NEW_REFUND_AMOUNT));
     case `POST ${REFUND} 413`:
-      return expect('PAYLOAD_TOO_LARGE', {
-        edit: all(
-          pathTo(REFUND, { transactionId: kit.state.successId || need('freshId') }),
-          refundBody(kit.id('r_large'), NEW_REFUND_AMOUNT),
-          padded,
-        ),
-      });
+      return large(
+        pathTo(REFUND, { transactionId: kit.state.successId || need('freshId') }),
+        refundBody(kit.id('r_large'), NEW_REFUND_AMOUNT),
+      );
 
     case `GET ${CANCEL} 200`:
-      return { auth: 'valid', edit: pathTo(CANCEL, { transactionId: need('cancelId') }) };
+      return valid(to(CANCEL, 'cancelId'));
     case `GET ${CANCEL} 400`:
-      return expect('BAD_REQUEST', { edit: pathTo(CANCEL, { transactionId: TOO_LONG_ID }) });
-    case `GET ${CANCEL} 401`:
-      return wrong({ edit: pathTo(CANCEL, { transactionId: kit.state.cancelId || unknownTransaction }) });
-    case `GET ${CANCEL} 404`:
-      return expect('NOT_FOUND', { edit: pathTo(CANCEL, { transactionId: unknownTransaction }) });
+      return expect('BAD_REQUEST', pathTo(CANCEL, { transactionId: TOO_LONG_ID }));
     case `GET ${CANCEL} 409`:
-      return expect('INVALID_STATE', { edit: pathTo(CANCEL, { transactionId: need('cancelledId') }) });
+      return expect('INVALID_STATE', to(CANCEL, 'cancelledId'));
 
     case `GET ${SETTLEMENT} 200`:
-      return { auth: 'valid', edit: (transaction: DreddTransaction) => edit.setQuery(transaction, '') };
+      return valid(query(''));
     case `GET ${SETTLEMENT} 400`:
       // `to` before `from` (D19).
-      return expect('BAD_REQUEST', { invalid: false, edit: (transaction: DreddTransaction) => edit.setQuery(transaction, 'from=2026-01-10&to=2026-01-01') });
+      return { ...expect('BAD_REQUEST', query('from=2026-01-10&to=2026-01-01')), invalid: false };
     case `GET ${SETTLEMENT} 401`:
-      return wrong({ edit: (transaction: DreddTransaction) => edit.setQuery(transaction, '') });
+      return wrong(query(''));
 
     default:
-      return generic();
+      return genericPlan(kit, op, CODES);
   }
 }
