@@ -11,18 +11,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { types } from 'node:util';
 import { readBody } from '../http/body.js';
+import { sendBody } from '../http/send.js';
 import { webhookContract } from './contract.js';
 import {
   describe,
+  isWebhookFamily,
   maxBodyBytes,
   quote,
-  VERIFIERS,
+  verifyWebhook,
   WebhookVerificationError,
-  type RawWebhookBody,
   type VerifiedWebhook,
-  type VerifyWebhookOptions,
   type WebhookFamily,
-  type WebhookHeaders,
 } from './verify.js';
 
 export interface WebhookHandlerOptions<F extends WebhookFamily> {
@@ -61,15 +60,9 @@ export function createWebhookHandler<F extends WebhookFamily>(
   options: WebhookHandlerOptions<F>,
 ): WebhookRequestHandler {
   const { family, secret, onEvent } = options;
-  if (typeof family !== 'string' || !Object.hasOwn(VERIFIERS, family)) {
+  if (!isWebhookFamily(family)) {
     throw new TypeError(`family must be sdk, web or gateway (got ${typeof family === 'string' ? quote(family) : describe(family)})`);
   }
-  const verify = VERIFIERS[family] as unknown as (
-    rawBody: RawWebhookBody,
-    headers: WebhookHeaders,
-    secret: string,
-    options?: VerifyWebhookOptions,
-  ) => VerifiedWebhook<F>;
   if (typeof secret !== 'string' || secret.length === 0) {
     throw new TypeError('secret must be a non-empty string');
   }
@@ -119,7 +112,7 @@ export function createWebhookHandler<F extends WebhookFamily>(
     }
     let event: VerifiedWebhook<F>;
     try {
-      event = verify(body, req.headers, secret, { maxBodyBytes: limit });
+      event = verifyWebhook(family, body, req.headers, secret, { maxBodyBytes: limit });
     } catch (error) {
       if (!(error instanceof WebhookVerificationError)) throw error;
       tell(error);
@@ -165,16 +158,9 @@ async function readRawBody(
   return 'too_large';
 }
 
+/** Sends `{ error }` (or `{ received: true }`) by src/http's rule; ends an answer already under way. */
 function answer(res: ServerResponse, status: number, error?: string): void {
-  if (res.headersSent || res.writableEnded || res.destroyed) {
-    if (!res.writableEnded && !res.destroyed) res.end();
-    return;
-  }
-  const body = JSON.stringify(error === undefined ? { received: true } : { error });
-  res.statusCode = status;
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(body));
-  res.setHeader('Cache-Control', 'no-store');
-  res.end(body);
+  if (res.headersSent && !res.writableEnded && !res.destroyed) res.end();
+  sendBody(res, status, error === undefined ? { received: true } : { error });
 }
 

@@ -60,6 +60,7 @@ import { types } from 'node:util';
 import type { webhooks as GatewayWebhooks } from '../../generated/types/gateway.js';
 import type { webhooks as SdkWebhooks } from '../../generated/types/sdk.js';
 import type { webhooks as WebWebhooks } from '../../generated/types/web.js';
+import { isObject } from '../contract/index.js';
 import { jsonContentTypeProblem } from '../http/json.js';
 import { SIGNATURE_PATTERN, verifySdkSignature, verifyStatusSignature } from '../signature.js';
 import { summary, webhookContract, type WebhookContract, type WebhookFamily, type WebhookPayloadIssue } from './contract.js';
@@ -82,34 +83,23 @@ export type GatewayTransactionWebhookPayload =
 export type GatewayRefundWebhookPayload =
   GatewayWebhooks['refundUpdated']['post']['requestBody']['content']['application/json'];
 
-/** A verified SDK-flow webhook. */
-export interface VerifiedSdkWebhook {
+/** A verified webhook's event. */
+interface VerifiedEvent<P> {
   /** The `X-Event-Id` header (same on every retry; not covered by the signature). */
   readonly eventId?: string;
-  readonly payload: SdkWebhookPayload;
+  readonly payload: P;
 }
 
+/** A verified SDK-flow webhook. */
+export interface VerifiedSdkWebhook extends VerifiedEvent<SdkWebhookPayload> {}
+
 /** A verified web-flow webhook; both its signatures held. */
-export interface VerifiedWebWebhook {
-  /** The `X-Event-Id` header (same on every retry; not covered by the signature). */
-  readonly eventId?: string;
-  readonly payload: WebWebhookPayload;
-}
+export interface VerifiedWebWebhook extends VerifiedEvent<WebWebhookPayload> {}
 
 /** A verified gateway webhook: a transaction or a refund that reached a final status. */
 export type VerifiedGatewayWebhook =
-  | {
-      readonly kind: 'transaction';
-      /** The `X-Event-Id` header (same on every retry; not covered by the signature). */
-      readonly eventId?: string;
-      readonly payload: GatewayTransactionWebhookPayload;
-    }
-  | {
-      readonly kind: 'refund';
-      /** The `X-Event-Id` header (same on every retry; not covered by the signature). */
-      readonly eventId?: string;
-      readonly payload: GatewayRefundWebhookPayload;
-    };
+  | (VerifiedEvent<GatewayTransactionWebhookPayload> & { readonly kind: 'transaction' })
+  | (VerifiedEvent<GatewayRefundWebhookPayload> & { readonly kind: 'refund' });
 
 /** The verified event of each family. */
 export interface VerifiedWebhooks {
@@ -169,7 +159,7 @@ export class WebhookVerificationError extends Error {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The verify functions.
+// The verify functions: one verification, the families differing only by their row of WEBHOOKS.
 
 /** Verifies and parses an SDK-flow webhook (`X-Signature` keyed with the merchant's private key). */
 export function verifySdkWebhook(
@@ -178,10 +168,7 @@ export function verifySdkWebhook(
   privateKey: string,
   options: VerifyWebhookOptions = {},
 ): VerifiedSdkWebhook {
-  const text = authenticate(rawBody, headers, privateKey, options, true);
-  const contract = webhookContract('sdk');
-  const payload = validated<SdkWebhookPayload>(contract, 'transactionStatus', parseJson(text));
-  return withEventId(contract, headers, { payload });
+  return verifyWebhook('sdk', rawBody, headers, privateKey, options);
 }
 
 /**
@@ -195,17 +182,7 @@ export function verifyWebWebhook(
   privateKey: string,
   options: VerifyWebhookOptions = {},
 ): VerifiedWebWebhook {
-  const contract = webhookContract('web');
-  const header = contract.signatureHeader('transactionStatus');
-  const text = authenticate(rawBody, headers, privateKey, options, header === 'required');
-  const payload = validated<WebWebhookPayload>(contract, 'transactionStatus', parseJson(text));
-  if (!verifyStatusSignature(payload.signature, payload.transactionId, payload.status, privateKey)) {
-    throw new WebhookVerificationError(
-      'bad_signature',
-      "the body's signature is not the status signature of its transactionId and status (D22)",
-    );
-  }
-  return withEventId(contract, headers, { payload });
+  return verifyWebhook('web', rawBody, headers, privateKey, options);
 }
 
 /**
@@ -218,32 +195,64 @@ export function verifyGatewayWebhook(
   transactionalPassword: string,
   options: VerifyWebhookOptions = {},
 ): VerifiedGatewayWebhook {
-  const text = authenticate(rawBody, headers, transactionalPassword, options, true);
-  const contract = webhookContract('gateway');
-  const value = parseJson(text);
-  if (isObject(value) && Object.hasOwn(value, 'transaction')) {
-    const payload = validated<GatewayTransactionWebhookPayload>(contract, 'transactionUpdated', value);
-    return withEventId(contract, headers, { kind: 'transaction' as const, payload });
-  }
-  if (isObject(value) && Object.hasOwn(value, 'refund')) {
-    const payload = validated<GatewayRefundWebhookPayload>(contract, 'refundUpdated', value);
-    return withEventId(contract, headers, { kind: 'refund' as const, payload });
-  }
-  throw new WebhookVerificationError(
-    'invalid_payload',
-    'the body is neither a transaction webhook ({ transaction }) nor a refund webhook ({ refund })',
-    [{ path: '', message: "must have property 'transaction' or 'refund'" }],
-  );
+  return verifyWebhook('gateway', rawBody, headers, transactionalPassword, options);
 }
 
-export const VERIFIERS: {
-  [F in WebhookFamily]: (
-    rawBody: RawWebhookBody,
-    headers: WebhookHeaders,
-    secret: string,
-    options?: VerifyWebhookOptions,
-  ) => VerifiedWebhook<F>;
-} = { sdk: verifySdkWebhook, web: verifyWebWebhook, gateway: verifyGatewayWebhook };
+interface WebhookRow {
+  /** The webhook's name in the document. */
+  name: string;
+  /** The top-level property that tells this webhook from the family's others, and the event's `kind`. */
+  kind?: 'transaction' | 'refund';
+}
+
+/** Each family's webhooks; a body is the first whose `kind` property it has (or the only one). */
+const WEBHOOKS: { readonly [F in WebhookFamily]: readonly WebhookRow[] } = {
+  sdk: [{ name: 'transactionStatus' }],
+  web: [{ name: 'transactionStatus' }],
+  gateway: [
+    { name: 'transactionUpdated', kind: 'transaction' },
+    { name: 'refundUpdated', kind: 'refund' },
+  ],
+};
+
+export function isWebhookFamily(value: unknown): value is WebhookFamily {
+  return typeof value === 'string' && Object.hasOwn(WEBHOOKS, value);
+}
+
+/** Verifies a webhook of `family`: the checks of the module's header, in their order. */
+export function verifyWebhook<F extends WebhookFamily>(
+  family: F,
+  rawBody: RawWebhookBody,
+  headers: WebhookHeaders,
+  secret: string,
+  options: VerifyWebhookOptions = {},
+): VerifiedWebhook<F> {
+  const contract = webhookContract(family);
+  const rows = WEBHOOKS[family];
+  // The document says whether X-Signature is required (it is, in every family today).
+  const required = contract.signatureHeader(rows[0]!.name) === 'required';
+  const value = parseJson(authenticate(rawBody, headers, secret, options, required));
+  const row = rows.length === 1 ? rows[0] : rows.find(({ kind }) => isObject(value) && Object.hasOwn(value, kind!));
+  if (row === undefined) {
+    throw new WebhookVerificationError(
+      'invalid_payload',
+      'the body is neither a transaction webhook ({ transaction }) nor a refund webhook ({ refund })',
+      [{ path: '', message: "must have property 'transaction' or 'refund'" }],
+    );
+  }
+  const payload = validated(contract, row.name, value);
+  if (family === 'web') {
+    const { signature, transactionId, status } = payload as WebWebhookPayload;
+    if (!verifyStatusSignature(signature, transactionId, status, secret)) {
+      throw new WebhookVerificationError(
+        'bad_signature',
+        "the body's signature is not the status signature of its transactionId and status (D22)",
+      );
+    }
+  }
+  const eventId = eventIdOf(contract, headers);
+  return { ...(row.kind === undefined ? {} : { kind: row.kind }), payload, ...(eventId === undefined ? {} : { eventId }) } as VerifiedWebhook<F>;
+}
 
 /** The size, signature and Content-Type checks; returns the body as text, not yet parsed. */
 function authenticate(
@@ -298,18 +307,11 @@ function byteLength(rawBody: unknown): number {
 
 /** The X-Signature value when present and of the D28 form; undefined when absent and optional. */
 function signatureHeader(headers: WebhookHeaders, required: boolean): string | undefined {
-  const values = distinct(headerValues(headers, 'x-signature'));
-  if (values.length === 0) {
+  const value = oneHeader(headers, 'x-signature', 'bad_signature', (count) => `the X-Signature header ${differentValues(count)}`);
+  if (value === undefined) {
     if (!required) return undefined;
     throw new WebhookVerificationError('missing_signature', 'the X-Signature header is missing or empty');
   }
-  if (values.length > 1) {
-    throw new WebhookVerificationError(
-      'bad_signature',
-      `the X-Signature header was given ${values.length} different values; expected one`,
-    );
-  }
-  const value = values[0] as string;
   if (!SIGNATURE_PATTERN.test(value)) {
     throw new WebhookVerificationError(
       'bad_signature',
@@ -322,33 +324,23 @@ function signatureHeader(headers: WebhookHeaders, required: boolean): string | u
 }
 
 function requireJsonContentType(headers: WebhookHeaders): void {
-  const values = distinct(headerValues(headers, 'content-type'));
-  if (values.length === 0) {
-    throw new WebhookVerificationError(
-      'wrong_content_type',
-      'the Content-Type header is missing; expected application/json',
-    );
-  }
-  if (values.length > 1) {
-    throw new WebhookVerificationError(
-      'wrong_content_type',
-      'the Content-Type header was given more than once; expected application/json',
-    );
-  }
+  const value = oneHeader(
+    headers,
+    'content-type',
+    'wrong_content_type',
+    () => 'the Content-Type header was given more than once; expected application/json',
+  );
   // The project's JSON Content-Type rule (D61), the same as for the requests the sandbox takes.
-  const problem = jsonContentTypeProblem(values[0] as string);
-  if (problem?.kind === 'media-type') {
-    throw new WebhookVerificationError(
-      'wrong_content_type',
-      `the Content-Type is ${quote(problem.mediaType)}; expected application/json`,
-    );
-  }
-  if (problem?.kind === 'charset') {
-    throw new WebhookVerificationError(
-      'wrong_content_type',
-      `the Content-Type's charset is ${quote(problem.charset)}; a webhook body is UTF-8`,
-    );
-  }
+  const problem = jsonContentTypeProblem(value);
+  if (problem === undefined) return;
+  throw new WebhookVerificationError(
+    'wrong_content_type',
+    problem.kind === 'missing'
+      ? 'the Content-Type header is missing; expected application/json'
+      : problem.kind === 'media-type'
+        ? `the Content-Type is ${quote(problem.mediaType)}; expected application/json`
+        : `the Content-Type's charset is ${quote(problem.charset)}; a webhook body is UTF-8`,
+  );
 }
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
@@ -384,21 +376,10 @@ function validated<T>(contract: WebhookContract, webhook: string, value: unknown
   );
 }
 
-function withEventId<E extends object>(
-  contract: WebhookContract,
-  headers: WebhookHeaders,
-  event: E,
-): E & { readonly eventId?: string } {
-  const values = distinct(headerValues(headers, 'x-event-id'));
-  if (values.length === 0) return event;
-  if (values.length > 1) {
-    throw new WebhookVerificationError(
-      'invalid_payload',
-      `the X-Event-Id header was given ${values.length} different values; expected one`,
-    );
-  }
-  const eventId = values[0] as string;
-  const issues = contract.eventIdIssues(eventId);
+/** The `X-Event-Id` header when present, checked against its schema. */
+function eventIdOf(contract: WebhookContract, headers: WebhookHeaders): string | undefined {
+  const eventId = oneHeader(headers, 'x-event-id', 'invalid_payload', (count) => `the X-Event-Id header ${differentValues(count)}`);
+  const issues = eventId === undefined ? [] : contract.eventIdIssues(eventId);
   if (issues.length > 0) {
     throw new WebhookVerificationError(
       'invalid_payload',
@@ -406,14 +387,23 @@ function withEventId<E extends object>(
       issues,
     );
   }
-  return { ...event, eventId };
+  return eventId;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Headers.
 
-/** Every value of the header `name` (lower case), trimmed, empty ones dropped. */
-function headerValues(headers: WebhookHeaders, name: string): string[] {
+/**
+ * The one value of the header `name` (lower case), trimmed, or undefined when it is absent or
+ * empty; several different values are refused with `reason` and the words of `many`. `headers` is
+ * an object: {@link authenticate} made sure of it.
+ */
+function oneHeader(
+  headers: WebhookHeaders,
+  name: string,
+  reason: WebhookFailureReason,
+  many: (count: number) => string,
+): string | undefined {
   const found: string[] = [];
   const add = (value: unknown): void => {
     if (typeof value === 'string' || typeof value === 'number') {
@@ -425,30 +415,27 @@ function headerValues(headers: WebhookHeaders, name: string): string[] {
   };
   if (isHeadersObject(headers)) {
     add(headers.get(name));
-  } else if (headers !== null && typeof headers === 'object') {
+  } else {
     for (const [key, value] of Object.entries(headers)) {
       if (key.toLowerCase() === name) add(value);
     }
   }
-  return found;
+  const values = new Set(found);
+  if (values.size > 1) throw new WebhookVerificationError(reason, many(values.size));
+  return found[0];
+}
+
+function differentValues(count: number): string {
+  return `was given ${count} different values; expected one`;
 }
 
 /** A fetch `Headers` (of this runtime or another implementation), as opposed to a plain object. */
 function isHeadersObject(headers: WebhookHeaders): headers is Headers {
-  if (headers === null || typeof headers !== 'object') return false;
   if (typeof Headers !== 'undefined' && headers instanceof Headers) return true;
   return typeof (headers as { get?: unknown }).get === 'function';
 }
 
-function distinct(values: string[]): string[] {
-  return [...new Set(values)];
-}
-
 // ---------------------------------------------------------------------------------------------
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** An attacker-supplied header value for a message: bounded, printable. */
 export function quote(value: string): string {
