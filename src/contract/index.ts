@@ -17,7 +17,6 @@ export {
   compileContract,
   contractOf,
   isJsonType,
-  loadContract,
   type Contract,
   type ContractOperation,
   type ContractParameter,

@@ -129,11 +129,6 @@ export function contractOf(family: string, location: URL | string = documentUrl(
   return contract;
 }
 
-/** {@link contractOf}, as a promise (a load error rejects). */
-export async function loadContract(family: string, location?: URL | string): Promise<Contract> {
-  return contractOf(family, location);
-}
-
 // ---------------------------------------------------------------------------------------------
 // Compiling.
 
@@ -268,6 +263,7 @@ interface OperationInput {
 interface CompiledParameter extends ContractParameter {
   /** Whether the schema is an array (a repeated query parameter). */
   readonly array: boolean;
+  compile(): void;
 }
 
 interface CompiledOperation extends ContractOperation {
@@ -316,7 +312,7 @@ function compileOperation(compiler: Compiler, input: OperationInput): CompiledOp
       compile() {
         validator?.();
       },
-    } as CompiledParameter & { compile(): void };
+    };
   });
 
   // The JSON request body.
@@ -379,7 +375,7 @@ function compileOperation(compiler: Compiler, input: OperationInput): CompiledOp
     },
 
     compileRequest() {
-      for (const parameter of parameters) (parameter as CompiledParameter & { compile(): void }).compile();
+      for (const parameter of parameters) parameter.compile();
       validateBody?.();
     },
 

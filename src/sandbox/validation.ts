@@ -8,7 +8,7 @@ import type { ErrorObject } from 'ajv/dist/2020.js';
 import FindMyWay from 'find-my-way';
 import {
   compileContract as compileModel,
-  loadContract as loadModel,
+  contractOf,
   escapePointer,
   type Contract as ContractModel,
   type ContractOperation as OperationModel,
@@ -45,10 +45,7 @@ export interface ResponseValidation {
 }
 
 /** An operation of the model (src/contract/model.ts), its answers worded as issues. */
-export interface ContractOperation
-  extends Pick<OperationModel, 'operationId' | 'method' | 'path' | 'webhook' | 'requestBody' | 'secured' | 'responseStatuses'> {
-  /** The declared parameters. */
-  readonly parameters: readonly { name: string; in: ParameterLocation; required: boolean }[];
+export interface ContractOperation extends OperationModel {
   validateRequest(input: RequestInput): RequestValidation;
   validateResponse(status: number, body: unknown, contentType?: string): ResponseValidation;
 }
@@ -62,28 +59,23 @@ export interface Contract extends Pick<ContractModel, 'family' | 'document'> {
   match(method: string, pathname: string): { operation: ContractOperation; params: Record<string, string> } | undefined;
 }
 
-const cache = new Map<ContractModel, Contract>();
-
 /** The contract of `family` (its bundled document, or the one at `url`), request validators compiled. */
 export async function loadContract(family: string, url?: URL): Promise<Contract> {
-  const model = await loadModel(family, url);
-  let contract = cache.get(model);
-  if (contract === undefined) {
-    model.precompile();
-    contract = sandboxContract(model);
-    cache.set(model, contract);
-  }
-  return contract;
+  return sandboxContract(contractOf(family, url));
 }
 
 /** Compiles a document given as an object (tests). */
 export function compileContract(family: string, document: OpenApiDocument): Contract {
-  const model = compileModel(family, document);
-  model.precompile();
-  return sandboxContract(model);
+  return sandboxContract(compileModel(family, document));
 }
 
+const cache = new WeakMap<ContractModel, Contract>();
+
+/** The sandbox's view of a model, made once per model. */
 function sandboxContract(model: ContractModel): Contract {
+  const cached = cache.get(model);
+  if (cached !== undefined) return cached;
+  model.precompile();
   const operations = new Map<string, ContractOperation>();
   // find-my-way, as the router: a literal segment wins over a template. Unlike the router, it
   // matches any length, so that a check can name the operation of a path the router refused.
@@ -95,14 +87,13 @@ function sandboxContract(model: ContractModel): Contract {
       router.on(operation.method as FindMyWay.HTTPMethod, operation.path.replace(/\{([^}]+)\}/g, ':$1'), () => undefined, wrapped);
     }
   }
-  return {
+  const contract: Contract = {
     family: model.family,
     document: model.document,
     operations,
     operation(operationId) {
-      const found = operations.get(operationId);
-      if (found === undefined) throw new Error(`the ${model.family} contract has no operation ${operationId}`);
-      return found;
+      // A missing id: the model's own error names it.
+      return operations.get(operationId) ?? sandboxOperation(model.operation(operationId));
     },
     match(method, pathname) {
       const upper = method.toUpperCase() as FindMyWay.HTTPMethod;
@@ -118,6 +109,8 @@ function sandboxContract(model: ContractModel): Contract {
       return { operation: found.store as ContractOperation, params };
     },
   };
+  cache.set(model, contract);
+  return contract;
 }
 
 const HTTP_METHODS = new Set(['GET', 'PUT', 'POST', 'DELETE', 'OPTIONS', 'HEAD', 'PATCH', 'TRACE']);
@@ -143,14 +136,7 @@ function literalPercents(pathname: string): string {
 
 function sandboxOperation(operation: OperationModel): ContractOperation {
   return {
-    operationId: operation.operationId,
-    method: operation.method,
-    path: operation.path,
-    webhook: operation.webhook,
-    requestBody: operation.requestBody,
-    secured: operation.secured,
-    responseStatuses: operation.responseStatuses,
-    parameters: operation.parameters.map(({ name, in: location, required }) => ({ name, in: location, required })),
+    ...operation,
     validateRequest(input) {
       const checked = operation.checkRequest(input);
       if (checked.ok) return checked;
