@@ -1,15 +1,15 @@
 /**
- * The bundled documents under generated/openapi/ (read with the contract model, src/contract/),
- * loaded once per test file, and the small tools the contract tests use to read them as data:
- * JSON pointers, `$ref` resolution (the model's) and the list of operations of a document.
+ * The bundled documents under generated/openapi/ as the contract model (src/contract/) loaded and
+ * compiled them, once per test file, and the small tools the contract tests use to read them as
+ * data: `$ref` resolution (the model's), the list of operations of a document, and the problems
+ * of a value against any schema of a document (the model's validators).
  *
  * A family whose bundle is missing or unreadable is not an exception at load time: its
  * {@link Bundle} carries a `problem` that {@link requireDocument} throws inside a test, so the
  * suite names the missing file instead of crashing while it collects tests.
  */
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { deref as derefModel, FAMILIES, isObject, pointerGet, readDocument, type Family, type JsonObject } from '../../src/contract/index.js';
+import { resolve } from 'node:path';
+import { contractOf, deref, FAMILIES, isObject, type Family, type JsonObject } from '../../src/contract/index.js';
 
 export { FAMILIES, isObject, type Family, type JsonObject };
 
@@ -27,14 +27,11 @@ export interface Bundle {
 
 function loadBundle(family: Family): Bundle {
   const file = `generated/openapi/${family}.json`;
-  const path = join(ROOT, file);
-  if (!existsSync(path)) {
-    return { family, file, document: undefined, problem: `${file} is missing: run npm run generate` };
-  }
   try {
-    return { family, file, document: readDocument(family, path) as JsonObject, problem: undefined };
+    return { family, file, document: contractOf(family).document, problem: undefined };
   } catch (error) {
-    return { family, file, document: undefined, problem: `${file}: ${error instanceof Error ? error.message : String(error)}` };
+    // The model's error names the file and says to run `npm run generate`.
+    return { family, file, document: undefined, problem: error instanceof Error ? error.message : String(error) };
   }
 }
 
@@ -53,30 +50,15 @@ export function requireDocument(bundle: Bundle): JsonObject {
   return bundle.document;
 }
 
-/** `['paths', '/a/{id}', 'get']` -> `#/paths/~1a~1{id}/get` (JSON pointer as a URI fragment, unencoded). */
-export function pointer(segments: readonly string[]): string {
-  return `#${segments.map((segment) => `/${segment.replaceAll('~', '~0').replaceAll('/', '~1')}`).join('')}`;
-}
-
 /** A readable location for test names and messages: `paths › /a/{id} › get`. */
 export function where(segments: readonly string[]): string {
   return segments.join(' › ');
 }
 
-/** The value at an internal reference (`#/components/schemas/Amount`), or undefined. */
-export function resolvePointer(document: JsonObject, ref: string): unknown {
-  return pointerGet(document, ref);
-}
-
 /**
- * Follows `$ref` until a value without one is reached. A bundled document only has internal
- * references; an external or dangling one is an error of the bundle and throws.
+ * Follows `$ref` until an object without one is reached (undefined when the value is no object).
+ * A bundled document only has internal references; an external or dangling one throws.
  */
-export function deref(document: JsonObject, value: unknown): unknown {
-  return derefModel(document, value);
-}
-
-/** Like {@link deref}, for a place where only an object makes sense. */
 export function derefObject(document: JsonObject, value: unknown): JsonObject | undefined {
   const target = deref(document, value);
   return isObject(target) ? target : undefined;
@@ -157,4 +139,13 @@ export function topLevelProperties(document: JsonObject, schema: unknown, seen =
     for (const branch of branches) for (const name of topLevelProperties(document, branch, seen)) names.add(name);
   }
   return names;
+}
+
+/** The problems of `value` against the schema at `segments` of a family's bundle, one line each; empty when valid. */
+export function schemaProblems(family: Family, segments: readonly string[], value: unknown): string[] {
+  const validate = contractOf(family).schema(segments);
+  if (validate(value)) return [];
+  return (validate.errors ?? []).map(
+    (error) => `${error.instancePath || '(root)'} ${error.message ?? error.keyword} ${JSON.stringify(error.params)}`,
+  );
 }
