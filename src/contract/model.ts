@@ -150,20 +150,13 @@ interface ParameterObject {
 }
 
 let compiled = 0;
-const instances = new Map<boolean, Ajv2020>();
 
 /**
  * One Ajv for bodies and one (coercing) for parameters, shared by every document of the process:
  * Ajv's first compilation is costly, later ones are cheap.
  */
-function sharedAjv(coerce: boolean): Ajv2020 {
-  let ajv = instances.get(coerce);
-  if (ajv === undefined) {
-    ajv = createContractAjv({ coerce });
-    instances.set(coerce, ajv);
-  }
-  return ajv;
-}
+const bodiesAjv = once(() => createContractAjv({ coerce: false }));
+const parametersAjv = once(() => createContractAjv({ coerce: true }));
 
 interface Compiler {
   document: OpenApiDocument;
@@ -178,8 +171,8 @@ export function compileContract(family: string, document: OpenApiDocument): Cont
   const base = `https://paylater.invalid/contract/${encodeURIComponent(family)}/${++compiled}.json`;
   const compiler: Compiler = {
     document,
-    bodies: sharedAjv(false),
-    parameters: sharedAjv(true),
+    bodies: bodiesAjv(),
+    parameters: parametersAjv(),
     ref: (pointer) => ({ $ref: `${base}${pointer}` }),
   };
   registerDocument(compiler.bodies, document, base);

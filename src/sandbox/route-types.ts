@@ -5,7 +5,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ErrorReply } from './errors.js';
 
-
 /** What a handler answers. A JSON body unless `headers['Content-Type']` says otherwise. */
 export interface Reply {
   status: number;

@@ -107,13 +107,6 @@ export class Router {
     return this.routes;
   }
 
-  /** The operationIds implemented for a family. */
-  implemented(family: FamilyName): Set<string> {
-    return new Set(
-      this.routes.filter((route) => route.family === family && route.operationId !== undefined).map((route) => route.operationId!),
-    );
-  }
-
   addOperation<Op extends OperationShape, P>(
     family: FamilyName,
     contract: Contract,
@@ -280,7 +273,6 @@ export class Router {
         for (const [name, value] of Object.entries(params)) if (value !== undefined) decodedParams[name] = value;
         const request: SandboxRequest = {
           ...incoming,
-          header: incoming.header,
           params: decodedParams,
           query: new URLSearchParams(queryString(incoming.url)),
           json() {
@@ -329,7 +321,6 @@ async function runOperation(
   // 6. The handler.
   return route.handle({
     ...incoming,
-    header: incoming.header,
     operationId: operation.operationId,
     params: validation.value.params,
     query: validation.value.query,
