@@ -5,7 +5,6 @@
  * families turn into their error format (D02, D03).
  */
 import type { ErrorObject } from 'ajv/dist/2020.js';
-import FindMyWay from 'find-my-way';
 import {
   compileContract as compileModel,
   contractOf,
@@ -55,8 +54,6 @@ export interface Contract extends Pick<ContractModel, 'family' | 'document'> {
   readonly operations: ReadonlyMap<string, ContractOperation>;
   /** The operation with this id, or an error naming the missing id. */
   operation(operationId: string): ContractOperation;
-  /** The operation of `paths` whose template matches this method and concrete path, if any (tests). */
-  match(method: string, pathname: string): { operation: ContractOperation; params: Record<string, string> } | undefined;
 }
 
 /** The contract of `family` (its bundled document, or the one at `url`), request validators compiled. */
@@ -77,16 +74,7 @@ function sandboxContract(model: ContractModel): Contract {
   if (cached !== undefined) return cached;
   model.precompile();
   const operations = new Map<string, ContractOperation>();
-  // find-my-way, as the router: a literal segment wins over a template. Unlike the router, it
-  // matches any length, so that a check can name the operation of a path the router refused.
-  const router = FindMyWay({ ignoreTrailingSlash: false, caseSensitive: true, maxParamLength: Number.MAX_SAFE_INTEGER });
-  for (const [id, operation] of model.operations) {
-    const wrapped = sandboxOperation(operation);
-    operations.set(id, wrapped);
-    if (!operation.webhook) {
-      router.on(operation.method as FindMyWay.HTTPMethod, operation.path.replace(/\{([^}]+)\}/g, ':$1'), () => undefined, wrapped);
-    }
-  }
+  for (const [id, operation] of model.operations) operations.set(id, sandboxOperation(operation));
   const contract: Contract = {
     family: model.family,
     document: model.document,
@@ -95,43 +83,9 @@ function sandboxContract(model: ContractModel): Contract {
       // A missing id: the model's own error names it.
       return operations.get(operationId) ?? sandboxOperation(model.operation(operationId));
     },
-    match(method, pathname) {
-      const upper = method.toUpperCase() as FindMyWay.HTTPMethod;
-      if (!HTTP_METHODS.has(upper)) return undefined;
-      const found = router.find(upper, literalPercents(pathname));
-      if (found === null) return undefined;
-      const params: Record<string, string> = {};
-      for (const [name, value] of Object.entries(found.params)) {
-        // A template segment stands for a value: an empty one (`/api/merchant//document`) matches nothing.
-        if (value === undefined || value === '') return undefined;
-        params[name] = value;
-      }
-      return { operation: found.store as ContractOperation, params };
-    },
   };
   cache.set(model, contract);
   return contract;
-}
-
-const HTTP_METHODS = new Set(['GET', 'PUT', 'POST', 'DELETE', 'OPTIONS', 'HEAD', 'PATCH', 'TRACE']);
-
-/**
- * A segment that is not valid percent-encoding (`%zz`, `%E0%A4`) is matched as the text it is:
- * its `%` become `%25`, which find-my-way decodes back (it would match nothing otherwise).
- */
-function literalPercents(pathname: string): string {
-  if (!pathname.includes('%')) return pathname;
-  return pathname
-    .split('/')
-    .map((segment) => {
-      try {
-        decodeURIComponent(segment);
-        return segment;
-      } catch {
-        return segment.replace(/%/g, '%25');
-      }
-    })
-    .join('/');
 }
 
 function sandboxOperation(operation: OperationModel): ContractOperation {

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileContract, loadContract, type OpenApiDocument } from '../../src/sandbox/validation.js';
+import { matchOperation } from '../support/contract-paths.js';
 import { checkAgainstContract, startSandbox, type TestSandbox } from '../support/sandbox.js';
 
 let t: TestSandbox;
@@ -144,8 +145,8 @@ describe('request validation', () => {
 
   it('matches paths to operations, a literal segment before a template one', () => {
     const contract = compileContract('test', document);
-    expect(contract.match('GET', '/things/7')?.params).toEqual({ id: '7' });
-    expect(contract.match('POST', '/things/7')).toBeUndefined();
+    expect(matchOperation(contract, 'GET', '/things/7')?.params).toEqual({ id: '7' });
+    expect(matchOperation(contract, 'POST', '/things/7')).toBeUndefined();
     const ok = { responses: { '200': { description: 'ok' } } };
     const both = compileContract('test', {
       openapi: '3.1.0',
@@ -154,8 +155,8 @@ describe('request validation', () => {
         '/things/special': { get: { operationId: 'getSpecial', ...ok } },
       },
     });
-    expect(both.match('GET', '/things/special')?.operation.operationId).toBe('getSpecial');
-    expect(both.match('GET', '/things/other')?.operation.operationId).toBe('getThing');
+    expect(matchOperation(both, 'GET', '/things/special')?.operation.operationId).toBe('getSpecial');
+    expect(matchOperation(both, 'GET', '/things/other')?.operation.operationId).toBe('getThing');
   });
 });
 

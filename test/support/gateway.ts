@@ -9,6 +9,7 @@ import { verifySdkSignature } from '../../src/signature.js';
 import type { SandboxOptions } from '../../src/sandbox/server.js';
 import { APPROVED_TEST_USER, TEST_CREDENTIALS, TEST_OTP } from '../../src/sandbox/fixtures.js';
 import { loadContract, type Contract } from '../../src/sandbox/validation.js';
+import { matchOperation } from './contract-paths.js';
 import { startSandbox, waitFor, type Answer, type ReceivedWebhook, type TestSandbox } from './sandbox.js';
 
 export const MERCHANT_AUTH = basic(TEST_CREDENTIALS.merchantApi.username, TEST_CREDENTIALS.merchantApi.password);
@@ -37,7 +38,7 @@ export function gatewayContract(): Promise<Contract> {
 /** Validates an answer of a gateway operation against its documented response; returns the operationId. */
 export async function checkGatewayAnswer(method: string, pathAndQuery: string, answer: Pick<Answer, 'status' | 'body' | 'text' | 'headers'>): Promise<string | undefined> {
   const pathname = pathAndQuery.split('?', 1)[0] ?? '/';
-  const operation = (await gatewayContract()).match(method, pathname)?.operation;
+  const operation = matchOperation(await gatewayContract(), method, pathname)?.operation;
   if (operation === undefined) return undefined;
   const result = operation.validateResponse(answer.status, answer.body, answer.headers.get('content-type') ?? '');
   expect(result.documented, `${operation.operationId} answered ${answer.status}, which the contract does not list`).toBe(true);

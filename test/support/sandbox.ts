@@ -11,6 +11,7 @@ import { createSandbox, type Sandbox, type SandboxOptions } from '../../src/sand
 import type { Logger } from '../../src/sandbox/router.js';
 import { APPROVED_TEST_USER, TEST_CREDENTIALS } from '../../src/sandbox/fixtures.js';
 import { loadContract, type Contract } from '../../src/sandbox/validation.js';
+import { matchOperation } from './contract-paths.js';
 
 export const PARTNER_ID: string = TEST_CREDENTIALS.partner.id;
 export const PRIVATE_KEY: string = TEST_CREDENTIALS.partner.privateKey;
@@ -91,7 +92,7 @@ export async function validatingFetch(request: Request): Promise<Response> {
 export async function checkAgainstContract(method: string, pathAndQuery: string, answer: Omit<Answer, 'operationId'>): Promise<string | undefined> {
   const pathname = pathAndQuery.split('?', 1)[0] ?? '/';
   for (const contract of await allContracts()) {
-    const matched = contract.match(method, pathname);
+    const matched = matchOperation(contract, method, pathname);
     if (matched === undefined) continue;
     const { operation } = matched;
     const result = operation.validateResponse(answer.status, answer.body, answer.headers.get('content-type') ?? '');
