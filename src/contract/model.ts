@@ -243,14 +243,10 @@ export function compileContract(family: string, document: OpenApiDocument): Cont
   };
 }
 
-interface OperationInput {
+interface OperationInput extends Pick<ContractOperation, 'operationId' | 'method' | 'path' | 'webhook'> {
   operation: OperationObject;
   pointer: string;
   itemParameters: Resolved[];
-  operationId: string;
-  method: string;
-  path: string;
-  webhook: boolean;
 }
 
 interface CompiledParameter extends ContractParameter {
@@ -423,27 +419,20 @@ function compileOperation(compiler: Compiler, input: OperationInput): CompiledOp
 
     checkResponse(status, body, contentType = 'application/json') {
       const entry = responseEntry(status);
-      if (entry === undefined) return { documented: false, contentTypes: [], wrongContentType: undefined, errors: [] };
-      const contentTypes = [...entry.keys()];
-      if (contentTypes.length === 0) return { documented: true, contentTypes, wrongContentType: undefined, errors: [] };
+      const contentTypes = [...(entry?.keys() ?? [])];
       const type = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
-      if (!entry.has(type)) return { documented: true, contentTypes, wrongContentType: type, errors: [] };
-      const validate = entry.get(type)?.();
-      if (validate === undefined || validate(body)) return { documented: true, contentTypes, wrongContentType: undefined, errors: [] };
-      return { documented: true, contentTypes, wrongContentType: undefined, errors: [...(validate.errors ?? [])] };
+      // Nothing to check when the status is not documented, or documented without content.
+      const wrongContentType = contentTypes.length > 0 && !entry?.has(type) ? type : undefined;
+      const validate = wrongContentType === undefined ? entry?.get(type)?.() : undefined;
+      const errors = validate === undefined || validate(body) ? [] : [...(validate.errors ?? [])];
+      return { documented: entry !== undefined, contentTypes, wrongContentType, errors };
     },
   };
 }
 
 function rawParameter(request: RequestInput, parameter: ContractParameter): string | string[] | undefined {
-  switch (parameter.in) {
-    case 'path':
-      return request.params[parameter.name];
-    case 'query':
-      return request.query[parameter.name];
-    case 'header':
-      return request.headers[parameter.name.toLowerCase()];
-  }
+  if (parameter.in === 'header') return request.headers[parameter.name.toLowerCase()];
+  return (parameter.in === 'path' ? request.params : request.query)[parameter.name];
 }
 
 function once<T>(make: () => T): () => T {
