@@ -12,7 +12,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { types } from 'node:util';
 import { readBody } from '../http/body.js';
 import { sendBody } from '../http/send.js';
-import { webhookContract } from './contract.js';
+import { compileWebhooks } from './contract.js';
 import {
   describe,
   isWebhookFamily,
@@ -70,7 +70,7 @@ export function createWebhookHandler<F extends WebhookFamily>(
   const limit = maxBodyBytes(options.maxBodyBytes);
   // Compiled now rather than on the first delivery: a missing document fails here, and the first
   // webhook is answered as quickly as the others.
-  webhookContract(family);
+  compileWebhooks(family);
   const report =
     options.onError ??
     ((error: unknown) => {

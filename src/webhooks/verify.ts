@@ -60,10 +60,10 @@ import { types } from 'node:util';
 import type { webhooks as GatewayWebhooks } from '../../generated/types/gateway.js';
 import type { webhooks as SdkWebhooks } from '../../generated/types/sdk.js';
 import type { webhooks as WebWebhooks } from '../../generated/types/web.js';
-import { isObject } from '../contract/index.js';
+import { isObject, type ContractOperation } from '../contract/index.js';
 import { jsonContentTypeProblem } from '../http/json.js';
 import { SIGNATURE_PATTERN, verifySdkSignature, verifyStatusSignature } from '../signature.js';
-import { summary, webhookContract, type WebhookContract, type WebhookFamily, type WebhookPayloadIssue } from './contract.js';
+import { headerIssues, payloadIssues, summary, webhookOf, type WebhookFamily, type WebhookPayloadIssue } from './contract.js';
 
 export type { WebhookFamily, WebhookPayloadIssue };
 
@@ -227,10 +227,9 @@ export function verifyWebhook<F extends WebhookFamily>(
   secret: string,
   options: VerifyWebhookOptions = {},
 ): VerifiedWebhook<F> {
-  const contract = webhookContract(family);
   const rows = WEBHOOKS[family];
   // The document says whether X-Signature is required (it is, in every family today).
-  const required = contract.signatureHeader(rows[0]!.name) === 'required';
+  const required = webhookOf(family, rows[0]!.name).parameter('header', 'x-signature')?.required === true;
   const value = parseJson(authenticate(rawBody, headers, secret, options, required));
   const row = rows.length === 1 ? rows[0] : rows.find(({ kind }) => isObject(value) && Object.hasOwn(value, kind!));
   if (row === undefined) {
@@ -240,7 +239,8 @@ export function verifyWebhook<F extends WebhookFamily>(
       [{ path: '', message: "must have property 'transaction' or 'refund'" }],
     );
   }
-  const payload = validated(contract, row.name, value);
+  const webhook = webhookOf(family, row.name);
+  const payload = validated(webhook, value);
   if (family === 'web') {
     const { signature, transactionId, status } = payload as WebWebhookPayload;
     if (!verifyStatusSignature(signature, transactionId, status, secret)) {
@@ -250,7 +250,7 @@ export function verifyWebhook<F extends WebhookFamily>(
       );
     }
   }
-  const eventId = eventIdOf(contract, headers);
+  const eventId = eventIdOf(webhook, headers);
   return { ...(row.kind === undefined ? {} : { kind: row.kind }), payload, ...(eventId === undefined ? {} : { eventId }) } as VerifiedWebhook<F>;
 }
 
@@ -366,20 +366,20 @@ function parseJson(text: string): unknown {
   }
 }
 
-function validated<T>(contract: WebhookContract, webhook: string, value: unknown): T {
-  const issues = contract.payloadIssues(webhook, value);
-  if (issues.length === 0) return value as T;
+function validated(webhook: ContractOperation, value: unknown): unknown {
+  const issues = payloadIssues(webhook, value);
+  if (issues.length === 0) return value;
   throw new WebhookVerificationError(
     'invalid_payload',
-    `the body does not match the ${webhook} webhook's schema: ${summary(issues)}`,
+    `the body does not match the ${webhook.path} webhook's schema: ${summary(issues)}`,
     issues,
   );
 }
 
 /** The `X-Event-Id` header when present, checked against its schema. */
-function eventIdOf(contract: WebhookContract, headers: WebhookHeaders): string | undefined {
+function eventIdOf(webhook: ContractOperation, headers: WebhookHeaders): string | undefined {
   const eventId = oneHeader(headers, 'x-event-id', 'invalid_payload', (count) => `the X-Event-Id header ${differentValues(count)}`);
-  const issues = eventId === undefined ? [] : contract.eventIdIssues(eventId);
+  const issues = eventId === undefined ? [] : headerIssues(webhook, 'x-event-id', eventId);
   if (issues.length > 0) {
     throw new WebhookVerificationError(
       'invalid_payload',
