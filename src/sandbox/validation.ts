@@ -120,10 +120,6 @@ function toIssuesOf(problem: RequestProblem): ValidationIssue[] {
   }
 }
 
-function describeLocation(location: ParameterLocation): string {
-  return location === 'path' ? 'path parameter' : location === 'query' ? 'query parameter' : 'header';
-}
-
 /** Turns Ajv errors into issues; `prefix` is the parameter name ('' for the body). */
 function toIssues(errors: ErrorObject[], prefix: string, location: 'body' | ParameterLocation): ValidationIssue[] {
   const meaningful = errors.filter((error) => !['anyOf', 'oneOf', 'if', 'allOf'].includes(error.keyword));
@@ -163,17 +159,10 @@ function toIssues(errors: ErrorObject[], prefix: string, location: 'body' | Para
   });
 }
 
+/** The first 20 distinct issues. */
 function dedupe(issues: ValidationIssue[]): ValidationIssue[] {
-  const seen = new Set<string>();
-  const result: ValidationIssue[] = [];
-  for (const issue of issues) {
-    const key = `${issue.field}\u0000${issue.issue}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    result.push(issue);
-    if (result.length >= 20) break;
-  }
-  return result;
+  const distinct = new Map(issues.map((issue) => [`${issue.field}\u0000${issue.issue}`, issue]));
+  return [...distinct.values()].slice(0, 20);
 }
 
 /** One line for people: `/amount must be >= 100; /userId is required`. */
@@ -181,7 +170,8 @@ export function describeIssues(issues: readonly ValidationIssue[], location: 'bo
   return issues
     .map(({ field, issue }) => {
       if (location === 'body') return field === '' ? `the request body ${issue}` : `${field} ${issue}`;
-      return `${describeLocation(location)} ${field} ${issue}`;
+      const where = location === 'path' ? 'path parameter' : location === 'query' ? 'query parameter' : 'header';
+      return `${where} ${field} ${issue}`;
     })
     .join('; ');
 }
