@@ -23,5 +23,6 @@ export {
   type ParameterLocation,
   type RequestInput,
   type RequestProblem,
+  type ResponseCheck,
   type ValidRequest,
 } from './model.js';

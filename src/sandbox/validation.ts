@@ -16,6 +16,7 @@ import {
   type ParameterLocation,
   type RequestInput,
   type RequestProblem,
+  type ResponseCheck,
   type ValidRequest,
 } from '../contract/index.js';
 
@@ -34,11 +35,8 @@ export type RequestValidation =
   | { ok: true; value: ValidRequest }
   | { ok: false; location: 'body' | ParameterLocation; issues: ValidationIssue[] };
 
-export interface ResponseValidation {
-  /** False when the status is not documented for the operation. */
-  documented: boolean;
-  /** The documented content types of that status. */
-  contentTypes: string[];
+/** The model's response check (src/contract/model.ts), its problems worded as issues. */
+export interface ResponseValidation extends Pick<ResponseCheck, 'documented' | 'contentTypes'> {
   /** Problems of the body (empty when it is valid, or nothing is documented for it). */
   issues: ValidationIssue[];
 }
