@@ -6,12 +6,15 @@ export { FAMILIES, isFamily, type Family } from './families.js';
 export {
   deref,
   escapePointer,
+  HTTP_METHODS,
   isObject,
+  operationEntries,
   pointerGet,
   readDocument,
   resolveRef,
   type JsonObject,
   type OpenApiDocument,
+  type OperationEntry,
 } from './document.js';
 export {
   compileContract,

@@ -12,7 +12,7 @@
  */
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { createContractAjv, registerDocument } from './ajv.js';
-import { documentUrl, escapePointer, readDocument, resolveRef, type OpenApiDocument, type PathItem, type Resolved } from './document.js';
+import { documentUrl, escapePointer, operationEntries, readDocument, resolveRef, type OpenApiDocument, type Resolved } from './document.js';
 
 export type ParameterLocation = 'path' | 'query' | 'header';
 
@@ -132,8 +132,6 @@ export function contractOf(family: string, location: URL | string = documentUrl(
 // ---------------------------------------------------------------------------------------------
 // Compiling.
 
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
-
 interface OperationObject {
   operationId?: string;
   parameters?: unknown[];
@@ -180,34 +178,25 @@ export function compileContract(family: string, document: OpenApiDocument): Cont
 
   const operations = new Map<string, ContractOperation>();
   const byPath = new Map<string, ContractOperation>();
-  const visit = (group: 'paths' | 'webhooks', items: Record<string, PathItem> | undefined): void => {
-    for (const [key, rawItem] of Object.entries(items ?? {})) {
-      const item = resolveRef(document, rawItem, `#/${group}/${escapePointer(key)}`);
-      const pathItem = item.node as PathItem;
-      const itemParameters = (pathItem.parameters ?? []).map((parameter, index) =>
-        resolveRef(document, parameter, `${item.pointer}/parameters/${index}`),
-      );
-      for (const method of METHODS) {
-        if (pathItem[method] === undefined) continue;
-        const operation = pathItem[method] as OperationObject;
-        const operationId = operation.operationId ?? `${method} ${key}`;
-        if (operations.has(operationId)) throw new Error(`duplicate operationId ${operationId} in ${family}`);
-        const made = compileOperation(compiler, {
-          operation,
-          pointer: `${item.pointer}/${method}`,
-          itemParameters,
-          operationId,
-          method: method.toUpperCase(),
-          path: key,
-          webhook: group === 'webhooks',
-        });
-        operations.set(operationId, made);
-        byPath.set(`${group} ${made.method} ${key}`, made);
-      }
-    }
-  };
-  visit('paths', document.paths);
-  visit('webhooks', document.webhooks);
+  for (const { kind, key, method, operation, pathItem, pointer } of operationEntries(document)) {
+    const operationObject = operation as OperationObject;
+    const operationId = operationObject.operationId ?? `${method} ${key}`;
+    if (operations.has(operationId)) throw new Error(`duplicate operationId ${operationId} in ${family}`);
+    const itemParameters = ((pathItem.parameters as unknown[] | undefined) ?? []).map((parameter, index) =>
+      resolveRef(document, parameter, `${pointer}/parameters/${index}`),
+    );
+    const made = compileOperation(compiler, {
+      operation: operationObject,
+      pointer: `${pointer}/${method}`,
+      itemParameters,
+      operationId,
+      method: method.toUpperCase(),
+      path: key,
+      webhook: kind === 'webhook',
+    });
+    operations.set(operationId, made);
+    byPath.set(`${kind} ${made.method} ${key}`, made);
+  }
 
   const schemas = new Map<string, ValidateFunction>();
 
@@ -221,10 +210,10 @@ export function compileContract(family: string, document: OpenApiDocument): Cont
       return found;
     },
     at(path, method) {
-      return byPath.get(`paths ${method.toUpperCase()} ${path}`);
+      return byPath.get(`path ${method.toUpperCase()} ${path}`);
     },
     webhook(name, method = 'post') {
-      return byPath.get(`webhooks ${method.toUpperCase()} ${name}`);
+      return byPath.get(`webhook ${method.toUpperCase()} ${name}`);
     },
     schema(segments) {
       const pointer = `#${segments.map((segment) => `/${encodeURIComponent(escapePointer(segment))}`).join('')}`;

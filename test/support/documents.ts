@@ -1,17 +1,27 @@
 /**
  * The bundled documents under generated/openapi/ as the contract model (src/contract/) loaded and
  * compiled them, once per test file, and the small tools the contract tests use to read them as
- * data: `$ref` resolution (the model's), the list of operations of a document, and the problems
- * of a value against any schema of a document (the model's validators).
+ * data: `$ref` resolution and the list of operations of a document (the model's own), and the
+ * problems of a value against any schema of a document (the model's validators).
  *
  * A family whose bundle is missing or unreadable is not an exception at load time: its
  * {@link Bundle} carries a `problem` that {@link requireDocument} throws inside a test, so the
  * suite names the missing file instead of crashing while it collects tests.
  */
 import { resolve } from 'node:path';
-import { contractOf, deref, FAMILIES, isObject, type Family, type JsonObject } from '../../src/contract/index.js';
+import {
+  contractOf,
+  deref,
+  FAMILIES,
+  HTTP_METHODS,
+  isObject,
+  operationEntries as operationsOf,
+  type Family,
+  type JsonObject,
+  type OperationEntry,
+} from '../../src/contract/index.js';
 
-export { FAMILIES, isObject, type Family, type JsonObject };
+export { FAMILIES, HTTP_METHODS, isObject, operationsOf, type Family, type JsonObject, type OperationEntry };
 
 /** The repository's root folder. */
 export const ROOT = resolve(import.meta.dirname, '../..');
@@ -62,40 +72,6 @@ export function where(segments: readonly string[]): string {
 export function derefObject(document: JsonObject, value: unknown): JsonObject | undefined {
   const target = deref(document, value);
   return isObject(target) ? target : undefined;
-}
-
-export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
-
-export interface OperationEntry {
-  /** `path` for an entry of `paths`, `webhook` for an entry of `webhooks`. */
-  kind: 'path' | 'webhook';
-  /** The path (`/api/merchant/{id}`) or the webhook's name. */
-  key: string;
-  method: (typeof HTTP_METHODS)[number];
-  operation: JsonObject;
-  /** The (dereferenced) path item holding the operation: its `parameters` apply too. */
-  pathItem: JsonObject;
-  /** Where the operation is, e.g. `['paths', '/api/merchant', 'post']`. */
-  segments: string[];
-}
-
-/** Every operation of `paths` and `webhooks`, path items dereferenced. */
-export function operationsOf(document: JsonObject): OperationEntry[] {
-  const entries: OperationEntry[] = [];
-  for (const kind of ['path', 'webhook'] as const) {
-    const section = kind === 'path' ? 'paths' : 'webhooks';
-    const items = document[section];
-    if (!isObject(items)) continue;
-    for (const [key, rawItem] of Object.entries(items)) {
-      const pathItem = derefObject(document, rawItem);
-      if (pathItem === undefined) continue;
-      for (const method of HTTP_METHODS) {
-        const operation = pathItem[method];
-        if (isObject(operation)) entries.push({ kind, key, method, operation, pathItem, segments: [section, key, method] });
-      }
-    }
-  }
-  return entries;
 }
 
 /** `POST /api/merchant` or `webhook refundStatus (post)`: how tests name an operation. */
