@@ -45,7 +45,7 @@ import {
   type SandboxHandler,
   type SandboxRequest,
 } from './route-types.js';
-import type { Contract, ContractOperation, FamilyName } from './validation.js';
+import { validateRequest, type Contract, type ContractOperation, type FamilyName } from './validation.js';
 
 export * from './route-types.js';
 export { assignRequestId, newRequestId, requestIdOf, send } from './io.js';
@@ -307,7 +307,7 @@ async function runOperation(
   }
 
   // 5. The contract.
-  const validation = operation.validateRequest({
+  const validation = validateRequest(operation, {
     params,
     query: queryOf(incoming.url),
     headers: incoming.headers,

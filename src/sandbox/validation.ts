@@ -2,15 +2,15 @@
  * The contract as the sandbox uses it: the contract model (src/contract/) of a family, with every
  * request validator compiled at start, and its answers worded for the sandbox's error bodies as
  * `{ field, issue }` pairs (a JSON pointer into the body, or the name of a parameter), which the
- * families turn into their error format (D02, D03).
+ * families turn into their error format (D02, D03): {@link validateRequest}, {@link validateResponse}.
  */
 import type { ErrorObject } from 'ajv/dist/2020.js';
 import {
   compileContract as compileModel,
   contractOf,
   escapePointer,
-  type Contract as ContractModel,
-  type ContractOperation as OperationModel,
+  type Contract,
+  type ContractOperation,
   type Family,
   type OpenApiDocument,
   type ParameterLocation,
@@ -20,7 +20,7 @@ import {
   type ValidRequest,
 } from '../contract/index.js';
 
-export type { OpenApiDocument, ParameterLocation, RequestInput, ValidRequest };
+export type { Contract, ContractOperation, OpenApiDocument, ParameterLocation, RequestInput, ValidRequest };
 export type FamilyName = Family;
 
 /** One problem found by validation. */
@@ -41,70 +41,38 @@ export interface ResponseValidation extends Pick<ResponseCheck, 'documented' | '
   issues: ValidationIssue[];
 }
 
-/** An operation of the model (src/contract/model.ts), its answers worded as issues. */
-export interface ContractOperation extends OperationModel {
-  validateRequest(input: RequestInput): RequestValidation;
-  validateResponse(status: number, body: unknown, contentType?: string): ResponseValidation;
-}
-
-/** The model of a family (src/contract/model.ts) with the sandbox's operations. */
-export interface Contract extends Pick<ContractModel, 'family' | 'document'> {
-  readonly operations: ReadonlyMap<string, ContractOperation>;
-  /** The operation with this id, or an error naming the missing id. */
-  operation(operationId: string): ContractOperation;
-}
-
 /** The contract of `family` (its bundled document, or the one at `url`), request validators compiled. */
 export async function loadContract(family: string, url?: URL): Promise<Contract> {
-  return sandboxContract(contractOf(family, url));
+  return precompiled(contractOf(family, url));
 }
 
 /** Compiles a document given as an object (tests). */
 export function compileContract(family: string, document: OpenApiDocument): Contract {
-  return sandboxContract(compileModel(family, document));
+  return precompiled(compileModel(family, document));
 }
 
-const cache = new WeakMap<ContractModel, Contract>();
-
-/** The sandbox's view of a model, made once per model. */
-function sandboxContract(model: ContractModel): Contract {
-  const cached = cache.get(model);
-  if (cached !== undefined) return cached;
-  model.precompile();
-  const operations = new Map<string, ContractOperation>();
-  for (const [id, operation] of model.operations) operations.set(id, sandboxOperation(operation));
-  const contract: Contract = {
-    family: model.family,
-    document: model.document,
-    operations,
-    operation(operationId) {
-      // A missing id: the model's own error names it.
-      return operations.get(operationId) ?? sandboxOperation(model.operation(operationId));
-    },
-  };
-  cache.set(model, contract);
+function precompiled(contract: Contract): Contract {
+  contract.precompile();
   return contract;
 }
 
-function sandboxOperation(operation: OperationModel): ContractOperation {
-  return {
-    ...operation,
-    validateRequest(input) {
-      const checked = operation.checkRequest(input);
-      if (checked.ok) return checked;
-      return { ok: false, location: checked.location, issues: dedupe(checked.problems.flatMap(toIssuesOf)) };
-    },
-    validateResponse(status, body, contentType) {
-      const checked = operation.checkResponse(status, body, contentType);
-      const { documented, contentTypes } = checked;
-      if (checked.wrongContentType !== undefined) {
-        const issue = `must be one of ${contentTypes.join(', ')} (got ${checked.wrongContentType || 'none'})`;
-        return { documented, contentTypes, issues: [{ field: 'Content-Type', issue }] };
-      }
-      if (checked.errors.length === 0) return { documented, contentTypes, issues: [] };
-      return { documented, contentTypes, issues: dedupe(toIssues(checked.errors, '', 'body')) };
-    },
-  };
+/** Checks a request of `operation`; its problems worded as issues. */
+export function validateRequest(operation: ContractOperation, input: RequestInput): RequestValidation {
+  const checked = operation.checkRequest(input);
+  if (checked.ok) return checked;
+  return { ok: false, location: checked.location, issues: dedupe(checked.problems.flatMap(toIssuesOf)) };
+}
+
+/** Checks a response of `operation`; its problems worded as issues. */
+export function validateResponse(operation: ContractOperation, status: number, body: unknown, contentType?: string): ResponseValidation {
+  const checked = operation.checkResponse(status, body, contentType);
+  const { documented, contentTypes } = checked;
+  if (checked.wrongContentType !== undefined) {
+    const issue = `must be one of ${contentTypes.join(', ')} (got ${checked.wrongContentType || 'none'})`;
+    return { documented, contentTypes, issues: [{ field: 'Content-Type', issue }] };
+  }
+  if (checked.errors.length === 0) return { documented, contentTypes, issues: [] };
+  return { documented, contentTypes, issues: dedupe(toIssues(checked.errors, '', 'body')) };
 }
 
 function toIssuesOf(problem: RequestProblem): ValidationIssue[] {

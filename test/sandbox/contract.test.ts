@@ -4,7 +4,7 @@
  * that the check itself works, that every operation is served, and the validation module.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileContract, loadContract, type OpenApiDocument } from '../../src/sandbox/validation.js';
+import { compileContract, loadContract, validateRequest, validateResponse, type OpenApiDocument } from '../../src/sandbox/validation.js';
 import { matchOperation } from '../support/contract-paths.js';
 import { checkAgainstContract, startSandbox, type TestSandbox } from '../support/sandbox.js';
 
@@ -90,7 +90,7 @@ describe('documented examples validate against their own schemas', () => {
           const media = response.content?.['application/json'];
           for (const example of Object.values<any>(media?.examples ?? {})) {
             if (!/^[0-9]+$/.test(status)) continue;
-            const result = compiled.validateResponse(Number(status), example.value);
+            const result = validateResponse(compiled, Number(status), example.value);
             expect(result.issues, `${operation.operationId} ${status} ${JSON.stringify(example.value)}`).toEqual([]);
             checked++;
           }
@@ -125,7 +125,7 @@ describe('request validation', () => {
   const operation = compileContract('test', document).operation('getThing');
 
   it('coerces path and query strings to their declared types', () => {
-    const result = operation.validateRequest({
+    const result = validateRequest(operation, {
       params: { id: '42' },
       query: { limit: '20', flag: 'true', other: 'ignored' },
       headers: { 'x-trace': 't-1' },
@@ -135,11 +135,11 @@ describe('request validation', () => {
   });
 
   it('names the invalid parameter', () => {
-    const badPath = operation.validateRequest({ params: { id: 'abc' }, query: {}, headers: { 'x-trace': 't-1' }, body: undefined });
+    const badPath = validateRequest(operation, { params: { id: 'abc' }, query: {}, headers: { 'x-trace': 't-1' }, body: undefined });
     expect(badPath).toEqual({ ok: false, location: 'path', issues: [{ field: 'id', issue: 'must be integer' }] });
-    const badQuery = operation.validateRequest({ params: { id: '1' }, query: { limit: '500' }, headers: { 'x-trace': 't-1' }, body: undefined });
+    const badQuery = validateRequest(operation, { params: { id: '1' }, query: { limit: '500' }, headers: { 'x-trace': 't-1' }, body: undefined });
     expect(badQuery).toEqual({ ok: false, location: 'query', issues: [{ field: 'limit', issue: 'must be <= 100' }] });
-    const badHeader = operation.validateRequest({ params: { id: '1' }, query: {}, headers: {}, body: undefined });
+    const badHeader = validateRequest(operation, { params: { id: '1' }, query: {}, headers: {}, body: undefined });
     expect(badHeader).toEqual({ ok: false, location: 'header', issues: [{ field: 'X-Trace', issue: 'is required' }] });
   });
 
