@@ -64,6 +64,8 @@ export interface ContractParameter {
   readonly name: string;
   readonly in: ParameterLocation;
   readonly required: boolean;
+  /** The parameter's schema, references at its top followed (undefined without one). */
+  readonly schema: unknown;
   /** Validates (and coerces) one value; `errors` point inside the value (`` for the value itself). */
   validate(value: unknown): { ok: true; value: unknown } | { ok: false; errors: ErrorObject[] };
 }
@@ -267,13 +269,13 @@ function compileOperation(compiler: Compiler, input: OperationInput): CompiledOp
       parameter.schema === undefined
         ? undefined
         : once(() => compiler.parameters.compile({ type: 'object', properties: { value: compiler.ref(`${at}/schema`) } }));
+    const schema = parameter.schema === undefined ? undefined : resolveRef(document, parameter.schema, `${at}/schema`).node;
     return {
       name: parameter.name,
       in: parameter.in as ParameterLocation,
       required: parameter.in === 'path' || parameter.required === true,
-      array:
-        parameter.schema !== undefined &&
-        (resolveRef(document, parameter.schema, `${at}/schema`).node as { type?: unknown }).type === 'array',
+      schema,
+      array: (schema as { type?: unknown } | undefined)?.type === 'array',
       validate(value) {
         const validate = validator?.();
         // Ajv coerces in place: the value is validated as a property of a holder object.

@@ -86,19 +86,6 @@ export function pathShape(path: string): string {
   return path.replace(/\{[^}]*\}/g, '{}');
 }
 
-/** The parameters that apply to an operation: the path item's, overridden by the operation's. */
-export function parametersOf(document: JsonObject, entry: OperationEntry): JsonObject[] {
-  const byKey = new Map<string, JsonObject>();
-  for (const list of [entry.pathItem.parameters, entry.operation.parameters]) {
-    if (!Array.isArray(list)) continue;
-    for (const raw of list) {
-      const parameter = derefObject(document, raw);
-      if (parameter !== undefined) byKey.set(`${String(parameter.in)}:${String(parameter.name)}`, parameter);
-    }
-  }
-  return [...byKey.values()];
-}
-
 /**
  * The property names an object schema declares at its top level, following `$ref` and the
  * branches of `allOf`, `oneOf` and `anyOf`.
