@@ -250,8 +250,9 @@ export function verifyWebhook<F extends WebhookFamily>(
       );
     }
   }
+  const event = { ...(row.kind === undefined ? {} : { kind: row.kind }), payload };
   const eventId = eventIdOf(webhook, headers);
-  return { ...(row.kind === undefined ? {} : { kind: row.kind }), payload, ...(eventId === undefined ? {} : { eventId }) } as VerifiedWebhook<F>;
+  return (eventId === undefined ? event : { ...event, eventId }) as VerifiedWebhook<F>;
 }
 
 /** The size, signature and Content-Type checks; returns the body as text, not yet parsed. */
