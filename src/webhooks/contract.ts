@@ -28,18 +28,8 @@ export function compileWebhooks(family: WebhookFamily): void {
   }
 }
 
-/** The problems of a payload of `webhook` (empty when it is valid). */
-export function payloadIssues(webhook: ContractOperation, value: unknown): WebhookPayloadIssue[] {
-  return toIssues(webhook.checkBody(value));
-}
-
-/** The problems of the value of the header `name` (empty when it is valid or `webhook` has no such header). */
-export function headerIssues(webhook: ContractOperation, name: string, value: string): WebhookPayloadIssue[] {
-  const checked = webhook.parameter('header', name)?.validate(value);
-  return checked === undefined || checked.ok ? [] : toIssues(checked.errors);
-}
-
-function toIssues(errors: readonly ErrorObject[]): WebhookPayloadIssue[] {
+/** Ajv's errors (of a payload or a header) as issues. */
+export function toIssues(errors: readonly ErrorObject[]): WebhookPayloadIssue[] {
   // Ajv's messages name the schema's expectations, never the data (params may, so they are dropped).
   return errors.map((error) => ({
     path: error.instancePath.length > 200 ? `${error.instancePath.slice(0, 200)}...` : error.instancePath,

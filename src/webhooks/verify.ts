@@ -56,6 +56,7 @@
  * docs/webhooks.md has the full guide.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import type { ErrorObject } from 'ajv/dist/2020.js';
 import { types } from 'node:util';
 import type { webhooks as GatewayWebhooks } from '../../generated/types/gateway.js';
 import type { webhooks as SdkWebhooks } from '../../generated/types/sdk.js';
@@ -63,7 +64,7 @@ import type { webhooks as WebWebhooks } from '../../generated/types/web.js';
 import { isObject, type ContractOperation } from '../contract/index.js';
 import { jsonContentTypeProblem } from '../http/json.js';
 import { SIGNATURE_PATTERN, verifySdkSignature, verifyStatusSignature } from '../signature.js';
-import { headerIssues, payloadIssues, summary, webhookOf, type WebhookFamily, type WebhookPayloadIssue } from './contract.js';
+import { summary, toIssues, webhookOf, type WebhookFamily, type WebhookPayloadIssue } from './contract.js';
 
 export type { WebhookFamily, WebhookPayloadIssue };
 
@@ -240,9 +241,9 @@ export function verifyWebhook<F extends WebhookFamily>(
     );
   }
   const webhook = webhookOf(family, row.name);
-  const payload = validated(webhook, value);
+  refuseInvalid(webhook.checkBody(value), `the body does not match the ${row.name} webhook's schema`);
   if (family === 'web') {
-    const { signature, transactionId, status } = payload as WebWebhookPayload;
+    const { signature, transactionId, status } = value as WebWebhookPayload;
     if (!verifyStatusSignature(signature, transactionId, status, secret)) {
       throw new WebhookVerificationError(
         'bad_signature',
@@ -250,7 +251,7 @@ export function verifyWebhook<F extends WebhookFamily>(
       );
     }
   }
-  const event = { ...(row.kind === undefined ? {} : { kind: row.kind }), payload };
+  const event = { ...(row.kind === undefined ? {} : { kind: row.kind }), payload: value };
   const eventId = eventIdOf(webhook, headers);
   return (eventId === undefined ? event : { ...event, eventId }) as VerifiedWebhook<F>;
 }
@@ -367,27 +368,18 @@ function parseJson(text: string): unknown {
   }
 }
 
-function validated(webhook: ContractOperation, value: unknown): unknown {
-  const issues = payloadIssues(webhook, value);
-  if (issues.length === 0) return value;
-  throw new WebhookVerificationError(
-    'invalid_payload',
-    `the body does not match the ${webhook.path} webhook's schema: ${summary(issues)}`,
-    issues,
-  );
+/** Refuses with `invalid_payload` when Ajv found `errors` in what `subject` names. */
+function refuseInvalid(errors: readonly ErrorObject[], subject: string): void {
+  if (errors.length === 0) return;
+  const issues = toIssues(errors);
+  throw new WebhookVerificationError('invalid_payload', `${subject}: ${summary(issues)}`, issues);
 }
 
 /** The `X-Event-Id` header when present, checked against its schema. */
 function eventIdOf(webhook: ContractOperation, headers: WebhookHeaders): string | undefined {
   const eventId = oneHeader(headers, 'x-event-id', 'invalid_payload', (count) => `the X-Event-Id header ${differentValues(count)}`);
-  const issues = eventId === undefined ? [] : headerIssues(webhook, 'x-event-id', eventId);
-  if (issues.length > 0) {
-    throw new WebhookVerificationError(
-      'invalid_payload',
-      `the X-Event-Id header does not match its schema: ${summary(issues)}`,
-      issues,
-    );
-  }
+  const checked = eventId === undefined ? undefined : webhook.parameter('header', 'x-event-id')?.validate(eventId);
+  if (checked?.ok === false) refuseInvalid(checked.errors, 'the X-Event-Id header does not match its schema');
   return eventId;
 }
 
