@@ -69,7 +69,6 @@ type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 const METHODS: readonly Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 interface RouteEntry {
-  family: FamilyName | 'sandbox';
   errors: ErrorHelpers;
   pipeline: Pipeline;
 }
@@ -153,7 +152,7 @@ export class Router {
   ): void {
     const pattern = path.replace(/\{([^}]+)\}/g, ':$1');
     if (this.router.hasRoute(method, pattern)) throw new Error(`route ${method} ${path} is registered twice`);
-    const entry: RouteEntry = { family, errors, pipeline };
+    const entry: RouteEntry = { errors, pipeline };
     this.router.on(method, pattern, () => undefined, entry);
     this.routes.push({ family, method, path, operationId });
     const prefix = prefixOf(path);

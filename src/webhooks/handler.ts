@@ -84,20 +84,19 @@ export function createWebhookHandler<F extends WebhookFamily>(
     }
   };
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /** The answer to one request: its status and error code (none with 200); undefined when nobody is left to answer. */
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<[number, string?] | undefined> {
     if (req.method !== 'POST') {
       res.setHeader('Allow', 'POST');
-      answer(res, 405, 'method_not_allowed');
-      return;
+      return [405, 'method_not_allowed'];
     }
     const body = await readRawBody(req, limit);
-    if (body === 'aborted') return; // the sender went away: nobody to answer
+    if (body === 'aborted') return undefined; // the sender went away: nobody to answer
     if (body === 'too_large') {
       tell(new WebhookVerificationError('payload_too_large', `the body is longer than the limit of ${limit} bytes`));
       // Stop reading: the rest of the body is not wanted, and the connection is closed after the answer.
       res.setHeader('Connection', 'close');
-      answer(res, 400, 'payload_too_large');
-      return;
+      return [400, 'payload_too_large'];
     }
     if (body === 'consumed') {
       tell(
@@ -107,8 +106,7 @@ export function createWebhookHandler<F extends WebhookFamily>(
             'route, or no body parser at all',
         ),
       );
-      answer(res, 400, 'raw_body_required');
-      return;
+      return [400, 'raw_body_required'];
     }
     let event: VerifiedWebhook<F>;
     try {
@@ -117,24 +115,24 @@ export function createWebhookHandler<F extends WebhookFamily>(
       if (!(error instanceof WebhookVerificationError)) throw error;
       tell(error);
       const unauthorized = error.reason === 'missing_signature' || error.reason === 'bad_signature';
-      answer(res, unauthorized ? 401 : 400, error.reason);
-      return;
+      return [unauthorized ? 401 : 400, error.reason];
     }
     try {
       await onEvent(event);
     } catch (error) {
       tell(error);
-      answer(res, 500, 'handler_failed');
-      return;
+      return [500, 'handler_failed'];
     }
-    answer(res, 200);
+    return [200];
   }
 
   return (req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      tell(error);
-      answer(res, 500, 'internal_error');
-    });
+    handle(req, res)
+      .then((answered) => answered !== undefined && answer(res, ...answered))
+      .catch((error: unknown) => {
+        tell(error);
+        answer(res, 500, 'internal_error');
+      });
   };
 }
 

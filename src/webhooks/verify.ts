@@ -199,15 +199,11 @@ export function verifyGatewayWebhook(
   return verifyWebhook('gateway', rawBody, headers, transactionalPassword, options);
 }
 
-interface WebhookRow {
-  /** The webhook's name in the document. */
-  name: string;
-  /** The top-level property that tells this webhook from the family's others, and the event's `kind`. */
-  kind?: 'transaction' | 'refund';
-}
-
-/** Each family's webhooks; a body is the first whose `kind` property it has (or the only one). */
-const WEBHOOKS: { readonly [F in WebhookFamily]: readonly WebhookRow[] } = {
+/**
+ * Each family's webhooks by their names in the document. A gateway body is the webhook whose
+ * `kind` it has as a top-level property, and the event carries that `kind`.
+ */
+const WEBHOOKS: { readonly [F in WebhookFamily]: readonly { name: string; kind?: 'transaction' | 'refund' }[] } = {
   sdk: [{ name: 'transactionStatus' }],
   web: [{ name: 'transactionStatus' }],
   gateway: [
