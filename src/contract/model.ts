@@ -252,14 +252,15 @@ interface CompiledOperation extends ContractOperation {
 
 function compileOperation(compiler: Compiler, input: OperationInput): CompiledOperation {
   const { document } = compiler;
-  const { operation, pointer } = input;
+  // `identity`: the operationId, method, path and whether it is a webhook, as they are.
+  const { operation, pointer, itemParameters, ...identity } = input;
 
   // Parameters: the operation's override the path item's of the same name and location.
   const declared = new Map<string, { parameter: ParameterObject; pointer: string }>();
   const operationParameters = (operation.parameters ?? []).map((parameter, index) =>
     resolveRef(document, parameter, `${pointer}/parameters/${index}`),
   );
-  for (const resolved of [...input.itemParameters, ...operationParameters]) {
+  for (const resolved of [...itemParameters, ...operationParameters]) {
     const parameter = resolved.node as ParameterObject;
     if (parameter.in === 'cookie') continue;
     declared.set(`${parameter.in} ${parameter.name.toLowerCase()}`, { parameter, pointer: resolved.pointer });
@@ -338,10 +339,7 @@ function compileOperation(compiler: Compiler, input: OperationInput): CompiledOp
   const secured = security.length > 0 && !security.some((requirement) => Object.keys(requirement).length === 0);
 
   return {
-    operationId: input.operationId,
-    method: input.method,
-    path: input.path,
-    webhook: input.webhook,
+    ...identity,
     requestBody,
     requestSchema,
     security,
@@ -400,7 +398,7 @@ function compileOperation(compiler: Compiler, input: OperationInput): CompiledOp
 
     checkBody(body) {
       const validate = validateBody?.();
-      if (validate === undefined) throw new Error(`${input.operationId} has no JSON request body schema`);
+      if (validate === undefined) throw new Error(`${identity.operationId} has no JSON request body schema`);
       return validate(body) ? [] : [...(validate.errors ?? [])];
     },
 
