@@ -9,8 +9,6 @@ export {
   HTTP_METHODS,
   isObject,
   operationEntries,
-  pointerGet,
-  readDocument,
   resolveRef,
   type JsonObject,
   type OpenApiDocument,

@@ -85,8 +85,6 @@ export interface ContractOperation {
   readonly security: readonly Record<string, string[]>[];
   /** Whether a security requirement applies (the route must authenticate). */
   readonly secured: boolean;
-  /** The documented response statuses (`200`, `4XX`, `DEFAULT`). */
-  readonly responseStatuses: readonly string[];
   /** The declared parameters (the path item's, overridden by the operation's); no cookies. */
   readonly parameters: readonly ContractParameter[];
   parameter(location: ParameterLocation, name: string): ContractParameter | undefined;
@@ -344,7 +342,6 @@ function compileOperation(compiler: Compiler, input: OperationInput): CompiledOp
     requestSchema,
     security,
     secured,
-    responseStatuses: [...responses.keys()],
     parameters,
 
     parameter(location, name) {
