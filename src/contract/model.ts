@@ -109,8 +109,8 @@ export interface Contract {
   webhook(name: string, method?: string): ContractOperation | undefined;
   /** The validator of the schema at `segments` anywhere in the document (`['components', 'schemas', 'Amount']`). */
   schema(segments: readonly string[]): ValidateFunction;
-  /** Compiles every request validator now rather than on first use. */
-  precompile(): void;
+  /** Compiles every request validator now rather than on first use; returns the contract. */
+  precompile(): Contract;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -228,6 +228,7 @@ export function compileContract(family: string, document: OpenApiDocument): Cont
       for (const operation of operations.values()) {
         if (!operation.webhook) (operation as CompiledOperation).compileRequest();
       }
+      return this;
     },
   };
 }

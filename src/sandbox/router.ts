@@ -48,7 +48,7 @@ import {
 import { validateRequest, type Contract, type ContractOperation, type FamilyName } from './validation.js';
 
 export * from './route-types.js';
-export { assignRequestId, newRequestId, requestIdOf, send } from './io.js';
+export { assignRequestId, newRequestId, send } from './io.js';
 
 /**
  * What the pipeline runs for one route after routing: whether it reads a body, the route's

@@ -43,17 +43,12 @@ export interface ResponseValidation extends Pick<ResponseCheck, 'documented' | '
 
 /** The contract of `family` (its bundled document, or the one at `url`), request validators compiled. */
 export async function loadContract(family: string, url?: URL): Promise<Contract> {
-  return precompiled(contractOf(family, url));
+  return contractOf(family, url).precompile();
 }
 
 /** Compiles a document given as an object (tests). */
 export function compileContract(family: string, document: OpenApiDocument): Contract {
-  return precompiled(compileModel(family, document));
-}
-
-function precompiled(contract: Contract): Contract {
-  contract.precompile();
-  return contract;
+  return compileModel(family, document).precompile();
 }
 
 /** Checks a request of `operation`; its problems worded as issues. */

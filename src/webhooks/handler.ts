@@ -20,6 +20,7 @@ import {
   quote,
   verifyWebhook,
   WebhookVerificationError,
+  type RawWebhookBody,
   type VerifiedWebhook,
   type WebhookFamily,
 } from './verify.js';
@@ -143,10 +144,9 @@ export function createWebhookHandler<F extends WebhookFamily>(
 async function readRawBody(
   req: IncomingMessage & { body?: unknown; _body?: unknown },
   limit: number,
-): Promise<Buffer | string | 'too_large' | 'consumed' | 'aborted'> {
+): Promise<RawWebhookBody | 'too_large' | 'consumed' | 'aborted'> {
   const preset = req.body;
-  if (typeof preset === 'string' || Buffer.isBuffer(preset)) return preset;
-  if (types.isUint8Array(preset)) return Buffer.from(preset.buffer, preset.byteOffset, preset.byteLength);
+  if (typeof preset === 'string' || types.isUint8Array(preset)) return preset;
   if (req.readableEnded || req._body === true) return 'consumed';
   const read = await readBody(req, limit);
   if (read.ok) return read.body;
