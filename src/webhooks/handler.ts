@@ -7,6 +7,22 @@
  *
  * It reads the raw body (the signature covers the exact bytes) with src/http's reader and its size
  * limit, or takes a body a raw or text parser already read (`req.body`).
+ *
+ * ```ts
+ * import { createServer } from 'node:http';
+ * import { createWebhookHandler } from 'paylater-api/webhooks';
+ *
+ * createServer(createWebhookHandler({
+ *   family: 'sdk',
+ *   secret: process.env.PAYLATER_PRIVATE_KEY!,
+ *   onEvent: async ({ eventId, payload }) => {
+ *     await queue.add({ eventId, ...payload }); // record it; do the slow work afterwards
+ *   },
+ * })).listen(8080);
+ *
+ * // Express: mount it without a JSON body parser in front, or with express.raw():
+ * app.post('/paylater/webhook', express.raw({ type: 'application/json' }), handler);
+ * ```
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { types } from 'node:util';

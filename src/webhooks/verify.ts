@@ -22,25 +22,7 @@
  * signature (`bad_signature`).
  *
  * `createWebhookHandler` (./handler.ts) wraps them in a Node `(req, res)` handler for `http.createServer`
- * or Express: 200 once `onEvent` has resolved, 401 for a missing or bad signature, 400 for the
- * other failures, 500 when `onEvent` throws (so that the service tries again, D23). Bodies are
- * `{ "error": "<reason>" }`; no error message or stack ever goes into a response.
- *
- * ```ts
- * import { createServer } from 'node:http';
- * import { createWebhookHandler } from 'paylater-api/webhooks';
- *
- * createServer(createWebhookHandler({
- *   family: 'sdk',
- *   secret: process.env.PAYLATER_PRIVATE_KEY!,
- *   onEvent: async ({ eventId, payload }) => {
- *     await queue.add({ eventId, ...payload }); // record it; do the slow work afterwards
- *   },
- * })).listen(8080);
- *
- * // Express: mount it without a JSON body parser in front, or with express.raw():
- * app.post('/paylater/webhook', express.raw({ type: 'application/json' }), handler);
- * ```
+ * or Express; its header says how it answers, with an example.
  *
  * **Replays.** The signatures carry no timestamp: a captured request verifies forever. Ignore
  * repeats (the {@link createDeduplicator} helper, or a unique key in your database) on the signed
