@@ -110,6 +110,41 @@ export function resolveRef(document: unknown, node: unknown, pointer: string): R
   throw new Error(`$ref chain too deep (or a cycle) at ${pointer}`);
 }
 
+/** The methods a path item can hold, in OpenAPI's order. */
+export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+/** One operation of a document's `paths` or `webhooks`. */
+export interface OperationEntry {
+  /** `path` for an entry of `paths`, `webhook` for an entry of `webhooks`. */
+  kind: 'path' | 'webhook';
+  /** The path (`/api/merchant/{id}`) or the webhook's name. */
+  key: string;
+  method: (typeof HTTP_METHODS)[number];
+  operation: JsonObject;
+  /** The path item holding the operation, its reference followed: its `parameters` apply too. */
+  pathItem: JsonObject;
+  /** Where the path item is, as a JSON pointer fragment (`#/paths/~1api~1merchant`, or its reference's target). */
+  pointer: string;
+}
+
+/** Every operation of `paths`, then of `webhooks`, in the document's order. */
+export function operationEntries(document: JsonObject): OperationEntry[] {
+  const entries: OperationEntry[] = [];
+  for (const [group, kind] of [['paths', 'path'], ['webhooks', 'webhook']] as const) {
+    const items = document[group];
+    if (!isObject(items)) continue;
+    for (const [key, rawItem] of Object.entries(items)) {
+      const { node: pathItem, pointer } = resolveRef(document, rawItem, `#/${group}/${escapePointer(key)}`);
+      if (!isObject(pathItem)) continue;
+      for (const method of HTTP_METHODS) {
+        const operation = pathItem[method];
+        if (isObject(operation)) entries.push({ kind, key, method, operation, pathItem, pointer });
+      }
+    }
+  }
+  return entries;
+}
+
 /** {@link resolveRef}'s value only. */
 export function deref(document: unknown, node: unknown): unknown {
   return resolveRef(document, node, '#').node;

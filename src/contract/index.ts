@@ -6,23 +6,24 @@ export { FAMILIES, isFamily, type Family } from './families.js';
 export {
   deref,
   escapePointer,
+  HTTP_METHODS,
   isObject,
-  pointerGet,
-  readDocument,
+  operationEntries,
   resolveRef,
   type JsonObject,
   type OpenApiDocument,
+  type OperationEntry,
 } from './document.js';
 export {
   compileContract,
   contractOf,
   isJsonType,
-  loadContract,
   type Contract,
   type ContractOperation,
   type ContractParameter,
   type ParameterLocation,
   type RequestInput,
   type RequestProblem,
+  type ResponseCheck,
   type ValidRequest,
 } from './model.js';

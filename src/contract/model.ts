@@ -12,7 +12,7 @@
  */
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { createContractAjv, registerDocument } from './ajv.js';
-import { documentUrl, escapePointer, readDocument, resolveRef, type OpenApiDocument, type PathItem, type Resolved } from './document.js';
+import { documentUrl, escapePointer, operationEntries, readDocument, resolveRef, type OpenApiDocument, type Resolved } from './document.js';
 
 export type ParameterLocation = 'path' | 'query' | 'header';
 
@@ -64,6 +64,8 @@ export interface ContractParameter {
   readonly name: string;
   readonly in: ParameterLocation;
   readonly required: boolean;
+  /** The parameter's schema, references at its top followed (undefined without one). */
+  readonly schema: unknown;
   /** Validates (and coerces) one value; `errors` point inside the value (`` for the value itself). */
   validate(value: unknown): { ok: true; value: unknown } | { ok: false; errors: ErrorObject[] };
 }
@@ -83,8 +85,6 @@ export interface ContractOperation {
   readonly security: readonly Record<string, string[]>[];
   /** Whether a security requirement applies (the route must authenticate). */
   readonly secured: boolean;
-  /** The documented response statuses (`200`, `4XX`, `DEFAULT`). */
-  readonly responseStatuses: readonly string[];
   /** The declared parameters (the path item's, overridden by the operation's); no cookies. */
   readonly parameters: readonly ContractParameter[];
   parameter(location: ParameterLocation, name: string): ContractParameter | undefined;
@@ -109,8 +109,8 @@ export interface Contract {
   webhook(name: string, method?: string): ContractOperation | undefined;
   /** The validator of the schema at `segments` anywhere in the document (`['components', 'schemas', 'Amount']`). */
   schema(segments: readonly string[]): ValidateFunction;
-  /** Compiles every request validator now rather than on first use. */
-  precompile(): void;
+  /** Compiles every request validator now rather than on first use; returns the contract. */
+  precompile(): Contract;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -129,15 +129,8 @@ export function contractOf(family: string, location: URL | string = documentUrl(
   return contract;
 }
 
-/** {@link contractOf}, as a promise (a load error rejects). */
-export async function loadContract(family: string, location?: URL | string): Promise<Contract> {
-  return contractOf(family, location);
-}
-
 // ---------------------------------------------------------------------------------------------
 // Compiling.
-
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
 interface OperationObject {
   operationId?: string;
@@ -155,20 +148,13 @@ interface ParameterObject {
 }
 
 let compiled = 0;
-const instances = new Map<boolean, Ajv2020>();
 
 /**
  * One Ajv for bodies and one (coercing) for parameters, shared by every document of the process:
  * Ajv's first compilation is costly, later ones are cheap.
  */
-function sharedAjv(coerce: boolean): Ajv2020 {
-  let ajv = instances.get(coerce);
-  if (ajv === undefined) {
-    ajv = createContractAjv({ coerce });
-    instances.set(coerce, ajv);
-  }
-  return ajv;
-}
+const bodiesAjv = once(() => createContractAjv({ coerce: false }));
+const parametersAjv = once(() => createContractAjv({ coerce: true }));
 
 interface Compiler {
   document: OpenApiDocument;
@@ -183,8 +169,8 @@ export function compileContract(family: string, document: OpenApiDocument): Cont
   const base = `https://paylater.invalid/contract/${encodeURIComponent(family)}/${++compiled}.json`;
   const compiler: Compiler = {
     document,
-    bodies: sharedAjv(false),
-    parameters: sharedAjv(true),
+    bodies: bodiesAjv(),
+    parameters: parametersAjv(),
     ref: (pointer) => ({ $ref: `${base}${pointer}` }),
   };
   registerDocument(compiler.bodies, document, base);
@@ -192,34 +178,25 @@ export function compileContract(family: string, document: OpenApiDocument): Cont
 
   const operations = new Map<string, ContractOperation>();
   const byPath = new Map<string, ContractOperation>();
-  const visit = (group: 'paths' | 'webhooks', items: Record<string, PathItem> | undefined): void => {
-    for (const [key, rawItem] of Object.entries(items ?? {})) {
-      const item = resolveRef(document, rawItem, `#/${group}/${escapePointer(key)}`);
-      const pathItem = item.node as PathItem;
-      const itemParameters = (pathItem.parameters ?? []).map((parameter, index) =>
-        resolveRef(document, parameter, `${item.pointer}/parameters/${index}`),
-      );
-      for (const method of METHODS) {
-        if (pathItem[method] === undefined) continue;
-        const operation = pathItem[method] as OperationObject;
-        const operationId = operation.operationId ?? `${method} ${key}`;
-        if (operations.has(operationId)) throw new Error(`duplicate operationId ${operationId} in ${family}`);
-        const made = compileOperation(compiler, {
-          operation,
-          pointer: `${item.pointer}/${method}`,
-          itemParameters,
-          operationId,
-          method: method.toUpperCase(),
-          path: key,
-          webhook: group === 'webhooks',
-        });
-        operations.set(operationId, made);
-        byPath.set(`${group} ${made.method} ${key}`, made);
-      }
-    }
-  };
-  visit('paths', document.paths);
-  visit('webhooks', document.webhooks);
+  for (const { kind, key, method, operation, pathItem, pointer } of operationEntries(document)) {
+    const operationObject = operation as OperationObject;
+    const operationId = operationObject.operationId ?? `${method} ${key}`;
+    if (operations.has(operationId)) throw new Error(`duplicate operationId ${operationId} in ${family}`);
+    const itemParameters = ((pathItem.parameters as unknown[] | undefined) ?? []).map((parameter, index) =>
+      resolveRef(document, parameter, `${pointer}/parameters/${index}`),
+    );
+    const made = compileOperation(compiler, {
+      operation: operationObject,
+      pointer: `${pointer}/${method}`,
+      itemParameters,
+      operationId,
+      method: method.toUpperCase(),
+      path: key,
+      webhook: kind === 'webhook',
+    });
+    operations.set(operationId, made);
+    byPath.set(`${kind} ${made.method} ${key}`, made);
+  }
 
   const schemas = new Map<string, ValidateFunction>();
 
@@ -233,10 +210,10 @@ export function compileContract(family: string, document: OpenApiDocument): Cont
       return found;
     },
     at(path, method) {
-      return byPath.get(`paths ${method.toUpperCase()} ${path}`);
+      return byPath.get(`path ${method.toUpperCase()} ${path}`);
     },
     webhook(name, method = 'post') {
-      return byPath.get(`webhooks ${method.toUpperCase()} ${name}`);
+      return byPath.get(`webhook ${method.toUpperCase()} ${name}`);
     },
     schema(segments) {
       const pointer = `#${segments.map((segment) => `/${encodeURIComponent(escapePointer(segment))}`).join('')}`;
@@ -251,23 +228,21 @@ export function compileContract(family: string, document: OpenApiDocument): Cont
       for (const operation of operations.values()) {
         if (!operation.webhook) (operation as CompiledOperation).compileRequest();
       }
+      return this;
     },
   };
 }
 
-interface OperationInput {
+interface OperationInput extends Pick<ContractOperation, 'operationId' | 'method' | 'path' | 'webhook'> {
   operation: OperationObject;
   pointer: string;
   itemParameters: Resolved[];
-  operationId: string;
-  method: string;
-  path: string;
-  webhook: boolean;
 }
 
 interface CompiledParameter extends ContractParameter {
   /** Whether the schema is an array (a repeated query parameter). */
   readonly array: boolean;
+  compile(): void;
 }
 
 interface CompiledOperation extends ContractOperation {
@@ -276,14 +251,15 @@ interface CompiledOperation extends ContractOperation {
 
 function compileOperation(compiler: Compiler, input: OperationInput): CompiledOperation {
   const { document } = compiler;
-  const { operation, pointer } = input;
+  // `identity`: the operationId, method, path and whether it is a webhook, as they are.
+  const { operation, pointer, itemParameters, ...identity } = input;
 
   // Parameters: the operation's override the path item's of the same name and location.
   const declared = new Map<string, { parameter: ParameterObject; pointer: string }>();
   const operationParameters = (operation.parameters ?? []).map((parameter, index) =>
     resolveRef(document, parameter, `${pointer}/parameters/${index}`),
   );
-  for (const resolved of [...input.itemParameters, ...operationParameters]) {
+  for (const resolved of [...itemParameters, ...operationParameters]) {
     const parameter = resolved.node as ParameterObject;
     if (parameter.in === 'cookie') continue;
     declared.set(`${parameter.in} ${parameter.name.toLowerCase()}`, { parameter, pointer: resolved.pointer });
@@ -293,13 +269,13 @@ function compileOperation(compiler: Compiler, input: OperationInput): CompiledOp
       parameter.schema === undefined
         ? undefined
         : once(() => compiler.parameters.compile({ type: 'object', properties: { value: compiler.ref(`${at}/schema`) } }));
+    const schema = parameter.schema === undefined ? undefined : resolveRef(document, parameter.schema, `${at}/schema`).node;
     return {
       name: parameter.name,
       in: parameter.in as ParameterLocation,
       required: parameter.in === 'path' || parameter.required === true,
-      array:
-        parameter.schema !== undefined &&
-        (resolveRef(document, parameter.schema, `${at}/schema`).node as { type?: unknown }).type === 'array',
+      schema,
+      array: (schema as { type?: unknown } | undefined)?.type === 'array',
       validate(value) {
         const validate = validator?.();
         // Ajv coerces in place: the value is validated as a property of a holder object.
@@ -316,7 +292,7 @@ function compileOperation(compiler: Compiler, input: OperationInput): CompiledOp
       compile() {
         validator?.();
       },
-    } as CompiledParameter & { compile(): void };
+    };
   });
 
   // The JSON request body.
@@ -362,15 +338,11 @@ function compileOperation(compiler: Compiler, input: OperationInput): CompiledOp
   const secured = security.length > 0 && !security.some((requirement) => Object.keys(requirement).length === 0);
 
   return {
-    operationId: input.operationId,
-    method: input.method,
-    path: input.path,
-    webhook: input.webhook,
+    ...identity,
     requestBody,
     requestSchema,
     security,
     secured,
-    responseStatuses: [...responses.keys()],
     parameters,
 
     parameter(location, name) {
@@ -379,7 +351,7 @@ function compileOperation(compiler: Compiler, input: OperationInput): CompiledOp
     },
 
     compileRequest() {
-      for (const parameter of parameters) (parameter as CompiledParameter & { compile(): void }).compile();
+      for (const parameter of parameters) parameter.compile();
       validateBody?.();
     },
 
@@ -424,7 +396,7 @@ function compileOperation(compiler: Compiler, input: OperationInput): CompiledOp
 
     checkBody(body) {
       const validate = validateBody?.();
-      if (validate === undefined) throw new Error(`${input.operationId} has no JSON request body schema`);
+      if (validate === undefined) throw new Error(`${identity.operationId} has no JSON request body schema`);
       return validate(body) ? [] : [...(validate.errors ?? [])];
     },
 
@@ -434,27 +406,20 @@ function compileOperation(compiler: Compiler, input: OperationInput): CompiledOp
 
     checkResponse(status, body, contentType = 'application/json') {
       const entry = responseEntry(status);
-      if (entry === undefined) return { documented: false, contentTypes: [], wrongContentType: undefined, errors: [] };
-      const contentTypes = [...entry.keys()];
-      if (contentTypes.length === 0) return { documented: true, contentTypes, wrongContentType: undefined, errors: [] };
+      const contentTypes = [...(entry?.keys() ?? [])];
       const type = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
-      if (!entry.has(type)) return { documented: true, contentTypes, wrongContentType: type, errors: [] };
-      const validate = entry.get(type)?.();
-      if (validate === undefined || validate(body)) return { documented: true, contentTypes, wrongContentType: undefined, errors: [] };
-      return { documented: true, contentTypes, wrongContentType: undefined, errors: [...(validate.errors ?? [])] };
+      // Nothing to check when the status is not documented, or documented without content.
+      const wrongContentType = contentTypes.length > 0 && !entry?.has(type) ? type : undefined;
+      const validate = wrongContentType === undefined ? entry?.get(type)?.() : undefined;
+      const errors = validate === undefined || validate(body) ? [] : [...(validate.errors ?? [])];
+      return { documented: entry !== undefined, contentTypes, wrongContentType, errors };
     },
   };
 }
 
 function rawParameter(request: RequestInput, parameter: ContractParameter): string | string[] | undefined {
-  switch (parameter.in) {
-    case 'path':
-      return request.params[parameter.name];
-    case 'query':
-      return request.query[parameter.name];
-    case 'header':
-      return request.headers[parameter.name.toLowerCase()];
-  }
+  if (parameter.in === 'header') return request.headers[parameter.name.toLowerCase()];
+  return (parameter.in === 'path' ? request.params : request.query)[parameter.name];
 }
 
 function once<T>(make: () => T): () => T {

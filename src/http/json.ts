@@ -39,11 +39,6 @@ export function jsonContentTypeProblem(value: string | undefined): ContentTypePr
   return undefined;
 }
 
-/** Whether a Content-Type is JSON by {@link jsonContentTypeProblem}. */
-export function isJsonContentType(value: string | undefined): boolean {
-  return jsonContentTypeProblem(value) === undefined;
-}
-
 export type JsonParse =
   | { ok: true; value: unknown }
   | { ok: false; problem: 'utf-8'; message: string }

@@ -5,7 +5,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ErrorReply } from './errors.js';
 
-
 /** What a handler answers. A JSON body unless `headers['Content-Type']` says otherwise. */
 export interface Reply {
   status: number;
@@ -53,9 +52,6 @@ export interface LooseOperation extends OperationShape {
 
 type Defined<T> = [T] extends [never] ? Record<string, never> : [T] extends [undefined] ? Record<string, never> : NonNullable<T>;
 
-export type PathParamsOf<Op extends OperationShape> = Defined<Op['parameters']['path']>;
-export type QueryOf<Op extends OperationShape> = Defined<Op['parameters']['query']>;
-export type HeaderParamsOf<Op extends OperationShape> = Defined<Op['parameters']['header']>;
 export type BodyOf<Op extends OperationShape> = Op extends { requestBody?: never }
   ? undefined
   : Op extends { requestBody: { content: { 'application/json': infer B } } }
@@ -77,11 +73,11 @@ export type ReplyOf<Op extends OperationShape> = {
 export interface OperationRequest<Op extends OperationShape = LooseOperation, P = undefined> extends IncomingRequest {
   readonly operationId: string;
   /** Path parameters, coerced to their declared types. */
-  readonly params: PathParamsOf<Op>;
+  readonly params: Defined<Op['parameters']['path']>;
   /** Declared query parameters, coerced to their declared types. */
-  readonly query: QueryOf<Op>;
+  readonly query: Defined<Op['parameters']['query']>;
   /** Declared header parameters by their declared names. */
-  readonly headerParams: HeaderParamsOf<Op>;
+  readonly headerParams: Defined<Op['parameters']['header']>;
   /** The parsed and validated JSON body. */
   readonly body: BodyOf<Op>;
   /** What `authenticate` returned (the partner, the merchant, ...). */

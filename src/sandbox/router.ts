@@ -45,10 +45,10 @@ import {
   type SandboxHandler,
   type SandboxRequest,
 } from './route-types.js';
-import type { Contract, ContractOperation, FamilyName } from './validation.js';
+import { validateRequest, type Contract, type ContractOperation, type FamilyName } from './validation.js';
 
 export * from './route-types.js';
-export { assignRequestId, newRequestId, requestIdOf, send } from './io.js';
+export { assignRequestId, newRequestId, send } from './io.js';
 
 /**
  * What the pipeline runs for one route after routing: whether it reads a body, the route's
@@ -69,7 +69,6 @@ type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 const METHODS: readonly Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 interface RouteEntry {
-  family: FamilyName | 'sandbox';
   errors: ErrorHelpers;
   pipeline: Pipeline;
 }
@@ -105,13 +104,6 @@ export class Router {
   /** Every registered route. */
   list(): readonly RouteInfo[] {
     return this.routes;
-  }
-
-  /** The operationIds implemented for a family. */
-  implemented(family: FamilyName): Set<string> {
-    return new Set(
-      this.routes.filter((route) => route.family === family && route.operationId !== undefined).map((route) => route.operationId!),
-    );
   }
 
   addOperation<Op extends OperationShape, P>(
@@ -160,7 +152,7 @@ export class Router {
   ): void {
     const pattern = path.replace(/\{([^}]+)\}/g, ':$1');
     if (this.router.hasRoute(method, pattern)) throw new Error(`route ${method} ${path} is registered twice`);
-    const entry: RouteEntry = { family, errors, pipeline };
+    const entry: RouteEntry = { errors, pipeline };
     this.router.on(method, pattern, () => undefined, entry);
     this.routes.push({ family, method, path, operationId });
     const prefix = prefixOf(path);
@@ -280,7 +272,6 @@ export class Router {
         for (const [name, value] of Object.entries(params)) if (value !== undefined) decodedParams[name] = value;
         const request: SandboxRequest = {
           ...incoming,
-          header: incoming.header,
           params: decodedParams,
           query: new URLSearchParams(queryString(incoming.url)),
           json() {
@@ -315,7 +306,7 @@ async function runOperation(
   }
 
   // 5. The contract.
-  const validation = operation.validateRequest({
+  const validation = validateRequest(operation, {
     params,
     query: queryOf(incoming.url),
     headers: incoming.headers,
@@ -329,7 +320,6 @@ async function runOperation(
   // 6. The handler.
   return route.handle({
     ...incoming,
-    header: incoming.header,
     operationId: operation.operationId,
     params: validation.value.params,
     query: validation.value.query,

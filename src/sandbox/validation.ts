@@ -2,25 +2,25 @@
  * The contract as the sandbox uses it: the contract model (src/contract/) of a family, with every
  * request validator compiled at start, and its answers worded for the sandbox's error bodies as
  * `{ field, issue }` pairs (a JSON pointer into the body, or the name of a parameter), which the
- * families turn into their error format (D02, D03).
+ * families turn into their error format (D02, D03): {@link validateRequest}, {@link validateResponse}.
  */
 import type { ErrorObject } from 'ajv/dist/2020.js';
-import FindMyWay from 'find-my-way';
 import {
   compileContract as compileModel,
-  loadContract as loadModel,
+  contractOf,
   escapePointer,
-  type Contract as ContractModel,
-  type ContractOperation as OperationModel,
+  type Contract,
+  type ContractOperation,
   type Family,
   type OpenApiDocument,
   type ParameterLocation,
   type RequestInput,
   type RequestProblem,
+  type ResponseCheck,
   type ValidRequest,
 } from '../contract/index.js';
 
-export type { OpenApiDocument, ParameterLocation, RequestInput, ValidRequest };
+export type { Contract, ContractOperation, OpenApiDocument, ParameterLocation, RequestInput, ValidRequest };
 export type FamilyName = Family;
 
 /** One problem found by validation. */
@@ -35,138 +35,39 @@ export type RequestValidation =
   | { ok: true; value: ValidRequest }
   | { ok: false; location: 'body' | ParameterLocation; issues: ValidationIssue[] };
 
-export interface ResponseValidation {
-  /** False when the status is not documented for the operation. */
-  documented: boolean;
-  /** The documented content types of that status. */
-  contentTypes: string[];
+/** The model's response check (src/contract/model.ts), its problems worded as issues. */
+export interface ResponseValidation extends Pick<ResponseCheck, 'documented' | 'contentTypes'> {
   /** Problems of the body (empty when it is valid, or nothing is documented for it). */
   issues: ValidationIssue[];
 }
 
-/** An operation of the model (src/contract/model.ts), its answers worded as issues. */
-export interface ContractOperation
-  extends Pick<OperationModel, 'operationId' | 'method' | 'path' | 'webhook' | 'requestBody' | 'secured' | 'responseStatuses'> {
-  /** The declared parameters. */
-  readonly parameters: readonly { name: string; in: ParameterLocation; required: boolean }[];
-  validateRequest(input: RequestInput): RequestValidation;
-  validateResponse(status: number, body: unknown, contentType?: string): ResponseValidation;
-}
-
-/** The model of a family (src/contract/model.ts) with the sandbox's operations. */
-export interface Contract extends Pick<ContractModel, 'family' | 'document'> {
-  readonly operations: ReadonlyMap<string, ContractOperation>;
-  /** The operation with this id, or an error naming the missing id. */
-  operation(operationId: string): ContractOperation;
-  /** The operation of `paths` whose template matches this method and concrete path, if any (tests). */
-  match(method: string, pathname: string): { operation: ContractOperation; params: Record<string, string> } | undefined;
-}
-
-const cache = new Map<ContractModel, Contract>();
-
 /** The contract of `family` (its bundled document, or the one at `url`), request validators compiled. */
 export async function loadContract(family: string, url?: URL): Promise<Contract> {
-  const model = await loadModel(family, url);
-  let contract = cache.get(model);
-  if (contract === undefined) {
-    model.precompile();
-    contract = sandboxContract(model);
-    cache.set(model, contract);
-  }
-  return contract;
+  return contractOf(family, url).precompile();
 }
 
 /** Compiles a document given as an object (tests). */
 export function compileContract(family: string, document: OpenApiDocument): Contract {
-  const model = compileModel(family, document);
-  model.precompile();
-  return sandboxContract(model);
+  return compileModel(family, document).precompile();
 }
 
-function sandboxContract(model: ContractModel): Contract {
-  const operations = new Map<string, ContractOperation>();
-  // find-my-way, as the router: a literal segment wins over a template. Unlike the router, it
-  // matches any length, so that a check can name the operation of a path the router refused.
-  const router = FindMyWay({ ignoreTrailingSlash: false, caseSensitive: true, maxParamLength: Number.MAX_SAFE_INTEGER });
-  for (const [id, operation] of model.operations) {
-    const wrapped = sandboxOperation(operation);
-    operations.set(id, wrapped);
-    if (!operation.webhook) {
-      router.on(operation.method as FindMyWay.HTTPMethod, operation.path.replace(/\{([^}]+)\}/g, ':$1'), () => undefined, wrapped);
-    }
+/** Checks a request of `operation`; its problems worded as issues. */
+export function validateRequest(operation: ContractOperation, input: RequestInput): RequestValidation {
+  const checked = operation.checkRequest(input);
+  if (checked.ok) return checked;
+  return { ok: false, location: checked.location, issues: dedupe(checked.problems.flatMap(toIssuesOf)) };
+}
+
+/** Checks a response of `operation`; its problems worded as issues. */
+export function validateResponse(operation: ContractOperation, status: number, body: unknown, contentType?: string): ResponseValidation {
+  const checked = operation.checkResponse(status, body, contentType);
+  const { documented, contentTypes } = checked;
+  if (checked.wrongContentType !== undefined) {
+    const issue = `must be one of ${contentTypes.join(', ')} (got ${checked.wrongContentType || 'none'})`;
+    return { documented, contentTypes, issues: [{ field: 'Content-Type', issue }] };
   }
-  return {
-    family: model.family,
-    document: model.document,
-    operations,
-    operation(operationId) {
-      const found = operations.get(operationId);
-      if (found === undefined) throw new Error(`the ${model.family} contract has no operation ${operationId}`);
-      return found;
-    },
-    match(method, pathname) {
-      const upper = method.toUpperCase() as FindMyWay.HTTPMethod;
-      if (!HTTP_METHODS.has(upper)) return undefined;
-      const found = router.find(upper, literalPercents(pathname));
-      if (found === null) return undefined;
-      const params: Record<string, string> = {};
-      for (const [name, value] of Object.entries(found.params)) {
-        // A template segment stands for a value: an empty one (`/api/merchant//document`) matches nothing.
-        if (value === undefined || value === '') return undefined;
-        params[name] = value;
-      }
-      return { operation: found.store as ContractOperation, params };
-    },
-  };
-}
-
-const HTTP_METHODS = new Set(['GET', 'PUT', 'POST', 'DELETE', 'OPTIONS', 'HEAD', 'PATCH', 'TRACE']);
-
-/**
- * A segment that is not valid percent-encoding (`%zz`, `%E0%A4`) is matched as the text it is:
- * its `%` become `%25`, which find-my-way decodes back (it would match nothing otherwise).
- */
-function literalPercents(pathname: string): string {
-  if (!pathname.includes('%')) return pathname;
-  return pathname
-    .split('/')
-    .map((segment) => {
-      try {
-        decodeURIComponent(segment);
-        return segment;
-      } catch {
-        return segment.replace(/%/g, '%25');
-      }
-    })
-    .join('/');
-}
-
-function sandboxOperation(operation: OperationModel): ContractOperation {
-  return {
-    operationId: operation.operationId,
-    method: operation.method,
-    path: operation.path,
-    webhook: operation.webhook,
-    requestBody: operation.requestBody,
-    secured: operation.secured,
-    responseStatuses: operation.responseStatuses,
-    parameters: operation.parameters.map(({ name, in: location, required }) => ({ name, in: location, required })),
-    validateRequest(input) {
-      const checked = operation.checkRequest(input);
-      if (checked.ok) return checked;
-      return { ok: false, location: checked.location, issues: dedupe(checked.problems.flatMap(toIssuesOf)) };
-    },
-    validateResponse(status, body, contentType) {
-      const checked = operation.checkResponse(status, body, contentType);
-      const { documented, contentTypes } = checked;
-      if (checked.wrongContentType !== undefined) {
-        const issue = `must be one of ${contentTypes.join(', ')} (got ${checked.wrongContentType || 'none'})`;
-        return { documented, contentTypes, issues: [{ field: 'Content-Type', issue }] };
-      }
-      if (checked.errors.length === 0) return { documented, contentTypes, issues: [] };
-      return { documented, contentTypes, issues: dedupe(toIssues(checked.errors, '', 'body')) };
-    },
-  };
+  if (checked.errors.length === 0) return { documented, contentTypes, issues: [] };
+  return { documented, contentTypes, issues: dedupe(toIssues(checked.errors, '', 'body')) };
 }
 
 function toIssuesOf(problem: RequestProblem): ValidationIssue[] {
@@ -178,10 +79,6 @@ function toIssuesOf(problem: RequestProblem): ValidationIssue[] {
     case 'invalid':
       return toIssues(problem.errors, problem.name, problem.location);
   }
-}
-
-function describeLocation(location: ParameterLocation): string {
-  return location === 'path' ? 'path parameter' : location === 'query' ? 'query parameter' : 'header';
 }
 
 /** Turns Ajv errors into issues; `prefix` is the parameter name ('' for the body). */
@@ -223,17 +120,10 @@ function toIssues(errors: ErrorObject[], prefix: string, location: 'body' | Para
   });
 }
 
+/** The first 20 distinct issues. */
 function dedupe(issues: ValidationIssue[]): ValidationIssue[] {
-  const seen = new Set<string>();
-  const result: ValidationIssue[] = [];
-  for (const issue of issues) {
-    const key = `${issue.field}\u0000${issue.issue}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    result.push(issue);
-    if (result.length >= 20) break;
-  }
-  return result;
+  const distinct = new Map(issues.map((issue) => [`${issue.field}\u0000${issue.issue}`, issue]));
+  return [...distinct.values()].slice(0, 20);
 }
 
 /** One line for people: `/amount must be >= 100; /userId is required`. */
@@ -241,7 +131,8 @@ export function describeIssues(issues: readonly ValidationIssue[], location: 'bo
   return issues
     .map(({ field, issue }) => {
       if (location === 'body') return field === '' ? `the request body ${issue}` : `${field} ${issue}`;
-      return `${describeLocation(location)} ${field} ${issue}`;
+      const where = location === 'path' ? 'path parameter' : location === 'query' ? 'query parameter' : 'header';
+      return `${where} ${field} ${issue}`;
     })
     .join('; ');
 }

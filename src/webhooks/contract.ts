@@ -1,10 +1,10 @@
 /**
- * The webhooks of the contract, from the contract model (src/contract/): each webhook's payload
- * schema, whether its document defines the `X-Signature` header (and requires it), and the
- * `X-Event-Id` header's schema. Compiled once per family, on first use.
+ * The webhooks of the contract, from the contract model (src/contract/), which compiles each
+ * schema once, on first use: each webhook's payload schema and its headers (`X-Signature`,
+ * `X-Event-Id`), with Ajv's errors worded as {@link WebhookPayloadIssue}s.
  */
 import type { ErrorObject } from 'ajv/dist/2020.js';
-import { contractOf, type ContractOperation, type ContractParameter } from '../contract/index.js';
+import { contractOf, type ContractOperation } from '../contract/index.js';
 
 export type WebhookFamily = 'sdk' | 'web' | 'gateway';
 
@@ -14,56 +14,22 @@ export interface WebhookPayloadIssue {
   readonly message: string;
 }
 
-export interface WebhookContract {
-  /** The problems of a payload of the webhook `name` (empty when it is valid). */
-  payloadIssues(name: string, value: unknown): WebhookPayloadIssue[];
-  /** The problems of an `X-Event-Id` value (empty when it is valid or the document has no such header). */
-  eventIdIssues(value: string): WebhookPayloadIssue[];
-  /** Whether the webhook's document defines `X-Signature`, and whether it is required. */
-  signatureHeader(name: string): 'required' | 'optional' | 'absent';
-}
-
-const contracts = new Map<WebhookFamily, WebhookContract>();
-
-/** The webhooks of `family`, compiled on first use. */
-export function webhookContract(family: WebhookFamily): WebhookContract {
-  let found = contracts.get(family);
-  if (found === undefined) {
-    found = compile(family);
-    contracts.set(family, found);
-  }
+/** The webhook `name` of `family` in the contract model. */
+export function webhookOf(family: WebhookFamily, name: string): ContractOperation {
+  const found = contractOf(family).webhook(name);
+  if (found === undefined) throw new Error(`the contract has no webhook ${name}`);
   return found;
 }
 
-function compile(family: WebhookFamily): WebhookContract {
-  const contract = contractOf(family);
-  const webhooks = [...contract.operations.values()].filter((operation) => operation.webhook);
-  const webhook = (name: string): ContractOperation => {
-    const found = contract.webhook(name);
-    if (found === undefined) throw new Error(`the contract has no webhook ${name}`);
-    return found;
-  };
-  // The header is the same shared parameter on every webhook of a family: the first one found.
-  let eventId: ContractParameter | undefined;
-  for (const operation of webhooks) {
-    // Compiled now, so that the first delivery is answered as quickly as the others.
-    operation.checkBody(undefined);
-    eventId ??= operation.parameter('header', 'x-event-id');
+/** Compiles every webhook of `family` now, so that the first delivery is answered as quickly as the others. */
+export function compileWebhooks(family: WebhookFamily): void {
+  for (const operation of contractOf(family).operations.values()) {
+    if (operation.webhook) operation.checkBody(undefined);
   }
-  return {
-    payloadIssues: (name, value) => toIssues(webhook(name).checkBody(value)),
-    eventIdIssues(value) {
-      const checked = eventId?.validate(value);
-      return checked === undefined || checked.ok ? [] : toIssues(checked.errors);
-    },
-    signatureHeader(name) {
-      const parameter = webhook(name).parameter('header', 'x-signature');
-      return parameter === undefined ? 'absent' : parameter.required ? 'required' : 'optional';
-    },
-  };
 }
 
-function toIssues(errors: readonly ErrorObject[]): WebhookPayloadIssue[] {
+/** Ajv's errors (of a payload or a header) as issues. */
+export function toIssues(errors: readonly ErrorObject[]): WebhookPayloadIssue[] {
   // Ajv's messages name the schema's expectations, never the data (params may, so they are dropped).
   return errors.map((error) => ({
     path: error.instancePath.length > 200 ? `${error.instancePath.slice(0, 200)}...` : error.instancePath,

@@ -7,22 +7,38 @@
  *
  * It reads the raw body (the signature covers the exact bytes) with src/http's reader and its size
  * limit, or takes a body a raw or text parser already read (`req.body`).
+ *
+ * ```ts
+ * import { createServer } from 'node:http';
+ * import { createWebhookHandler } from 'paylater-api/webhooks';
+ *
+ * createServer(createWebhookHandler({
+ *   family: 'sdk',
+ *   secret: process.env.PAYLATER_PRIVATE_KEY!,
+ *   onEvent: async ({ eventId, payload }) => {
+ *     await queue.add({ eventId, ...payload }); // record it; do the slow work afterwards
+ *   },
+ * })).listen(8080);
+ *
+ * // Express: mount it without a JSON body parser in front, or with express.raw():
+ * app.post('/paylater/webhook', express.raw({ type: 'application/json' }), handler);
+ * ```
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { types } from 'node:util';
 import { readBody } from '../http/body.js';
-import { webhookContract } from './contract.js';
+import { sendBody } from '../http/send.js';
+import { compileWebhooks } from './contract.js';
 import {
   describe,
+  isWebhookFamily,
   maxBodyBytes,
   quote,
-  VERIFIERS,
+  verifyWebhook,
   WebhookVerificationError,
   type RawWebhookBody,
   type VerifiedWebhook,
-  type VerifyWebhookOptions,
   type WebhookFamily,
-  type WebhookHeaders,
 } from './verify.js';
 
 export interface WebhookHandlerOptions<F extends WebhookFamily> {
@@ -61,15 +77,9 @@ export function createWebhookHandler<F extends WebhookFamily>(
   options: WebhookHandlerOptions<F>,
 ): WebhookRequestHandler {
   const { family, secret, onEvent } = options;
-  if (typeof family !== 'string' || !Object.hasOwn(VERIFIERS, family)) {
+  if (!isWebhookFamily(family)) {
     throw new TypeError(`family must be sdk, web or gateway (got ${typeof family === 'string' ? quote(family) : describe(family)})`);
   }
-  const verify = VERIFIERS[family] as unknown as (
-    rawBody: RawWebhookBody,
-    headers: WebhookHeaders,
-    secret: string,
-    options?: VerifyWebhookOptions,
-  ) => VerifiedWebhook<F>;
   if (typeof secret !== 'string' || secret.length === 0) {
     throw new TypeError('secret must be a non-empty string');
   }
@@ -77,7 +87,7 @@ export function createWebhookHandler<F extends WebhookFamily>(
   const limit = maxBodyBytes(options.maxBodyBytes);
   // Compiled now rather than on the first delivery: a missing document fails here, and the first
   // webhook is answered as quickly as the others.
-  webhookContract(family);
+  compileWebhooks(family);
   const report =
     options.onError ??
     ((error: unknown) => {
@@ -91,20 +101,19 @@ export function createWebhookHandler<F extends WebhookFamily>(
     }
   };
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /** The answer to one request: its status and error code (none with 200); undefined when nobody is left to answer. */
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<[number, string?] | undefined> {
     if (req.method !== 'POST') {
       res.setHeader('Allow', 'POST');
-      answer(res, 405, 'method_not_allowed');
-      return;
+      return [405, 'method_not_allowed'];
     }
     const body = await readRawBody(req, limit);
-    if (body === 'aborted') return; // the sender went away: nobody to answer
+    if (body === 'aborted') return undefined; // the sender went away: nobody to answer
     if (body === 'too_large') {
       tell(new WebhookVerificationError('payload_too_large', `the body is longer than the limit of ${limit} bytes`));
       // Stop reading: the rest of the body is not wanted, and the connection is closed after the answer.
       res.setHeader('Connection', 'close');
-      answer(res, 400, 'payload_too_large');
-      return;
+      return [400, 'payload_too_large'];
     }
     if (body === 'consumed') {
       tell(
@@ -114,34 +123,33 @@ export function createWebhookHandler<F extends WebhookFamily>(
             'route, or no body parser at all',
         ),
       );
-      answer(res, 400, 'raw_body_required');
-      return;
+      return [400, 'raw_body_required'];
     }
     let event: VerifiedWebhook<F>;
     try {
-      event = verify(body, req.headers, secret, { maxBodyBytes: limit });
+      event = verifyWebhook(family, body, req.headers, secret, { maxBodyBytes: limit });
     } catch (error) {
       if (!(error instanceof WebhookVerificationError)) throw error;
       tell(error);
       const unauthorized = error.reason === 'missing_signature' || error.reason === 'bad_signature';
-      answer(res, unauthorized ? 401 : 400, error.reason);
-      return;
+      return [unauthorized ? 401 : 400, error.reason];
     }
     try {
       await onEvent(event);
     } catch (error) {
       tell(error);
-      answer(res, 500, 'handler_failed');
-      return;
+      return [500, 'handler_failed'];
     }
-    answer(res, 200);
+    return [200];
   }
 
   return (req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      tell(error);
-      answer(res, 500, 'internal_error');
-    });
+    handle(req, res)
+      .then((answered) => answered !== undefined && answer(res, ...answered))
+      .catch((error: unknown) => {
+        tell(error);
+        answer(res, 500, 'internal_error');
+      });
   };
 }
 
@@ -152,10 +160,9 @@ export function createWebhookHandler<F extends WebhookFamily>(
 async function readRawBody(
   req: IncomingMessage & { body?: unknown; _body?: unknown },
   limit: number,
-): Promise<Buffer | string | 'too_large' | 'consumed' | 'aborted'> {
+): Promise<RawWebhookBody | 'too_large' | 'consumed' | 'aborted'> {
   const preset = req.body;
-  if (typeof preset === 'string' || Buffer.isBuffer(preset)) return preset;
-  if (types.isUint8Array(preset)) return Buffer.from(preset.buffer, preset.byteOffset, preset.byteLength);
+  if (typeof preset === 'string' || types.isUint8Array(preset)) return preset;
   if (req.readableEnded || req._body === true) return 'consumed';
   const read = await readBody(req, limit);
   if (read.ok) return read.body;
@@ -165,16 +172,9 @@ async function readRawBody(
   return 'too_large';
 }
 
+/** Sends `{ error }` (or `{ received: true }`) by src/http's rule; ends an answer already under way. */
 function answer(res: ServerResponse, status: number, error?: string): void {
-  if (res.headersSent || res.writableEnded || res.destroyed) {
-    if (!res.writableEnded && !res.destroyed) res.end();
-    return;
-  }
-  const body = JSON.stringify(error === undefined ? { received: true } : { error });
-  res.statusCode = status;
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(body));
-  res.setHeader('Cache-Control', 'no-store');
-  res.end(body);
+  if (res.headersSent && !res.writableEnded && !res.destroyed) res.end();
+  sendBody(res, status, error === undefined ? { received: true } : { error });
 }
 

@@ -22,25 +22,7 @@
  * signature (`bad_signature`).
  *
  * `createWebhookHandler` (./handler.ts) wraps them in a Node `(req, res)` handler for `http.createServer`
- * or Express: 200 once `onEvent` has resolved, 401 for a missing or bad signature, 400 for the
- * other failures, 500 when `onEvent` throws (so that the service tries again, D23). Bodies are
- * `{ "error": "<reason>" }`; no error message or stack ever goes into a response.
- *
- * ```ts
- * import { createServer } from 'node:http';
- * import { createWebhookHandler } from 'paylater-api/webhooks';
- *
- * createServer(createWebhookHandler({
- *   family: 'sdk',
- *   secret: process.env.PAYLATER_PRIVATE_KEY!,
- *   onEvent: async ({ eventId, payload }) => {
- *     await queue.add({ eventId, ...payload }); // record it; do the slow work afterwards
- *   },
- * })).listen(8080);
- *
- * // Express: mount it without a JSON body parser in front, or with express.raw():
- * app.post('/paylater/webhook', express.raw({ type: 'application/json' }), handler);
- * ```
+ * or Express; its header says how it answers, with an example.
  *
  * **Replays.** The signatures carry no timestamp: a captured request verifies forever. Ignore
  * repeats (the {@link createDeduplicator} helper, or a unique key in your database) on the signed
@@ -56,13 +38,15 @@
  * docs/webhooks.md has the full guide.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import type { ErrorObject } from 'ajv/dist/2020.js';
 import { types } from 'node:util';
 import type { webhooks as GatewayWebhooks } from '../../generated/types/gateway.js';
 import type { webhooks as SdkWebhooks } from '../../generated/types/sdk.js';
 import type { webhooks as WebWebhooks } from '../../generated/types/web.js';
+import { isObject, type ContractOperation } from '../contract/index.js';
 import { jsonContentTypeProblem } from '../http/json.js';
 import { SIGNATURE_PATTERN, verifySdkSignature, verifyStatusSignature } from '../signature.js';
-import { summary, webhookContract, type WebhookContract, type WebhookFamily, type WebhookPayloadIssue } from './contract.js';
+import { summary, toIssues, webhookOf, type WebhookFamily, type WebhookPayloadIssue } from './contract.js';
 
 export type { WebhookFamily, WebhookPayloadIssue };
 
@@ -82,34 +66,23 @@ export type GatewayTransactionWebhookPayload =
 export type GatewayRefundWebhookPayload =
   GatewayWebhooks['refundUpdated']['post']['requestBody']['content']['application/json'];
 
-/** A verified SDK-flow webhook. */
-export interface VerifiedSdkWebhook {
+/** A verified webhook's event. */
+interface VerifiedEvent<P> {
   /** The `X-Event-Id` header (same on every retry; not covered by the signature). */
   readonly eventId?: string;
-  readonly payload: SdkWebhookPayload;
+  readonly payload: P;
 }
 
+/** A verified SDK-flow webhook. */
+export interface VerifiedSdkWebhook extends VerifiedEvent<SdkWebhookPayload> {}
+
 /** A verified web-flow webhook; both its signatures held. */
-export interface VerifiedWebWebhook {
-  /** The `X-Event-Id` header (same on every retry; not covered by the signature). */
-  readonly eventId?: string;
-  readonly payload: WebWebhookPayload;
-}
+export interface VerifiedWebWebhook extends VerifiedEvent<WebWebhookPayload> {}
 
 /** A verified gateway webhook: a transaction or a refund that reached a final status. */
 export type VerifiedGatewayWebhook =
-  | {
-      readonly kind: 'transaction';
-      /** The `X-Event-Id` header (same on every retry; not covered by the signature). */
-      readonly eventId?: string;
-      readonly payload: GatewayTransactionWebhookPayload;
-    }
-  | {
-      readonly kind: 'refund';
-      /** The `X-Event-Id` header (same on every retry; not covered by the signature). */
-      readonly eventId?: string;
-      readonly payload: GatewayRefundWebhookPayload;
-    };
+  | (VerifiedEvent<GatewayTransactionWebhookPayload> & { readonly kind: 'transaction' })
+  | (VerifiedEvent<GatewayRefundWebhookPayload> & { readonly kind: 'refund' });
 
 /** The verified event of each family. */
 export interface VerifiedWebhooks {
@@ -169,7 +142,7 @@ export class WebhookVerificationError extends Error {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The verify functions.
+// The verify functions: one verification, the families differing only by their row of WEBHOOKS.
 
 /** Verifies and parses an SDK-flow webhook (`X-Signature` keyed with the merchant's private key). */
 export function verifySdkWebhook(
@@ -178,10 +151,7 @@ export function verifySdkWebhook(
   privateKey: string,
   options: VerifyWebhookOptions = {},
 ): VerifiedSdkWebhook {
-  const text = authenticate(rawBody, headers, privateKey, options, true);
-  const contract = webhookContract('sdk');
-  const payload = validated<SdkWebhookPayload>(contract, 'transactionStatus', parseJson(text));
-  return withEventId(contract, headers, { payload });
+  return verifyWebhook('sdk', rawBody, headers, privateKey, options);
 }
 
 /**
@@ -195,17 +165,7 @@ export function verifyWebWebhook(
   privateKey: string,
   options: VerifyWebhookOptions = {},
 ): VerifiedWebWebhook {
-  const contract = webhookContract('web');
-  const header = contract.signatureHeader('transactionStatus');
-  const text = authenticate(rawBody, headers, privateKey, options, header === 'required');
-  const payload = validated<WebWebhookPayload>(contract, 'transactionStatus', parseJson(text));
-  if (!verifyStatusSignature(payload.signature, payload.transactionId, payload.status, privateKey)) {
-    throw new WebhookVerificationError(
-      'bad_signature',
-      "the body's signature is not the status signature of its transactionId and status (D22)",
-    );
-  }
-  return withEventId(contract, headers, { payload });
+  return verifyWebhook('web', rawBody, headers, privateKey, options);
 }
 
 /**
@@ -218,32 +178,61 @@ export function verifyGatewayWebhook(
   transactionalPassword: string,
   options: VerifyWebhookOptions = {},
 ): VerifiedGatewayWebhook {
-  const text = authenticate(rawBody, headers, transactionalPassword, options, true);
-  const contract = webhookContract('gateway');
-  const value = parseJson(text);
-  if (isObject(value) && Object.hasOwn(value, 'transaction')) {
-    const payload = validated<GatewayTransactionWebhookPayload>(contract, 'transactionUpdated', value);
-    return withEventId(contract, headers, { kind: 'transaction' as const, payload });
-  }
-  if (isObject(value) && Object.hasOwn(value, 'refund')) {
-    const payload = validated<GatewayRefundWebhookPayload>(contract, 'refundUpdated', value);
-    return withEventId(contract, headers, { kind: 'refund' as const, payload });
-  }
-  throw new WebhookVerificationError(
-    'invalid_payload',
-    'the body is neither a transaction webhook ({ transaction }) nor a refund webhook ({ refund })',
-    [{ path: '', message: "must have property 'transaction' or 'refund'" }],
-  );
+  return verifyWebhook('gateway', rawBody, headers, transactionalPassword, options);
 }
 
-export const VERIFIERS: {
-  [F in WebhookFamily]: (
-    rawBody: RawWebhookBody,
-    headers: WebhookHeaders,
-    secret: string,
-    options?: VerifyWebhookOptions,
-  ) => VerifiedWebhook<F>;
-} = { sdk: verifySdkWebhook, web: verifyWebWebhook, gateway: verifyGatewayWebhook };
+/**
+ * Each family's webhooks by their names in the document. A gateway body is the webhook whose
+ * `kind` it has as a top-level property, and the event carries that `kind`.
+ */
+const WEBHOOKS: { readonly [F in WebhookFamily]: readonly { name: string; kind?: 'transaction' | 'refund' }[] } = {
+  sdk: [{ name: 'transactionStatus' }],
+  web: [{ name: 'transactionStatus' }],
+  gateway: [
+    { name: 'transactionUpdated', kind: 'transaction' },
+    { name: 'refundUpdated', kind: 'refund' },
+  ],
+};
+
+export function isWebhookFamily(value: unknown): value is WebhookFamily {
+  return typeof value === 'string' && Object.hasOwn(WEBHOOKS, value);
+}
+
+/** Verifies a webhook of `family`: the checks of the module's header, in their order. */
+export function verifyWebhook<F extends WebhookFamily>(
+  family: F,
+  rawBody: RawWebhookBody,
+  headers: WebhookHeaders,
+  secret: string,
+  options: VerifyWebhookOptions = {},
+): VerifiedWebhook<F> {
+  const rows = WEBHOOKS[family];
+  // The document says whether X-Signature is required (it is, in every family today).
+  const required = webhookOf(family, rows[0]!.name).parameter('header', 'x-signature')?.required === true;
+  const value = parseJson(authenticate(rawBody, headers, secret, options, required));
+  const row = rows.length === 1 ? rows[0] : rows.find(({ kind }) => isObject(value) && Object.hasOwn(value, kind!));
+  if (row === undefined) {
+    throw new WebhookVerificationError(
+      'invalid_payload',
+      'the body is neither a transaction webhook ({ transaction }) nor a refund webhook ({ refund })',
+      [{ path: '', message: "must have property 'transaction' or 'refund'" }],
+    );
+  }
+  const webhook = webhookOf(family, row.name);
+  refuseInvalid(webhook.checkBody(value), `the body does not match the ${row.name} webhook's schema`);
+  if (family === 'web') {
+    const { signature, transactionId, status } = value as WebWebhookPayload;
+    if (!verifyStatusSignature(signature, transactionId, status, secret)) {
+      throw new WebhookVerificationError(
+        'bad_signature',
+        "the body's signature is not the status signature of its transactionId and status (D22)",
+      );
+    }
+  }
+  const event = { ...(row.kind === undefined ? {} : { kind: row.kind }), payload: value };
+  const eventId = eventIdOf(webhook, headers);
+  return (eventId === undefined ? event : { ...event, eventId }) as VerifiedWebhook<F>;
+}
 
 /** The size, signature and Content-Type checks; returns the body as text, not yet parsed. */
 function authenticate(
@@ -298,18 +287,11 @@ function byteLength(rawBody: unknown): number {
 
 /** The X-Signature value when present and of the D28 form; undefined when absent and optional. */
 function signatureHeader(headers: WebhookHeaders, required: boolean): string | undefined {
-  const values = distinct(headerValues(headers, 'x-signature'));
-  if (values.length === 0) {
+  const value = oneHeader(headers, 'x-signature', 'bad_signature', (count) => `the X-Signature header ${differentValues(count)}`);
+  if (value === undefined) {
     if (!required) return undefined;
     throw new WebhookVerificationError('missing_signature', 'the X-Signature header is missing or empty');
   }
-  if (values.length > 1) {
-    throw new WebhookVerificationError(
-      'bad_signature',
-      `the X-Signature header was given ${values.length} different values; expected one`,
-    );
-  }
-  const value = values[0] as string;
   if (!SIGNATURE_PATTERN.test(value)) {
     throw new WebhookVerificationError(
       'bad_signature',
@@ -322,33 +304,23 @@ function signatureHeader(headers: WebhookHeaders, required: boolean): string | u
 }
 
 function requireJsonContentType(headers: WebhookHeaders): void {
-  const values = distinct(headerValues(headers, 'content-type'));
-  if (values.length === 0) {
-    throw new WebhookVerificationError(
-      'wrong_content_type',
-      'the Content-Type header is missing; expected application/json',
-    );
-  }
-  if (values.length > 1) {
-    throw new WebhookVerificationError(
-      'wrong_content_type',
-      'the Content-Type header was given more than once; expected application/json',
-    );
-  }
+  const value = oneHeader(
+    headers,
+    'content-type',
+    'wrong_content_type',
+    () => 'the Content-Type header was given more than once; expected application/json',
+  );
   // The project's JSON Content-Type rule (D61), the same as for the requests the sandbox takes.
-  const problem = jsonContentTypeProblem(values[0] as string);
-  if (problem?.kind === 'media-type') {
-    throw new WebhookVerificationError(
-      'wrong_content_type',
-      `the Content-Type is ${quote(problem.mediaType)}; expected application/json`,
-    );
-  }
-  if (problem?.kind === 'charset') {
-    throw new WebhookVerificationError(
-      'wrong_content_type',
-      `the Content-Type's charset is ${quote(problem.charset)}; a webhook body is UTF-8`,
-    );
-  }
+  const problem = jsonContentTypeProblem(value);
+  if (problem === undefined) return;
+  throw new WebhookVerificationError(
+    'wrong_content_type',
+    problem.kind === 'missing'
+      ? 'the Content-Type header is missing; expected application/json'
+      : problem.kind === 'media-type'
+        ? `the Content-Type is ${quote(problem.mediaType)}; expected application/json`
+        : `the Content-Type's charset is ${quote(problem.charset)}; a webhook body is UTF-8`,
+  );
 }
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
@@ -374,46 +346,35 @@ function parseJson(text: string): unknown {
   }
 }
 
-function validated<T>(contract: WebhookContract, webhook: string, value: unknown): T {
-  const issues = contract.payloadIssues(webhook, value);
-  if (issues.length === 0) return value as T;
-  throw new WebhookVerificationError(
-    'invalid_payload',
-    `the body does not match the ${webhook} webhook's schema: ${summary(issues)}`,
-    issues,
-  );
+/** Refuses with `invalid_payload` when Ajv found `errors` in what `subject` names. */
+function refuseInvalid(errors: readonly ErrorObject[], subject: string): void {
+  if (errors.length === 0) return;
+  const issues = toIssues(errors);
+  throw new WebhookVerificationError('invalid_payload', `${subject}: ${summary(issues)}`, issues);
 }
 
-function withEventId<E extends object>(
-  contract: WebhookContract,
-  headers: WebhookHeaders,
-  event: E,
-): E & { readonly eventId?: string } {
-  const values = distinct(headerValues(headers, 'x-event-id'));
-  if (values.length === 0) return event;
-  if (values.length > 1) {
-    throw new WebhookVerificationError(
-      'invalid_payload',
-      `the X-Event-Id header was given ${values.length} different values; expected one`,
-    );
-  }
-  const eventId = values[0] as string;
-  const issues = contract.eventIdIssues(eventId);
-  if (issues.length > 0) {
-    throw new WebhookVerificationError(
-      'invalid_payload',
-      `the X-Event-Id header does not match its schema: ${summary(issues)}`,
-      issues,
-    );
-  }
-  return { ...event, eventId };
+/** The `X-Event-Id` header when present, checked against its schema. */
+function eventIdOf(webhook: ContractOperation, headers: WebhookHeaders): string | undefined {
+  const eventId = oneHeader(headers, 'x-event-id', 'invalid_payload', (count) => `the X-Event-Id header ${differentValues(count)}`);
+  const checked = eventId === undefined ? undefined : webhook.parameter('header', 'x-event-id')?.validate(eventId);
+  if (checked?.ok === false) refuseInvalid(checked.errors, 'the X-Event-Id header does not match its schema');
+  return eventId;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Headers.
 
-/** Every value of the header `name` (lower case), trimmed, empty ones dropped. */
-function headerValues(headers: WebhookHeaders, name: string): string[] {
+/**
+ * The one value of the header `name` (lower case), trimmed, or undefined when it is absent or
+ * empty; several different values are refused with `reason` and the words of `many`. `headers` is
+ * an object: {@link authenticate} made sure of it.
+ */
+function oneHeader(
+  headers: WebhookHeaders,
+  name: string,
+  reason: WebhookFailureReason,
+  many: (count: number) => string,
+): string | undefined {
   const found: string[] = [];
   const add = (value: unknown): void => {
     if (typeof value === 'string' || typeof value === 'number') {
@@ -425,30 +386,27 @@ function headerValues(headers: WebhookHeaders, name: string): string[] {
   };
   if (isHeadersObject(headers)) {
     add(headers.get(name));
-  } else if (headers !== null && typeof headers === 'object') {
+  } else {
     for (const [key, value] of Object.entries(headers)) {
       if (key.toLowerCase() === name) add(value);
     }
   }
-  return found;
+  const values = new Set(found);
+  if (values.size > 1) throw new WebhookVerificationError(reason, many(values.size));
+  return found[0];
+}
+
+function differentValues(count: number): string {
+  return `was given ${count} different values; expected one`;
 }
 
 /** A fetch `Headers` (of this runtime or another implementation), as opposed to a plain object. */
 function isHeadersObject(headers: WebhookHeaders): headers is Headers {
-  if (headers === null || typeof headers !== 'object') return false;
   if (typeof Headers !== 'undefined' && headers instanceof Headers) return true;
   return typeof (headers as { get?: unknown }).get === 'function';
 }
 
-function distinct(values: string[]): string[] {
-  return [...new Set(values)];
-}
-
 // ---------------------------------------------------------------------------------------------
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** An attacker-supplied header value for a message: bounded, printable. */
 export function quote(value: string): string {

@@ -14,11 +14,11 @@ import {
   operationName,
   operationsOf,
   requireDocument,
+  schemaProblems,
   where,
   type Family,
   type JsonObject,
 } from '../support/documents.js';
-import { DocumentSchemas } from '../support/schemas.js';
 import { DESCRIPTION } from '../support/description.js';
 
 interface ExampleCase {
@@ -200,16 +200,6 @@ const present = BUNDLES.filter((bundle) => bundle.document !== undefined);
 const examples = present.flatMap((bundle) => collectExamples(bundle.family, bundle.document as JsonObject));
 const slots = present.map((bundle) => collectNamedExampleSlots(bundle.family, bundle.document as JsonObject));
 
-const schemasOf = new Map<Family, DocumentSchemas>();
-function schemas(family: Family): DocumentSchemas {
-  let found = schemasOf.get(family);
-  if (found === undefined) {
-    found = new DocumentSchemas(family, requireDocument(bundleOf(family)));
-    schemasOf.set(family, found);
-  }
-  return found;
-}
-
 describe('bundled documents with examples', () => {
   it.each(BUNDLES.map((bundle) => [bundle.file, bundle] as const))('%s is present', (_file, bundle) => {
     expect(bundle.problem, bundle.problem).toBeUndefined();
@@ -224,7 +214,7 @@ describe('every example validates against its schema', () => {
   it.each(examples.map((example) => [example.label, example] as const))('%s', (_label, example) => {
     expect(example.problem, example.problem).toBeUndefined();
     const schema = example.schema as string[];
-    const problems = schemas(example.family).problems(schema, example.value);
+    const problems = schemaProblems(example.family, schema, example.value);
     expect(problems, `${example.label}\n${JSON.stringify(example.value)}\n  ${problems.join('\n  ')}`).toEqual([]);
   });
 });

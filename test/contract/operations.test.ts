@@ -5,6 +5,7 @@
  * (loaded with GET), and each operation it names only in words.
  */
 import { describe, expect, it } from 'vitest';
+import { contractOf } from '../../src/contract/index.js';
 import {
   bundleOf,
   derefObject,
@@ -12,7 +13,6 @@ import {
   isObject,
   operationName,
   operationsOf,
-  parametersOf,
   pathShape,
   requireDocument,
   topLevelProperties,
@@ -61,9 +61,10 @@ function findOperation(document: JsonObject, method: string, path: string): Oper
 }
 
 /** The problems with the query `name=value&...` on an operation: each must be a query parameter allowing that value. */
-function queryProblems(document: JsonObject, entry: OperationEntry, query: string): string[] {
+function queryProblems(family: Family, entry: OperationEntry, query: string): string[] {
   const problems: string[] = [];
-  const parameters = parametersOf(document, entry);
+  // The parameters that apply, as the contract model declares them: the path item's, overridden by the operation's.
+  const parameters = contractOf(family).at(entry.key, entry.method)?.parameters ?? [];
   for (const pair of query.split('&')) {
     const [name = '', value = ''] = pair.split('=');
     const parameter = parameters.find((candidate) => candidate.in === 'query' && candidate.name === name);
@@ -71,8 +72,7 @@ function queryProblems(document: JsonObject, entry: OperationEntry, query: strin
       problems.push(`declares no query parameter '${name}'`);
       continue;
     }
-    const schema = derefObject(document, parameter.schema);
-    const allowed = schema?.enum;
+    const allowed = isObject(parameter.schema) ? parameter.schema.enum : undefined;
     if (!Array.isArray(allowed) || !allowed.includes(value)) {
       problems.push(`query parameter '${name}' does not allow '${value}' in its schema's enum (${JSON.stringify(allowed)})`);
     }
@@ -120,7 +120,7 @@ describe('every operation of the description exists in its family document', () 
         `${bundle.file} has no operation ${operation.method} ${operation.path} (description: ${operation.written})`,
       ).toBeDefined();
       if (entry !== undefined && operation.query !== undefined) {
-        const problems = queryProblems(document, entry, operation.query);
+        const problems = queryProblems(bundle.family, entry, operation.query);
         expect(
           problems,
           `${operationName(bundle.family, entry)} (${String(entry.operation.operationId)}) should serve ?${operation.query}: ${problems.join('; ')}`,

@@ -1,9 +1,19 @@
 /**
  * The one way the browser tests start Chromium: Debian's package (or CHROMIUM_PATH), headless, with
- * every background connection off, since no machine here reaches the internet.
+ * every background connection off, since no machine here reaches the internet. And the docs site
+ * as the docs tests look at it: built, served on a free port, with Chromium beside it.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
+import { buildDocs, type SitePage } from '../../scripts/docs-site.js';
+import { serveDocs, type DocsServer } from '../../scripts/docs-server.js';
+
+const root = resolve(import.meta.dirname, '..', '..');
+/** Where the docs site is built. */
+export const siteDir = join(root, 'site');
+/** Where the browser tests put their screenshots. */
+export const shotsDir = join(root, 'artifacts', 'screenshots');
 
 export const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -24,4 +34,39 @@ export async function launchChromium(): Promise<Browser> {
       '--no-first-run',
     ],
   });
+}
+
+export interface DocsSite {
+  /** The pages the build wrote. */
+  pages: SitePage[];
+  server: DocsServer;
+  browser: Browser;
+  /** Closes the browser, then the server. */
+  close(): Promise<void>;
+}
+
+/** Builds the docs site into {@link siteDir}, serves it on a free port and starts Chromium (beforeAll; close() in afterAll). */
+export async function startDocsSite(): Promise<DocsSite> {
+  mkdirSync(shotsDir, { recursive: true });
+  const pages = await buildDocs({ outDir: siteDir });
+  const server = await serveDocs({ dir: siteDir, port: 0 });
+  let browser: Browser;
+  try {
+    browser = await launchChromium();
+  } catch (error) {
+    await server.close();
+    throw error;
+  }
+  return {
+    pages,
+    server,
+    browser,
+    async close() {
+      try {
+        await browser.close();
+      } finally {
+        await server.close();
+      }
+    },
+  };
 }

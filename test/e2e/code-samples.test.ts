@@ -7,17 +7,13 @@
  *
  * Needs Chromium at /usr/bin/chromium (or CHROMIUM_PATH): `bash .ci/e2e-setup.sh`. See docs/e2e.md.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildDocs } from '../../scripts/docs-site.js';
-import { serveDocs, type DocsServer } from '../../scripts/docs-server.js';
-import { launchChromium } from './browser.js';
+import { shotsDir, startDocsSite, type DocsSite } from './browser.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
-const siteDir = join(root, 'site');
-const shotsDir = join(root, 'artifacts', 'screenshots');
 
 /** The operation looked at, and its samples as the bundle carries them. */
 const OPERATION = 'initiateSdkTransaction';
@@ -33,22 +29,14 @@ const LANGUAGES = [
   { label: 'Python', menu: 'Python', marker: 'import urllib.request' },
 ] as const;
 
-let server: DocsServer | undefined;
-let browser: Browser | undefined;
+let site: DocsSite | undefined;
 
 beforeAll(async () => {
-  mkdirSync(shotsDir, { recursive: true });
-  await buildDocs({ outDir: siteDir });
-  server = await serveDocs({ dir: siteDir, port: 0 });
-  browser = await launchChromium();
+  site = await startDocsSite();
 });
 
 afterAll(async () => {
-  try {
-    await browser?.close();
-  } finally {
-    await server?.close();
-  }
+  await site?.close();
 });
 
 /** The request-samples panel of the operation whose path is shown in its header. */
@@ -79,7 +67,7 @@ async function shownCode(panel: Locator): Promise<string> {
 describe('the code samples of an operation in the reference', () => {
   it('offer curl, Node, PHP and Python, and switching shows each program', async () => {
     expect(samples.map((sample) => sample.label)).toEqual(LANGUAGES.map((language) => language.label));
-    const context = await browser!.newContext({ viewport: { width: 1440, height: 900 } });
+    const context = await site!.browser.newContext({ viewport: { width: 1440, height: 900 } });
     const problems: string[] = [];
     try {
       const page = await context.newPage();
@@ -87,7 +75,7 @@ describe('the code samples of an operation in the reference', () => {
       page.on('console', (message) => {
         if (message.type() === 'error') problems.push(message.text());
       });
-      await page.goto(`${server!.url}/sdk.html#/sdk-flow`);
+      await page.goto(`${site!.server.url}/sdk.html#/sdk-flow`);
       await page.waitForSelector('img[alt="redocly logo"]', { state: 'attached', timeout: 30_000 });
       const panel = samplesPanel(page);
       await panel.waitFor({ state: 'visible', timeout: 30_000 });
@@ -134,10 +122,10 @@ describe('the receivers of a webhook in the reference', () => {
   it('are one collapsible block per language, each the bundle\'s program', async () => {
     const receivers: { label: string; source: string }[] = JSON.parse(readFileSync(join(root, 'generated', 'openapi', 'sdk.json'), 'utf8'))
       .webhooks.transactionStatus.post['x-codeSamples'];
-    const context = await browser!.newContext({ viewport: { width: 1440, height: 900 } });
+    const context = await site!.browser.newContext({ viewport: { width: 1440, height: 900 } });
     try {
       const page = await context.newPage();
-      await page.goto(`${server!.url}/sdk.html#/webhooks`);
+      await page.goto(`${site!.server.url}/sdk.html#/webhooks`);
       await page.waitForSelector('img[alt="redocly logo"]', { state: 'attached', timeout: 30_000 });
       const blocks = page.locator('details.code-sample');
       await blocks.first().waitFor({ state: 'attached', timeout: 30_000 });

@@ -12,37 +12,27 @@
  *
  * Needs Chromium at /usr/bin/chromium (or CHROMIUM_PATH): `bash .ci/e2e-setup.sh`. See docs/e2e.md.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchChromium } from './browser.js';
+import type { BrowserContext, Page } from 'playwright-core';
+import { shotsDir, siteDir, startDocsSite, type DocsSite } from './browser.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AUDIENCE_HEADINGS, IMPLEMENTER_GUIDES, buildDocs, listGuides, type SitePage } from '../../scripts/docs-site.js';
-import { serveDocs, type DocsServer } from '../../scripts/docs-server.js';
+import { AUDIENCE_HEADINGS, IMPLEMENTER_GUIDES, listGuides, type SitePage } from '../../scripts/docs-site.js';
 import { FAMILIES, type Family } from '../../scripts/families.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
-const siteDir = join(root, 'site');
-const shotsDir = join(root, 'artifacts', 'screenshots');
 const guides = listGuides(join(root, 'docs'));
 
-let server: DocsServer | undefined;
-let browser: Browser | undefined;
+let site: DocsSite | undefined;
 let built: SitePage[] = [];
 
 beforeAll(async () => {
-  mkdirSync(shotsDir, { recursive: true });
-  built = await buildDocs({ outDir: siteDir });
-  server = await serveDocs({ dir: siteDir, port: 0 });
-  browser = await launchChromium();
+  site = await startDocsSite();
+  built = site.pages;
 });
 
 afterAll(async () => {
-  try {
-    await browser?.close();
-  } finally {
-    await server?.close();
-  }
+  await site?.close();
 });
 
 /** A page opened in a fresh context, with everything that went wrong while it was open. */
@@ -57,7 +47,8 @@ interface Visit {
 }
 
 async function visit(path: string): Promise<Visit> {
-  if (!browser || !server) throw new Error('the browser or the server did not start');
+  if (!site) throw new Error('the browser or the server did not start');
+  const { browser, server } = site;
   const origin = server.url;
   const isLocal = (url: string) =>
     url.startsWith(`${origin}/`) || url.startsWith('data:') || url.startsWith(`blob:${origin}/`) || url === 'about:blank';
@@ -188,7 +179,7 @@ describe('the landing page', () => {
 
       const local = [...new Set(hrefs.filter((h) => !/^[a-z]+:/i.test(h) && !h.startsWith('#')))];
       for (const href of local) {
-        const response = await fetch(`${server?.url}/${href}`);
+        const response = await fetch(`${site?.server.url}/${href}`);
         expect(response.status, href).toBe(200);
       }
       // Integrators first; the implementers' guides under their own heading, after every other.

@@ -4,7 +4,8 @@
  * that the check itself works, that every operation is served, and the validation module.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileContract, loadContract, type OpenApiDocument } from '../../src/sandbox/validation.js';
+import { compileContract, loadContract, validateRequest, validateResponse, type OpenApiDocument } from '../../src/sandbox/validation.js';
+import { matchOperation } from '../support/contract-paths.js';
 import { checkAgainstContract, startSandbox, type TestSandbox } from '../support/sandbox.js';
 
 let t: TestSandbox;
@@ -89,7 +90,7 @@ describe('documented examples validate against their own schemas', () => {
           const media = response.content?.['application/json'];
           for (const example of Object.values<any>(media?.examples ?? {})) {
             if (!/^[0-9]+$/.test(status)) continue;
-            const result = compiled.validateResponse(Number(status), example.value);
+            const result = validateResponse(compiled, Number(status), example.value);
             expect(result.issues, `${operation.operationId} ${status} ${JSON.stringify(example.value)}`).toEqual([]);
             checked++;
           }
@@ -124,7 +125,7 @@ describe('request validation', () => {
   const operation = compileContract('test', document).operation('getThing');
 
   it('coerces path and query strings to their declared types', () => {
-    const result = operation.validateRequest({
+    const result = validateRequest(operation, {
       params: { id: '42' },
       query: { limit: '20', flag: 'true', other: 'ignored' },
       headers: { 'x-trace': 't-1' },
@@ -134,18 +135,18 @@ describe('request validation', () => {
   });
 
   it('names the invalid parameter', () => {
-    const badPath = operation.validateRequest({ params: { id: 'abc' }, query: {}, headers: { 'x-trace': 't-1' }, body: undefined });
+    const badPath = validateRequest(operation, { params: { id: 'abc' }, query: {}, headers: { 'x-trace': 't-1' }, body: undefined });
     expect(badPath).toEqual({ ok: false, location: 'path', issues: [{ field: 'id', issue: 'must be integer' }] });
-    const badQuery = operation.validateRequest({ params: { id: '1' }, query: { limit: '500' }, headers: { 'x-trace': 't-1' }, body: undefined });
+    const badQuery = validateRequest(operation, { params: { id: '1' }, query: { limit: '500' }, headers: { 'x-trace': 't-1' }, body: undefined });
     expect(badQuery).toEqual({ ok: false, location: 'query', issues: [{ field: 'limit', issue: 'must be <= 100' }] });
-    const badHeader = operation.validateRequest({ params: { id: '1' }, query: {}, headers: {}, body: undefined });
+    const badHeader = validateRequest(operation, { params: { id: '1' }, query: {}, headers: {}, body: undefined });
     expect(badHeader).toEqual({ ok: false, location: 'header', issues: [{ field: 'X-Trace', issue: 'is required' }] });
   });
 
   it('matches paths to operations, a literal segment before a template one', () => {
     const contract = compileContract('test', document);
-    expect(contract.match('GET', '/things/7')?.params).toEqual({ id: '7' });
-    expect(contract.match('POST', '/things/7')).toBeUndefined();
+    expect(matchOperation(contract, 'GET', '/things/7')?.params).toEqual({ id: '7' });
+    expect(matchOperation(contract, 'POST', '/things/7')).toBeUndefined();
     const ok = { responses: { '200': { description: 'ok' } } };
     const both = compileContract('test', {
       openapi: '3.1.0',
@@ -154,8 +155,8 @@ describe('request validation', () => {
         '/things/special': { get: { operationId: 'getSpecial', ...ok } },
       },
     });
-    expect(both.match('GET', '/things/special')?.operation.operationId).toBe('getSpecial');
-    expect(both.match('GET', '/things/other')?.operation.operationId).toBe('getThing');
+    expect(matchOperation(both, 'GET', '/things/special')?.operation.operationId).toBe('getSpecial');
+    expect(matchOperation(both, 'GET', '/things/other')?.operation.operationId).toBe('getThing');
   });
 });
 

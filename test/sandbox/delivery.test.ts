@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifySdkSignature, verifyStatusSignature } from '../../src/signature.js';
-import { loadContract } from '../../src/sandbox/validation.js';
+import { loadContract, validateRequest } from '../../src/sandbox/validation.js';
 import { initiateSdk, PRIVATE_KEY, startReceiver, startSandbox, waitFor, type Receiver, type TestSandbox } from '../support/sandbox.js';
 
 const MINUTE = 60_000;
@@ -74,7 +74,7 @@ describe('SDK webhooks (D23)', () => {
       expect(request.body).toBe(`{"merchantTransactionId":"${id}","status":"SUCCESS"}`);
       expect(request.headers['content-type']).toBe('application/json');
       expect(verifySdkSignature(request.headers['x-signature'], request.body, PRIVATE_KEY)).toBe(true);
-      const check = webhook.validateRequest({ params: {}, query: {}, headers: request.headers, body: JSON.parse(request.body) });
+      const check = validateRequest(webhook, { params: {}, query: {}, headers: request.headers, body: JSON.parse(request.body) });
       expect(check.ok).toBe(true);
     }
     expect(delivery.body).toBe(receiver.received[0]!.body);
@@ -225,9 +225,12 @@ describe('web webhooks', () => {
     expect(verifyStatusSignature(event.signature, id, 'CANCELLED', PRIVATE_KEY)).toBe(true);
     expect(verifySdkSignature(request!.headers['x-signature'], request!.body, PRIVATE_KEY)).toBe(true);
     const contract = await loadContract('web');
-    const check = contract
-      .operation('notifyWebTransactionStatus')
-      .validateRequest({ params: {}, query: {}, headers: request!.headers, body: event });
+    const check = validateRequest(contract.operation('notifyWebTransactionStatus'), {
+      params: {},
+      query: {},
+      headers: request!.headers,
+      body: event,
+    });
     expect(check.ok).toBe(true);
   });
 

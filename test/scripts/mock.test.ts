@@ -17,7 +17,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAMILIES, MOCK_PORTS, type Family } from '../../scripts/families.js';
 import { MockStartError, startMocks, type RunningMocks } from '../../scripts/mock-servers.js';
 import { sdkSignature, webSignature } from '../../src/signature.js';
-import { loadContract } from '../../src/sandbox/validation.js';
+import { loadContract, validateResponse } from '../../src/sandbox/validation.js';
+import { matchOperation } from '../support/contract-paths.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const PRIVATE_KEY = 'test_private_key';
@@ -116,9 +117,9 @@ function violations(answer: Answer): string {
 /** Checks an answer against the family's document: a documented status with a valid body. */
 async function expectDocumented(family: Family, method: string, path: string, answer: Answer): Promise<void> {
   const contract = await loadContract(family);
-  const operation = contract.match(method, path.split('?', 1)[0] ?? '/')?.operation;
+  const operation = matchOperation(contract, method, path.split('?', 1)[0] ?? '/')?.operation;
   expect(operation, `${method} ${path} is an operation of ${family}`).toBeDefined();
-  const result = operation!.validateResponse(answer.status, answer.body, answer.headers.get('content-type') ?? '');
+  const result = validateResponse(operation!, answer.status, answer.body, answer.headers.get('content-type') ?? '');
   expect(result.documented, `${answer.status} is documented`).toBe(true);
   expect(result.issues, `${JSON.stringify(answer.body)} is valid`).toEqual([]);
 }

@@ -8,7 +8,8 @@ import { expect } from 'vitest';
 import { verifySdkSignature } from '../../src/signature.js';
 import type { SandboxOptions } from '../../src/sandbox/server.js';
 import { APPROVED_TEST_USER, TEST_CREDENTIALS, TEST_OTP } from '../../src/sandbox/fixtures.js';
-import { loadContract, type Contract } from '../../src/sandbox/validation.js';
+import { loadContract, validateRequest, validateResponse, type Contract } from '../../src/sandbox/validation.js';
+import { matchOperation } from './contract-paths.js';
 import { startSandbox, waitFor, type Answer, type ReceivedWebhook, type TestSandbox } from './sandbox.js';
 
 export const MERCHANT_AUTH = basic(TEST_CREDENTIALS.merchantApi.username, TEST_CREDENTIALS.merchantApi.password);
@@ -37,9 +38,9 @@ export function gatewayContract(): Promise<Contract> {
 /** Validates an answer of a gateway operation against its documented response; returns the operationId. */
 export async function checkGatewayAnswer(method: string, pathAndQuery: string, answer: Pick<Answer, 'status' | 'body' | 'text' | 'headers'>): Promise<string | undefined> {
   const pathname = pathAndQuery.split('?', 1)[0] ?? '/';
-  const operation = (await gatewayContract()).match(method, pathname)?.operation;
+  const operation = matchOperation(await gatewayContract(), method, pathname)?.operation;
   if (operation === undefined) return undefined;
-  const result = operation.validateResponse(answer.status, answer.body, answer.headers.get('content-type') ?? '');
+  const result = validateResponse(operation, answer.status, answer.body, answer.headers.get('content-type') ?? '');
   expect(result.documented, `${operation.operationId} answered ${answer.status}, which the contract does not list`).toBe(true);
   expect(result.issues, `${operation.operationId} ${answer.status} body ${answer.text} violates the contract`).toEqual([]);
   return operation.operationId;
@@ -53,7 +54,7 @@ export async function checkWebhook(
 ): Promise<any> {
   const operation = (await gatewayContract()).operation(event);
   const body = JSON.parse(received.body) as unknown;
-  const validation = operation.validateRequest({ params: {}, query: {}, headers: received.headers, body });
+  const validation = validateRequest(operation, { params: {}, query: {}, headers: received.headers, body });
   expect(validation.ok ? [] : validation.issues, `${event} body ${received.body}`).toEqual([]);
   expect(verifySdkSignature(received.headers['x-signature'], received.body, password), 'X-Signature verifies with the password').toBe(true);
   expect(received.headers['x-event-id']).toMatch(/^evt_/);
