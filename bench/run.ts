@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every figure is a ratio taken side by side in one run, because the machines
  * are shared and noisy. `--only signatures,clients,size,sandbox` runs a subset. `soak` (the sandbox
- * under a load test, bench/soak.ts) runs only when named: `--only soak [--transactions N] [--timers N] [--sandbox-node-options "..."]`.
+ * under a load test, bench/soak.ts) runs only when named: `--only soak [--transactions N] [--timers N] [--sandbox-node-options="..."]`.
  */
 import { parseArgs } from 'node:util';
 import { benchClients } from './client.js';
@@ -13,17 +13,28 @@ import { benchSizes } from './size.js';
 const ALL = ['signatures', 'clients', 'size', 'sandbox'] as const;
 /** Run only when named with --only (they take minutes). */
 const ON_REQUEST = ['soak'] as const;
-const { values } = parseArgs({
-  options: {
-    only: { type: 'string' },
-    transactions: { type: 'string' },
-    timers: { type: 'string' },
-    'sandbox-node-options': { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
-  },
-});
+const USAGE = `Usage: npm run bench [-- --only ${[...ALL, ...ON_REQUEST].join(',')}] [--transactions N] [--timers N] [--sandbox-node-options="--cpu-prof ..."]\n`;
+const values = ((): ReturnType<typeof readOptions> => {
+  try {
+    return readOptions();
+  } catch (error) {
+    process.stderr.write(`${error instanceof Error ? error.message.split('\n')[0] : String(error)}\n${USAGE}`);
+    process.exit(2);
+  }
+})();
+function readOptions() {
+  return parseArgs({
+    options: {
+      only: { type: 'string' },
+      transactions: { type: 'string' },
+      timers: { type: 'string' },
+      'sandbox-node-options': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  }).values;
+}
 if (values.help) {
-  process.stdout.write(`Usage: npm run bench [-- --only ${[...ALL, ...ON_REQUEST].join(',')}] [--transactions N] [--timers N] [--sandbox-node-options "--cpu-prof ..."]\n`);
+  process.stdout.write(USAGE);
   process.exit(0);
 }
 const only = values.only?.split(',').map((s) => s.trim()) ?? [...ALL];

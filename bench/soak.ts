@@ -15,7 +15,7 @@
  * 1.5x of the first), the sandbox's RSS at the end (target: under 500 MB with the default
  * retention), and the time of one clock advance that fires `--timers` expiries (default 100,000;
  * target: under 1 s); also the RSS before the advance's transactions were initiated and after 10 s
- * without requests at the end. `--sandbox-node-options "--cpu-prof"` passes options to the
+ * without requests at the end. `--sandbox-node-options="--cpu-prof"` (with `=`) passes options to the
  * sandbox's Node process (to profile it). Before that, an in-process measurement of the memory one transaction takes
  * in the sandbox (its records, its webhook delivery and the indexes), after garbage collection.
  */
