@@ -31,6 +31,8 @@ export function buildProgram(): Program {
     async run({ args }) {
       // Loaded on demand: signing and verifying need none of the sandbox's modules.
       const { runSandbox } = await import('./sandbox-command.js');
+      const { limitHeapGrowth } = await import('./heap.js');
+      limitHeapGrowth();
       return runSandbox(args);
     },
   });
