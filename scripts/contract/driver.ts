@@ -59,11 +59,10 @@ async function finish(message: DriverMessage, code: number): Promise<void> {
 
 function main(): void {
   const settings = readSettings(process.env);
-  const reporterOutput = reporterOutputModule.default;
-  const dreddLogger = dreddLoggerModule.default;
-  reporterOutput.transports.console.silent = true;
-  dreddLogger.transports.console.level = 'error';
-  dreddLogger.transports.console.colorize = false;
+  reporterOutputModule.default.transports.console.silent = true;
+  const dreddConsole = dreddLoggerModule.default.transports.console;
+  dreddConsole.level = 'error';
+  dreddConsole.colorize = false;
 
   const document = prepareForDredd(contractOf(settings.family, settings.document).document);
   const report = registry();

@@ -51,11 +51,6 @@ export class Kit {
     return this.contract.at(path, method);
   }
 
-  /** The security requirements of an operation (operation-level, else the document's). */
-  security(path: string, method: string): readonly Record<string, string[]>[] {
-    return this.operation(path, method)?.security ?? this.contract.document.security ?? [];
-  }
-
   /**
    * One HTTP call of the setup. `body` is sent exactly as given (a string) so that the caller can
    * sign it.

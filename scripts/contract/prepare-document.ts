@@ -10,9 +10,7 @@
  *   without an example stay out of the request.
  * - `webhooks` is removed (Dredd ignores it; it describes requests the service sends).
  */
-import { deref, isObject, type JsonObject, type OpenApiDocument } from '../../src/contract/index.js';
-
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+import { derefObject, isObject, operationEntries, type JsonObject, type OpenApiDocument } from '../../src/contract/index.js';
 
 /** Values of the right form for a schema that gives no example, so that a mock accepts them. */
 const FORMAT_EXAMPLES: Record<string, string> = {
@@ -23,13 +21,8 @@ const FORMAT_EXAMPLES: Record<string, string> = {
   uri: 'https://contract-kit.example.in/',
 };
 
-function objectAt(document: JsonObject, node: unknown): JsonObject | undefined {
-  const value = deref(document, node);
-  return isObject(value) ? value : undefined;
-}
-
 function exampleOfSchema(document: JsonObject, schemaNode: unknown, depth = 0): unknown {
-  const schema = objectAt(document, schemaNode);
+  const schema = derefObject(document, schemaNode);
   if (schema === undefined || depth > 10) return undefined;
   if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0];
   if (schema.example !== undefined) return schema.example;
@@ -51,19 +44,13 @@ function exampleOfSchema(document: JsonObject, schemaNode: unknown, depth = 0): 
 }
 
 function fillParameter(document: JsonObject, parameterNode: unknown): void {
-  const parameter = objectAt(document, parameterNode);
+  const parameter = derefObject(document, parameterNode);
   if (parameter === undefined || parameter.example !== undefined) return;
   // An optional query or cookie parameter without an example is left out of the request.
   if (parameter.in !== 'header' && parameter.in !== 'path' && parameter.required !== true) return;
-  if (isObject(parameter.examples)) {
-    const first = Object.values(parameter.examples)[0];
-    const value = first === undefined ? undefined : objectAt(document, first);
-    if (value !== undefined && value.value !== undefined) {
-      parameter.example = value.value;
-      return;
-    }
-  }
-  const value = exampleOfSchema(document, parameter.schema);
+  const first = isObject(parameter.examples) ? Object.values(parameter.examples)[0] : undefined;
+  const named = first === undefined ? undefined : derefObject(document, first)?.value;
+  const value = named !== undefined ? named : exampleOfSchema(document, parameter.schema);
   parameter.example = value === undefined ? `example-${String(parameter.name)}` : value;
 }
 
@@ -75,13 +62,10 @@ export function prepareForDredd(original: OpenApiDocument): JsonObject {
   for (const parameter of Object.values(isObject(components.parameters) ? components.parameters : {})) {
     fillParameter(document, parameter);
   }
-  for (const item of Object.values(isObject(document.paths) ? document.paths : {})) {
-    const pathItem = objectAt(document, item) ?? {};
-    for (const parameter of Array.isArray(pathItem.parameters) ? pathItem.parameters : []) fillParameter(document, parameter);
-    for (const method of METHODS) {
-      const operation = pathItem[method];
-      if (!isObject(operation)) continue;
-      for (const parameter of Array.isArray(operation.parameters) ? operation.parameters : []) fillParameter(document, parameter);
+  // A path item's parameters are met again with each of its operations; a filled one is left as it is.
+  for (const { pathItem, operation } of operationEntries(document)) {
+    for (const parameter of [pathItem.parameters, operation.parameters].flatMap((list) => (Array.isArray(list) ? list : []))) {
+      fillParameter(document, parameter);
     }
   }
   return document;

@@ -77,9 +77,8 @@ export function checkResponse(contract: Contract, expected: Operation, real: Rea
     problems.push(`the body is not JSON (${error instanceof Error ? error.message : String(error)}): ${excerpt(real.body)}`);
     return problems;
   }
-  const validate = contract.at(expected.path, expected.method)?.responseValidator(status, mediaType);
-  if (validate !== undefined && !validate(body)) {
-    const errors = validate.errors ?? [];
+  const errors = contract.at(expected.path, expected.method)?.checkResponse(status, body, mediaType).errors ?? [];
+  if (errors.length > 0) {
     const shown = errors.slice(0, MAX_ERRORS).map(describeAjvError);
     const more = errors.length > MAX_ERRORS ? ` (and ${errors.length - MAX_ERRORS} more)` : '';
     problems.push(`the body does not match the schema of ${status} ${mediaType}: ${shown.join('; ')}${more}; body: ${excerpt(real.body)}`);

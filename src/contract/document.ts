@@ -4,7 +4,7 @@
  * pointers are all the resolution it needs.
  */
 import { readFileSync } from 'node:fs';
-import { FAMILIES } from './families.js';
+import { FAMILIES, isFamily, type Family } from './families.js';
 
 /** The parts of an OpenAPI 3.1 document the model reads. */
 export interface OpenApiDocument {
@@ -28,23 +28,20 @@ export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/**
- * The bundled document of a family, in the package layout (`dist/contract/` or `src/contract/`).
- * One literal URL per family, so that bundlers see the files the model reads.
- */
+/** One literal URL per family, so that bundlers see the files the model reads. */
+const DOCUMENT_URLS: Record<Family, () => URL> = {
+  gateway: () => new URL('../../generated/openapi/gateway.json', import.meta.url),
+  extras: () => new URL('../../generated/openapi/extras.json', import.meta.url),
+  web: () => new URL('../../generated/openapi/web.json', import.meta.url),
+  sdk: () => new URL('../../generated/openapi/sdk.json', import.meta.url),
+};
+
+/** The bundled document of a family, in the package layout (`dist/contract/` or `src/contract/`). */
 export function documentUrl(family: string): URL {
-  switch (family) {
-    case 'gateway':
-      return new URL('../../generated/openapi/gateway.json', import.meta.url);
-    case 'extras':
-      return new URL('../../generated/openapi/extras.json', import.meta.url);
-    case 'web':
-      return new URL('../../generated/openapi/web.json', import.meta.url);
-    case 'sdk':
-      return new URL('../../generated/openapi/sdk.json', import.meta.url);
-    default:
-      throw new Error(`no bundled document for the family ${JSON.stringify(family)}; the families are ${FAMILIES.join(', ')}`);
+  if (!isFamily(family)) {
+    throw new Error(`no bundled document for the family ${JSON.stringify(family)}; the families are ${FAMILIES.join(', ')}`);
   }
+  return DOCUMENT_URLS[family]();
 }
 
 /** Reads and parses a bundled document; the error names the file and how to make it. */
@@ -145,12 +142,14 @@ export function operationEntries(document: JsonObject): OperationEntry[] {
   return entries;
 }
 
-/** {@link resolveRef}'s value only. */
-export function deref(document: unknown, node: unknown): unknown {
-  return resolveRef(document, node, '#').node;
+/** What `node` refers to ({@link resolveRef}) when it is an object; undefined when it is not. */
+export function derefObject(document: unknown, node: unknown): JsonObject | undefined {
+  const value = resolveRef(document, node, '#').node;
+  return isObject(value) ? value : undefined;
 }
 
-function safeDecode(value: string): string {
+/** A percent-decoded URL part, or the part as it is when it is not valid percent-encoding. */
+export function safeDecode(value: string): string {
   try {
     return decodeURIComponent(value);
   } catch {

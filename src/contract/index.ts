@@ -4,12 +4,13 @@
  */
 export { FAMILIES, isFamily, type Family } from './families.js';
 export {
-  deref,
+  derefObject,
   escapePointer,
   HTTP_METHODS,
   isObject,
   operationEntries,
   resolveRef,
+  safeDecode,
   type JsonObject,
   type OpenApiDocument,
   type OperationEntry,

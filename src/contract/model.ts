@@ -10,9 +10,9 @@
  * user words them for its audience (the sandbox's error bodies, the webhook errors, the kit's
  * report).
  */
-import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { createContractAjv, registerDocument } from './ajv.js';
-import { documentUrl, escapePointer, operationEntries, readDocument, resolveRef, type OpenApiDocument, type Resolved } from './document.js';
+import { documentUrl, escapePointer, operationEntries, readDocument, resolveRef, type OpenApiDocument, type OperationEntry } from './document.js';
 
 export type ParameterLocation = 'path' | 'query' | 'header';
 
@@ -91,8 +91,7 @@ export interface ContractOperation {
   checkRequest(input: RequestInput): RequestCheck;
   /** Ajv's errors for a JSON request body (a webhook's payload); empty when it is valid. */
   checkBody(body: unknown): ErrorObject[];
-  /** The validator of the response of `status` (exact, `NXX`, `default`) as `mediaType`, if the document has a schema. */
-  responseValidator(status: number | string, mediaType?: string): ValidateFunction | undefined;
+  /** The response of `status` (exact, `NXX`, `default`) as `contentType`, against the document. */
   checkResponse(status: number, body: unknown, contentType?: string): ResponseCheck;
 }
 
@@ -158,8 +157,6 @@ const parametersAjv = once(() => createContractAjv({ coerce: true }));
 
 interface Compiler {
   document: OpenApiDocument;
-  bodies: Ajv2020;
-  parameters: Ajv2020;
   /** `{ $ref }` to a pointer of the document in the registered copy. */
   ref(pointer: string): { $ref: string };
 }
@@ -167,35 +164,18 @@ interface Compiler {
 /** Compiles a document (validators on first use). Prefer {@link contractOf} for a bundle. */
 export function compileContract(family: string, document: OpenApiDocument): Contract {
   const base = `https://paylater.invalid/contract/${encodeURIComponent(family)}/${++compiled}.json`;
-  const compiler: Compiler = {
-    document,
-    bodies: bodiesAjv(),
-    parameters: parametersAjv(),
-    ref: (pointer) => ({ $ref: `${base}${pointer}` }),
-  };
-  registerDocument(compiler.bodies, document, base);
-  registerDocument(compiler.parameters, document, base);
+  const compiler: Compiler = { document, ref: (pointer) => ({ $ref: `${base}${pointer}` }) };
+  registerDocument(bodiesAjv(), document, base);
+  registerDocument(parametersAjv(), document, base);
 
   const operations = new Map<string, ContractOperation>();
   const byPath = new Map<string, ContractOperation>();
-  for (const { kind, key, method, operation, pathItem, pointer } of operationEntries(document)) {
-    const operationObject = operation as OperationObject;
-    const operationId = operationObject.operationId ?? `${method} ${key}`;
+  for (const entry of operationEntries(document)) {
+    const operationId = (entry.operation as OperationObject).operationId ?? `${entry.method} ${entry.key}`;
     if (operations.has(operationId)) throw new Error(`duplicate operationId ${operationId} in ${family}`);
-    const itemParameters = ((pathItem.parameters as unknown[] | undefined) ?? []).map((parameter, index) =>
-      resolveRef(document, parameter, `${pointer}/parameters/${index}`),
-    );
-    const made = compileOperation(compiler, {
-      operation: operationObject,
-      pointer: `${pointer}/${method}`,
-      itemParameters,
-      operationId,
-      method: method.toUpperCase(),
-      path: key,
-      webhook: kind === 'webhook',
-    });
+    const made = compileOperation(compiler, entry, operationId);
     operations.set(operationId, made);
-    byPath.set(`${kind} ${made.method} ${key}`, made);
+    byPath.set(`${entry.kind} ${made.method} ${entry.key}`, made);
   }
 
   const schemas = new Map<string, ValidateFunction>();
@@ -219,7 +199,7 @@ export function compileContract(family: string, document: OpenApiDocument): Cont
       const pointer = `#${segments.map((segment) => `/${encodeURIComponent(escapePointer(segment))}`).join('')}`;
       let validate = schemas.get(pointer);
       if (validate === undefined) {
-        validate = compiler.bodies.compile(compiler.ref(pointer));
+        validate = bodiesAjv().compile(compiler.ref(pointer));
         schemas.set(pointer, validate);
       }
       return validate;
@@ -233,12 +213,6 @@ export function compileContract(family: string, document: OpenApiDocument): Cont
   };
 }
 
-interface OperationInput extends Pick<ContractOperation, 'operationId' | 'method' | 'path' | 'webhook'> {
-  operation: OperationObject;
-  pointer: string;
-  itemParameters: Resolved[];
-}
-
 interface CompiledParameter extends ContractParameter {
   /** Whether the schema is an array (a repeated query parameter). */
   readonly array: boolean;
@@ -249,26 +223,27 @@ interface CompiledOperation extends ContractOperation {
   compileRequest(): void;
 }
 
-function compileOperation(compiler: Compiler, input: OperationInput): CompiledOperation {
+function compileOperation(compiler: Compiler, entry: OperationEntry, operationId: string): CompiledOperation {
   const { document } = compiler;
-  // `identity`: the operationId, method, path and whether it is a webhook, as they are.
-  const { operation, pointer, itemParameters, ...identity } = input;
+  const operation = entry.operation as OperationObject;
+  const pointer = `${entry.pointer}/${entry.method}`;
+  const identity = { operationId, method: entry.method.toUpperCase(), path: entry.key, webhook: entry.kind === 'webhook' };
 
   // Parameters: the operation's override the path item's of the same name and location.
   const declared = new Map<string, { parameter: ParameterObject; pointer: string }>();
-  const operationParameters = (operation.parameters ?? []).map((parameter, index) =>
-    resolveRef(document, parameter, `${pointer}/parameters/${index}`),
-  );
-  for (const resolved of [...itemParameters, ...operationParameters]) {
-    const parameter = resolved.node as ParameterObject;
-    if (parameter.in === 'cookie') continue;
-    declared.set(`${parameter.in} ${parameter.name.toLowerCase()}`, { parameter, pointer: resolved.pointer });
+  for (const [list, at] of [[entry.pathItem.parameters, entry.pointer], [operation.parameters, pointer]] as const) {
+    for (const [index, node] of ((list as unknown[] | undefined) ?? []).entries()) {
+      const resolved = resolveRef(document, node, `${at}/parameters/${index}`);
+      const parameter = resolved.node as ParameterObject;
+      if (parameter.in === 'cookie') continue;
+      declared.set(`${parameter.in} ${parameter.name.toLowerCase()}`, { parameter, pointer: resolved.pointer });
+    }
   }
   const parameters: CompiledParameter[] = [...declared.values()].map(({ parameter, pointer: at }) => {
     const validator =
       parameter.schema === undefined
         ? undefined
-        : once(() => compiler.parameters.compile({ type: 'object', properties: { value: compiler.ref(`${at}/schema`) } }));
+        : once(() => parametersAjv().compile({ type: 'object', properties: { value: compiler.ref(`${at}/schema`) } }));
     const schema = parameter.schema === undefined ? undefined : resolveRef(document, parameter.schema, `${at}/schema`).node;
     return {
       name: parameter.name,
@@ -308,7 +283,7 @@ function compileOperation(compiler: Compiler, input: OperationInput): CompiledOp
       if (json.schema !== undefined) {
         const at = `${resolved.pointer}/content/application~1json/schema`;
         requestSchema = resolveRef(document, json.schema, at).node;
-        validateBody = once(() => compiler.bodies.compile(compiler.ref(at)));
+        validateBody = once(() => bodiesAjv().compile(compiler.ref(at)));
       }
     }
   }
@@ -323,16 +298,12 @@ function compileOperation(compiler: Compiler, input: OperationInput): CompiledOp
       byType.set(
         type.toLowerCase(),
         media.schema !== undefined && isJsonType(type)
-          ? once(() => compiler.bodies.compile(compiler.ref(`${resolved.pointer}/content/${escapePointer(type)}/schema`)))
+          ? once(() => bodiesAjv().compile(compiler.ref(`${resolved.pointer}/content/${escapePointer(type)}/schema`)))
           : undefined,
       );
     }
     responses.set(status.toUpperCase(), byType);
   }
-  const responseEntry = (status: number | string) => {
-    const code = String(status);
-    return responses.get(code) ?? responses.get(`${code[0] ?? ''}XX`) ?? responses.get('DEFAULT');
-  };
 
   const security = operation.security ?? document.security ?? [];
   const secured = security.length > 0 && !security.some((requirement) => Object.keys(requirement).length === 0);
@@ -400,12 +371,9 @@ function compileOperation(compiler: Compiler, input: OperationInput): CompiledOp
       return validate(body) ? [] : [...(validate.errors ?? [])];
     },
 
-    responseValidator(status, mediaType = 'application/json') {
-      return responseEntry(status)?.get(mediaType.toLowerCase())?.();
-    },
-
     checkResponse(status, body, contentType = 'application/json') {
-      const entry = responseEntry(status);
+      const code = String(status);
+      const entry = responses.get(code) ?? responses.get(`${code[0] ?? ''}XX`) ?? responses.get('DEFAULT');
       const contentTypes = [...(entry?.keys() ?? [])];
       const type = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
       // Nothing to check when the status is not documented, or documented without content.

@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isObject, safeDecode } from '../contract/index.js';
 import { discardBody, readBody } from '../http/body.js';
 import { jsonContentTypeProblem, parseJsonBody } from '../http/json.js';
 import { sendBody } from '../http/send.js';
@@ -28,7 +29,7 @@ export function newRequestId(): string {
 
 /**
  * Gives the request its id (once): the client's `X-Request-Id` when it is one short safe token,
- * else a new one; sets the `X-Request-Id` response header. Returns the id.
+ * else a new one; sets the `X-Request-Id` response header. Returns the id (the same on every call).
  */
 export function assignRequestId(request: IncomingMessage, response: ServerResponse): string {
   const existing = requestIds.get(response);
@@ -38,11 +39,6 @@ export function assignRequestId(request: IncomingMessage, response: ServerRespon
   requestIds.set(response, id);
   if (!response.headersSent) response.setHeader('X-Request-Id', id);
   return id;
-}
-
-/** The id given to the request this response answers (assigned on first use). */
-export function requestIdOf(response: ServerResponse): string {
-  return requestIds.get(response) ?? assignRequestId(response.req, response);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -55,7 +51,9 @@ export function requestIdOf(response: ServerResponse): string {
 export function send(response: ServerResponse, reply: Reply): void {
   if (response.headersSent || response.destroyed) return;
   const body =
-    reply.status >= 400 && isPlainObject(reply.body) ? { ...reply.body, requestId: requestIdOf(response) } : reply.body;
+    reply.status >= 400 && isObject(reply.body) && !Buffer.isBuffer(reply.body)
+      ? { ...reply.body, requestId: assignRequestId(response.req, response) }
+      : reply.body;
   sendBody(response, reply.status, body, reply.headers);
 }
 
@@ -63,10 +61,6 @@ export function send(response: ServerResponse, reply: Reply): void {
 export function sendWithoutBody(request: IncomingMessage, response: ServerResponse, reply: Reply, close = false): void {
   discardBody(request);
   send(response, close ? { ...reply, headers: { ...reply.headers, Connection: 'close' } } : reply);
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && !Buffer.isBuffer(value);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -183,19 +177,11 @@ export function explainPlus(url: string, issues: ValidationIssue[]): ValidationI
   const withPlus = new Set<string>();
   for (const pair of queryString(url).split('&')) {
     const [name = '', value = ''] = pair.split('=', 2);
-    if (value.includes('+')) withPlus.add(safeDecode(name));
+    if (value.includes('+')) withPlus.add(safeDecode(name.replace(/\+/g, ' ')));
   }
   return issues.map((issue) =>
     withPlus.has(issue.field)
       ? { ...issue, issue: `${issue.issue} (a bare + in a query string reads as a space: write it %2B)` }
       : issue,
   );
-}
-
-function safeDecode(value: string): string {
-  try {
-    return decodeURIComponent(value.replace(/\+/g, ' '));
-  } catch {
-    return value;
-  }
 }

@@ -18,6 +18,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import FindMyWay from 'find-my-way';
+import { safeDecode } from '../contract/index.js';
 import type { ErrorHelpers } from './errors.js';
 import {
   assignRequestId,
@@ -28,7 +29,6 @@ import {
   queryOf,
   queryString,
   receiveBody,
-  requestIdOf,
   send,
   sendWithoutBody,
 } from './io.js';
@@ -51,10 +51,12 @@ export * from './route-types.js';
 export { assignRequestId, newRequestId, send } from './io.js';
 
 /**
- * What the pipeline runs for one route after routing: whether it reads a body, the route's
- * authentication, and the rest of the work, which answers a reply or throws {@link RequestError}.
+ * What the pipeline runs for one route after routing: the error format of its family, whether it
+ * reads a body, the route's authentication, and the rest of the work, which answers a reply or
+ * throws {@link RequestError}.
  */
 interface Pipeline {
+  errors: ErrorHelpers;
   readsBody: boolean;
   authenticate?: (request: IncomingRequest) => AuthResult<unknown>;
   run(request: IncomingRequest, principal: unknown, params: Record<string, string | undefined>): Reply | Promise<Reply>;
@@ -67,11 +69,6 @@ interface Pipeline {
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 const METHODS: readonly Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
-
-interface RouteEntry {
-  errors: ErrorHelpers;
-  pipeline: Pipeline;
-}
 
 export interface RouteInfo {
   family: FamilyName | 'sandbox';
@@ -120,17 +117,18 @@ export class Router {
     }
     const loose = route as unknown as OperationRoute<LooseOperation, unknown>;
     const pipeline: Pipeline = {
+      errors,
       readsBody: operation.requestBody !== undefined,
       authenticate: loose.authenticate,
       run: (incoming, principal, params) => runOperation(operation, errors, loose, incoming, principal, params),
       describe: () => `in ${operation.operationId}`,
     };
-    this.add(family, errors, operation.method as Method, operation.path, operationId, pipeline);
+    this.add(family, operation.method as Method, operation.path, operationId, pipeline);
   }
 
   addSandbox(errors: ErrorHelpers, method: Method, path: string, handler: SandboxHandler): void {
     if (!path.startsWith('/sandbox/')) throw new Error(`sandbox endpoints live under /sandbox/ (got ${path})`);
-    this.add('sandbox', errors, method, path, undefined, this.sandboxPipeline(errors, handler));
+    this.add('sandbox', method, path, undefined, this.sandboxPipeline(errors, handler));
   }
 
   /**
@@ -139,12 +137,11 @@ export class Router {
    */
   addPage(errors: ErrorHelpers, path: string, handler: SandboxHandler): void {
     if (path.startsWith('/sandbox/') || path.startsWith('/api/')) throw new Error(`a page cannot live under ${path}`);
-    this.add('sandbox', errors, 'GET', path, undefined, this.sandboxPipeline(errors, handler));
+    this.add('sandbox', 'GET', path, undefined, this.sandboxPipeline(errors, handler));
   }
 
   private add(
     family: FamilyName | 'sandbox',
-    errors: ErrorHelpers,
     method: Method,
     path: string,
     operationId: string | undefined,
@@ -152,11 +149,10 @@ export class Router {
   ): void {
     const pattern = path.replace(/\{([^}]+)\}/g, ':$1');
     if (this.router.hasRoute(method, pattern)) throw new Error(`route ${method} ${path} is registered twice`);
-    const entry: RouteEntry = { errors, pipeline };
-    this.router.on(method, pattern, () => undefined, entry);
+    this.router.on(method, pattern, () => undefined, pipeline);
     this.routes.push({ family, method, path, operationId });
     const prefix = prefixOf(path);
-    if (!this.prefixes.has(prefix)) this.prefixes.set(prefix, errors);
+    if (!this.prefixes.has(prefix)) this.prefixes.set(prefix, pipeline.errors);
     const secret = secretRoute(path);
     if (secret !== undefined) this.secretRoutes.push(secret);
   }
@@ -173,7 +169,7 @@ export class Router {
     for (const route of this.secretRoutes) {
       if (segments.length <= route.last) continue;
       const matches = route.segments.every(
-        (segment, index) => index > route.last || segment === undefined || segment === normaliseSegment(segments[index]!),
+        (segment, index) => index > route.last || segment === undefined || segment === safeDecode(segments[index]!).toLowerCase(),
       );
       if (!matches) continue;
       for (const index of route.secret) segments[index] = '[redacted]';
@@ -199,8 +195,7 @@ export class Router {
       if (found === null) {
         const allowed: string[] = METHODS.filter((candidate) => this.router.find(candidate, pathname) !== null);
         if (allowed.length > 0) {
-          const entry = this.router.find(allowed[0] as Method, pathname)?.store as RouteEntry | undefined;
-          errors = entry?.errors ?? errors;
+          errors = (this.router.find(allowed[0] as Method, pathname)?.store as Pipeline | undefined)?.errors ?? errors;
           if (allowed.includes('GET')) allowed.splice(allowed.indexOf('GET') + 1, 0, 'HEAD');
           sendWithoutBody(request, response, errors.methodNotAllowed(allowed));
         } else {
@@ -208,14 +203,14 @@ export class Router {
         }
         return;
       }
-      const entry = found.store as RouteEntry;
-      errors = entry.errors;
+      const pipeline = found.store as Pipeline;
+      errors = pipeline.errors;
       const malformed = malformedHeaders(request, errors);
       if (malformed !== undefined) {
         sendWithoutBody(request, response, malformed, true);
         return;
       }
-      await this.run(entry, request, response, found.params);
+      await this.run(pipeline, request, response, found.params);
     } catch (error) {
       this.options.log.error(`unexpected error on ${method} ${this.logPath(url)} (${requestId})`, error);
       if (!response.headersSent) send(response, errors.internal());
@@ -231,12 +226,12 @@ export class Router {
 
   /** Steps 2, 3 and 6 for every route: the body, authentication, the work, one reply. */
   private async run(
-    entry: RouteEntry,
+    pipeline: Pipeline,
     request: IncomingMessage,
     response: ServerResponse,
     params: Record<string, string | undefined>,
   ): Promise<void> {
-    const { errors, pipeline } = entry;
+    const { errors } = pipeline;
     const rawBody = await receiveBody(request, response, errors, this.options.bodyLimit, pipeline.readsBody);
     if (rawBody === undefined) return;
     const incoming = incomingRequest(request, rawBody);
@@ -256,7 +251,7 @@ export class Router {
       if (error instanceof RequestError) {
         reply = error.reply;
       } else {
-        this.options.log.error(`unexpected error ${pipeline.describe(incoming)} (${requestIdOf(response)})`, error);
+        this.options.log.error(`unexpected error ${pipeline.describe(incoming)} (${assignRequestId(request, response)})`, error);
         reply = errors.internal();
       }
     }
@@ -266,6 +261,7 @@ export class Router {
   /** Sandbox endpoints and pages: the body is always read, parsed when the handler asks. */
   private sandboxPipeline(errors: ErrorHelpers, handler: SandboxHandler): Pipeline {
     return {
+      errors,
       readsBody: true,
       run: (incoming, _principal, params) => {
         const decodedParams: Record<string, string> = {};
@@ -358,15 +354,6 @@ function secretRoute(path: string): SecretRoute | undefined {
     return undefined;
   });
   return secret.length === 0 ? undefined : { segments, secret, last: Math.max(...secret) };
-}
-
-/** A path segment as compared with a route's: percent-decoded, lower case. */
-function normaliseSegment(segment: string): string {
-  try {
-    return decodeURIComponent(segment).toLowerCase();
-  } catch {
-    return segment.toLowerCase();
-  }
 }
 
 function prefixOf(path: string): string {

@@ -66,7 +66,6 @@ export function validateResponse(operation: ContractOperation, status: number, b
     const issue = `must be one of ${contentTypes.join(', ')} (got ${checked.wrongContentType || 'none'})`;
     return { documented, contentTypes, issues: [{ field: 'Content-Type', issue }] };
   }
-  if (checked.errors.length === 0) return { documented, contentTypes, issues: [] };
   return { documented, contentTypes, issues: dedupe(toIssues(checked.errors, '', 'body')) };
 }
 

@@ -209,7 +209,8 @@ export function verifyWebhook<F extends WebhookFamily>(
   const rows = WEBHOOKS[family];
   // The document says whether X-Signature is required (it is, in every family today).
   const required = webhookOf(family, rows[0]!.name).parameter('header', 'x-signature')?.required === true;
-  const value = parseJson(authenticate(rawBody, headers, secret, options, required));
+  authenticate(rawBody, headers, secret, options, required);
+  const value = parseJson(rawBody);
   const row = rows.length === 1 ? rows[0] : rows.find(({ kind }) => isObject(value) && Object.hasOwn(value, kind!));
   if (row === undefined) {
     throw new WebhookVerificationError(
@@ -234,14 +235,14 @@ export function verifyWebhook<F extends WebhookFamily>(
   return (eventId === undefined ? event : { ...event, eventId }) as VerifiedWebhook<F>;
 }
 
-/** The size, signature and Content-Type checks; returns the body as text, not yet parsed. */
+/** The size, signature and Content-Type checks, before anything of the body is decoded or parsed. */
 function authenticate(
   rawBody: RawWebhookBody,
   headers: WebhookHeaders,
   secret: string,
   options: VerifyWebhookOptions,
   requireSignatureHeader: boolean,
-): string {
+): void {
   if (headers === null || headers === undefined || typeof headers !== 'object') {
     // A JavaScript caller (or `req.headers` of the wrong object) can pass anything.
     throw new WebhookVerificationError(
@@ -265,7 +266,6 @@ function authenticate(
     );
   }
   requireJsonContentType(headers);
-  return decode(rawBody);
 }
 
 export function maxBodyBytes(value: number | undefined): number {
@@ -287,7 +287,7 @@ function byteLength(rawBody: unknown): number {
 
 /** The X-Signature value when present and of the D28 form; undefined when absent and optional. */
 function signatureHeader(headers: WebhookHeaders, required: boolean): string | undefined {
-  const value = oneHeader(headers, 'x-signature', 'bad_signature', (count) => `the X-Signature header ${differentValues(count)}`);
+  const value = oneHeader(headers, 'X-Signature', 'bad_signature');
   if (value === undefined) {
     if (!required) return undefined;
     throw new WebhookVerificationError('missing_signature', 'the X-Signature header is missing or empty');
@@ -304,12 +304,7 @@ function signatureHeader(headers: WebhookHeaders, required: boolean): string | u
 }
 
 function requireJsonContentType(headers: WebhookHeaders): void {
-  const value = oneHeader(
-    headers,
-    'content-type',
-    'wrong_content_type',
-    () => 'the Content-Type header was given more than once; expected application/json',
-  );
+  const value = oneHeader(headers, 'Content-Type', 'wrong_content_type', 'was given more than once; expected application/json');
   // The project's JSON Content-Type rule (D61), the same as for the requests the sandbox takes.
   const problem = jsonContentTypeProblem(value);
   if (problem === undefined) return;
@@ -325,16 +320,14 @@ function requireJsonContentType(headers: WebhookHeaders): void {
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
-function decode(rawBody: RawWebhookBody): string {
-  if (typeof rawBody === 'string') return rawBody;
+/** The body's value: UTF-8 (when given as bytes), not blank, JSON. */
+function parseJson(rawBody: RawWebhookBody): unknown {
+  let text: string;
   try {
-    return UTF8.decode(rawBody);
+    text = typeof rawBody === 'string' ? rawBody : UTF8.decode(rawBody);
   } catch {
     throw new WebhookVerificationError('malformed_json', 'the body is not valid UTF-8');
   }
-}
-
-function parseJson(text: string): unknown {
   if (text.trim() === '') {
     throw new WebhookVerificationError('malformed_json', 'the body is empty; expected a JSON object');
   }
@@ -355,7 +348,7 @@ function refuseInvalid(errors: readonly ErrorObject[], subject: string): void {
 
 /** The `X-Event-Id` header when present, checked against its schema. */
 function eventIdOf(webhook: ContractOperation, headers: WebhookHeaders): string | undefined {
-  const eventId = oneHeader(headers, 'x-event-id', 'invalid_payload', (count) => `the X-Event-Id header ${differentValues(count)}`);
+  const eventId = oneHeader(headers, 'X-Event-Id', 'invalid_payload');
   const checked = eventId === undefined ? undefined : webhook.parameter('header', 'x-event-id')?.validate(eventId);
   if (checked?.ok === false) refuseInvalid(checked.errors, 'the X-Event-Id header does not match its schema');
   return eventId;
@@ -365,16 +358,12 @@ function eventIdOf(webhook: ContractOperation, headers: WebhookHeaders): string 
 // Headers.
 
 /**
- * The one value of the header `name` (lower case), trimmed, or undefined when it is absent or
- * empty; several different values are refused with `reason` and the words of `many`. `headers` is
- * an object: {@link authenticate} made sure of it.
+ * The one value of the header `name` (any case), trimmed, or undefined when it is absent or empty;
+ * several different values are refused with `reason`, the message saying how many (or `many`).
+ * `headers` is an object: {@link authenticate} made sure of it.
  */
-function oneHeader(
-  headers: WebhookHeaders,
-  name: string,
-  reason: WebhookFailureReason,
-  many: (count: number) => string,
-): string | undefined {
+function oneHeader(headers: WebhookHeaders, name: string, reason: WebhookFailureReason, many?: string): string | undefined {
+  const lower = name.toLowerCase();
   const found: string[] = [];
   const add = (value: unknown): void => {
     if (typeof value === 'string' || typeof value === 'number') {
@@ -385,24 +374,21 @@ function oneHeader(
     }
   };
   if (isHeadersObject(headers)) {
-    add(headers.get(name));
+    add(headers.get(lower));
   } else {
     for (const [key, value] of Object.entries(headers)) {
-      if (key.toLowerCase() === name) add(value);
+      if (key.toLowerCase() === lower) add(value);
     }
   }
   const values = new Set(found);
-  if (values.size > 1) throw new WebhookVerificationError(reason, many(values.size));
+  if (values.size > 1) {
+    throw new WebhookVerificationError(reason, `the ${name} header ${many ?? `was given ${values.size} different values; expected one`}`);
+  }
   return found[0];
 }
 
-function differentValues(count: number): string {
-  return `was given ${count} different values; expected one`;
-}
-
-/** A fetch `Headers` (of this runtime or another implementation), as opposed to a plain object. */
+/** A fetch `Headers` (of this runtime or another implementation, by its `get`), as opposed to a plain object. */
 function isHeadersObject(headers: WebhookHeaders): headers is Headers {
-  if (typeof Headers !== 'undefined' && headers instanceof Headers) return true;
   return typeof (headers as { get?: unknown }).get === 'function';
 }
 

@@ -5,6 +5,7 @@
  * name the operation of a path the router refused or the sandbox does not serve.
  */
 import FindMyWay from 'find-my-way';
+import { HTTP_METHODS } from '../../src/contract/index.js';
 import type { Contract, ContractOperation } from '../../src/sandbox/validation.js';
 
 const routers = new WeakMap<Contract, ReturnType<typeof FindMyWay>>();
@@ -22,17 +23,14 @@ function routerOf(contract: Contract): ReturnType<typeof FindMyWay> {
   return router;
 }
 
-const HTTP_METHODS = new Set(['GET', 'PUT', 'POST', 'DELETE', 'OPTIONS', 'HEAD', 'PATCH', 'TRACE']);
-
 /** The operation of `paths` whose template matches this method and concrete path, if any. */
 export function matchOperation(
   contract: Contract,
   method: string,
   pathname: string,
 ): { operation: ContractOperation; params: Record<string, string> } | undefined {
-  const upper = method.toUpperCase() as FindMyWay.HTTPMethod;
-  if (!HTTP_METHODS.has(upper)) return undefined;
-  const found = routerOf(contract).find(upper, literalPercents(pathname));
+  if (!(HTTP_METHODS as readonly string[]).includes(method.toLowerCase())) return undefined;
+  const found = routerOf(contract).find(method.toUpperCase() as FindMyWay.HTTPMethod, literalPercents(pathname));
   if (found === null) return undefined;
   const params: Record<string, string> = {};
   for (const [name, value] of Object.entries(found.params)) {

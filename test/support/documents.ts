@@ -11,7 +11,7 @@
 import { resolve } from 'node:path';
 import {
   contractOf,
-  deref,
+  derefObject,
   FAMILIES,
   HTTP_METHODS,
   isObject,
@@ -21,7 +21,7 @@ import {
   type OperationEntry,
 } from '../../src/contract/index.js';
 
-export { FAMILIES, HTTP_METHODS, isObject, operationsOf, type Family, type JsonObject, type OperationEntry };
+export { derefObject, FAMILIES, HTTP_METHODS, isObject, operationsOf, type Family, type JsonObject, type OperationEntry };
 
 /** The repository's root folder. */
 export const ROOT = resolve(import.meta.dirname, '../..');
@@ -63,15 +63,6 @@ export function requireDocument(bundle: Bundle): JsonObject {
 /** A readable location for test names and messages: `paths › /a/{id} › get`. */
 export function where(segments: readonly string[]): string {
   return segments.join(' › ');
-}
-
-/**
- * Follows `$ref` until an object without one is reached (undefined when the value is no object).
- * A bundled document only has internal references; an external or dangling one throws.
- */
-export function derefObject(document: JsonObject, value: unknown): JsonObject | undefined {
-  const target = deref(document, value);
-  return isObject(target) ? target : undefined;
 }
 
 /** `POST /api/merchant` or `webhook refundStatus (post)`: how tests name an operation. */

@@ -10,8 +10,7 @@ import type { AuthMode, DreddTransaction, Operation } from '../types.js';
 
 /** True when the operation requires no credentials (`security: []`, or only `{}`). */
 export function isPublic(kit: Kit, op: Operation): boolean {
-  const security = kit.security(op.path, op.method);
-  return security.length === 0 || security.some((requirement) => Object.keys(requirement).length === 0);
+  return kit.operation(op.path, op.method)?.secured !== true;
 }
 
 export function basicValue(username: string, password: string): string {
