@@ -133,7 +133,8 @@ export class Router {
 
   /**
    * A page outside `/sandbox/` and outside the contract (the hosted checkout page, the landing
-   * page): GET only, no body read, the handler answers the whole reply (usually HTML).
+   * page): GET only (a body, if one is sent, is read within the limit like any sandbox request and
+   * not used), the handler answers the whole reply (usually HTML).
    */
   addPage(errors: ErrorHelpers, path: string, handler: SandboxHandler): void {
     if (path.startsWith('/sandbox/') || path.startsWith('/api/')) throw new Error(`a page cannot live under ${path}`);
