@@ -447,6 +447,8 @@ describe('the hosted page opened directly from the initiate redirectUrl', () => 
       await shot(v.page, 'direct-overrides');
       await v.page.click('#cancel');
       await v.page.waitForURL(`${shop}/?result=failed&txnId=${cancelled.id}&txnStatus=CANCELLED`);
+      // The shop's page reads its order (/api/orders/<id>); leaving before that answers aborts it.
+      await v.page.waitForLoadState('networkidle');
 
       const confirmed = await initiate({ url: `${shop}/?result=done&via=direct`, failureUrl: `${shop}/?result=failed` });
       await v.page.goto(confirmed.redirectUrl);
