@@ -39,7 +39,6 @@ import Queue from 'yocto-queue';
 import type { ClockTimer, VirtualClock } from './clock.js';
 import { DEFAULT_RETAIN_DELIVERIES, DEFAULT_WEBHOOK_CONCURRENCY, type RetentionSettings, type WebhookSettings } from './config.js';
 import { sdkSignature } from '../signature.js';
-import type { Store } from './store.js';
 import { fetchSender, httpSender, type WebhookSender } from './webhook-client.js';
 import { safeUrl, WebhookTargets, type ListeningAddress, type TargetProblem } from './webhook-targets.js';
 import { upperBound } from './sorted.js';
@@ -227,8 +226,6 @@ interface StoredDelivery {
 }
 
 export interface DispatcherOptions {
-  /** Not used: deliveries live in the dispatcher (their indexes are in memory); kept for callers that pass it. */
-  store?: Store;
   clock: VirtualClock;
   log?: (level: 'info' | 'warn', message: string) => void;
   /** The fetch used for attempts (tests may replace it). */

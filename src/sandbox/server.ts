@@ -127,7 +127,6 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const clock =
     options.clock ?? new VirtualClock({ onError: (error) => log.error('a scheduled task failed', error) });
   const deliveries = new DeliveryDispatcher({
-    store,
     clock,
     log: (level, message) => log[level](message),
     config,

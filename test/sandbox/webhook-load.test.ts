@@ -9,7 +9,6 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/sandbox/clock.js';
 import { DeliveryDispatcher, MAX_LOCAL_RETRIES, type EnqueueInput } from '../../src/sandbox/delivery.js';
-import { MemoryStore } from '../../src/sandbox/store.js';
 import { WebhookTargets } from '../../src/sandbox/webhook-targets.js';
 import { startSandbox, waitFor, type TestSandbox } from '../support/sandbox.js';
 
@@ -45,7 +44,6 @@ function dispatcher(fetchImpl: typeof fetch, extra: Partial<ConstructorParameter
   const clock = new VirtualClock();
   clocks.push(clock);
   const created = new DeliveryDispatcher({
-    store: new MemoryStore(),
     clock,
     fetch: fetchImpl,
     localRetryDelayMs: { base: 1, max: 4 },
