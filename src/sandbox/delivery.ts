@@ -192,37 +192,37 @@ interface StoredAttempt {
  * unless one was given.
  */
 interface StoredDelivery {
-  seq: number;
+  readonly seq: number;
   /** Only when given to `enqueue`. */
-  eventId: string | undefined;
-  family: string;
-  event: string;
-  transactionId: string | undefined;
-  url: string | null;
+  readonly eventId: string | undefined;
+  readonly family: string;
+  readonly event: string;
+  readonly transactionId: string | undefined;
+  readonly url: string | null;
   /** The body, or the template that makes it from `data`. */
-  body: string | undefined;
-  template: string | undefined;
-  data: string | undefined;
-  signingKey: string | undefined;
-  headers: Record<string, string> | undefined;
+  readonly body: string | undefined;
+  readonly template: string | undefined;
+  readonly data: string | undefined;
+  readonly signingKey: string | undefined;
+  readonly headers: Record<string, string> | undefined;
   /**
    * The ordering key is `orderingScope + transactionId` when it ends with the transaction id (one
    * string per scope, such as `sdk:partner_test:`, shared by every record), else `orderingKey`.
    */
-  orderingScope: string | undefined;
-  orderingKey: string | undefined;
-  successStatus: SuccessStatus;
-  status: DeliveryStatus;
-  reason: string | undefined;
-  attempts: StoredAttempt[];
+  readonly orderingScope: string | undefined;
+  readonly orderingKey: string | undefined;
+  readonly successStatus: SuccessStatus;
+  readonly status: DeliveryStatus;
+  readonly reason: string | undefined;
+  readonly attempts: StoredAttempt[];
   /**
    * Virtual milliseconds after the dispatcher's start (`epoch`): small whole numbers, which V8 keeps
    * in the object itself, where epoch milliseconds take a separate 16-byte number each. (Delivery
    * records do not outlive their dispatcher: its indexes are in memory.)
    */
-  createdAt: number;
-  nextAttemptAt: number | null;
-  completedAt: number | null;
+  readonly createdAt: number;
+  readonly nextAttemptAt: number | null;
+  readonly completedAt: number | null;
 }
 
 export interface DispatcherOptions {
@@ -308,8 +308,18 @@ export class DeliveryDispatcher {
   private nextSeq = 1;
   private orderSeqs: number[] = [];
   private forgotten = 0;
-  /** Sequence numbers of the deliveries of each transaction id. */
-  private readonly byTransaction = new Map<string, SeqList>();
+  /**
+   * Sequence numbers of the deliveries of each transaction id, for the pages filtered by one
+   * (D64). Built when such a page is asked for, from the deliveries made since the last one
+   * ({@link indexTransactions}), not as each event is recorded: a string-keyed map of 100,000
+   * entries costs an event several cache misses to update, a quarter of an advance that expires
+   * 100,000 transactions. Forgotten deliveries leave their numbers here (the pages skip them) until
+   * the index holds twice as many as there are deliveries, and it is then built again.
+   */
+  private byTransaction = new Map<string, SeqList>();
+  /** The last sequence number in {@link byTransaction}, and how many numbers it holds. */
+  private indexedUpTo = 0;
+  private indexedCount = 0;
   /** Sequence numbers of the completed deliveries held, in the order they completed. */
   private readonly completed = new Denque<number>();
 
@@ -416,16 +426,11 @@ export class DeliveryDispatcher {
       nextAttemptAt: null,
       completedAt: null,
     };
-    // Frozen here, its parts too (the store then has nothing to walk): the store freezes what it keeps.
-    this.deliveries.set(seq, Object.freeze(delivery));
+    // Never changed once made (a change writes a new record, see `changed`); not frozen, which would
+    // cost a call into V8's runtime per event, since nothing outside the dispatcher sees it.
+    this.deliveries.set(seq, delivery);
     if (this.enqueueListeners.size > 0) this.notifyEnqueued(this.view(delivery));
     this.orderSeqs.push(seq);
-    if (input.transactionId !== undefined) {
-      const seqs = this.byTransaction.get(input.transactionId);
-      if (seqs === undefined) this.byTransaction.set(input.transactionId, seq);
-      else if (typeof seqs === 'number') this.byTransaction.set(input.transactionId, [seqs, seq]);
-      else seqs.push(seq);
-    }
     if (delivery.status === 'not_sent') {
       this.retire(seq);
     } else {
@@ -527,7 +532,8 @@ export class DeliveryDispatcher {
   /**
    * One page of deliveries in creation order, filtered by transaction id, family and status. A
    * page may hold fewer than `limit` deliveries while `nextCursor` is not null (at most 20,000
-   * records are looked at per page). Throws {@link DeliveryQueryError} for a bad limit or cursor.
+   * records are looked at per page, and a page filtered by transaction indexes at most 20,000 more,
+   * D64). Throws {@link DeliveryQueryError} for a bad limit or cursor.
    */
   page(query: DeliveryQuery = {}): DeliveryPage {
     const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
@@ -541,7 +547,9 @@ export class DeliveryDispatcher {
       (query.status === undefined || delivery.status === query.status) &&
       (query.transactionId === undefined || delivery.transactionId === query.transactionId);
 
-    // The candidates: one transaction's deliveries, or all of them, from just after the cursor.
+    // The candidates: one transaction's deliveries, or all of them, from just after the cursor. The
+    // index of transactions covers the deliveries up to `indexed` (all of them when it caught up).
+    const indexed = query.transactionId === undefined || this.indexTransactions(MAX_SCAN) ? Number.POSITIVE_INFINITY : this.indexedUpTo;
     const own = query.transactionId === undefined ? undefined : this.byTransaction.get(query.transactionId);
     const seqs = query.transactionId === undefined ? this.orderSeqs : own === undefined ? [] : typeof own === 'number' ? [own] : own;
     const found: StoredDelivery[] = [];
@@ -557,7 +565,12 @@ export class DeliveryDispatcher {
       }
       lastSeq = seq;
     }
-    const more = index < seqs.length;
+    let more = index < seqs.length;
+    if (!more && indexed !== Number.POSITIVE_INFINITY) {
+      // Not indexed yet beyond `indexed`: the next page goes on from there (never back).
+      more = true;
+      lastSeq = Math.max(lastSeq, indexed);
+    }
     return { deliveries: found.map((delivery) => this.view(delivery)), nextCursor: more ? this.writeCursor(lastSeq, scope) : null };
   }
 
@@ -780,21 +793,40 @@ export class DeliveryDispatcher {
     this.completed.push(seq);
     while (this.completed.length > this.retain) {
       const oldest = this.completed.shift()!;
-      const transactionId = this.deliveries.get(oldest)?.transactionId;
       this.deliveries.delete(oldest);
       this.forgotten++;
-      if (transactionId !== undefined) {
-        const seqs = this.byTransaction.get(transactionId);
-        if (seqs === oldest) {
-          this.byTransaction.delete(transactionId);
-        } else if (Array.isArray(seqs)) {
-          const at = seqs.indexOf(oldest);
-          if (at >= 0) seqs.splice(at, 1);
-          if (seqs.length === 1) this.byTransaction.set(transactionId, seqs[0]!);
-        }
-      }
     }
     if (this.forgotten > 1024 && this.forgotten * 2 > this.orderSeqs.length) this.compact();
+  }
+
+  /**
+   * Brings {@link byTransaction} up to date by at most `budget` deliveries, the oldest not in it
+   * first (a page does a bounded amount of work: one page after a burst of 100,000 events would
+   * otherwise hold the event loop for a fifth of a second); starts it again from the deliveries held
+   * when forgotten ones make up half of it. Each delivery is added once per build, so the cost over
+   * a run is linear in its deliveries. Answers whether it is up to date.
+   */
+  private indexTransactions(budget: number): boolean {
+    if (this.indexedCount > 1024 && this.indexedCount > 2 * this.deliveries.size) {
+      this.byTransaction = new Map();
+      this.indexedUpTo = 0;
+      this.indexedCount = 0;
+    }
+    const seqs = this.orderSeqs;
+    let index = upperBound(seqs, this.indexedUpTo);
+    const end = Math.min(seqs.length, index + budget);
+    for (; index < end; index++) {
+      const seq = seqs[index]!;
+      this.indexedUpTo = seq;
+      const transactionId = this.deliveries.get(seq)?.transactionId;
+      if (transactionId === undefined) continue;
+      const own = this.byTransaction.get(transactionId);
+      if (own === undefined) this.byTransaction.set(transactionId, seq);
+      else if (typeof own === 'number') this.byTransaction.set(transactionId, [own, seq]);
+      else own.push(seq);
+      this.indexedCount++;
+    }
+    return index === seqs.length;
   }
 
   private compact(): void {

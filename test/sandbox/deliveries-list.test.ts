@@ -1,10 +1,13 @@
 /**
  * GET /sandbox/webhooks/deliveries a page at a time: limit, opaque cursor, filters, clear 400s;
- * and 25 clients that never read their answers neither stall the sandbox nor fill its memory.
+ * and 25 clients that never read their answers neither stall the sandbox nor fill its memory; the
+ * index by transaction, built when a filtered page is asked for.
  */
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type TestSandbox } from '../support/sandbox.js';
+import { VirtualClock } from '../../src/sandbox/clock.js';
+import { DeliveryDispatcher } from '../../src/sandbox/delivery.js';
 
 let t: TestSandbox;
 const created: { id: string; family: string; transactionId: string }[] = [];
@@ -157,6 +160,90 @@ describe('25 clients that never read their answers', () => {
     } finally {
       for (const socket of sockets) socket.destroy();
       await big.close();
+    }
+  });
+});
+
+describe('the index of deliveries by transaction (D64)', () => {
+  it('answers a transaction filter from deliveries made before and after earlier filtered pages, and after old ones are forgotten', async () => {
+    const clock = new VirtualClock({ start: 0 });
+    const dispatcher = new DeliveryDispatcher({ clock, config: { retention: { deliveries: 1500 } } });
+    try {
+      const made: { id: string; transactionId: string }[] = [];
+      const record = (count: number) => {
+        for (let index = 0; index < count; index++) {
+          const transactionId = `idx_${made.length % 7}`;
+          const delivery = dispatcher.enqueue({
+            url: null,
+            body: '{}',
+            orderingKey: `idx_key_${made.length}`,
+            successStatus: '2xx',
+            family: 'sdk',
+            event: 'transactionStatus',
+            transactionId,
+          });
+          made.push({ id: delivery.id, transactionId });
+        }
+      };
+      // What the filter must answer: the retained deliveries of the transaction, in creation order.
+      const expected = (transactionId: string) =>
+        made
+          .slice(-1500)
+          .filter((delivery) => delivery.transactionId === transactionId)
+          .map((delivery) => delivery.id);
+      const filtered = (transactionId: string) => dispatcher.list({ transactionId }).map((delivery) => delivery.id);
+
+      record(100);
+      expect(filtered('idx_3')).toEqual(expected('idx_3'));
+      // Made after the index was last brought up to date: found too.
+      record(50);
+      expect(filtered('idx_3')).toEqual(expected('idx_3'));
+      expect(filtered('idx_4')).toEqual(expected('idx_4'));
+      // Beyond the retention of 1,500: the forgotten ones are not answered, and the index is built
+      // again once they make up half of it; many rounds of that keep answering the same as a scan.
+      for (let round = 0; round < 6; round++) {
+        record(1_000);
+        for (const transactionId of ['idx_0', 'idx_5', 'idx_6']) expect(filtered(transactionId)).toEqual(expected(transactionId));
+      }
+      expect(filtered('idx_none')).toEqual([]);
+      expect(dispatcher.list()).toHaveLength(1500);
+    } finally {
+      await dispatcher.stop();
+    }
+  });
+
+  it('indexes at most 20,000 deliveries per page: after a burst, the pages go on with a cursor and miss nothing', async () => {
+    const clock = new VirtualClock({ start: 0 });
+    const dispatcher = new DeliveryDispatcher({ clock });
+    try {
+      const ids: string[] = [];
+      for (let index = 0; index < 50_000; index++) {
+        const delivery = dispatcher.enqueue({
+          url: null,
+          body: '{}',
+          orderingKey: `burst_key_${index}`,
+          successStatus: '2xx',
+          family: 'web',
+          event: 'transactionStatus',
+          transactionId: index % 10_000 === 9_999 ? 'burst_wanted' : `burst_${index}`,
+        });
+        if (index % 10_000 === 9_999) ids.push(delivery.id);
+      }
+      // The first page indexed 20,000: it holds the one found there and a cursor to go on.
+      const first = dispatcher.page({ transactionId: 'burst_wanted' });
+      expect(first.deliveries.map((delivery) => delivery.id)).toEqual(ids.slice(0, 2));
+      expect(first.nextCursor).not.toBeNull();
+      const second = dispatcher.page({ transactionId: 'burst_wanted', after: first.nextCursor! });
+      expect(second.deliveries.map((delivery) => delivery.id)).toEqual(ids.slice(2, 4));
+      const third = dispatcher.page({ transactionId: 'burst_wanted', after: second.nextCursor! });
+      expect(third.deliveries.map((delivery) => delivery.id)).toEqual(ids.slice(4));
+      expect(third.nextCursor).toBeNull();
+      // Indexed now: one page answers them all.
+      const again = dispatcher.page({ transactionId: 'burst_wanted' });
+      expect(again.deliveries.map((delivery) => delivery.id)).toEqual(ids);
+      expect(again.nextCursor).toBeNull();
+    } finally {
+      await dispatcher.stop();
     }
   });
 });

@@ -97,8 +97,19 @@ export function directLifecycle<T extends DirectRecord>(ctx: FamilyContext, sett
       ? finish(transaction, 'FAILURE', 'EXPIRED', transaction.expiresAt)
       : transaction;
 
-  /** Moves a PENDING transaction to a final status and sends the webhook. */
+  /** Moves a PENDING transaction to a final status, cancels its expiry timer and sends the webhook. */
   function finish(transaction: T, status: FinalStatus, failureReason?: T['failureReason'], at: number = clock.now()): T {
+    const id = idOf(transaction);
+    const timer = expiries.get(id);
+    if (timer !== undefined) {
+      timer.cancel();
+      expiries.delete(id);
+    }
+    return settle(transaction, status, failureReason, at);
+  }
+
+  /** {@link finish} without the timer, which is cancelled already or is the one firing. */
+  function settle(transaction: T, status: FinalStatus, failureReason: T['failureReason'] | undefined, at: number): T {
     const updated = settings.copy(transaction);
     updated.status = status;
     updated.updatedAt = at;
@@ -106,11 +117,6 @@ export function directLifecycle<T extends DirectRecord>(ctx: FamilyContext, sett
     const id = idOf(updated);
     // Its object fields are those of the frozen record it copies: frozen at once, the store has nothing to walk.
     collection.set(id, Object.freeze(updated));
-    const timer = expiries.get(id);
-    if (timer !== undefined) {
-      timer.cancel();
-      expiries.delete(id);
-    }
     retention.add(ctx.family, id);
     ctx.deliveries.record({
       url: config.partner.webhookUrl,
@@ -136,7 +142,9 @@ export function directLifecycle<T extends DirectRecord>(ctx: FamilyContext, sett
   const expire = (id: string): void => {
     expiries.delete(id);
     const current = collection.get(id);
-    if (current !== undefined) expireIfDue(current);
+    if (current !== undefined && current.status === 'PENDING' && clock.now() >= current.expiresAt) {
+      settle(current, 'FAILURE', 'EXPIRED', current.expiresAt);
+    }
   };
 
   /** Stores a new PENDING transaction and schedules its expiry. */

@@ -55,7 +55,8 @@ export function registerWeb(ctx: FamilyContext): void {
     label: 'web transaction',
     copy: copyWebTransaction,
     onEvict: (id) => {
-      checkoutSessions.delete(id);
+      // Most transactions never had their hosted page opened: no lookup in that case.
+      if (checkoutSessions.size > 0) checkoutSessions.delete(id);
       const transaction = transactions.get(id);
       if (transaction !== undefined) refunds.deleteRange(id, 0, transaction.refundCount);
     },
