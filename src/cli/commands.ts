@@ -31,8 +31,8 @@ export function buildProgram(): Program {
     async run({ args }) {
       // Loaded on demand: signing and verifying need none of the sandbox's modules.
       const { runSandbox } = await import('./sandbox-command.js');
-      const { limitHeapGrowth } = await import('./heap.js');
-      limitHeapGrowth();
+      const { tuneSandboxHeap } = await import('./heap.js');
+      tuneSandboxHeap();
       return runSandbox(args);
     },
   });
