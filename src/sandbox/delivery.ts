@@ -11,8 +11,8 @@
  * attempt). Under load:
  * - at most `webhooks.concurrency` attempts (default 8) run at once per receiver (scheme, host and
  *   port), over at most that many sockets (webhook-client.ts); the others wait in the receiver's
- *   queue, so 1,000 events never open 1,000 sockets. The queue holds delivery ids (a yocto-queue
- *   of strings), not a closure and a promise per waiting event as a general-purpose limiter would:
+ *   queue, so 1,000 events never open 1,000 sockets. The queue holds sequence numbers (a
+ *   yocto-queue of numbers), not a closure and a promise per waiting event as a general-purpose limiter would:
  *   a receiver slower than the load keeps up to 20,000 events waiting;
  * - a receiver has at most {@link MAX_PENDING_PER_RECEIVER} undelivered events; beyond that a new
  *   event is recorded `not_sent` with the reason, so a dead receiver cannot fill the memory;
@@ -296,7 +296,7 @@ export class DeliveryDispatcher {
   private readonly localTimers = new Map<number, NodeJS.Timeout>();
   private readonly localTries = new Map<number, number>();
   private readonly inFlight = new Set<Promise<void>>();
-  /** Per receiver: attempts running, and the ids of the deliveries waiting for a turn. */
+  /** Per receiver: attempts running, and the sequence numbers of the deliveries waiting for a turn. */
   private readonly receivers = new Map<string, { active: number; waiting: Queue<number> }>();
   private readonly pendingPerReceiver = new Map<string, number>();
   private readonly shutdown = new AbortController();

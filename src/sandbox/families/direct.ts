@@ -92,10 +92,11 @@ export function directLifecycle<T extends DirectRecord>(ctx: FamilyContext, sett
     return 'evicted';
   });
 
+  /** A PENDING transaction whose expiry time has come. */
+  const isDue = (transaction: T): boolean => transaction.status === 'PENDING' && clock.now() >= transaction.expiresAt;
+
   const expireIfDue = (transaction: T): T =>
-    transaction.status === 'PENDING' && clock.now() >= transaction.expiresAt
-      ? finish(transaction, 'FAILURE', 'EXPIRED', transaction.expiresAt)
-      : transaction;
+    isDue(transaction) ? finish(transaction, 'FAILURE', 'EXPIRED', transaction.expiresAt) : transaction;
 
   /** Moves a PENDING transaction to a final status, cancels its expiry timer and sends the webhook. */
   function finish(transaction: T, status: FinalStatus, failureReason?: T['failureReason'], at: number = clock.now()): T {
@@ -142,9 +143,8 @@ export function directLifecycle<T extends DirectRecord>(ctx: FamilyContext, sett
   const expire = (id: string): void => {
     expiries.delete(id);
     const current = collection.get(id);
-    if (current !== undefined && current.status === 'PENDING' && clock.now() >= current.expiresAt) {
-      settle(current, 'FAILURE', 'EXPIRED', current.expiresAt);
-    }
+    // The timer is the one firing: settled without looking it up again.
+    if (current !== undefined && isDue(current)) settle(current, 'FAILURE', 'EXPIRED', current.expiresAt);
   };
 
   /** Stores a new PENDING transaction and schedules its expiry. */
