@@ -88,6 +88,12 @@ export class VirtualClock {
   private armed: NodeJS.Timeout | undefined;
   private armedFor: number | undefined;
   private firing = false;
+  /**
+   * While an advance runs a timer's callback: the time `now()` reads, the timer's own (or the time
+   * the slice began, for a timer already overdue). Read without asking the system clock, which
+   * cost 31 ms of an 806 ms advance over 100,000 expiries (CPU profile, D66).
+   */
+  private pinned: number | undefined;
   private stopped = false;
   /** Advances run one after the other. */
   private advancing: Promise<void> = Promise.resolve();
@@ -102,6 +108,7 @@ export class VirtualClock {
 
   /** The virtual time, epoch milliseconds (a whole number; never goes backwards). */
   now(): number {
+    if (this.pinned !== undefined) return this.pinned;
     return Math.floor(this.base + (performance.now() - this.perfBase) + this.offset);
   }
 
@@ -250,22 +257,31 @@ export class VirtualClock {
    */
   private fireUntil(target: number, budgetMs: number, moveClock = true): boolean {
     const started = performance.now();
+    // The virtual time at the start of the slice: an overdue timer runs at it, not before.
+    const floor = moveClock ? this.now() : 0;
     let count = 0;
     let popped = 0;
-    for (;;) {
-      if (this.stopped) return true;
-      const next = this.nextTimer();
-      if (next === undefined || next.at > target) return true;
-      if (next.batched) {
-        this.batchNext++;
-        if (this.batchNext === this.batch.length) this.clearBatch();
-      } else {
-        this.heap.pop();
-        if (++popped === BATCH_AFTER) this.takeDue(target);
+    try {
+      for (;;) {
+        if (this.stopped) return true;
+        const next = this.nextTimer();
+        if (next === undefined || next.at > target) return true;
+        if (next.batched) {
+          this.batchNext++;
+          if (this.batchNext === this.batch.length) this.clearBatch();
+        } else {
+          this.heap.pop();
+          if (++popped === BATCH_AFTER) this.takeDue(target);
+        }
+        if (moveClock) this.pinned = next.at > floor ? next.at : floor;
+        this.run(next);
+        if (++count % 64 === 0 && performance.now() - started >= budgetMs) return false;
       }
-      if (moveClock) this.setNow(next.at);
-      this.run(next);
-      if (++count % 64 === 0 && performance.now() - started >= budgetMs) return false;
+    } finally {
+      // The clock keeps at least the last time a callback read.
+      const last = this.pinned;
+      this.pinned = undefined;
+      if (last !== undefined) this.setNow(last);
     }
   }
 

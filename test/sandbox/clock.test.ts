@@ -30,6 +30,39 @@ describe('VirtualClock', () => {
     expect(c.pendingTimers).toBe(1);
   });
 
+  it("during an advance, a callback reads exactly its timer's time, however long it runs", () => {
+    clock = new VirtualClock({ start: 0 });
+    const c = clock;
+    const t0 = c.now();
+    const read: number[] = [];
+    const busy = () => {
+      const until = performance.now() + 5;
+      while (performance.now() < until);
+    };
+    c.schedule(t0 + 1_000, () => {
+      read.push(c.now());
+      busy();
+      read.push(c.now());
+    });
+    c.schedule(t0 + 2_000, () => read.push(c.now()));
+    c.advance(3_000);
+    expect(read).toEqual([t0 + 1_000, t0 + 1_000, t0 + 2_000]);
+    // Afterwards real time counts again, from the end of the advance on.
+    expect(c.now()).toBeGreaterThanOrEqual(t0 + 3_000);
+  });
+
+  it('an overdue timer reads the time its slice began, never an earlier one', async () => {
+    clock = new VirtualClock({ start: 0 });
+    const c = clock;
+    const t0 = c.now();
+    let read = -1;
+    c.schedule(t0 - 60_000, () => (read = c.now()));
+    await c.advanceInSlices(1_000);
+    expect(read).toBeGreaterThanOrEqual(t0);
+    expect(read).toBeLessThan(t0 + 1_000);
+    expect(c.now()).toBeGreaterThanOrEqual(t0 + 1_000);
+  });
+
   it('fires timers scheduled by a timer when they fall within the advance', () => {
     clock = new VirtualClock();
     const c = clock;
