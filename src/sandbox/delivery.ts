@@ -22,7 +22,8 @@
  *   to 5 s) without using up an attempt; after {@link MAX_LOCAL_RETRIES} such retries in a row it
  *   counts as a failed attempt, so nothing loops forever;
  * - completed deliveries beyond `retention.deliveries` (default 100,000) are forgotten, oldest
- *   first; pending ones are always kept. {@link DeliveryDispatcher.page} serves them in pages.
+ *   first (after a sliced clock advance for those it completed, trimming.ts); pending ones are
+ *   always kept. {@link DeliveryDispatcher.page} serves them in pages.
  *
  * What the dispatcher keeps of a delivery is what it takes to make the request again, not the request
  * ({@link StoredDelivery}): the body of an event whose body follows from its transaction and status
@@ -42,6 +43,7 @@ import { sdkSignature } from '../signature.js';
 import { fetchSender, httpSender, type WebhookSender } from './webhook-client.js';
 import { safeUrl, WebhookTargets, type ListeningAddress, type TargetProblem } from './webhook-targets.js';
 import { upperBound } from './sorted.js';
+import { Trimming } from './trimming.js';
 
 /** Delays after the 1st..5th failed attempt, in ms (D23). */
 export const RETRY_DELAYS_MS: readonly number[] = Object.freeze([
@@ -322,6 +324,7 @@ export class DeliveryDispatcher {
   private indexedCount = 0;
   /** Sequence numbers of the completed deliveries held, in the order they completed. */
   private readonly completed = new Denque<number>();
+  private readonly trimming: Trimming;
 
   /** Attempts asked for during a sliced advance, started when it ends. */
   private deferred: number[] = [];
@@ -359,6 +362,10 @@ export class DeliveryDispatcher {
     this.localDelay = options.localRetryDelayMs ?? { base: LOCAL_RETRY_BASE_MS, max: LOCAL_RETRY_MAX_MS };
     this.maxPending = options.maxPendingPerReceiver ?? MAX_PENDING_PER_RECEIVER;
     this.backlogReason = `The receiver has ${this.maxPending} undelivered events waiting; later events are not sent until it catches up.`;
+    this.trimming = new Trimming(this.clock, {
+      excess: () => this.completed.length - this.retain,
+      trim: (count) => this.forgetOldest(count),
+    });
   }
 
   /** Tells the dispatcher where the sandbox listens, so that webhooks to itself are refused. */
@@ -788,12 +795,19 @@ export class DeliveryDispatcher {
     }
   }
 
-  /** A delivery is complete: it joins the retained ones, and the oldest beyond the limit go. */
+  /**
+   * A delivery is complete: it joins the retained ones, and the oldest beyond the limit go (a few
+   * per delivery completed; during a sliced clock advance, after it: trimming.ts, D66).
+   */
   private retire(seq: number): void {
     this.completed.push(seq);
-    while (this.completed.length > this.retain) {
-      const oldest = this.completed.shift()!;
-      this.deliveries.delete(oldest);
+    this.trimming.added();
+  }
+
+  /** Forgets up to `count` of the oldest completed deliveries beyond the limit. */
+  private forgetOldest(count: number): void {
+    for (let left = count; left > 0 && this.completed.length > this.retain; left--) {
+      this.deliveries.delete(this.completed.shift()!);
       this.forgotten++;
     }
     if (this.forgotten > 1024 && this.forgotten * 2 > this.orderSeqs.length) this.compact();

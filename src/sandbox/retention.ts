@@ -8,23 +8,31 @@
  *
  * One queue per store, shared by the families that use it: a ring buffer (denque) of kind and key
  * pairs, two references per record, where a linked list would allocate two objects per record.
+ * The oldest are forgotten a few at a time as records are added, and not during a sliced clock
+ * advance, which leaves them for after it (trimming.ts, D66).
  */
 import Denque from 'denque';
+import type { VirtualClock } from './clock.js';
 import type { Store } from './store.js';
+import { Trimming, type Trimmable } from './trimming.js';
 
 /** Forgets the record of `key`; answers `keep` when it cannot go yet. */
 export type Evictor = (key: string) => 'evicted' | 'keep';
 
-/** Evictions tried per record added, at most (records kept go to the back). */
-const EVICTIONS_PER_ADD = 16;
-
-export class FinalRecords {
+export class FinalRecords implements Trimmable {
   /** Kind, key, kind, key, ...: oldest first. */
   private readonly queue = new Denque<string>();
   private readonly evictors = new Map<string, Evictor>();
   private evictedCount = 0;
+  private readonly trimming: Trimming;
 
-  constructor(readonly limit: number) {}
+  /** `clock`: whose sliced advances the forgetting waits for (none: never waits). */
+  constructor(
+    readonly limit: number,
+    clock?: VirtualClock,
+  ) {
+    this.trimming = new Trimming(clock, this);
+  }
 
   /** How to forget a record of this kind (one per kind: `sdk`, `web`, `gateway`, ...). */
   register(kind: string, evictor: Evictor): void {
@@ -35,7 +43,16 @@ export class FinalRecords {
   add(kind: string, key: string): void {
     this.queue.push(kind);
     this.queue.push(key);
-    for (let budget = EVICTIONS_PER_ADD; budget > 0 && this.size > this.limit; budget--) {
+    this.trimming.added();
+  }
+
+  excess(): number {
+    return this.size - this.limit;
+  }
+
+  /** Tries to forget the `tries` oldest records; one that must stay goes to the back. */
+  trim(tries: number): void {
+    for (let budget = tries; budget > 0 && this.size > this.limit; budget--) {
       const oldestKind = this.queue.shift()!;
       const oldestKey = this.queue.shift()!;
       const evictor = this.evictors.get(oldestKind);
@@ -61,11 +78,11 @@ export class FinalRecords {
 
 const shared = new WeakMap<Store, FinalRecords>();
 
-/** The queue of final records of this store (created with `limit` on first use). */
-export function finalRecords(store: Store, limit: number): FinalRecords {
+/** The queue of final records of this store (created with `limit` and `clock` on first use). */
+export function finalRecords(store: Store, limit: number, clock?: VirtualClock): FinalRecords {
   let records = shared.get(store);
   if (records === undefined) {
-    records = new FinalRecords(limit);
+    records = new FinalRecords(limit, clock);
     shared.set(store, records);
   }
   return records;

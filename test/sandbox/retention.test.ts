@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { initiateSdk, startSandbox, type TestSandbox } from '../support/sandbox.js';
 import { startGateway, type GatewayTest } from '../support/gateway.js';
-import { SDK_REFUNDS } from '../../src/sandbox/families/sdk.js';
+import { SDK_EXPIRY_MS, SDK_REFUNDS, SDK_TRANSACTIONS } from '../../src/sandbox/families/sdk.js';
 import { WEB_REFUNDS } from '../../src/sandbox/families/web.js';
 
 let t: TestSandbox | GatewayTest | undefined;
@@ -115,6 +115,35 @@ describe('retention of final transactions', () => {
     const tomorrow = new Date(Date.parse(`${today}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
     const settlement = await g.call('GET', `/api/merchant/settlement?to=${tomorrow}`, auth);
     expect(settlement.body.settlements[0]).toMatchObject({ settlementDate: tomorrow, grossAmount: 20_000, refundedAmount: 5_000, transactionCount: 1 });
+  });
+});
+
+describe('retention during a clock advance', () => {
+  it('forgets nothing while an advance expires transactions, then the oldest beyond the limits', async () => {
+    const s = await startSandbox({ config: { retention: { transactions: 10, deliveries: 10 } } });
+    t = s;
+    const transactions = s.sandbox.store.collection(SDK_TRANSACTIONS);
+    for (let index = 0; index < 10; index++) {
+      await initiateSdk(s, `done_${index}`, 10_000);
+      expect((await s.request('POST', `/sandbox/sdk/transactions/done_${index}/confirm`)).status).toBe(200);
+    }
+    for (let index = 0; index < 30; index++) await initiateSdk(s, `expiring_${index}`, 10_000);
+    // Read by a timer after every expiry, before the advance ends: nothing was forgotten yet.
+    const clock = s.sandbox.clock;
+    let during: { transactions: number; deliveries: number } | undefined;
+    clock.schedule(clock.now() + SDK_EXPIRY_MS + 30_000, () => {
+      during = { transactions: transactions.size, deliveries: s.sandbox.deliveries.size };
+    });
+    await s.advance(SDK_EXPIRY_MS + 60_000);
+    expect(during).toEqual({ transactions: 40, deliveries: 40 });
+    // After it: the newest 10 final transactions and deliveries are kept.
+    for (let turns = 0; transactions.size > 10 && turns < 100; turns++) await new Promise((resolve) => setImmediate(resolve));
+    expect(transactions.size).toBe(10);
+    expect(await status(s, 'done_9')).toBe('NO_SUCH_TRANSACTION');
+    expect(await status(s, 'expiring_19')).toBe('NO_SUCH_TRANSACTION');
+    for (let index = 20; index < 30; index++) expect(await status(s, `expiring_${index}`)).toBe('FAILURE');
+    const deliveries = await s.deliveries();
+    expect(deliveries.map((delivery) => delivery.transactionId)).toEqual(Array.from({ length: 10 }, (_, index) => `expiring_${20 + index}`));
   });
 });
 

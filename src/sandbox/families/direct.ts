@@ -84,7 +84,7 @@ export function directLifecycle<T extends DirectRecord>(ctx: FamilyContext, sett
   // The webhook's body follows from the id and the final status: the delivery keeps only those.
   const template = `${ctx.family}.transactionStatus`;
   ctx.deliveries.template(template, (id, status) => settings.webhookBody(id!, status as FinalStatus));
-  const retention = finalRecords(ctx.store, config.retention.transactions);
+  const retention = finalRecords(ctx.store, config.retention.transactions, clock);
   retention.register(ctx.family, (id) => {
     // Before the record goes: onEvict reads it (how many refunds to forget).
     settings.onEvict?.(id);

@@ -95,7 +95,7 @@ export function createEngine(ctx: FamilyContext, state: GatewayState): Transacti
   const { clock } = ctx;
   const { transactions, checks, merchants, refunds, refundIds, settlementDays } = state;
   const timers = new Map<string, ClockTimer>();
-  const retention = finalRecords(ctx.store, ctx.config.retention.transactions);
+  const retention = finalRecords(ctx.store, ctx.config.retention.transactions, clock);
 
   /** The earliest PENDING refund (refunds complete in the order they were made). */
   const firstPendingRefund = (transaction: TransactionRecord, from = transaction.nextPendingRefund): RefundRecord | undefined => {
@@ -168,7 +168,7 @@ export function createEngine(ctx: FamilyContext, state: GatewayState): Transacti
   // Pre-eligibility checks are kept up to the same number; one with an attempt still running stays.
   // A check lists only its open attempts (a final one leaves the list), so appending one copies
   // the attempts running at once, never every attempt ever made on the check.
-  const checkRetention = new FinalRecords(ctx.config.retention.transactions);
+  const checkRetention = new FinalRecords(ctx.config.retention.transactions, clock);
   checkRetention.register('check', (id) => {
     const check = checks.get(id);
     if (check === undefined) return 'evicted';
