@@ -11,6 +11,7 @@
  * - when the advance has finished it catches up, a slice of {@link SLICE_MS} at a time, yielding to
  *   the event loop between slices, so requests keep being answered.
  */
+import { performance } from 'node:perf_hooks';
 import { SLICE_MS, type VirtualClock } from './clock.js';
 
 /** What a limited history tells and does for its trimming. */
