@@ -1,11 +1,13 @@
 import { defineConfig } from 'vitest/config';
+import { E2E_TESTS, SHARED_TEST_OPTIONS, SLOW_TESTS } from './test/support/groups.js';
 
+// `npm test`: every test file but the slow end-to-end group and the browser tests (test/support/groups.ts).
 export default defineConfig({
   test: {
-    globalSetup: ['test/support/build-browser.ts'],
-    setupFiles: ['test/support/hermetic.ts'],
+    globalSetup: [...SHARED_TEST_OPTIONS.globalSetup],
+    setupFiles: [...SHARED_TEST_OPTIONS.setupFiles],
     include: ['test/**/*.test.ts'],
-    exclude: ['test/e2e/**', 'node_modules/**'],
+    exclude: [...E2E_TESTS, ...SLOW_TESTS, 'node_modules/**'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     fileParallelism: true,

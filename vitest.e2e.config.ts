@@ -1,10 +1,12 @@
 import { defineConfig } from 'vitest/config';
+import { E2E_TESTS, SHARED_TEST_OPTIONS } from './test/support/groups.js';
 
+// `npm run test:e2e`: the browser tests in headless Chromium (docs/e2e.md).
 export default defineConfig({
   test: {
-    globalSetup: ['test/support/build-browser.ts'],
-    setupFiles: ['test/support/hermetic.ts'],
-    include: ['test/e2e/**/*.test.ts'],
+    globalSetup: [...SHARED_TEST_OPTIONS.globalSetup],
+    setupFiles: [...SHARED_TEST_OPTIONS.setupFiles],
+    include: [...E2E_TESTS],
     testTimeout: 120_000,
     hookTimeout: 180_000,
     fileParallelism: false,

@@ -18,7 +18,7 @@ const root = resolve(import.meta.dirname, '..');
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const tsc = join(root, 'node_modules/typescript/bin/tsc');
 /** What a fresh clone does not have: installed packages, build output, local files. */
-const NOT_IN_A_CLONE = new Set(['node_modules', 'dist', 'site', 'artifacts', 'coverage', '.git', '.vite']);
+const NOT_IN_A_CLONE = new Set(['node_modules', 'dist', '.test-build', 'site', 'artifacts', 'coverage', '.git', '.vite']);
 
 let work: string;
 let project: string;

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, describe, it, type ExpectStatic } from 'vitest';
 import { sdkSignature } from '../../src/signature.js';
 import { verifyGatewayWebhook } from '../../src/webhooks/index.js';
+import { CLI_ENTRY } from '../support/cli.js';
 import { bodyBytes, vectorNamed, type SdkVector, type StatusVector, type WebVector } from '../support/signature-vectors.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -19,7 +20,7 @@ interface Result {
 }
 
 /**
- * Runs `paylater` from the sources with `args`, `input` on standard input and only the given
+ * Runs `paylater` (the sources, transpiled once per run: test/support/cli.ts) with `args`, `input` on standard input and only the given
  * environment variables (besides PATH). Fails if any key of `secrets` appears in the output.
  */
 function paylater(
@@ -29,7 +30,7 @@ function paylater(
   const env: Record<string, string> = { PATH: process.env.PATH ?? '', ...options.env };
   const secrets = options.secrets ?? [KEY];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    const child = spawn(process.execPath, [CLI_ENTRY, ...args], {
       cwd: root,
       env,
     });

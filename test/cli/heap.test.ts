@@ -10,12 +10,12 @@ import { SANDBOX_HEAP_FLAGS } from '../../src/cli/heap.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const SCRIPT = `
-import { tuneSandboxHeap } from './src/cli/heap.ts';
+import { tuneSandboxHeap } from './.test-build/cli/heap.js';
 console.log(JSON.stringify({ set: tuneSandboxHeap() }));
 `;
 
 function run(nodeOptions: string[], env: Record<string, string> = {}): { set: string[] } {
-  const output = execFileSync(process.execPath, [...nodeOptions, '--import', 'tsx', '--input-type=module', '-e', SCRIPT], {
+  const output = execFileSync(process.execPath, [...nodeOptions, '--input-type=module', '-e', SCRIPT], {
     cwd: root,
     encoding: 'utf8',
     env: { ...process.env, NODE_OPTIONS: '', ...env },

@@ -14,6 +14,7 @@ import { createSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import type { Logger } from '../../src/sandbox/router.js';
 import { verifyGatewayWebhook, verifySdkWebhook, verifyWebWebhook } from '../../src/webhooks/index.js';
 import { PRIVATE_KEY, startReceiver, startSandbox, waitFor, type Receiver, type TestSandbox } from '../support/sandbox.js';
+import { CLI_ENTRY } from '../support/cli.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const QUIET: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -28,9 +29,9 @@ interface Run {
   exited: Promise<number | null>;
 }
 
-/** Starts `paylater ...args` from the sources, with only PATH in its environment besides `env`. */
+/** Starts `paylater ...args` (the sources, transpiled once per run: test/support/cli.ts), with only PATH in its environment besides `env`. */
 function paylater(args: string[], env: Record<string, string> = {}): Run {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+  const child = spawn(process.execPath, [CLI_ENTRY, ...args], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', ...env },
   });

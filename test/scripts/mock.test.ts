@@ -433,7 +433,7 @@ describe('npm run mock (the CLI)', () => {
     const port = portsAt(offset).sdk;
     const blocker = await occupy(port);
     try {
-      const cli = spawn('npx', ['tsx', 'scripts/mock.ts', '--family', 'sdk', '--port-offset', String(offset)], {
+      const cli = spawn(process.execPath, ['--import', 'tsx', 'scripts/mock.ts', '--family', 'sdk', '--port-offset', String(offset)], {
         cwd: root,
         stdio: ['ignore', 'pipe', 'pipe'],
       });
@@ -451,7 +451,7 @@ describe('npm run mock (the CLI)', () => {
   it('leaves no Prism process behind after SIGTERM', async () => {
     const offset = await freeOffset();
     const ports = portsAt(offset);
-    const cli = spawn('npx', ['tsx', 'scripts/mock.ts', '--port-offset', String(offset), '--quiet'], {
+    const cli = spawn(process.execPath, ['--import', 'tsx', 'scripts/mock.ts', '--port-offset', String(offset), '--quiet'], {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true, // a process group of its own, so that the finally below can clean up whatever happens

@@ -13,6 +13,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { CLI_ENTRY } from '../support/cli.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -159,7 +160,7 @@ describe('a port in use', () => {
   });
 
   it('paylater sandbox --port: exit 1, the port and how to change it, no stack trace', async () => {
-    const result = await run(['--import', 'tsx', 'src/cli/main.ts', 'sandbox', '--port', String(port)], {});
+    const result = await run([CLI_ENTRY, 'sandbox', '--port', String(port)], {});
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
       `paylater: port ${port} on 127.0.0.1 is already in use; choose another with --port PORT or PAYLATER_PORT (0 picks a free port).\n`,
@@ -167,7 +168,7 @@ describe('a port in use', () => {
   });
 
   it('PAYLATER_PORT: the same', async () => {
-    const result = await run(['--import', 'tsx', 'src/cli/main.ts', 'sandbox'], { PAYLATER_PORT: String(port) });
+    const result = await run([CLI_ENTRY, 'sandbox'], { PAYLATER_PORT: String(port) });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`port ${port} on 127.0.0.1 is already in use; choose another with --port PORT or PAYLATER_PORT`);
     expect(result.stderr).not.toMatch(/\n\s+at /);

@@ -1,0 +1,50 @@
+/**
+ * Every test file runs in exactly one group (test/support/groups.ts): `npm test`, `npm run
+ * test:slow` or `npm run test:e2e`, and every file the slow group names exists, so that a renamed
+ * file cannot drop out of CI silently.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import picomatch from 'picomatch';
+import { describe, expect, it } from 'vitest';
+import fastConfig from '../vitest.config.js';
+import slowConfig from '../vitest.slow.config.js';
+import e2eConfig from '../vitest.e2e.config.js';
+import { REPOSITORY } from './support/hermetic.js';
+import { E2E_TESTS, SLOW_TESTS } from './support/groups.js';
+
+const testFiles = readdirSync(join(REPOSITORY, 'test'), { recursive: true, encoding: 'utf8' })
+  .filter((file) => file.endsWith('.test.ts'))
+  .map((file) => `test/${file.split('\\').join('/')}`)
+  .sort();
+
+const matches = (pattern: string, file: string): boolean => picomatch.isMatch(file, pattern);
+
+function selected(config: { test?: { include?: string[]; exclude?: string[] } }, file: string): boolean {
+  const include = config.test?.include ?? [];
+  const exclude = config.test?.exclude ?? [];
+  return include.some((pattern) => matches(pattern, file)) && !exclude.some((pattern) => matches(pattern, file));
+}
+
+describe('the test groups', () => {
+  it('name only files that exist', () => {
+    for (const file of SLOW_TESTS) expect(existsSync(join(REPOSITORY, file)), file).toBe(true);
+    expect(testFiles.filter((file) => E2E_TESTS.some((pattern) => matches(pattern, file))).length).toBeGreaterThan(0);
+  });
+
+  it('put every test file in exactly one of npm test, test:slow and test:e2e', () => {
+    expect(testFiles.length).toBeGreaterThan(50);
+    const configs = { test: fastConfig, 'test:slow': slowConfig, 'test:e2e': e2eConfig } as const;
+    const wrong = testFiles
+      .map((file) => ({ file, groups: Object.entries(configs).filter(([, config]) => selected(config, file)).map(([name]) => name) }))
+      .filter(({ groups }) => groups.length !== 1);
+    expect(wrong).toEqual([]);
+  });
+
+  it('keep the slow group out of npm test', () => {
+    for (const file of SLOW_TESTS) {
+      expect(selected(fastConfig, file), file).toBe(false);
+      expect(selected(slowConfig, file), file).toBe(true);
+    }
+  });
+});

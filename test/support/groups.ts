@@ -1,0 +1,32 @@
+/**
+ * The test groups, one list each, read by the Vitest configurations:
+ *
+ * - `npm test` (vitest.config.ts): everything not listed below; the suite a contributor runs many
+ *   times a day.
+ * - `npm run test:slow` (vitest.slow.config.ts): the slow end-to-end checks, run by `.ci/run` on
+ *   every submission: each code sample in its language, the contract kit through Prism (against
+ *   mocks, and against the sandbox behind the validating proxy), the packed package installed into
+ *   a project, `npm start` and the docs server as processes, and the volume tests.
+ * - `npm run test:e2e` (vitest.e2e.config.ts): headless Chromium, everything under test/e2e/.
+ *
+ * A test file belongs to exactly one group; test/groups.test.ts checks that.
+ */
+export const SLOW_TESTS: readonly string[] = [
+  'test/samples/curl.test.ts',
+  'test/samples/node.test.ts',
+  'test/samples/php.test.ts',
+  'test/samples/python.test.ts',
+  'test/scripts/contract-kit.test.ts',
+  'test/sandbox/conformance.test.ts',
+  'test/package.test.ts',
+  'test/scripts/servers.test.ts',
+  'test/sandbox/volume.test.ts',
+];
+
+export const E2E_TESTS: readonly string[] = ['test/e2e/**/*.test.ts'];
+
+/** What every group shares: the global setup (browser bundles, the transpiled CLI) and the guard. */
+export const SHARED_TEST_OPTIONS = {
+  globalSetup: ['test/support/build-browser.ts', 'test/support/build-sources.ts'],
+  setupFiles: ['test/support/hermetic.ts'],
+} as const;
