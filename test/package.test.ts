@@ -6,12 +6,18 @@
  * (the README's sample too, read from README.md), and its `paylater` bin run. Every run works in
  * its own temporary folder, so two runs at once do not meet; the repository's own dist/ is never
  * touched.
+ *
+ * On other Node versions: `PAYLATER_TEST_NODES` names more Node binaries (separated by `:`; `.ci/run`
+ * gives Node 22 and 24 from the npm registry). The installed package is imported and required,
+ * the README's sample runs against a sandbox started from the package, and the bin prints its
+ * version and signs, on this Node and on each of them.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, posix, relative, resolve, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { transform } from 'esbuild';
 import { sdkSignature } from '../src/signature.js';
 
 const root = resolve(import.meta.dirname, '..');
@@ -43,10 +49,15 @@ function filesUnder(folder: string): string[] {
 }
 
 /** Runs a node script in the consumer project; `code` is the file's text, `name` its file name. */
-function runInProject(name: string, code: string) {
+function runInProject(name: string, code: string, node = process.execPath, env: NodeJS.ProcessEnv = process.env) {
   writeFileSync(join(project, name), code);
-  return spawnSync(process.execPath, [join(project, name)], { cwd: project, encoding: 'utf8' });
+  return spawnSync(node, [join(project, name)], { cwd: project, encoding: 'utf8', env });
 }
+
+/** This Node and the binaries `PAYLATER_TEST_NODES` names, each with the version it reports. */
+const NODES: { binary: string; version: string }[] = [process.execPath, ...(process.env.PAYLATER_TEST_NODES ?? '').split(':').filter((path) => path !== '')].map(
+  (binary) => ({ binary, version: execFileSync(binary, ['--version'], { encoding: 'utf8' }).trim() }),
+);
 
 let typeChecked: { status: number | null; problems: string[] } | undefined;
 
@@ -208,38 +219,6 @@ describe('the installed package', () => {
     expect(typeProblems('readme.ts')).toEqual([]);
   }, TYPE_CHECK_TIMEOUT_MS);
 
-  it('runs: the root and subpath imports work and sign like the repository', () => {
-    const js = runInProject(
-      'imports.mjs',
-      `import { readFileSync } from 'node:fs';
-       import { fileURLToPath } from 'node:url';
-       import { sdkSignature, WebhookVerificationError } from 'paylater-api';
-       import { webSignature, verifyWebSignature } from 'paylater-api/signature';
-       import { createWebhookHandler } from 'paylater-api/webhooks';
-       import { createWebClient } from 'paylater-api/clients/web';
-       import { createMerchantApiClient } from 'paylater-api/clients/gateway';
-       import { createExtrasClient } from 'paylater-api/clients/extras';
-       import { createSdkClient } from 'paylater-api/clients/sdk';
-       const document = JSON.parse(readFileSync(fileURLToPath(import.meta.resolve('paylater-api/openapi/gateway.json')), 'utf8'));
-       console.log(JSON.stringify({ sdk: sdkSignature('{}', 'k'), web: webSignature('', '/a?b=1', 'k'),
-         verified: verifyWebSignature(webSignature('a', '/p', 'k'), 'a', '/p', 'k'),
-         handler: typeof createWebhookHandler, error: typeof WebhookVerificationError,
-         clients: [createWebClient, createMerchantApiClient, createExtrasClient, createSdkClient].map((f) => typeof f),
-         openapi: document.openapi }));`,
-    );
-    expect(js.stderr).toBe('');
-    const out = JSON.parse(js.stdout) as Record<string, unknown>;
-    expect(out).toEqual({
-      sdk: sdkSignature('{}', 'k'),
-      web: expect.stringMatching(/^[A-Za-z0-9+/]{43}=$/),
-      verified: true,
-      handler: 'function',
-      error: 'function',
-      clients: ['function', 'function', 'function', 'function'],
-      openapi: expect.stringMatching(/^3\.1\./),
-    });
-  });
-
   it('runs the sandbox from paylater-api/sandbox, with the built browser script', () => {
     const js = runInProject(
       'sandbox.mjs',
@@ -257,33 +236,6 @@ describe('the installed package', () => {
     );
     expect(js.stderr).toBe('');
     expect(JSON.parse(js.stdout)).toEqual({ status: 200, defines: true });
-  });
-
-  it('works with require() from CommonJS on this Node (require(esm), Node >= 20.19)', () => {
-    const cjs = runInProject(
-      'require.cjs',
-      `const api = require('paylater-api');
-       const { verifySdkSignature } = require('paylater-api/signature');
-       const { createWebhookHandler } = require('paylater-api/webhooks');
-       const { createSandbox } = require('paylater-api/sandbox');
-       const clients = ['gateway', 'extras', 'web', 'sdk'].map((family) => Object.keys(require('paylater-api/clients/' + family)).length > 0);
-       console.log(JSON.stringify({
-         sdk: api.sdkSignature('{}', 'k'),
-         verified: verifySdkSignature(api.sdkSignature('a', 'k'), 'a', 'k'),
-         handler: typeof createWebhookHandler, sandbox: typeof createSandbox, clients,
-         openapi: require('paylater-api/openapi/sdk.json').openapi,
-       }));`,
-    );
-    expect(cjs.stderr).not.toMatch(/ERR_|Error/);
-    expect(cjs.status).toBe(0);
-    expect(JSON.parse(cjs.stdout)).toEqual({
-      sdk: sdkSignature('{}', 'k'),
-      verified: true,
-      handler: 'function',
-      sandbox: 'function',
-      clients: [true, true, true, true],
-      openapi: expect.stringMatching(/^3\.1\./),
-    });
   });
 
   it('does not export its internal modules', () => {
@@ -309,15 +261,115 @@ describe('the installed package', () => {
     expect(JSON.parse(required.stdout)).toEqual(expected);
   });
 
-  it('installs the paylater bin', () => {
-    const run = spawnSync(join(project, 'node_modules/.bin/paylater'), ['sign', 'sdk', '-'], {
+});
+
+describe.each(NODES)('the installed package on Node $version', ({ binary }) => {
+  it('runs: the root and subpath imports work and sign like the repository', () => {
+    const js = runInProject(
+      'imports.mjs',
+      `import { readFileSync } from 'node:fs';
+       import { fileURLToPath } from 'node:url';
+       import { sdkSignature, WebhookVerificationError } from 'paylater-api';
+       import { webSignature, verifyWebSignature } from 'paylater-api/signature';
+       import { createWebhookHandler } from 'paylater-api/webhooks';
+       import { createWebClient } from 'paylater-api/clients/web';
+       import { createMerchantApiClient } from 'paylater-api/clients/gateway';
+       import { createExtrasClient } from 'paylater-api/clients/extras';
+       import { createSdkClient } from 'paylater-api/clients/sdk';
+       const document = JSON.parse(readFileSync(fileURLToPath(import.meta.resolve('paylater-api/openapi/gateway.json')), 'utf8'));
+       console.log(JSON.stringify({ sdk: sdkSignature('{}', 'k'), web: webSignature('', '/a?b=1', 'k'),
+         verified: verifyWebSignature(webSignature('a', '/p', 'k'), 'a', '/p', 'k'),
+         handler: typeof createWebhookHandler, error: typeof WebhookVerificationError,
+         clients: [createWebClient, createMerchantApiClient, createExtrasClient, createSdkClient].map((f) => typeof f),
+         openapi: document.openapi }));`,
+      binary,
+    );
+    expect(js.stderr).toBe('');
+    const out = JSON.parse(js.stdout) as Record<string, unknown>;
+    expect(out).toEqual({
+      sdk: sdkSignature('{}', 'k'),
+      web: expect.stringMatching(/^[A-Za-z0-9+/]{43}=$/),
+      verified: true,
+      handler: 'function',
+      error: 'function',
+      clients: ['function', 'function', 'function', 'function'],
+      openapi: expect.stringMatching(/^3\.1\./),
+    });
+  });
+
+  it('works with require() from CommonJS (require(esm), Node >= 20.19)', () => {
+    const cjs = runInProject(
+      'require.cjs',
+      `const api = require('paylater-api');
+       const { verifySdkSignature } = require('paylater-api/signature');
+       const { createWebhookHandler } = require('paylater-api/webhooks');
+       const { createSandbox } = require('paylater-api/sandbox');
+       const clients = ['gateway', 'extras', 'web', 'sdk'].map((family) => Object.keys(require('paylater-api/clients/' + family)).length > 0);
+       console.log(JSON.stringify({
+         sdk: api.sdkSignature('{}', 'k'),
+         verified: verifySdkSignature(api.sdkSignature('a', 'k'), 'a', 'k'),
+         handler: typeof createWebhookHandler, sandbox: typeof createSandbox, clients,
+         openapi: require('paylater-api/openapi/sdk.json').openapi,
+       }));`,
+      binary,
+    );
+    expect(cjs.stderr).not.toMatch(/ERR_|Error/);
+    expect(cjs.status).toBe(0);
+    expect(JSON.parse(cjs.stdout)).toEqual({
+      sdk: sdkSignature('{}', 'k'),
+      verified: true,
+      handler: 'function',
+      sandbox: 'function',
+      clients: [true, true, true, true],
+      openapi: expect.stringMatching(/^3\.1\./),
+    });
+  });
+
+  it("runs the README's \"Using the package\" sample against a sandbox started from the package", async () => {
+    // The sample, its types stripped, pointed at a sandbox on a free port instead of 127.0.0.1:4000.
+    const { code } = await transform(readmeSample(), { loader: 'ts', format: 'esm' });
+    const url = /(["'])http:\/\/127\.0\.0\.1:4000\1/g;
+    expect(code).toMatch(url);
+    writeFileSync(join(project, 'readme-sample.mjs'), code.replaceAll(url, 'process.env.SANDBOX_URL'));
+    const js = runInProject(
+      'readme-run.mjs',
+      `import { createSandbox } from 'paylater-api/sandbox';
+       const requests = [];
+       const logger = { info(line) { requests.push(line.split(' ').slice(0, 2).join(' ')); }, warn() {}, error() {} };
+       const sandbox = await createSandbox({ logger, logRequests: true });
+       try {
+         process.env.SANDBOX_URL = await sandbox.listen(0, '127.0.0.1');
+         await import('./readme-sample.mjs');
+         console.log(JSON.stringify({ ran: true, requests }));
+       } finally {
+         await sandbox.close();
+       }`,
+      binary,
+      { ...process.env, PAYLATER_PRIVATE_KEY: 'test_private_key' },
+    );
+    expect(js.stderr).toBe('');
+    // Each client of the sample reached the sandbox: the merchant read, the web status and refund, the SDK status.
+    expect(JSON.parse(js.stdout.trim().split('\n').at(-1)!)).toEqual({
+      ran: true,
+      requests: expect.arrayContaining(['GET /api/merchant/m_1', 'GET /api/transaction/status', 'POST /api/refund', 'POST /merchant/credit/checkTransactionStatus']),
+    });
+  });
+
+  it('installs the paylater bin, which prints its version and signs', () => {
+    const bin = join(project, 'node_modules/paylater-api/dist/cli/main.js');
+    const run = spawnSync(binary, [bin, 'sign', 'sdk', '-'], {
       input: '{"a":1}',
       encoding: 'utf8',
       env: { ...process.env, PAYLATER_PRIVATE_KEY: 'k' },
     });
     expect(run.status).toBe(0);
     expect(run.stdout.trim()).toBe(sdkSignature('{"a":1}', 'k'));
-    const help = spawnSync(join(project, 'node_modules/.bin/paylater'), ['--help'], { encoding: 'utf8' });
+    const help = spawnSync(binary, [bin, '--help'], { encoding: 'utf8' });
     expect(help.stdout).toMatch(/sandbox/);
+    const version = spawnSync(binary, [bin, '--version'], { encoding: 'utf8' });
+    expect(version.status).toBe(0);
+    expect(version.stdout.trim()).toBe((JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version);
+    // The bin link npm made runs the same file.
+    expect(spawnSync(join(project, 'node_modules/.bin/paylater'), ['--version'], { encoding: 'utf8' }).stdout).toBe(version.stdout);
   });
 });
