@@ -216,3 +216,15 @@ describe('the deliveries list', () => {
     expect(rest.body.deliveries.length).toBeGreaterThan(0);
   });
 });
+
+describe('the limits as settings', () => {
+  it('are read from their variables and refused out of range, naming the flag', async () => {
+    const { resolveConfig, ConfigError } = await import('../../src/sandbox/config.js');
+    const config = resolveConfig({}, { PAYLATER_MAX_PENDING_PER_PARTNER: '5', PAYLATER_MAX_PAGE_BYTES: '4096' });
+    expect(config.limits.pendingPerPartner).toBe(5);
+    expect(config.limits.pageBytes).toBe(4096);
+    expect(config.limits.pendingPerMerchant).toBe(200_000);
+    expect(() => resolveConfig({}, { PAYLATER_MAX_JSON_DEPTH: '65' })).toThrow(ConfigError);
+    expect(() => resolveConfig({ limits: { notesBytes: 0 } })).toThrow(/--max-notes-bytes/);
+  });
+});
