@@ -10,6 +10,7 @@ import {
   ConfigError,
   DEFAULT_CONFIG,
   ENVIRONMENT,
+  LIMIT_SETTINGS,
   MAX_RETAIN,
   MAX_WEBHOOK_CONCURRENCY,
   parseCount,
@@ -37,6 +38,19 @@ Options:
                       cloud metadata addresses          [${ENVIRONMENT.allowAnyWebhookTarget}=1]
   --retain-transactions N   final transactions kept (default 100000)      [${ENVIRONMENT.retainTransactions}]
   --retain-deliveries N     completed webhook deliveries kept (default 100000) [${ENVIRONMENT.retainDeliveries}]
+  Limits and memory budget (docs/sandbox.md); each is a whole number:
+  --max-pending-per-partner N  PENDING web, and SDK, transactions of the partner (default 200000)
+                                                      [${ENVIRONMENT.maxPendingPerPartner}]
+  --max-pending-per-merchant N PENDING gateway transactions of a merchant (default 200000)
+                                                      [${ENVIRONMENT.maxPendingPerMerchant}]
+  --max-notes-bytes N   bytes of notes (JSON text) held over all transactions (default 268435456)
+                                                      [${ENVIRONMENT.maxNotesBytes}]
+  --max-push-bytes N    bytes of extras data pushes (JSON text) held (default 67108864)
+                                                      [${ENVIRONMENT.maxPushBytes}]
+  --max-json-members N  values in one notes or pushed data (default 100000) [${ENVIRONMENT.maxJsonMembers}]
+  --max-json-depth N    levels of nesting of one notes or pushed data (default 32, at most 64)
+                                                      [${ENVIRONMENT.maxJsonDepth}]
+  --max-page-bytes N    bytes of one page of a list, about (default 1048576) [${ENVIRONMENT.maxPageBytes}]
   --require-status-signature
                       require X-Signature on the web status check (hardening; by default it is
                       verified when present)                       [${ENVIRONMENT.requireStatusSignature}=1]
@@ -58,6 +72,13 @@ const OPTIONS = {
   'retain-transactions': { type: 'string' },
   'retain-deliveries': { type: 'string' },
   'require-status-signature': { type: 'boolean' },
+  'max-pending-per-partner': { type: 'string' },
+  'max-pending-per-merchant': { type: 'string' },
+  'max-notes-bytes': { type: 'string' },
+  'max-push-bytes': { type: 'string' },
+  'max-json-members': { type: 'string' },
+  'max-json-depth': { type: 'string' },
+  'max-page-bytes': { type: 'string' },
   quiet: { type: 'boolean' },
 } as const;
 
@@ -108,6 +129,10 @@ export async function runSandbox(argv: string[], options: RunSandboxOptions = {}
       };
     }
     if (values['require-status-signature'] === true) overrides.requireStatusSignature = true;
+    for (const [name, { flag, max }] of Object.entries(LIMIT_SETTINGS)) {
+      const value = parseCount(values[flag as keyof typeof values] as string | undefined, `--${flag}`, max);
+      if (value !== undefined) overrides.limits = { ...overrides.limits, [name]: value };
+    }
   } catch (error) {
     if (error instanceof ConfigError) throw new UsageError(error.message, COMMAND);
     throw error;

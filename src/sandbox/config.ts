@@ -46,6 +46,7 @@ export interface SandboxConfig {
   requireStatusSignature: boolean;
   webhooks: WebhookSettings;
   retention: RetentionSettings;
+  limits: LimitSettings;
 }
 
 /** How webhooks are sent (docs/sandbox.md, Webhooks). */
@@ -64,6 +65,27 @@ export interface RetentionSettings {
   deliveries: number;
 }
 
+/**
+ * The memory budget (docs/sandbox.md, "Limits and memory budget"): what the sandbox keeps is bounded
+ * by these sizes, measured as kept (the JSON text of notes and pushed data), not as received.
+ */
+export interface LimitSettings {
+  /** PENDING transactions of one partner in each of the web and SDK flows; one more initiate answers 429. */
+  pendingPerPartner: number;
+  /** PENDING (not final) gateway transactions of one merchant; one more create answers 429. */
+  pendingPerMerchant: number;
+  /** Bytes of `notes` (their JSON text) held over all transactions; final ones are forgotten, oldest first, to stay within it. */
+  notesBytes: number;
+  /** Bytes of extras data pushes (their JSON text) held; the oldest pushes are forgotten to stay within it. */
+  pushBytes: number;
+  /** Values (members of objects and items of arrays, at every level) in one `notes` or pushed `data`. */
+  jsonMembers: number;
+  /** Levels of nesting of one `notes` or pushed `data` (the value itself is level 1). */
+  jsonDepth: number;
+  /** Bytes of one page of a list (deliveries, gateway transactions, extras pushes); at least one item is shown. */
+  pageBytes: number;
+}
+
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 4000;
 export const BODY_LIMIT = 1024 * 1024;
@@ -73,6 +95,16 @@ export const DEFAULT_RETAIN_TRANSACTIONS = 100_000;
 export const DEFAULT_RETAIN_DELIVERIES = 100_000;
 /** The largest retention that may be set: 10 million records. */
 export const MAX_RETAIN = 10_000_000;
+export const DEFAULT_MAX_PENDING = 200_000;
+export const DEFAULT_NOTES_BYTES = 256 * 1024 * 1024;
+export const DEFAULT_PUSH_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_JSON_MEMBERS = 100_000;
+export const DEFAULT_JSON_DEPTH = 32;
+export const DEFAULT_PAGE_BYTES = 1024 * 1024;
+/** The largest byte budget that may be set: 4 GiB. */
+export const MAX_BYTES = 4 * 1024 * 1024 * 1024;
+/** The deepest nesting that may be set: that of any JSON body (src/http/json.ts). */
+export const MAX_JSON_DEPTH_SETTING = 64;
 
 /** The documented sandbox test values. */
 export const DEFAULT_CONFIG: SandboxConfig = Object.freeze({
@@ -91,6 +123,15 @@ export const DEFAULT_CONFIG: SandboxConfig = Object.freeze({
   requireStatusSignature: false,
   webhooks: Object.freeze({ concurrency: DEFAULT_WEBHOOK_CONCURRENCY, allowAnyTarget: false }),
   retention: Object.freeze({ transactions: DEFAULT_RETAIN_TRANSACTIONS, deliveries: DEFAULT_RETAIN_DELIVERIES }),
+  limits: Object.freeze({
+    pendingPerPartner: DEFAULT_MAX_PENDING,
+    pendingPerMerchant: DEFAULT_MAX_PENDING,
+    notesBytes: DEFAULT_NOTES_BYTES,
+    pushBytes: DEFAULT_PUSH_BYTES,
+    jsonMembers: DEFAULT_JSON_MEMBERS,
+    jsonDepth: DEFAULT_JSON_DEPTH,
+    pageBytes: DEFAULT_PAGE_BYTES,
+  }),
 }) as SandboxConfig;
 
 /** The environment variables the sandbox reads. */
@@ -109,7 +150,25 @@ export const ENVIRONMENT = {
   allowAnyWebhookTarget: 'PAYLATER_ALLOW_ANY_WEBHOOK_TARGET',
   retainTransactions: 'PAYLATER_RETAIN_TRANSACTIONS',
   retainDeliveries: 'PAYLATER_RETAIN_DELIVERIES',
+  maxPendingPerPartner: 'PAYLATER_MAX_PENDING_PER_PARTNER',
+  maxPendingPerMerchant: 'PAYLATER_MAX_PENDING_PER_MERCHANT',
+  maxNotesBytes: 'PAYLATER_MAX_NOTES_BYTES',
+  maxPushBytes: 'PAYLATER_MAX_PUSH_BYTES',
+  maxJsonMembers: 'PAYLATER_MAX_JSON_MEMBERS',
+  maxJsonDepth: 'PAYLATER_MAX_JSON_DEPTH',
+  maxPageBytes: 'PAYLATER_MAX_PAGE_BYTES',
 } as const;
+
+/** Each limit: its variable, the name of its flag, and its largest value. */
+export const LIMIT_SETTINGS: Readonly<Record<keyof LimitSettings, { env: string; flag: string; max: number }>> = Object.freeze({
+  pendingPerPartner: { env: ENVIRONMENT.maxPendingPerPartner, flag: 'max-pending-per-partner', max: MAX_RETAIN },
+  pendingPerMerchant: { env: ENVIRONMENT.maxPendingPerMerchant, flag: 'max-pending-per-merchant', max: MAX_RETAIN },
+  notesBytes: { env: ENVIRONMENT.maxNotesBytes, flag: 'max-notes-bytes', max: MAX_BYTES },
+  pushBytes: { env: ENVIRONMENT.maxPushBytes, flag: 'max-push-bytes', max: MAX_BYTES },
+  jsonMembers: { env: ENVIRONMENT.maxJsonMembers, flag: 'max-json-members', max: MAX_RETAIN },
+  jsonDepth: { env: ENVIRONMENT.maxJsonDepth, flag: 'max-json-depth', max: MAX_JSON_DEPTH_SETTING },
+  pageBytes: { env: ENVIRONMENT.maxPageBytes, flag: 'max-page-bytes', max: MAX_BYTES },
+});
 
 /** Overrides of the defaults; nested objects are merged field by field. */
 export interface ConfigOverrides {
@@ -123,6 +182,7 @@ export interface ConfigOverrides {
   requireStatusSignature?: boolean;
   webhooks?: Partial<WebhookSettings>;
   retention?: Partial<RetentionSettings>;
+  limits?: Partial<LimitSettings>;
 }
 
 /** A setting that cannot be used; the message names the setting, never a secret's value. */
@@ -203,7 +263,12 @@ export function resolveConfig(
         parseCount(fromEnv(ENVIRONMENT.retainDeliveries), ENVIRONMENT.retainDeliveries, MAX_RETAIN) ??
         DEFAULT_CONFIG.retention.deliveries,
     },
+    limits: { ...DEFAULT_CONFIG.limits },
   };
+  for (const name of Object.keys(LIMIT_SETTINGS) as (keyof LimitSettings)[]) {
+    const { env: variable, max } = LIMIT_SETTINGS[name];
+    config.limits[name] = overrides.limits?.[name] ?? parseCount(fromEnv(variable), variable, max) ?? DEFAULT_CONFIG.limits[name];
+  }
   checkConfig(config);
   return config;
 }
@@ -219,7 +284,7 @@ export function parsePort(value: string, setting: string): number {
 /** A whole number from 1 to `max` (a flag or variable); undefined when not given. */
 export function parseCount(value: string | undefined, setting: string, max: number): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^[0-9]{1,9}$/.test(value) || Number(value) < 1 || Number(value) > max) {
+  if (!/^[0-9]{1,10}$/.test(value) || Number(value) < 1 || Number(value) > max) {
     throw new ConfigError(`${setting} must be a whole number from 1 to ${max}`);
   }
   return Number(value);
@@ -263,6 +328,10 @@ function checkConfig(config: SandboxConfig): void {
     ['the retention of deliveries', config.retention.deliveries, MAX_RETAIN],
   ] as const) {
     if (!Number.isInteger(value) || value < 1 || value > max) throw new ConfigError(`${name} must be a whole number from 1 to ${max}`);
+  }
+  for (const [name, { flag, max }] of Object.entries(LIMIT_SETTINGS)) {
+    const value = config.limits[name as keyof LimitSettings];
+    if (!Number.isInteger(value) || value < 1 || value > max) throw new ConfigError(`the limit --${flag} must be a whole number from 1 to ${max}`);
   }
   if (config.publicUrl !== undefined && !isHttpUrl(config.publicUrl)) {
     throw new ConfigError('the public URL must be an absolute http or https URL');

@@ -38,7 +38,7 @@ import { performance } from 'node:perf_hooks';
 import Denque from 'denque';
 import Queue from 'yocto-queue';
 import type { ClockTimer, VirtualClock } from './clock.js';
-import { DEFAULT_RETAIN_DELIVERIES, DEFAULT_WEBHOOK_CONCURRENCY, type RetentionSettings, type WebhookSettings } from './config.js';
+import { DEFAULT_PAGE_BYTES, DEFAULT_RETAIN_DELIVERIES, DEFAULT_WEBHOOK_CONCURRENCY, type LimitSettings, type RetentionSettings, type WebhookSettings } from './config.js';
 import { sdkSignature } from '../signature.js';
 import { fetchSender, httpSender, type WebhookSender } from './webhook-client.js';
 import { safeUrl, WebhookTargets, type ListeningAddress, type TargetProblem } from './webhook-targets.js';
@@ -79,6 +79,9 @@ export const DEFAULT_PAGE_LIMIT = 100;
 export const MAX_PAGE_LIMIT = 1000;
 /** Records looked at for one page at most; a page may then be short, with a `nextCursor`. */
 const MAX_SCAN = 20_000;
+/** What a delivery's view takes besides its body (ids, URL, headers, times), and each attempt, about. */
+const VIEW_OVERHEAD_BYTES = 1024;
+const ATTEMPT_VIEW_BYTES = 160;
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'abandoned' | 'not_sent';
 export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'abandoned', 'not_sent'];
@@ -233,7 +236,7 @@ export interface DispatcherOptions {
   /** The fetch used for attempts (tests may replace it). */
   fetch?: typeof fetch;
   /** Webhook settings and retention (config.ts); default: the documented defaults. */
-  config?: { webhooks?: Partial<WebhookSettings>; retention?: Partial<RetentionSettings> };
+  config?: { webhooks?: Partial<WebhookSettings>; retention?: Partial<RetentionSettings>; limits?: Partial<Pick<LimitSettings, 'pageBytes'>> };
   /** The target policy (default: one from `config.webhooks.allowAnyTarget`); tests give their own. */
   targets?: WebhookTargets;
   /** Undelivered events per receiver, at most (default {@link MAX_PENDING_PER_RECEIVER}). */
@@ -291,6 +294,8 @@ export class DeliveryDispatcher {
   readonly targets: WebhookTargets;
   private readonly concurrency: number;
   private readonly retain: number;
+  /** The bytes of one page of {@link page}, about (D67). */
+  private readonly pageBytes: number;
   private readonly templates = new Map<string, BodyTemplate>();
   /** Pending deliveries (sequence numbers) per ordering key; the head is the one being attempted. */
   private readonly queues = new Map<string, number[]>();
@@ -310,6 +315,12 @@ export class DeliveryDispatcher {
   private nextSeq = 1;
   private orderSeqs: number[] = [];
   private forgotten = 0;
+  /**
+   * Where the deliveries held begin in {@link orderSeqs}: every number before it is forgotten. The
+   * oldest completed deliveries go first, so most forgotten ones lie there, and a page from the
+   * start begins here rather than scanning them (a first page must show a delivery when any is held).
+   */
+  private orderStart = 0;
   /**
    * Sequence numbers of the deliveries of each transaction id, for the pages filtered by one
    * (D64). Built when such a page is asked for, from the deliveries made since the last one
@@ -356,6 +367,7 @@ export class DeliveryDispatcher {
       this.closeSender = () => sender.close();
     }
     this.retain = options.config?.retention?.deliveries ?? DEFAULT_RETAIN_DELIVERIES;
+    this.pageBytes = options.config?.limits?.pageBytes ?? DEFAULT_PAGE_BYTES;
     // Every running attempt listens to it (at most `concurrency` per receiver).
     setMaxListeners(0, this.shutdown.signal);
     this.targets = options.targets ?? new WebhookTargets({ allowAny: options.config?.webhooks?.allowAnyTarget ?? false });
@@ -563,11 +575,17 @@ export class DeliveryDispatcher {
     let lastSeq = afterSeq;
     let scanned = 0;
     let index = upperBound(seqs, afterSeq);
+    if (seqs === this.orderSeqs) index = Math.max(index, this.orderStart);
+    // At most `limit` deliveries and about `pageBytes` bytes of them (at least one).
+    let bytes = 0;
     for (; index < seqs.length && found.length <= limit && scanned < MAX_SCAN; index++, scanned++) {
       const seq = seqs[index]!;
       const delivery = this.deliveries.get(seq);
       if (delivery !== undefined && matches(delivery)) {
         if (found.length === limit) break;
+        const size = this.sizeOf(delivery);
+        if (found.length > 0 && bytes + size > this.pageBytes) break;
+        bytes += size;
         found.push(delivery);
       }
       lastSeq = seq;
@@ -810,7 +828,15 @@ export class DeliveryDispatcher {
       this.deliveries.delete(this.completed.shift()!);
       this.forgotten++;
     }
+    const seqs = this.orderSeqs;
+    while (this.orderStart < seqs.length && !this.deliveries.has(seqs[this.orderStart]!)) this.orderStart++;
     if (this.forgotten > 1024 && this.forgotten * 2 > this.orderSeqs.length) this.compact();
+  }
+
+  /** About how many bytes a delivery's view takes in a page: its body, and a bound for the rest. */
+  private sizeOf(delivery: StoredDelivery): number {
+    const body = delivery.body ?? '';
+    return body.length + VIEW_OVERHEAD_BYTES + delivery.attempts.length * ATTEMPT_VIEW_BYTES;
   }
 
   /**
@@ -846,6 +872,7 @@ export class DeliveryDispatcher {
   private compact(): void {
     this.orderSeqs = this.orderSeqs.filter((seq) => this.deliveries.has(seq));
     this.forgotten = 0;
+    this.orderStart = 0;
   }
 
   /** The id of the delivery with this sequence number. */

@@ -6,8 +6,13 @@
  * registers how to forget one of its records (with its refunds, sessions, ...) and may keep one
  * that still has work due (a gateway refund completing): it then goes to the back of the queue.
  *
- * One queue per store, shared by the families that use it: a ring buffer (denque) of kind and key
- * pairs, two references per record, where a linked list would allocate two objects per record.
+ * The final records also hold the bytes of their `notes` (D67): the notes of every transaction
+ * held, pending and final, stay within `limits.notesBytes`; beyond it the oldest final records
+ * are forgotten as beyond the count, and an initiate whose notes do not fit beside those of the
+ * pending transactions is refused ({@link FinalRecords.reserve}).
+ *
+ * One queue per store, shared by the families that use it: a ring buffer (denque) of kind, key and
+ * bytes, three values per record, where a linked list would allocate two objects per record.
  * The oldest are forgotten a few at a time as records are added, and not during a sliced clock
  * advance, which leaves them for after it (trimming.ts, D66).
  */
@@ -16,22 +21,58 @@ import type { VirtualClock } from './clock.js';
 import type { Store } from './store.js';
 import { Trimming, type Trimmable } from './trimming.js';
 
+/** Records forgotten at most when an initiate's notes push the bytes over the limit. */
+const RESERVE_TRIES = 4096;
+
 /** Forgets the record of `key`; answers `keep` when it cannot go yet. */
 export type Evictor = (key: string) => 'evicted' | 'keep';
 
 export class FinalRecords implements Trimmable {
-  /** Kind, key, kind, key, ...: oldest first. */
-  private readonly queue = new Denque<string>();
+  /** Kind, key, bytes, kind, key, bytes, ...: oldest first. */
+  private readonly queue = new Denque<string | number>();
   private readonly evictors = new Map<string, Evictor>();
   private evictedCount = 0;
   private readonly trimming: Trimming;
+  /** Bytes held by every record (pending and final), and by the final ones in the queue. */
+  private usedBytes = 0;
+  private finalBytes = 0;
 
-  /** `clock`: whose sliced advances the forgetting waits for (none: never waits). */
+  /**
+   * `clock`: whose sliced advances the forgetting waits for (none: never waits). `byteLimit`: the
+   * bytes the records may hold together (none: no limit).
+   */
   constructor(
     readonly limit: number,
     clock?: VirtualClock,
+    readonly byteLimit: number = Number.POSITIVE_INFINITY,
   ) {
     this.trimming = new Trimming(clock, this);
+  }
+
+  /**
+   * Takes `bytes` for a new pending record when they fit beside those of the pending records
+   * (final ones are forgotten, oldest first, to make room); answers false, taking nothing, when
+   * they do not.
+   */
+  reserve(bytes: number): boolean {
+    if (bytes === 0) return true;
+    if (this.usedBytes - this.finalBytes + bytes > this.byteLimit) return false;
+    this.usedBytes += bytes;
+    // Room is made at once, a bounded number of records at a time (old final records without
+    // notes may come first); what is left is forgotten as records are added.
+    if (this.overBytes()) this.trim(RESERVE_TRIES);
+    this.trimming.added();
+    return true;
+  }
+
+  /** Gives back the bytes of a pending record that was not kept after all. */
+  release(bytes: number): void {
+    this.usedBytes -= bytes;
+  }
+
+  /** Bytes held by the records, pending and final. */
+  get bytes(): number {
+    return this.usedBytes;
   }
 
   /** How to forget a record of this kind (one per kind: `sdk`, `web`, `gateway`, ...). */
@@ -39,35 +80,49 @@ export class FinalRecords implements Trimmable {
     this.evictors.set(kind, evictor);
   }
 
-  /** A record became final; the oldest final records beyond the limit are forgotten. */
-  add(kind: string, key: string): void {
+  /**
+   * A record became final (holding `bytes`, reserved when it was pending); the oldest final records
+   * beyond the limits are forgotten.
+   */
+  add(kind: string, key: string, bytes = 0): void {
     this.queue.push(kind);
     this.queue.push(key);
+    this.queue.push(bytes);
+    this.finalBytes += bytes;
     this.trimming.added();
   }
 
   excess(): number {
-    return this.size - this.limit;
+    // Over the bytes: any of the final records may have to go.
+    return this.overBytes() ? this.size : this.size - this.limit;
+  }
+
+  private overBytes(): boolean {
+    return this.usedBytes > this.byteLimit && this.finalBytes > 0;
   }
 
   /** Tries to forget the `tries` oldest records; one that must stay goes to the back. */
   trim(tries: number): void {
-    for (let budget = tries; budget > 0 && this.size > this.limit; budget--) {
-      const oldestKind = this.queue.shift()!;
-      const oldestKey = this.queue.shift()!;
+    for (let budget = tries; budget > 0 && (this.size > this.limit || this.overBytes()); budget--) {
+      const oldestKind = this.queue.shift() as string;
+      const oldestKey = this.queue.shift() as string;
+      const oldestBytes = this.queue.shift() as number;
       const evictor = this.evictors.get(oldestKind);
       if (evictor !== undefined && evictor(oldestKey) === 'keep') {
         this.queue.push(oldestKind);
         this.queue.push(oldestKey);
+        this.queue.push(oldestBytes);
       } else {
         this.evictedCount++;
+        this.finalBytes -= oldestBytes;
+        this.usedBytes -= oldestBytes;
       }
     }
   }
 
   /** Final records held. */
   get size(): number {
-    return this.queue.length / 2;
+    return this.queue.length / 3;
   }
 
   /** Final records forgotten so far. */
@@ -78,11 +133,11 @@ export class FinalRecords implements Trimmable {
 
 const shared = new WeakMap<Store, FinalRecords>();
 
-/** The queue of final records of this store (created with `limit` and `clock` on first use). */
-export function finalRecords(store: Store, limit: number, clock?: VirtualClock): FinalRecords {
+/** The queue of final records of this store (created with `limit`, `clock` and `byteLimit` on first use). */
+export function finalRecords(store: Store, limit: number, clock?: VirtualClock, byteLimit?: number): FinalRecords {
   let records = shared.get(store);
   if (records === undefined) {
-    records = new FinalRecords(limit, clock);
+    records = new FinalRecords(limit, clock, byteLimit);
     shared.set(store, records);
   }
   return records;

@@ -15,9 +15,10 @@
  *   event: close           data: {"message":"..."}               (the sandbox is stopping)
  *
  * Bounded: at most `maxConnections` streams at once (more answer 503 `TOO_MANY_STREAMS`); each
- * connection buffers at most `maxBufferedBytes` (what Node holds for the socket included). An event
- * that finds the buffer full is dropped and counted, and once the reader catches up it gets one
- * `overflow` event saying how many were lost; a reader that stays full for `stallTimeoutMs` is
+ * connection buffers at most `maxBufferedBytes` (what Node holds for the socket included) and one
+ * event more. An event that finds the buffer full is dropped and counted (when no reader has
+ * room, it is not even written out: readers that fall behind cost nothing per event), and once the
+ * reader catches up it gets one `overflow` event saying how many were lost; a reader that stays full for `stallTimeoutMs` is
  * disconnected. Nothing is replayed: `GET /sandbox/webhooks/deliveries` lists every event recorded.
  * `?family=sdk,gateway` (or repeated) keeps only those families.
  *
@@ -191,6 +192,15 @@ export class WebhookStream {
 
   private publish(delivery: Delivery): void {
     if (this.clients.size === 0) return;
+    // Readers that stay behind cost nothing more: when none of the readers of this family has room,
+    // the event is counted as dropped for each without being written out.
+    let room = false;
+    for (const client of this.clients) {
+      if (client.families !== undefined && !client.families.has(delivery.family)) continue;
+      if (this.isFull(client)) client.dropped += 1;
+      else room = true;
+    }
+    if (!room) return;
     const streamed: StreamedDelivery = {
       id: delivery.id,
       eventId: delivery.eventId,
@@ -206,10 +216,7 @@ export class WebhookStream {
     const text = `id: ${delivery.id}\nevent: delivery\ndata: ${JSON.stringify(streamed)}\n\n`;
     for (const client of this.clients) {
       if (client.families !== undefined && !client.families.has(delivery.family)) continue;
-      if (this.isFull(client)) {
-        client.dropped += 1;
-        continue;
-      }
+      if (this.isFull(client)) continue;
       this.flushOverflow(client);
       client.response.write(text);
     }

@@ -56,6 +56,10 @@ export interface DirectLifecycleSettings<T extends DirectRecord> {
   copy(transaction: T): T;
   /** Forgets what else the family keeps of a transaction that retention forgets (refunds, sessions). */
   onEvict?: (id: string) => void;
+  /** The bytes the record's kept JSON (web `notes`) counts against `limits.notesBytes` (default 0). */
+  bytesOf?: (transaction: T) => number;
+  /** How long a PENDING transaction lives (D13): the `Retry-After` of a refused initiate. */
+  expiryMs: number;
 }
 
 /**
@@ -84,7 +88,10 @@ export function directLifecycle<T extends DirectRecord>(ctx: FamilyContext, sett
   // The webhook's body follows from the id and the final status: the delivery keeps only those.
   const template = `${ctx.family}.transactionStatus`;
   ctx.deliveries.template(template, (id, status) => settings.webhookBody(id!, status as FinalStatus));
-  const retention = finalRecords(ctx.store, config.retention.transactions, clock);
+  const retention = finalRecords(ctx.store, config.retention.transactions, clock, config.limits.notesBytes);
+  // PENDING transactions per partner id (limits.pendingPerPartner, D67).
+  const pendingCount = new Map<string, number>();
+  const bytesOf = settings.bytesOf ?? (() => 0);
   retention.register(ctx.family, (id) => {
     // Before the record goes: onEvict reads it (how many refunds to forget).
     settings.onEvict?.(id);
@@ -118,7 +125,10 @@ export function directLifecycle<T extends DirectRecord>(ctx: FamilyContext, sett
     const id = idOf(updated);
     // Its object fields are those of the frozen record it copies: frozen at once, the store has nothing to walk.
     collection.set(id, Object.freeze(updated));
-    retention.add(ctx.family, id);
+    const left = (pendingCount.get(updated.partnerId) ?? 1) - 1;
+    if (left > 0) pendingCount.set(updated.partnerId, left);
+    else pendingCount.delete(updated.partnerId);
+    retention.add(ctx.family, id, bytesOf(updated));
     ctx.deliveries.record({
       url: config.partner.webhookUrl,
       body: { template, data: status },
@@ -147,10 +157,36 @@ export function directLifecycle<T extends DirectRecord>(ctx: FamilyContext, sett
     if (current !== undefined && isDue(current)) settle(current, 'FAILURE', 'EXPIRED', current.expiresAt);
   };
 
-  /** Stores a new PENDING transaction and schedules its expiry. */
+  /**
+   * Whether a new PENDING transaction of this partner, keeping `bytes` of notes, fits the memory
+   * budget (D67): undefined when it does (the bytes are then taken: call {@link start} next,
+   * without an await in between), else the 429 `TOO_MANY_REQUESTS` to answer.
+   */
+  function admit(partnerId: string, bytes: number): ErrorReply | undefined {
+    const retryAfter = String(Math.ceil(settings.expiryMs / 1000));
+    const refuse = (text: string): ErrorReply => ({ ...ctx.errors.error(429, 'TOO_MANY_REQUESTS', text), headers: { 'Retry-After': retryAfter } });
+    const cap = config.limits.pendingPerPartner;
+    if ((pendingCount.get(partnerId) ?? 0) >= cap) {
+      return refuse(
+        `The sandbox holds ${cap} PENDING ${settings.label}s of this partner, its limit (--max-pending-per-partner, ` +
+          `PAYLATER_MAX_PENDING_PER_PARTNER). Finish some (POST /sandbox/${ctx.family}/transactions/{${settings.pathParam}}/confirm, ` +
+          `cancel or fail) or let them expire (at most ${retryAfter} s, or advance the clock), then try again.`,
+      );
+    }
+    if (!retention.reserve(bytes)) {
+      return refuse(
+        `The notes of the PENDING transactions and this one would pass the sandbox's notes budget of ${config.limits.notesBytes} bytes ` +
+          `(their JSON text; --max-notes-bytes, PAYLATER_MAX_NOTES_BYTES). Send smaller notes, or finish pending transactions first.`,
+      );
+    }
+    return undefined;
+  }
+
+  /** Stores a new PENDING transaction, admitted by {@link admit}, and schedules its expiry. */
   function start(transaction: T): void {
     const id = idOf(transaction);
     collection.set(id, transaction);
+    pendingCount.set(transaction.partnerId, (pendingCount.get(transaction.partnerId) ?? 0) + 1);
     expiries.set(id, clock.schedule(transaction.expiresAt, expire, id));
   }
 
@@ -176,7 +212,7 @@ export function directLifecycle<T extends DirectRecord>(ctx: FamilyContext, sett
 
   const notFound = (id: string) => ctx.sandboxErrors.notFound(`No ${settings.label} with ${settings.pathParam} '${id}'.`);
 
-  return { find, finish, start, registerUserActions, notFound };
+  return { find, finish, admit, start, registerUserActions, notFound };
 }
 
 /** One refund of a web or SDK transaction. */

@@ -4,11 +4,14 @@
  * (test-users.ts); pushes are stored per phone number and can be read back at
  * `GET /sandbox/extras/users/{phoneNumber}` (the data pushes a page at a time).
  *
- * Bounded: each data push is its own record (appending never copies the earlier pushes); the
- * newest {@link MAX_STORED_PUSHES} pushes, at most {@link MAX_STORED_PUSH_BYTES} bytes of them, are
- * kept over all phone numbers, and the `retention.transactions` most recently pushed phone numbers.
+ * Bounded: each data push is its own record (appending never copies the earlier pushes), kept as
+ * its JSON text (D67: parsed, `[{},{},...]` costs 35 times its bytes); the newest
+ * {@link MAX_STORED_PUSHES} pushes, at most `limits.pushBytes` bytes of text, are kept over all
+ * phone numbers, and the `retention.transactions` most recently pushed phone numbers. A page of
+ * the read is at most `limits.pageBytes` (at least one push) and is written as text, each push's
+ * text as kept, without parsing it again.
  *
- * Rules: D02 (errors), D24 (1 MiB), D25 (phone numbers), D26.
+ * Rules: D02 (errors), D24 (1 MiB), D25 (phone numbers), D26, D67.
  */
 import Denque from 'denque';
 import type { components, operations } from '../../../generated/types/extras.js';
@@ -16,6 +19,7 @@ import { extrasAuth } from '../auth.js';
 import type { FamilyContext } from '../context.js';
 import { RequestError } from '../router.js';
 import { ChildRecords } from '../store.js';
+import { keepJson } from '../stored-json.js';
 import { creditInfo, findTestUser } from '../test-users.js';
 
 type Identification = components['schemas']['ExtrasIdentification'];
@@ -42,7 +46,8 @@ export interface StoredMerchantData {
 }
 
 export interface StoredPush {
-  data: unknown;
+  /** The pushed `data`, as JSON text. */
+  dataJson: string;
   /** Virtual epoch milliseconds (shown as RFC 3339). */
   receivedAt: number;
 }
@@ -52,8 +57,6 @@ export const EXTRAS_MERCHANT_DATA = 'extras.merchantData';
 export const EXTRAS_MERCHANT_DATA_PUSHES = 'extras.merchantDataPushes';
 /** Data pushes kept over all phone numbers, at most; the oldest go first. */
 export const MAX_STORED_PUSHES = 100_000;
-/** Bytes of data pushes (as received) kept over all phone numbers, at most. */
-export const MAX_STORED_PUSH_BYTES = 64 * 1024 * 1024;
 /** The default and the largest page of pushes of `GET /sandbox/extras/users/{phoneNumber}`. */
 export const DEFAULT_PUSH_PAGE = 100;
 export const MAX_PUSH_PAGE = 1000;
@@ -68,14 +71,14 @@ export function registerExtras(ctx: FamilyContext): void {
   // Retention: every push kept, oldest first, as phone number, position and size in a ring buffer
   // (three values a push, no object); and the phone numbers, least recently pushed first (a Map
   // iterates in insertion order; a push moves its number to the end).
-  const kept = new Denque<string | number>();
+  const queue = new Denque<string | number>();
   let keptBytes = 0;
   const numbers = new Map<string, true>();
 
   const forgetOldestPush = () => {
-    const phoneNumber = kept.shift() as string;
-    const position = kept.shift() as number;
-    keptBytes -= kept.shift() as number;
+    const phoneNumber = queue.shift() as string;
+    const position = queue.shift() as number;
+    keptBytes -= queue.shift() as number;
     const record = merchantData.get(phoneNumber);
     if (record === undefined || record.first !== position) return;
     pushes.delete(phoneNumber, position);
@@ -120,20 +123,22 @@ export function registerExtras(ctx: FamilyContext): void {
 
   ctx.route<operations['pushMerchantData'], true>('pushMerchantData', {
     authenticate,
-    handle({ body, rawBody }) {
+    handle({ body }) {
       const phoneNumber = body.userPhoneNumber;
+      const kept = keepJson(body.data, 'data', config.limits);
+      if (!kept.ok) return errors.badRequest(`Request body is invalid: ${kept.problem}`, [{ field: '/data', issue: kept.issue }]);
       touch(phoneNumber);
       const previous = merchantData.get(phoneNumber);
       const count = previous?.count ?? 0;
       // One new record: the earlier pushes are not copied. (Written out, not spread: a spread copy
       // of a record gets a hidden class of its own.)
-      pushes.set(phoneNumber, count, { data: body.data, receivedAt: clock.now() });
+      pushes.set(phoneNumber, count, { dataJson: kept.kept.text, receivedAt: clock.now() });
       merchantData.set(phoneNumber, { userPhoneNumber: phoneNumber, count: count + 1, first: previous?.first ?? 0 });
-      kept.push(phoneNumber);
-      kept.push(count);
-      kept.push(rawBody.length);
-      keptBytes += rawBody.length;
-      while (kept.length > 3 * MAX_STORED_PUSHES || (keptBytes > MAX_STORED_PUSH_BYTES && kept.length > 3)) forgetOldestPush();
+      queue.push(phoneNumber);
+      queue.push(count);
+      queue.push(kept.kept.bytes);
+      keptBytes += kept.kept.bytes;
+      while (queue.length > 3 * MAX_STORED_PUSHES || (keptBytes > config.limits.pushBytes && queue.length > 3)) forgetOldestPush();
       return { status: 200, body: { message: 'ok' } };
     },
   });
@@ -166,19 +171,32 @@ export function registerExtras(ctx: FamilyContext): void {
       }
       from = position;
     }
-    const to = Math.min(count, from + limit);
+    // The page: up to `limit` pushes and `limits.pageBytes` bytes of their text (at least one),
+    // written as JSON text around each push's kept text.
+    const items: string[] = [];
+    let bytes = 0;
+    let to = from;
+    for (; to < count && items.length < limit; to++) {
+      const push = pushes.get(phoneNumber, to);
+      if (push === undefined) continue;
+      const item = `{"data":${push.dataJson},"receivedAt":${JSON.stringify(clock.iso(push.receivedAt))}}`;
+      if (items.length > 0 && bytes + item.length > config.limits.pageBytes) break;
+      items.push(item);
+      bytes += item.length;
+    }
     const testUser = findTestUser(phoneNumber);
+    const rest = JSON.stringify({
+      userPhoneNumber: phoneNumber,
+      testUser: testUser === undefined ? null : { name: testUser.name, summary: testUser.summary },
+      creditInfo: creditInfo(phoneNumber, clock.date()),
+      identification: identifications.get(phoneNumber)?.identification ?? null,
+      merchantDataCount: count - first,
+      merchantDataNextCursor: to < count ? pushCursor(to) : null,
+    });
     return {
       status: 200,
-      body: {
-        userPhoneNumber: phoneNumber,
-        testUser: testUser === undefined ? null : { name: testUser.name, summary: testUser.summary },
-        creditInfo: creditInfo(phoneNumber, clock.date()),
-        identification: identifications.get(phoneNumber)?.identification ?? null,
-        merchantData: pushes.range(phoneNumber, from, to).map((push) => ({ data: push.data, receivedAt: clock.iso(push.receivedAt) })),
-        merchantDataCount: count - first,
-        merchantDataNextCursor: to < count ? pushCursor(to) : null,
-      },
+      body: `${rest.slice(0, -1)},"merchantData":[${items.join(',')}]}`,
+      headers: { 'Content-Type': 'application/json; charset=utf-8' },
     };
   });
 }

@@ -57,6 +57,7 @@ export function registerSdk(ctx: FamilyContext): void {
     pathParam: 'merchantTransactionId',
     label: 'SDK transaction',
     copy: copySdkTransaction,
+    expiryMs: SDK_EXPIRY_MS,
     onEvict: (id) => {
       const transaction = transactions.get(id);
       if (transaction !== undefined) refunds.deleteRange(id, 0, transaction.refundCount);
@@ -71,6 +72,8 @@ export function registerSdk(ctx: FamilyContext): void {
       if (transactions.has(id)) {
         return errors.error(400, 'DUPLICATE_TRANSACTION_ID', `merchantTransactionId '${id}' was already initiated.`);
       }
+      const refused = lifecycle.admit(principal.id, 0);
+      if (refused !== undefined) return refused;
       const now = clock.now();
       const transaction: SdkTransaction = {
         merchantTransactionId: id,

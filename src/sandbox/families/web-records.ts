@@ -11,8 +11,15 @@ export interface WebTransaction {
   partnerId: string;
   amount: number;
   user: components['schemas']['User'];
-  /** D30: the partner's free JSON object, stored as sent and never interpreted. */
-  notes?: Record<string, unknown>;
+  /**
+   * D30: the partner's free JSON object, never interpreted, kept as its JSON text (D67: a parsed
+   * object can cost 35 times its bytes) and parsed when read.
+   */
+  notesJson?: string;
+  /** The bytes of `notesJson`, counted against `limits.notesBytes`. */
+  notesBytes: number;
+  /** `notes.webhook_url` when it is a string, taken out when the transaction is initiated. */
+  notesWebhookUrl?: string;
   /** Without empty overrides: `""` means "no override" (D31). */
   redirect?: components['schemas']['WebRedirect'];
   status: DirectStatus;

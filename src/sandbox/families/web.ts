@@ -9,13 +9,15 @@
  *
  * Rules: D03 (errors), D13 (15-minute expiry to FAILURE), D20, D21 (answers and webhook), D22
  * (status signature), D23 (webhook delivery), D24, D27, D28, D30 (notes), D31 (empty overrides),
- * D32 (refund), D33 (return-URL parameters), D39 (absent or 0 refunds what remains).
+ * D32 (refund), D33 (return-URL parameters), D39 (absent or 0 refunds what remains), D67 (notes
+ * kept as text, the pending cap and the notes budget).
  */
 import type { components, operations } from '../../../generated/types/web.js';
 import { statusSignature } from '../../signature.js';
 import type { FamilyContext } from '../context.js';
 import { loadBrowserAsset } from '../browser-assets.js';
 import { ChildRecords } from '../store.js';
+import { keepJson, readJson, type KeptJson } from '../stored-json.js';
 import { directLifecycle, refundDirect, type DirectRefund, type DirectStatus } from './direct.js';
 import { appendQuery, registerWebCheckout, WEB_CHECKOUT_SESSIONS } from './web-checkout.js';
 import { webAuth, type Partner } from './partner.js';
@@ -54,6 +56,8 @@ export function registerWeb(ctx: FamilyContext): void {
     pathParam: 'id',
     label: 'web transaction',
     copy: copyWebTransaction,
+    expiryMs: WEB_EXPIRY_MS,
+    bytesOf: (transaction) => transaction.notesBytes,
     onEvict: (id) => {
       // Most transactions never had their hosted page opened: no lookup in that case.
       if (checkoutSessions.size > 0) checkoutSessions.delete(id);
@@ -69,14 +73,26 @@ export function registerWeb(ctx: FamilyContext): void {
       if (transactions.has(body.id)) {
         return errors.error(400, 'DUPLICATE_TRANSACTION_ID', `id '${body.id}' was already initiated.`);
       }
+      // D67: notes are kept as JSON text within the limits of members and depth.
+      let notes: KeptJson | undefined;
+      if (body.notes !== undefined) {
+        const kept = keepJson(body.notes, 'notes', config.limits);
+        if (!kept.ok) return errors.badRequest(kept.problem);
+        notes = kept.kept;
+      }
+      const refused = lifecycle.admit(principal.id, notes?.bytes ?? 0);
+      if (refused !== undefined) return refused;
       const now = clock.now();
       const redirect = body.redirect === undefined ? undefined : withoutEmptyOverrides(body.redirect);
+      const webhookUrl = body.notes?.webhook_url;
       const transaction: WebTransaction = {
         id: body.id,
         partnerId: principal.id,
         amount: body.amount,
         user: body.user,
-        notes: body.notes,
+        notesJson: notes?.text,
+        notesBytes: notes?.bytes ?? 0,
+        notesWebhookUrl: typeof webhookUrl === 'string' ? webhookUrl : undefined,
         redirect,
         status: 'PENDING',
         failureReason: undefined,
@@ -152,7 +168,7 @@ export function registerWeb(ctx: FamilyContext): void {
         amount: transaction.amount,
         merchant: { name: config.partner.merchantName, homePageUrl: config.partner.homePageUrl },
         user: transaction.user,
-        notes: transaction.notes ?? null,
+        notes: transaction.notesJson === undefined ? null : readJson(transaction.notesJson),
         refundedAmount: transaction.refundedAmount,
         refundCount: transaction.refundCount,
         refunds: refunds.range(id, Math.max(0, transaction.refundCount - SHOWN_WEB_REFUNDS), transaction.refundCount),
@@ -208,7 +224,9 @@ function copyWebTransaction(transaction: WebTransaction): WebTransaction {
     partnerId: transaction.partnerId,
     amount: transaction.amount,
     user: transaction.user,
-    notes: transaction.notes,
+    notesJson: transaction.notesJson,
+    notesBytes: transaction.notesBytes,
+    notesWebhookUrl: transaction.notesWebhookUrl,
     redirect: transaction.redirect,
     status: transaction.status,
     failureReason: transaction.failureReason,

@@ -17,6 +17,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ClockTimer } from '../clock.js';
 import type { FamilyContext } from '../context.js';
+import type { ErrorReply } from '../errors.js';
 import { finalRecords, FinalRecords } from '../retention.js';
 import { findTestUser } from '../fixtures.js';
 import { preEligibility } from '../test-users.js';
@@ -75,6 +76,12 @@ interface Due {
 export interface TransactionEngine {
   /** The merchant's transaction with every due event applied, or undefined. */
   find(merchantId: string, transactionId: string): TransactionRecord | undefined;
+  /**
+   * Whether a new transaction of this merchant, keeping `bytes` of notes, fits the memory budget
+   * (D67): undefined when it does (the bytes are then taken: call {@link create} next, without an
+   * await in between), else the 429 `TOO_MANY_REQUESTS` to answer.
+   */
+  admit(merchantId: string, bytes: number): ErrorReply | undefined;
   /** Stores a new transaction: indexes it, arms its timer, announces it when created final. */
   create(transaction: TransactionRecord): void;
   /** Stores a new pre-eligibility check (kept up to the retention limit, see below). */
@@ -95,7 +102,9 @@ export function createEngine(ctx: FamilyContext, state: GatewayState): Transacti
   const { clock } = ctx;
   const { transactions, checks, merchants, refunds, refundIds, settlementDays } = state;
   const timers = new Map<string, ClockTimer>();
-  const retention = finalRecords(ctx.store, ctx.config.retention.transactions, clock);
+  const retention = finalRecords(ctx.store, ctx.config.retention.transactions, clock, ctx.config.limits.notesBytes);
+  // Transactions not final yet, per merchant (limits.pendingPerMerchant, D67).
+  const pendingCount = new Map<string, number>();
 
   /** The earliest PENDING refund (refunds complete in the order they were made). */
   const firstPendingRefund = (transaction: TransactionRecord, from = transaction.nextPendingRefund): RefundRecord | undefined => {
@@ -192,7 +201,10 @@ export function createEngine(ctx: FamilyContext, state: GatewayState): Transacti
   };
 
   const announceFinal = (transaction: TransactionRecord) => {
-    retention.add('gateway', transactionKey(transaction.merchantId, transaction.id));
+    const left = (pendingCount.get(transaction.merchantId) ?? 1) - 1;
+    if (left > 0) pendingCount.set(transaction.merchantId, left);
+    else pendingCount.delete(transaction.merchantId);
+    retention.add('gateway', transactionKey(transaction.merchantId, transaction.id), transaction.notesBytes);
     // A final attempt leaves its check's list of open attempts.
     const check = transaction.preEligibilityCheckId === undefined ? undefined : checks.get(transaction.preEligibilityCheckId);
     if (check !== undefined && check.attempts.includes(transaction.id)) {
@@ -248,9 +260,30 @@ export function createEngine(ctx: FamilyContext, state: GatewayState): Transacti
     }
   };
 
+  const admit = (merchantId: string, bytes: number): ErrorReply | undefined => {
+    const retryAfter = String(Math.ceil(GATEWAY.defaultExpiryMs / 1000));
+    const refuse = (text: string): ErrorReply => ({ ...ctx.errors.error(429, 'TOO_MANY_REQUESTS', text), headers: { 'Retry-After': retryAfter } });
+    const cap = ctx.config.limits.pendingPerMerchant;
+    if ((pendingCount.get(merchantId) ?? 0) >= cap) {
+      return refuse(
+        `The sandbox holds ${cap} PENDING transactions of this merchant, its limit (--max-pending-per-merchant, ` +
+          'PAYLATER_MAX_PENDING_PER_MERCHANT). Finish or cancel some (GET /api/merchant/transaction/{transactionId}/cancel), or let them expire ' +
+          '(advance the clock), then try again.',
+      );
+    }
+    if (!retention.reserve(bytes)) {
+      return refuse(
+        `The notes of the PENDING transactions and this one would pass the sandbox's notes budget of ${ctx.config.limits.notesBytes} ` +
+          'bytes (their JSON text; --max-notes-bytes, PAYLATER_MAX_NOTES_BYTES). Send smaller notes, or finish pending transactions first.',
+      );
+    }
+    return undefined;
+  };
+
   const create = (transaction: TransactionRecord): void => {
     const key = transactionKey(transaction.merchantId, transaction.id);
     transactions.set(key, transaction);
+    pendingCount.set(transaction.merchantId, (pendingCount.get(transaction.merchantId) ?? 0) + 1);
     state.index.add(transaction.merchantId, transaction.id, transaction.createdAt);
     if (transaction.preEligibilityCheckId !== undefined && !isFinal(transaction.step)) {
       const check = checks.get(transaction.preEligibilityCheckId);
@@ -352,6 +385,7 @@ export function createEngine(ctx: FamilyContext, state: GatewayState): Transacti
 
   return {
     find,
+    admit,
     create,
     createCheck,
     save,

@@ -10,6 +10,7 @@ import type { components } from '../../../generated/types/gateway.js';
 import type { FamilyContext } from '../context.js';
 import { DOWN_PAYMENT, TEST_OTP } from '../fixtures.js';
 import { ChildRecords, type Collection } from '../store.js';
+import { readJson } from '../stored-json.js';
 import { MerchantIndex } from './merchant-index.js';
 
 type Schemas = components['schemas'];
@@ -224,8 +225,13 @@ export interface TransactionRecord {
   merchantId: string;
   id: string;
   amount: number;
-  /** D30: the merchant's free JSON object, echoed unchanged. */
-  notes: Record<string, unknown>;
+  /**
+   * D30: the merchant's free JSON object, echoed unchanged; kept as its JSON text, parsed when
+   * read (D67). Undefined: none was sent (or `{}`), and the record carries `{}`.
+   */
+  notesJson?: string;
+  /** The bytes of `notesJson`, counted against `limits.notesBytes`. */
+  notesBytes: number;
   user: Schemas['User'];
   /** D14: optional; recommended for the PG-driven flow. */
   deviceInformation?: Schemas['DeviceInformation'];
@@ -406,7 +412,7 @@ export function transactionView(transaction: TransactionRecord, refunds: readonl
     amount: transaction.amount,
     status,
     ...(status === 'FAILED' && transaction.failureReason !== undefined ? { failureReason: transaction.failureReason } : {}),
-    notes: { ...transaction.notes },
+    notes: transaction.notesJson === undefined ? {} : readJson<Record<string, unknown>>(transaction.notesJson),
     user: { ...transaction.user },
     url: transaction.url,
     ...(transaction.preEligibilityCheckId === undefined ? {} : { preEligibilityCheckId: transaction.preEligibilityCheckId }),

@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import type { operations } from '../../../generated/types/gateway.js';
 import type { FamilyContext } from '../context.js';
+import { keepJson, type KeptJson } from '../stored-json.js';
 import { transactionalApiAuth } from './auth.js';
 import { gatewayEligibility, newOtp, type TransactionEngine } from './engine.js';
 import {
@@ -142,6 +143,16 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
         return errors.error(409, 'DUPLICATE_ID', `A transaction with id '${body.transaction.id}' exists already for this merchant.`);
       }
 
+      // D67: notes are kept as JSON text within the limits of members and depth and the notes budget.
+      let notes: KeptJson | undefined;
+      if (body.transaction.notes !== undefined && !isEmpty(body.transaction.notes)) {
+        const kept = keepJson(body.transaction.notes, 'transaction.notes', ctx.config.limits);
+        if (!kept.ok) return errors.badRequest(kept.problem, [{ field: '/transaction/notes', issue: kept.issue }]);
+        notes = kept.kept;
+      }
+      const refused = engine.admit(merchantId, notes?.bytes ?? 0);
+      if (refused !== undefined) return refused;
+
       // D15: a transaction that is not eligible or differs from its check starts in `failure`.
       let failure: FailureReason | undefined;
       const amount = body.transaction.amount;
@@ -160,7 +171,8 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
         merchantId,
         id: body.transaction.id,
         amount,
-        notes: body.transaction.notes === undefined || isEmpty(body.transaction.notes) ? NONE : { ...body.transaction.notes },
+        notesJson: notes?.text,
+        notesBytes: notes?.bytes ?? 0,
         user: body.user,
         ...(body.deviceInformation === undefined ? {} : { deviceInformation: body.deviceInformation }),
         ...(body.transaction.mode === undefined ? {} : { mode: body.transaction.mode }),
@@ -322,17 +334,21 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
       // comes first; each is caught up (due events applied) before the status filter looks at it.
       const bound = to === undefined ? undefined : { createdAt: to, id: '' };
       const start = after === undefined ? bound : bound === undefined || after.createdAt < to! ? after : bound;
+      // At most `limit` transactions and about `limits.pageBytes` bytes of them (at least one, D67).
       const page: TransactionRecord[] = [];
       let more = false;
+      let bytes = 0;
       for (const id of state.index.newestFirst(principal.merchantId, start)) {
         const transaction = engine.find(principal.merchantId, id);
         if (transaction === undefined) continue;
         if (from !== undefined && transaction.createdAt < from) break;
         if (query.status !== undefined && statusOf(transaction.step) !== query.status) continue;
-        if (page.length === limit) {
+        const size = VIEW_BYTES + transaction.notesBytes + transaction.refundCount * REFUND_VIEW_BYTES;
+        if (page.length === limit || (page.length > 0 && bytes + size > ctx.config.limits.pageBytes)) {
           more = true;
           break;
         }
+        bytes += size;
         page.push(transaction);
       }
       const last = page[page.length - 1];
@@ -383,7 +399,11 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
   });
 }
 
-/** One frozen empty object for the transactions without notes or configuration (most of them). */
+/** What a transaction's view takes in a list besides its notes, and each refund, about (bytes). */
+const VIEW_BYTES = 1024;
+const REFUND_VIEW_BYTES = 200;
+
+/** One frozen empty object for the transactions without configuration (most of them). */
 const NONE: Record<string, never> = Object.freeze({});
 
 function isEmpty(value: object): boolean {
