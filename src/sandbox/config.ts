@@ -98,8 +98,13 @@ export const MAX_RETAIN = 10_000_000;
 export const DEFAULT_MAX_PENDING = 200_000;
 export const DEFAULT_NOTES_BYTES = 256 * 1024 * 1024;
 export const DEFAULT_PUSH_BYTES = 64 * 1024 * 1024;
-export const DEFAULT_JSON_MEMBERS = 100_000;
-export const DEFAULT_JSON_DEPTH = 32;
+/**
+ * Values kept in one `notes` or pushed `data`: the contract's own bound on the items of a pushed
+ * `data` array (ExtrasMerchantDataRequest), so the default never refuses what the contract accepts.
+ */
+export const DEFAULT_JSON_MEMBERS = 524_288;
+/** Levels of nesting of one `notes` or pushed `data`: by default that of any body (src/http/json.ts). */
+export const DEFAULT_JSON_DEPTH = 64;
 export const DEFAULT_PAGE_BYTES = 1024 * 1024;
 /** The largest byte budget that may be set: 4 GiB. */
 export const MAX_BYTES = 4 * 1024 * 1024 * 1024;

@@ -95,9 +95,16 @@ describe('one slow receiver and 1,000 events', () => {
     expect(maxOpen).toBeLessThanOrEqual(8);
     expect(maxInFlight).toBeLessThanOrEqual(8);
     expect(maxInFlight).toBeGreaterThan(1);
-    const delivered = t.sandbox.deliveries.page({ status: 'delivered', limit: 1000 });
-    expect(delivered.deliveries).toHaveLength(1000);
-    expect(delivered.deliveries.every((delivery) => delivery.attempts.length === 1)).toBe(true);
+    // Every page of delivered ones (a page stops at its byte budget, with a cursor).
+    const delivered = [];
+    let after: string | undefined;
+    do {
+      const page = t.sandbox.deliveries.page({ status: 'delivered', limit: 1000, after });
+      delivered.push(...page.deliveries);
+      after = page.nextCursor ?? undefined;
+    } while (after !== undefined);
+    expect(delivered).toHaveLength(1000);
+    expect(delivered.every((delivery) => delivery.attempts.length === 1)).toBe(true);
   });
 
   it('takes the limit from the configuration', async () => {
