@@ -19,6 +19,7 @@ import {
 } from '../sandbox/config.js';
 import { missingBrowserAssets } from '../sandbox/browser-assets.js';
 import { createSandbox } from '../sandbox/server.js';
+import { shownWebhookUrl } from '../sandbox/shown-url.js';
 
 const COMMAND = 'paylater sandbox';
 
@@ -185,15 +186,12 @@ function shown(value: string, published: string, variable: string): string {
   return value === published ? value : `(set, not shown; from ${variable} or the options)`;
 }
 
-/** A URL for the banner: without a user, password, query or fragment, which may carry secrets. */
+/**
+ * A webhook URL for the banner: scheme, host and port and a fingerprint of the whole URL, never its
+ * path, query or credentials, where tokens are put (src/sandbox/shown-url.ts, docs/webhooks.md).
+ */
 export function shownUrl(value: string): string {
-  try {
-    const url = new URL(value);
-    const hidden = url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '';
-    return `${url.origin}${url.pathname}${hidden ? ' (credentials and query not shown)' : ''}`;
-  } catch {
-    return '(not a valid URL)';
-  }
+  return shownWebhookUrl(value);
 }
 
 /** What the sandbox prints on start: its address and its (published, test-only) credentials. */

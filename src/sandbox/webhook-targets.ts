@@ -26,6 +26,7 @@ import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { embeddedIpv4 } from './embedded-ipv4.js';
+import { shownWebhookUrl } from './shown-url.js';
 
 /** Why a URL is refused: a sentence for the error message (never the URL itself) and a field issue. */
 export interface TargetProblem {
@@ -246,13 +247,7 @@ function ownProblem(): TargetProblem {
   };
 }
 
-/** A URL for logs and banners: origin and path, without credentials, query or fragment. */
+/** A webhook URL for logs: scheme, host and port and a fingerprint of the whole URL (shown-url.ts). */
 export function safeUrl(url: string | null | undefined): string {
-  if (url === null || url === undefined) return '(none)';
-  try {
-    const parsed = new URL(url);
-    return `${parsed.origin}${parsed.pathname}`;
-  } catch {
-    return '(invalid URL)';
-  }
+  return shownWebhookUrl(url);
 }

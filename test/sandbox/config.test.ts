@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_CONFIG, resolveConfig, secretEquals } from '../../src/sandbox/config.js';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -134,7 +135,7 @@ describe('the sandbox command', () => {
     expect(output).toContain('extras_test / extras_test_secret');
     expect(output).toContain('partner_test');
     expect(output).toContain('test_private_key');
-    expect(output).toContain('http://127.0.0.1:1/hook');
+    expect(output).toContain(`http://127.0.0.1:1/... (sha256:${createHash('sha256').update('http://127.0.0.1:1/hook').digest('hex').slice(0, 8)})`);
     expect(output).toContain('X-Signature required (--require-status-signature)');
     await expect(fetch(`${url}/sandbox/clock`)).rejects.toThrow();
   });
@@ -157,11 +158,14 @@ describe('the sandbox command', () => {
     expect(text).toMatch(/Private key .*set, not shown; from PAYLATER_PRIVATE_KEY/);
   });
 
-  it('banner() shows a webhook URL without its query, and a URL with credentials is refused before any banner', () => {
-    const config = resolveConfig({ partner: { webhookUrl: 'https://hooks.example.in/pay?token=tok-5#x' } });
+  it('banner() shows a webhook URL as its origin and fingerprint, and a URL with credentials is refused before any banner', () => {
+    const webhookUrl = 'https://hooks.example.in/pay/path-tok-6?token=tok-5#x';
+    const config = resolveConfig({ partner: { webhookUrl } });
     const text = banner('http://127.0.0.1:4000', config);
-    expect(text).toMatch(/Partner webhook URL: +https:\/\/hooks\.example\.in\/pay \(credentials and query not shown\)\n/);
+    const fingerprint = createHash('sha256').update(webhookUrl).digest('hex').slice(0, 8);
+    expect(text).toContain(`Partner webhook URL:           https://hooks.example.in/... (sha256:${fingerprint})\n`);
     expect(text).not.toContain('tok-5');
+    expect(text).not.toContain('path-tok-6');
     let refusal = '';
     try {
       resolveConfig({ partner: { webhookUrl: 'https://hook_user:hook-Pass-4@hooks.example.in/pay' } });

@@ -238,4 +238,24 @@ describe('the request log', () => {
     expect(all).not.toContain(MERCHANT_AUTH.slice('Basic '.length));
     expect(all).not.toContain('pg_test_secret');
   });
+
+  it('normalises the path before it looks for the token: duplicate slashes, dot segments, %2F, absolute-form', async () => {
+    const { id } = await t.createMerchant();
+    const access = await t.merchantApi('POST', `/api/merchant/${id}/dashboard-access`, {
+      dashboardUser: { name: 'Ravi Rao', email: 'ravi@example.in' },
+    });
+    const token = new URL(access.body.dashboardAccess.loginUrl as string).pathname.split('/').at(-1) as string;
+    const from = lines.length;
+    const doubled = await fetch(`${t.url}//sandbox/gateway/dashboard/invitations/${token}`);
+    expect(await doubled.text()).not.toContain(token);
+    await fetch(`${t.url}/sandbox/gateway/./dashboard//invitations/${token}`);
+    await fetch(`${t.url}/sandbox/gateway/dashboard/x/../invitations/${token}`);
+    await fetch(`${t.url}/sandbox/gateway/dashboard%2Finvitations%2F${token}`);
+    const absolute = await raw(`GET http://x/sandbox/gateway/dashboard/invitations/${token} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    expect(absolute).not.toContain(token);
+    const logged = await logSince(from, 5);
+    for (const line of logged.slice(0, 4)) expect(line).toMatch(/^GET \/sandbox\/gateway\/dashboard\/invitations\/\[redacted\] \d{3} \d+ ms req_/);
+    expect(logged[4]).toMatch(/^GET \/sandbox\/gateway\/dashboard\/invitations\/\[redacted\] 400 /);
+    expect(lines.join('\n')).not.toContain(token);
+  });
 });
