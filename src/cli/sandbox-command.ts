@@ -12,6 +12,7 @@ import {
   ENVIRONMENT,
   MAX_RETAIN,
   MAX_WEBHOOK_CONCURRENCY,
+  MAX_WEBHOOK_MAX_SOCKETS,
   parseCount,
   parsePort,
   type ConfigOverrides,
@@ -34,6 +35,8 @@ Options:
   --host HOST         address to listen on (default 127.0.0.1)               [${ENVIRONMENT.host}]
   --webhook-url URL   the partner's webhook receiver for web and SDK events  [${ENVIRONMENT.webhookUrl}]
   --webhook-concurrency N   webhook attempts at once per receiver (default 8) [${ENVIRONMENT.webhookConcurrency}]
+  --webhook-max-sockets N   webhook sockets open at once over all receivers
+                      (default 256)                         [${ENVIRONMENT.webhookMaxSockets}]
   --allow-any-webhook-target  also send webhooks to the sandbox itself, link-local and
                       cloud metadata addresses          [${ENVIRONMENT.allowAnyWebhookTarget}=1]
   --retain-transactions N   final transactions kept (default 100000)      [${ENVIRONMENT.retainTransactions}]
@@ -55,6 +58,7 @@ const OPTIONS = {
   host: { type: 'string' },
   'webhook-url': { type: 'string' },
   'webhook-concurrency': { type: 'string' },
+  'webhook-max-sockets': { type: 'string' },
   'allow-any-webhook-target': { type: 'boolean' },
   'retain-transactions': { type: 'string' },
   'retain-deliveries': { type: 'string' },
@@ -94,9 +98,11 @@ export async function runSandbox(argv: string[], options: RunSandboxOptions = {}
     if (values.host !== undefined) overrides.host = values.host;
     if (values['webhook-url'] !== undefined) overrides.partner = { webhookUrl: values['webhook-url'] };
     const concurrency = parseCount(values['webhook-concurrency'], '--webhook-concurrency', MAX_WEBHOOK_CONCURRENCY);
-    if (concurrency !== undefined || values['allow-any-webhook-target'] === true) {
+    const maxSockets = parseCount(values['webhook-max-sockets'], '--webhook-max-sockets', MAX_WEBHOOK_MAX_SOCKETS);
+    if (concurrency !== undefined || maxSockets !== undefined || values['allow-any-webhook-target'] === true) {
       overrides.webhooks = {
         ...(concurrency === undefined ? {} : { concurrency }),
+        ...(maxSockets === undefined ? {} : { maxSockets }),
         ...(values['allow-any-webhook-target'] === true ? { allowAnyTarget: true } : {}),
       };
     }

@@ -52,6 +52,8 @@ export interface SandboxConfig {
 export interface WebhookSettings {
   /** Attempts running at once per receiver (scheme, host and port); the others wait in a queue. */
   concurrency: number;
+  /** Sockets open at once over all receivers, in use or idle (webhook-client.ts). */
+  maxSockets: number;
   /** Allow the sandbox's own address, link-local and metadata addresses as webhook targets. */
   allowAnyTarget: boolean;
 }
@@ -69,6 +71,8 @@ export const DEFAULT_PORT = 4000;
 export const BODY_LIMIT = 1024 * 1024;
 export const DEFAULT_WEBHOOK_CONCURRENCY = 8;
 export const MAX_WEBHOOK_CONCURRENCY = 256;
+export const DEFAULT_WEBHOOK_MAX_SOCKETS = 256;
+export const MAX_WEBHOOK_MAX_SOCKETS = 10_000;
 export const DEFAULT_RETAIN_TRANSACTIONS = 100_000;
 export const DEFAULT_RETAIN_DELIVERIES = 100_000;
 /** The largest retention that may be set: 10 million records. */
@@ -89,7 +93,7 @@ export const DEFAULT_CONFIG: SandboxConfig = Object.freeze({
   bodyLimit: BODY_LIMIT,
   publicUrl: undefined,
   requireStatusSignature: false,
-  webhooks: Object.freeze({ concurrency: DEFAULT_WEBHOOK_CONCURRENCY, allowAnyTarget: false }),
+  webhooks: Object.freeze({ concurrency: DEFAULT_WEBHOOK_CONCURRENCY, maxSockets: DEFAULT_WEBHOOK_MAX_SOCKETS, allowAnyTarget: false }),
   retention: Object.freeze({ transactions: DEFAULT_RETAIN_TRANSACTIONS, deliveries: DEFAULT_RETAIN_DELIVERIES }),
 }) as SandboxConfig;
 
@@ -106,6 +110,7 @@ export const ENVIRONMENT = {
   webhookUrl: 'PAYLATER_WEBHOOK_URL',
   requireStatusSignature: 'PAYLATER_REQUIRE_STATUS_SIGNATURE',
   webhookConcurrency: 'PAYLATER_WEBHOOK_CONCURRENCY',
+  webhookMaxSockets: 'PAYLATER_WEBHOOK_MAX_SOCKETS',
   allowAnyWebhookTarget: 'PAYLATER_ALLOW_ANY_WEBHOOK_TARGET',
   retainTransactions: 'PAYLATER_RETAIN_TRANSACTIONS',
   retainDeliveries: 'PAYLATER_RETAIN_DELIVERIES',
@@ -188,6 +193,10 @@ export function resolveConfig(
         overrides.webhooks?.concurrency ??
         parseCount(fromEnv(ENVIRONMENT.webhookConcurrency), ENVIRONMENT.webhookConcurrency, MAX_WEBHOOK_CONCURRENCY) ??
         DEFAULT_CONFIG.webhooks.concurrency,
+      maxSockets:
+        overrides.webhooks?.maxSockets ??
+        parseCount(fromEnv(ENVIRONMENT.webhookMaxSockets), ENVIRONMENT.webhookMaxSockets, MAX_WEBHOOK_MAX_SOCKETS) ??
+        DEFAULT_CONFIG.webhooks.maxSockets,
       allowAnyTarget:
         overrides.webhooks?.allowAnyTarget ??
         parseFlag(fromEnv(ENVIRONMENT.allowAnyWebhookTarget), ENVIRONMENT.allowAnyWebhookTarget) ??
@@ -259,6 +268,7 @@ function checkConfig(config: SandboxConfig): void {
   }
   for (const [name, value, max] of [
     ['the webhook concurrency', config.webhooks.concurrency, MAX_WEBHOOK_CONCURRENCY],
+    ['the webhook socket limit', config.webhooks.maxSockets, MAX_WEBHOOK_MAX_SOCKETS],
     ['the retention of transactions', config.retention.transactions, MAX_RETAIN],
     ['the retention of deliveries', config.retention.deliveries, MAX_RETAIN],
   ] as const) {

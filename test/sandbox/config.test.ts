@@ -74,6 +74,16 @@ describe('configuration', () => {
     }
   });
 
+  it('limits the webhook sockets over all receivers: 256 by default, PAYLATER_WEBHOOK_MAX_SOCKETS or an option', () => {
+    expect(resolveConfig().webhooks.maxSockets).toBe(256);
+    expect(resolveConfig({}, { PAYLATER_WEBHOOK_MAX_SOCKETS: '32' }).webhooks.maxSockets).toBe(32);
+    expect(resolveConfig({ webhooks: { maxSockets: 8 } }, { PAYLATER_WEBHOOK_MAX_SOCKETS: '32' }).webhooks.maxSockets).toBe(8);
+    expect(() => resolveConfig({}, { PAYLATER_WEBHOOK_MAX_SOCKETS: '0' })).toThrow(
+      'PAYLATER_WEBHOOK_MAX_SOCKETS must be a whole number from 1 to 10000',
+    );
+    expect(() => resolveConfig({ webhooks: { maxSockets: 10_001 } })).toThrow('the webhook socket limit must be a whole number from 1 to 10000');
+  });
+
   it('compares secrets in constant time, whatever their lengths', () => {
     expect(secretEquals('pg_test_secret', 'pg_test_secret')).toBe(true);
     expect(secretEquals('pg_test_secre', 'pg_test_secret')).toBe(false);
@@ -94,6 +104,9 @@ describe('the sandbox command', () => {
   it('rejects a bad port and unknown options', async () => {
     await expect(runSandbox(['--port', 'x'], { write: () => undefined })).rejects.toThrow(UsageError);
     await expect(runSandbox(['--key', 'x'], { write: () => undefined })).rejects.toThrow(UsageError);
+    await expect(runSandbox(['--webhook-max-sockets', '0'], { write: () => undefined })).rejects.toThrow(
+      '--webhook-max-sockets must be a whole number from 1 to 10000',
+    );
   });
 
   it('refuses to start without its built browser code, and says how to build it', async () => {
