@@ -10,6 +10,7 @@ import {
   ConfigError,
   DEFAULT_CONFIG,
   ENVIRONMENT,
+  MAX_MAX_CONNECTIONS,
   MAX_RETAIN,
   MAX_WEBHOOK_CONCURRENCY,
   MAX_WEBHOOK_MAX_SOCKETS,
@@ -33,6 +34,7 @@ See docs/sandbox.md.
 Options:
   --port PORT         port to listen on (default 4000; 0 picks a free one)   [${ENVIRONMENT.port}]
   --host HOST         address to listen on (default 127.0.0.1)               [${ENVIRONMENT.host}]
+  --max-connections N client connections open at once (default 1000)       [${ENVIRONMENT.maxConnections}]
   --webhook-url URL   the partner's webhook receiver for web and SDK events  [${ENVIRONMENT.webhookUrl}]
   --webhook-concurrency N   webhook attempts at once per receiver (default 8) [${ENVIRONMENT.webhookConcurrency}]
   --webhook-max-sockets N   webhook sockets open at once over all receivers
@@ -56,6 +58,7 @@ Environment variables (sandbox test values by default):
 const OPTIONS = {
   port: { type: 'string' },
   host: { type: 'string' },
+  'max-connections': { type: 'string' },
   'webhook-url': { type: 'string' },
   'webhook-concurrency': { type: 'string' },
   'webhook-max-sockets': { type: 'string' },
@@ -96,6 +99,8 @@ export async function runSandbox(argv: string[], options: RunSandboxOptions = {}
   try {
     if (values.port !== undefined) overrides.port = parsePort(values.port, '--port');
     if (values.host !== undefined) overrides.host = values.host;
+    const maxConnections = parseCount(values['max-connections'], '--max-connections', MAX_MAX_CONNECTIONS);
+    if (maxConnections !== undefined) overrides.maxConnections = maxConnections;
     if (values['webhook-url'] !== undefined) overrides.partner = { webhookUrl: values['webhook-url'] };
     const concurrency = parseCount(values['webhook-concurrency'], '--webhook-concurrency', MAX_WEBHOOK_CONCURRENCY);
     const maxSockets = parseCount(values['webhook-max-sockets'], '--webhook-max-sockets', MAX_WEBHOOK_MAX_SOCKETS);

@@ -37,6 +37,8 @@ export interface SandboxConfig {
   partner: PartnerConfig;
   /** The largest request body accepted, in bytes (D24: 1 MiB). */
   bodyLimit: number;
+  /** Client connections open at once; more are closed as soon as they are accepted (connections.ts). */
+  maxConnections: number;
   /** The origin used in URLs the sandbox hands out (redirectUrl); default: the address it listens on. */
   publicUrl: string | undefined;
   /**
@@ -69,6 +71,8 @@ export interface RetentionSettings {
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 4000;
 export const BODY_LIMIT = 1024 * 1024;
+export const DEFAULT_MAX_CONNECTIONS = 1000;
+export const MAX_MAX_CONNECTIONS = 100_000;
 export const DEFAULT_WEBHOOK_CONCURRENCY = 8;
 export const MAX_WEBHOOK_CONCURRENCY = 256;
 export const DEFAULT_WEBHOOK_MAX_SOCKETS = 256;
@@ -91,6 +95,7 @@ export const DEFAULT_CONFIG: SandboxConfig = Object.freeze({
     homePageUrl: 'https://merchant.example.in/',
   }),
   bodyLimit: BODY_LIMIT,
+  maxConnections: DEFAULT_MAX_CONNECTIONS,
   publicUrl: undefined,
   requireStatusSignature: false,
   webhooks: Object.freeze({ concurrency: DEFAULT_WEBHOOK_CONCURRENCY, maxSockets: DEFAULT_WEBHOOK_MAX_SOCKETS, allowAnyTarget: false }),
@@ -101,6 +106,7 @@ export const DEFAULT_CONFIG: SandboxConfig = Object.freeze({
 export const ENVIRONMENT = {
   host: 'PAYLATER_HOST',
   port: 'PAYLATER_PORT',
+  maxConnections: 'PAYLATER_MAX_CONNECTIONS',
   merchantApiUsername: 'PAYLATER_MERCHANT_API_USERNAME',
   merchantApiPassword: 'PAYLATER_MERCHANT_API_PASSWORD',
   extrasUsername: 'PAYLATER_EXTRAS_USERNAME',
@@ -124,6 +130,7 @@ export interface ConfigOverrides {
   extras?: Partial<BasicCredentials>;
   partner?: Partial<PartnerConfig>;
   bodyLimit?: number;
+  maxConnections?: number;
   publicUrl?: string;
   requireStatusSignature?: boolean;
   webhooks?: Partial<WebhookSettings>;
@@ -183,6 +190,10 @@ export function resolveConfig(
       homePageUrl: overrides.partner?.homePageUrl ?? DEFAULT_CONFIG.partner.homePageUrl,
     },
     bodyLimit: overrides.bodyLimit ?? DEFAULT_CONFIG.bodyLimit,
+    maxConnections:
+      overrides.maxConnections ??
+      parseCount(fromEnv(ENVIRONMENT.maxConnections), ENVIRONMENT.maxConnections, MAX_MAX_CONNECTIONS) ??
+      DEFAULT_CONFIG.maxConnections,
     publicUrl: overrides.publicUrl ?? DEFAULT_CONFIG.publicUrl,
     requireStatusSignature:
       overrides.requireStatusSignature ??
@@ -267,6 +278,7 @@ function checkConfig(config: SandboxConfig): void {
     if (problem !== undefined) throw new ConfigError(`the webhook URL ${problem.message}`);
   }
   for (const [name, value, max] of [
+    ['the connection limit', config.maxConnections, MAX_MAX_CONNECTIONS],
     ['the webhook concurrency', config.webhooks.concurrency, MAX_WEBHOOK_CONCURRENCY],
     ['the webhook socket limit', config.webhooks.maxSockets, MAX_WEBHOOK_MAX_SOCKETS],
     ['the retention of transactions', config.retention.transactions, MAX_RETAIN],

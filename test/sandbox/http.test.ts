@@ -1,6 +1,6 @@
 /**
  * HTTP details of the sandbox: request ids (D29) in the header, the error body and the log line;
- * HEAD; a request without Host or with two Authorization headers; requests not received in time
+ * HEAD; a request without Host or with two Host or Authorization headers; requests not received in time
  * (408); and what the request log leaves out (queries, credentials, the dashboard invitation token).
  */
 import { connect } from 'node:net';
@@ -152,6 +152,28 @@ describe('malformed requests', () => {
       await raw(`GET /api/merchant/m_1 HTTP/1.1\r\nHost: x\r\nAuthorization: ${MERCHANT_AUTH}\r\nAuthorization: ${MERCHANT_AUTH}\r\nConnection: close\r\n\r\n`),
     );
     expect(same.status).toBe(400);
+  });
+
+  it('two Host headers: 400 asking for exactly one, in the family format', async () => {
+    const sdk = parseRaw(
+      await raw(
+        'POST /merchant/credit/checkTransactionStatus HTTP/1.1\r\nHost: x\r\nhost: y\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
+      ),
+    );
+    expect(sdk.status).toBe(400);
+    expect(sdk.body).toEqual({
+      message: 'BAD_REQUEST',
+      detail: 'The request has 2 Host headers; send exactly one.',
+      requestId: sdk.headers['x-request-id'],
+    });
+    const gateway = parseRaw(await raw(`GET /api/merchant/m_1 HTTP/1.1\r\nHost: x\r\nHost: x\r\nAuthorization: ${MERCHANT_AUTH}\r\nConnection: close\r\n\r\n`));
+    expect(gateway.status).toBe(400);
+    expect(gateway.body).toEqual({
+      errorCode: 'BAD_REQUEST',
+      message: 'The request has 2 Host headers; send exactly one.',
+      details: [{ field: 'Host', issue: 'must be given exactly once' }],
+      requestId: gateway.headers['x-request-id'],
+    });
   });
 
   it('no Host header: the family 400 instead of an empty one', async () => {
