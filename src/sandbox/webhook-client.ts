@@ -156,7 +156,10 @@ export function httpSender(options: HttpSenderOptions): WebhookSender & { close(
         const socket = idleSocket(other);
         if (socket === undefined) continue;
         closing++;
-        socket.once('close', () => void closing--);
+        socket.once('close', () => {
+          closing--;
+          pump();
+        });
         socket.destroy();
         break;
       }
