@@ -7,8 +7,8 @@
  * See docs/contract-kit.md. Exit code: 0 when no transaction failed, 1 when one did, 2 when the
  * kit could not run (bad options, missing document, Dredd error).
  */
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { readPrivateKey } from '../src/cli/input.js';
 import { FAMILIES, isFamily } from './families.js';
 import { ContractKitError, runContract, type ContractReport, type TransactionResult } from './contract/run.js';
 
@@ -78,12 +78,13 @@ function parse() {
   }
 }
 
-function readKey(keyFile: string | undefined): string | undefined {
+/** The key of --key-file (at most 64 KiB, read as the CLI reads it), else PAYLATER_PRIVATE_KEY. */
+async function readKey(keyFile: string | undefined): Promise<string | undefined> {
   if (keyFile !== undefined) {
     try {
-      return readFileSync(keyFile, 'utf8').replace(/\r?\n$/, '');
+      return await readPrivateKey(keyFile);
     } catch (error) {
-      fail(`cannot read --key-file ${keyFile}: ${error instanceof Error ? error.message : String(error)}`);
+      fail(`cannot use --key-file ${keyFile}: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
   return process.env.PAYLATER_PRIVATE_KEY || undefined;
@@ -135,7 +136,7 @@ async function main(): Promise<void> {
     waitSeconds = Number(values['wait-seconds']);
     if (!Number.isFinite(waitSeconds) || waitSeconds <= 0) fail('--wait-seconds must be a positive number');
   }
-  const privateKey = readKey(values['key-file']);
+  const privateKey = await readKey(values['key-file']);
   const password = values.password ?? (process.env.PAYLATER_PASSWORD || undefined);
 
   try {

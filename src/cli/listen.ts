@@ -21,6 +21,7 @@ import { performance } from 'node:perf_hooks';
 import { CommandFailed } from './command-line.js';
 import { SseParser } from './sse.js';
 import { sandboxEndpoint, shownUrl } from './urls.js';
+import { shownWebhookUrl } from '../sandbox/shown-url.js';
 import type { StreamedDelivery } from '../sandbox/webhook-stream.js';
 
 /** Events waiting to be forwarded, at most. */
@@ -81,7 +82,7 @@ export async function listen(options: ListenOptions): Promise<number> {
       if (connected) return;
       connected = true;
       const families = options.families === undefined ? 'sdk, web and gateway' : options.families.join(', ');
-      err(`Ready: forwarding the ${families} webhooks of the sandbox at ${where} to ${shownUrl(options.forwardTo)}. Press Ctrl+C to stop.`);
+      err(`Ready: forwarding the ${families} webhooks of the sandbox at ${where} to ${shownWebhookUrl(options.forwardTo.href)}. Press Ctrl+C to stop.`);
     }, err);
     if (signal.aborted) break;
     if (!connected) throw new CommandFailed(`the sandbox at ${where} closed the stream before it was ready (${reason})`);

@@ -11,8 +11,10 @@ import {
   DEFAULT_CONFIG,
   ENVIRONMENT,
   LIMIT_SETTINGS,
+  MAX_MAX_CONNECTIONS,
   MAX_RETAIN,
   MAX_WEBHOOK_CONCURRENCY,
+  MAX_WEBHOOK_MAX_SOCKETS,
   parseCount,
   parsePort,
   type ConfigOverrides,
@@ -20,6 +22,7 @@ import {
 } from '../sandbox/config.js';
 import { missingBrowserAssets } from '../sandbox/browser-assets.js';
 import { createSandbox } from '../sandbox/server.js';
+import { shownWebhookUrl } from '../sandbox/shown-url.js';
 
 const COMMAND = 'paylater sandbox';
 
@@ -32,8 +35,11 @@ See docs/sandbox.md.
 Options:
   --port PORT         port to listen on (default 4000; 0 picks a free one)   [${ENVIRONMENT.port}]
   --host HOST         address to listen on (default 127.0.0.1)               [${ENVIRONMENT.host}]
+  --max-connections N client connections open at once (default 1000)       [${ENVIRONMENT.maxConnections}]
   --webhook-url URL   the partner's webhook receiver for web and SDK events  [${ENVIRONMENT.webhookUrl}]
   --webhook-concurrency N   webhook attempts at once per receiver (default 8) [${ENVIRONMENT.webhookConcurrency}]
+  --webhook-max-sockets N   webhook sockets open at once over all receivers
+                      (default 256)                         [${ENVIRONMENT.webhookMaxSockets}]
   --allow-any-webhook-target  also send webhooks to the sandbox itself, link-local and
                       cloud metadata addresses          [${ENVIRONMENT.allowAnyWebhookTarget}=1]
   --retain-transactions N   final transactions kept (default 100000)      [${ENVIRONMENT.retainTransactions}]
@@ -66,8 +72,10 @@ Environment variables (sandbox test values by default):
 const OPTIONS = {
   port: { type: 'string' },
   host: { type: 'string' },
+  'max-connections': { type: 'string' },
   'webhook-url': { type: 'string' },
   'webhook-concurrency': { type: 'string' },
+  'webhook-max-sockets': { type: 'string' },
   'allow-any-webhook-target': { type: 'boolean' },
   'retain-transactions': { type: 'string' },
   'retain-deliveries': { type: 'string' },
@@ -112,11 +120,15 @@ export async function runSandbox(argv: string[], options: RunSandboxOptions = {}
   try {
     if (values.port !== undefined) overrides.port = parsePort(values.port, '--port');
     if (values.host !== undefined) overrides.host = values.host;
+    const maxConnections = parseCount(values['max-connections'], '--max-connections', MAX_MAX_CONNECTIONS);
+    if (maxConnections !== undefined) overrides.maxConnections = maxConnections;
     if (values['webhook-url'] !== undefined) overrides.partner = { webhookUrl: values['webhook-url'] };
     const concurrency = parseCount(values['webhook-concurrency'], '--webhook-concurrency', MAX_WEBHOOK_CONCURRENCY);
-    if (concurrency !== undefined || values['allow-any-webhook-target'] === true) {
+    const maxSockets = parseCount(values['webhook-max-sockets'], '--webhook-max-sockets', MAX_WEBHOOK_MAX_SOCKETS);
+    if (concurrency !== undefined || maxSockets !== undefined || values['allow-any-webhook-target'] === true) {
       overrides.webhooks = {
         ...(concurrency === undefined ? {} : { concurrency }),
+        ...(maxSockets === undefined ? {} : { maxSockets }),
         ...(values['allow-any-webhook-target'] === true ? { allowAnyTarget: true } : {}),
       };
     }
@@ -210,15 +222,12 @@ function shown(value: string, published: string, variable: string): string {
   return value === published ? value : `(set, not shown; from ${variable} or the options)`;
 }
 
-/** A URL for the banner: without a user, password, query or fragment, which may carry secrets. */
+/**
+ * A webhook URL for the banner: scheme, host and port and a fingerprint of the whole URL, never its
+ * path, query or credentials, where tokens are put (src/sandbox/shown-url.ts, docs/webhooks.md).
+ */
 export function shownUrl(value: string): string {
-  try {
-    const url = new URL(value);
-    const hidden = url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '';
-    return `${url.origin}${url.pathname}${hidden ? ' (credentials and query not shown)' : ''}`;
-  } catch {
-    return '(not a valid URL)';
-  }
+  return shownWebhookUrl(value);
 }
 
 /** What the sandbox prints on start: its address and its (published, test-only) credentials. */

@@ -27,11 +27,12 @@ export const TRANSACTIONAL_PASSWORD: SecretSource = {
 const BODY_NOTE = `The body is read from FILE, or from standard input when FILE is '-' or absent, and
 is used byte for byte: nothing is trimmed or re-encoded. 'echo' adds a newline that
 becomes part of the body; use printf or echo -n, or --strip-newline to drop one
-trailing newline. (A file named '-' is ./-.)`;
+trailing newline. (A file named '-' is ./-.) A body is at most 1 MiB, the sandbox's
+request body limit: reading stops there with an error.`;
 
 const keyNote = (source: SecretSource) => `The ${source.what} is the content of the --key-file FILE (one trailing newline is
 ignored), else the ${source.variable} environment variable. It is never taken
-from the command line and never printed.`;
+from the command line and never printed. A key file is at most 64 KiB.`;
 
 const VERIFY_EXIT = `Exit status: 0, printing 'valid' on standard output, when the signature matches;
 1, printing 'invalid' on standard error, when it does not; 2 on a usage error, an

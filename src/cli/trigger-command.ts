@@ -69,7 +69,8 @@ OPTIONS.web = OPTIONS.sdk;
 
 const SECRETS: Record<TriggerFamily, string> = {
   sdk: `The partner's private key is the --key-file FILE, else ${PRIVATE_KEY_VARIABLE}, else the
-sandbox's published test key; it is never taken from the command line and never printed.`,
+sandbox's published test key; it is never taken from the command line and never printed. A
+key file is at most 64 KiB.`,
   web: '',
   gateway: `The Merchant API password is PAYLATER_MERCHANT_API_PASSWORD, else the sandbox's published
 test password; it is never taken from the command line and never printed. The merchant is

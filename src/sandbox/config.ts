@@ -37,6 +37,8 @@ export interface SandboxConfig {
   partner: PartnerConfig;
   /** The largest request body accepted, in bytes (D24: 1 MiB). */
   bodyLimit: number;
+  /** Client connections open at once; more are closed as soon as they are accepted (connections.ts). */
+  maxConnections: number;
   /** The origin used in URLs the sandbox hands out (redirectUrl); default: the address it listens on. */
   publicUrl: string | undefined;
   /**
@@ -53,6 +55,8 @@ export interface SandboxConfig {
 export interface WebhookSettings {
   /** Attempts running at once per receiver (scheme, host and port); the others wait in a queue. */
   concurrency: number;
+  /** Sockets open at once over all receivers, in use or idle (webhook-client.ts). */
+  maxSockets: number;
   /** Allow the sandbox's own address, link-local and metadata addresses as webhook targets. */
   allowAnyTarget: boolean;
 }
@@ -89,8 +93,12 @@ export interface LimitSettings {
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 4000;
 export const BODY_LIMIT = 1024 * 1024;
+export const DEFAULT_MAX_CONNECTIONS = 1000;
+export const MAX_MAX_CONNECTIONS = 100_000;
 export const DEFAULT_WEBHOOK_CONCURRENCY = 8;
 export const MAX_WEBHOOK_CONCURRENCY = 256;
+export const DEFAULT_WEBHOOK_MAX_SOCKETS = 256;
+export const MAX_WEBHOOK_MAX_SOCKETS = 10_000;
 export const DEFAULT_RETAIN_TRANSACTIONS = 100_000;
 export const DEFAULT_RETAIN_DELIVERIES = 100_000;
 /** The largest retention that may be set: 10 million records. */
@@ -124,9 +132,10 @@ export const DEFAULT_CONFIG: SandboxConfig = Object.freeze({
     homePageUrl: 'https://merchant.example.in/',
   }),
   bodyLimit: BODY_LIMIT,
+  maxConnections: DEFAULT_MAX_CONNECTIONS,
   publicUrl: undefined,
   requireStatusSignature: false,
-  webhooks: Object.freeze({ concurrency: DEFAULT_WEBHOOK_CONCURRENCY, allowAnyTarget: false }),
+  webhooks: Object.freeze({ concurrency: DEFAULT_WEBHOOK_CONCURRENCY, maxSockets: DEFAULT_WEBHOOK_MAX_SOCKETS, allowAnyTarget: false }),
   retention: Object.freeze({ transactions: DEFAULT_RETAIN_TRANSACTIONS, deliveries: DEFAULT_RETAIN_DELIVERIES }),
   limits: Object.freeze({
     pendingPerPartner: DEFAULT_MAX_PENDING,
@@ -143,6 +152,7 @@ export const DEFAULT_CONFIG: SandboxConfig = Object.freeze({
 export const ENVIRONMENT = {
   host: 'PAYLATER_HOST',
   port: 'PAYLATER_PORT',
+  maxConnections: 'PAYLATER_MAX_CONNECTIONS',
   merchantApiUsername: 'PAYLATER_MERCHANT_API_USERNAME',
   merchantApiPassword: 'PAYLATER_MERCHANT_API_PASSWORD',
   extrasUsername: 'PAYLATER_EXTRAS_USERNAME',
@@ -152,6 +162,7 @@ export const ENVIRONMENT = {
   webhookUrl: 'PAYLATER_WEBHOOK_URL',
   requireStatusSignature: 'PAYLATER_REQUIRE_STATUS_SIGNATURE',
   webhookConcurrency: 'PAYLATER_WEBHOOK_CONCURRENCY',
+  webhookMaxSockets: 'PAYLATER_WEBHOOK_MAX_SOCKETS',
   allowAnyWebhookTarget: 'PAYLATER_ALLOW_ANY_WEBHOOK_TARGET',
   retainTransactions: 'PAYLATER_RETAIN_TRANSACTIONS',
   retainDeliveries: 'PAYLATER_RETAIN_DELIVERIES',
@@ -183,6 +194,7 @@ export interface ConfigOverrides {
   extras?: Partial<BasicCredentials>;
   partner?: Partial<PartnerConfig>;
   bodyLimit?: number;
+  maxConnections?: number;
   publicUrl?: string;
   requireStatusSignature?: boolean;
   webhooks?: Partial<WebhookSettings>;
@@ -243,6 +255,10 @@ export function resolveConfig(
       homePageUrl: overrides.partner?.homePageUrl ?? DEFAULT_CONFIG.partner.homePageUrl,
     },
     bodyLimit: overrides.bodyLimit ?? DEFAULT_CONFIG.bodyLimit,
+    maxConnections:
+      overrides.maxConnections ??
+      parseCount(fromEnv(ENVIRONMENT.maxConnections), ENVIRONMENT.maxConnections, MAX_MAX_CONNECTIONS) ??
+      DEFAULT_CONFIG.maxConnections,
     publicUrl: overrides.publicUrl ?? DEFAULT_CONFIG.publicUrl,
     requireStatusSignature:
       overrides.requireStatusSignature ??
@@ -253,6 +269,10 @@ export function resolveConfig(
         overrides.webhooks?.concurrency ??
         parseCount(fromEnv(ENVIRONMENT.webhookConcurrency), ENVIRONMENT.webhookConcurrency, MAX_WEBHOOK_CONCURRENCY) ??
         DEFAULT_CONFIG.webhooks.concurrency,
+      maxSockets:
+        overrides.webhooks?.maxSockets ??
+        parseCount(fromEnv(ENVIRONMENT.webhookMaxSockets), ENVIRONMENT.webhookMaxSockets, MAX_WEBHOOK_MAX_SOCKETS) ??
+        DEFAULT_CONFIG.webhooks.maxSockets,
       allowAnyTarget:
         overrides.webhooks?.allowAnyTarget ??
         parseFlag(fromEnv(ENVIRONMENT.allowAnyWebhookTarget), ENVIRONMENT.allowAnyWebhookTarget) ??
@@ -328,7 +348,9 @@ function checkConfig(config: SandboxConfig): void {
     if (problem !== undefined) throw new ConfigError(`the webhook URL ${problem.message}`);
   }
   for (const [name, value, max] of [
+    ['the connection limit', config.maxConnections, MAX_MAX_CONNECTIONS],
     ['the webhook concurrency', config.webhooks.concurrency, MAX_WEBHOOK_CONCURRENCY],
+    ['the webhook socket limit', config.webhooks.maxSockets, MAX_WEBHOOK_MAX_SOCKETS],
     ['the retention of transactions', config.retention.transactions, MAX_RETAIN],
     ['the retention of deliveries', config.retention.deliveries, MAX_RETAIN],
   ] as const) {

@@ -10,6 +10,7 @@ import type { VirtualClock } from './clock.js';
 import { DELIVERY_STATUSES, DeliveryQueryError, MAX_PAGE_LIMIT, type DeliveryDispatcher, type DeliveryStatus } from './delivery.js';
 import type { ErrorHelpers } from './errors.js';
 import { RequestError, type Reply, type SandboxHandler } from './router.js';
+import { shownWebhookUrl } from './shown-url.js';
 import type { SandboxMethod } from './context.js';
 
 /** The largest single advance: 30 days. */
@@ -82,7 +83,9 @@ export function registerControl(ctx: ControlContext): void {
         family: query.get('family') ?? undefined,
         status: status as DeliveryStatus | undefined,
       });
-      return { status: 200, body: page };
+      // The URL's path and query may hold the receiver's token: shown as host and fingerprint.
+      const shown = page.deliveries.map((delivery) => ({ ...delivery, url: delivery.url === null ? null : shownWebhookUrl(delivery.url) }));
+      return { status: 200, body: { ...page, deliveries: shown } };
     } catch (error) {
       if (error instanceof DeliveryQueryError) return bad(error.field, error.message, 'is not valid');
       throw error;

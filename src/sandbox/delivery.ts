@@ -38,7 +38,7 @@ import { performance } from 'node:perf_hooks';
 import Denque from 'denque';
 import Queue from 'yocto-queue';
 import type { ClockTimer, VirtualClock } from './clock.js';
-import { DEFAULT_PAGE_BYTES, DEFAULT_RETAIN_DELIVERIES, DEFAULT_WEBHOOK_CONCURRENCY, type LimitSettings, type RetentionSettings, type WebhookSettings } from './config.js';
+import { DEFAULT_PAGE_BYTES, DEFAULT_RETAIN_DELIVERIES, DEFAULT_WEBHOOK_CONCURRENCY, DEFAULT_WEBHOOK_MAX_SOCKETS, type LimitSettings, type RetentionSettings, type WebhookSettings } from './config.js';
 import { sdkSignature } from '../signature.js';
 import { fetchSender, httpSender, type WebhookSender } from './webhook-client.js';
 import { safeUrl, WebhookTargets, type ListeningAddress, type TargetProblem } from './webhook-targets.js';
@@ -362,7 +362,7 @@ export class DeliveryDispatcher {
       this.send = fetchSender(options.fetch);
       this.closeSender = () => undefined;
     } else {
-      const sender = httpSender(this.concurrency);
+      const sender = httpSender({ concurrency: this.concurrency, maxSockets: options.config?.webhooks?.maxSockets ?? DEFAULT_WEBHOOK_MAX_SOCKETS });
       this.send = sender;
       this.closeSender = () => sender.close();
     }

@@ -109,13 +109,20 @@ export function incomingRequest(request: IncomingMessage, rawBody: Buffer): Inco
 
 /**
  * Headers no operation can work with, answered 400 before anything else: no `Host` on HTTP/1.1
- * (Node's own answer would be an empty 400), and `Authorization` given more than once (Node would
- * silently keep the first).
+ * (Node's own answer would be an empty 400), and `Host` or `Authorization` given more than once
+ * (Node would silently keep the first).
  */
 export function malformedHeaders(request: IncomingMessage, errors: ErrorHelpers): ErrorReply | undefined {
   if (request.headers.host === undefined && request.httpVersionMajor === 1 && request.httpVersionMinor >= 1) {
     return errors.badRequest('The request has no Host header; HTTP/1.1 requires one (the address of the sandbox, e.g. Host: 127.0.0.1:4000).', [
       { field: 'Host', issue: 'is required' },
+    ]);
+  }
+  // Node keeps the first Host of several; a proxy or cache in front may have used another one.
+  const host = request.headersDistinct.host;
+  if (host !== undefined && host.length > 1) {
+    return errors.badRequest(`The request has ${host.length} Host headers; send exactly one.`, [
+      { field: 'Host', issue: 'must be given exactly once' },
     ]);
   }
   const authorization = request.headersDistinct.authorization;

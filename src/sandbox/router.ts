@@ -159,23 +159,23 @@ export class Router {
   }
 
   /**
-   * A request's path as it may be logged: without the query (which may carry anything), and with
-   * every secret path segment (the dashboard invitation token) replaced by `[redacted]`, also when
-   * the rest of the path does not match the route exactly.
+   * A request's path as it may be logged: without the query (which may carry anything), normalised
+   * ({@link normalisedSegments}: percent-decoded, duplicate slashes collapsed, `.` and `..` resolved)
+   * so that the route's secrets are found however the path is written, with every secret path
+   * segment (the dashboard invitation token) replaced by `[redacted]`, also when the rest of the path
+   * does not match the route exactly, and with what is not printable ASCII percent-encoded.
    */
   logPath(url: string): string {
-    const pathname = url.split('?', 1)[0] ?? '/';
-    if (this.secretRoutes.length === 0) return pathname;
-    const segments = pathname.split('/');
+    const segments = normalisedSegments(url);
     for (const route of this.secretRoutes) {
       if (segments.length <= route.last) continue;
       const matches = route.segments.every(
-        (segment, index) => index > route.last || segment === undefined || segment === safeDecode(segments[index]!).toLowerCase(),
+        (segment, index) => index > route.last || segment === undefined || segment === segments[index]!.toLowerCase(),
       );
       if (!matches) continue;
-      for (const index of route.secret) segments[index] = '[redacted]';
+      for (const index of route.secret) segments[index] = REDACTED;
     }
-    return segments.join('/');
+    return segments.map((segment) => (segment === REDACTED ? segment : printableSegment(segment))).join('/') || '/';
   }
 
   /** Handles one HTTP request; never throws. */
@@ -200,7 +200,7 @@ export class Router {
           if (allowed.includes('GET')) allowed.splice(allowed.indexOf('GET') + 1, 0, 'HEAD');
           sendWithoutBody(request, response, errors.methodNotAllowed(allowed));
         } else {
-          sendWithoutBody(request, response, errors.notFound(`No route for ${method} ${shorten(pathname)}.`));
+          sendWithoutBody(request, response, errors.notFound(`No route for ${method} ${shorten(this.logPath(pathname))}.`));
         }
         return;
       }
@@ -343,6 +343,43 @@ interface SecretRoute {
   secret: number[];
   /** The highest of them. */
   last: number;
+}
+
+const REDACTED = '[redacted]';
+
+/**
+ * The segments of a request target's path as the log sees them: `['', 'sandbox', 'clock']` for
+ * `/sandbox/clock`. The path is taken from an absolute-form target (`http://host/path`) too; it is
+ * percent-decoded (so `%2F` separates segments as `/` does), `\\` counts as `/`, empty segments
+ * (`//`) and `.` are dropped and `..` removes the segment before it.
+ */
+function normalisedSegments(url: string): string[] {
+  let target = url;
+  if (!target.startsWith('/')) {
+    try {
+      target = new URL(target).pathname;
+    } catch {
+      return [target === '*' ? '*' : '-'];
+    }
+  }
+  const path = target.split(/[?#]/, 1)[0] ?? '/';
+  const parts = path.split(/[/\\]+/);
+  const segments: string[] = [''];
+  for (const segment of parts.flatMap((part) => safeDecode(part).split(/[/\\]+/))) {
+    if (segment === '' || segment === '.') continue;
+    if (segment === '..') {
+      if (segments.length > 1) segments.pop();
+      continue;
+    }
+    segments.push(segment);
+  }
+  if (segments.length > 1 && /[/\\]$/.test(path)) segments.push('');
+  return segments;
+}
+
+/** A decoded segment for a log line: characters other than printable ASCII percent-encoded. */
+function printableSegment(segment: string): string {
+  return segment.replace(/[^\x21-\x7e]|%/gu, (character) => encodeURIComponent(character));
 }
 
 function secretRoute(path: string): SecretRoute | undefined {

@@ -10,7 +10,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { VirtualClock } from './clock.js';
-import { ConfigError, resolveConfig, type ConfigOverrides, type SandboxConfig } from './config.js';
+import { ConfigError, ENVIRONMENT, resolveConfig, type ConfigOverrides, type SandboxConfig } from './config.js';
+import { limitConnections, TurnBatches } from './connections.js';
 import type { FamilyContext, RegisterFamily, SandboxMethod } from './context.js';
 import { registerControl } from './control.js';
 import { DeliveryDispatcher } from './delivery.js';
@@ -214,7 +215,19 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   // A request Node cannot parse, or one that is not received in time, never reaches (or leaves) the
   // router; it gets a short JSON answer written here: 408 for a timeout (in the family's format when
   // the request line was read), 431 for headers over Node's limit, 400 otherwise.
+  limitConnections(
+    server,
+    config.maxConnections,
+    (message) => log.warn(message),
+    `Raise the limit with --max-connections N or ${ENVIRONMENT.maxConnections}.`,
+  );
+  // Requests that expired together are answered a few per turn of the event loop (connections.ts).
+  const timeoutAnswers = new TurnBatches();
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') timeoutAnswers.add(() => answerClientError(error, socket));
+    else answerClientError(error, socket);
+  });
+  function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
     if (!socket.writable || error.code === 'ECONNRESET') {
       socket.destroy();
       return;
@@ -255,7 +268,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     );
     if (current === undefined) logLine('-', '-', status, performance.now(), requestId);
     else logLine(current.request.method ?? '-', current.request.url ?? '/', status, current.started, requestId);
-  });
+  }
 
   let closed = false;
   return {

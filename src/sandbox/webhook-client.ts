@@ -1,7 +1,24 @@
 /**
  * How the sandbox POSTs a webhook: node:http(s) with one keep-alive Agent per receiver (scheme, host
  * and port) holding at most `concurrency` sockets (`maxSockets`: a hard limit, whatever the timing
- * of requests ending and starting).
+ * of requests ending and starting), and at most `maxSockets` sockets open over all receivers, in
+ * use or idle (docs/sandbox.md, "Under load"; D68):
+ * - an attempt that would open a socket beyond the overall limit first closes the idle socket used
+ *   least recently (of another receiver); when every open socket is in use it waits, in order, for
+ *   one to be given back, and its 10 s time limit starts only when it has a socket;
+ * - an Agent is never destroyed: its idle sockets are closed (by the limit above, or by Node after
+ *   30 s without use), and it is forgotten once it has neither a socket nor a request, so a request in
+ *   flight is never cut off;
+ * - an answer's status line received is the receiver's answer, even when the connection fails
+ *   while the rest of the answer is read: the attempt counts as answered with that status, so a
+ *   received event is not sent again.
+ *
+ * The receivers are kept in a Map in the order they were last used (a use moves one to the end):
+ * that is the LRU order in which idle sockets are closed. An LRU cache package does not fit: it
+ * evicts by count, whatever the entry, where an Agent with requests in flight must never be
+ * evicted, and what is limited here is sockets, not Agents. Node's own `maxTotalSockets` does not
+ * fit either: its requests wait inside the Agent with their time limit running, and a socket closed
+ * for one receiver is not reliably handed to a request of another.
  *
  * Node's own http client rather than fetch: a webhook attempt through fetch (undici's Request,
  * Response and web streams, two abort signals) cost several times the CPU of one through
@@ -10,6 +27,8 @@
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { Duplex } from 'node:stream';
+import Queue from 'yocto-queue';
 
 export interface WebhookRequest {
   url: string;
@@ -30,65 +49,239 @@ export class WebhookTimeoutError extends Error {
 
 /** Bytes of an answer read (and thrown away) so that its connection can be reused. */
 const DRAIN_LIMIT = 64 * 1024;
+/** How long an idle keep-alive socket is kept. */
+const IDLE_SOCKET_MS = 30_000;
 
-/** The default sender: node:http(s) with a pool of at most `concurrency` sockets per receiver. */
-export function httpSender(concurrency: number): WebhookSender & { close(): void } {
-  const agents = new Map<string, HttpAgent>();
-  const agentFor = (url: URL): HttpAgent => {
-    let agent = agents.get(url.origin);
-    if (agent === undefined) {
-      const options = { keepAlive: true, maxSockets: concurrency, maxFreeSockets: concurrency, timeout: 30_000 };
-      agent = url.protocol === 'https:' ? new HttpsAgent(options) : new HttpAgent(options);
-      // Receivers are few; an origin no longer used keeps at most its idle sockets, which time out.
-      if (agents.size >= 1000) {
-        for (const old of agents.values()) old.destroy();
-        agents.clear();
-      }
-      agents.set(url.origin, agent);
+export interface HttpSenderOptions {
+  /** Sockets per receiver (scheme, host and port). */
+  concurrency: number;
+  /** Sockets open over all receivers, in use or idle. */
+  maxSockets: number;
+}
+
+/** What the sender knows of one receiver. */
+interface Receiver {
+  readonly agent: HttpAgent;
+  /** Requests in flight. */
+  active: number;
+  /** Sockets open, in use or idle. */
+  open: number;
+}
+
+/** The sender's counts, for tests and benchmarks. */
+export interface SenderStats {
+  /** Sockets open over all receivers, in use or idle. */
+  openSockets: number;
+  /** The most sockets that were open at once. */
+  mostOpenSockets: number;
+  /** Requests in flight. */
+  active: number;
+  /** Requests waiting for a socket. */
+  waiting: number;
+  /** Receivers with a socket or a request. */
+  receivers: number;
+}
+
+/** The default sender: node:http(s), at most `concurrency` sockets per receiver and `maxSockets` in all. */
+export function httpSender(options: HttpSenderOptions): WebhookSender & { close(): void; stats(): SenderStats } {
+  const { concurrency, maxSockets } = options;
+  /** In the order of last use: the first is the least recently used. */
+  const receivers = new Map<string, Receiver>();
+  const waiting = new Queue<Waiting>();
+  let openSockets = 0;
+  let mostOpenSockets = 0;
+  /** Idle sockets closed to make room, whose `close` has not come yet. */
+  let closing = 0;
+  let active = 0;
+  let closed = false;
+
+  const receiverFor = (url: URL): Receiver => {
+    let receiver = receivers.get(url.origin);
+    if (receiver === undefined) {
+      const agentOptions = { keepAlive: true, maxSockets: concurrency, maxFreeSockets: concurrency, timeout: IDLE_SOCKET_MS };
+      const agent = url.protocol === 'https:' ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
+      receiver = { agent, active: 0, open: 0 };
+      countSockets(url.origin, receiver);
+    } else {
+      receivers.delete(url.origin);
     }
-    return agent;
+    receivers.set(url.origin, receiver);
+    return receiver;
   };
 
-  const send: WebhookSender = ({ url, headers, body, timeoutMs, signal }) =>
+  const forgetIfUnused = (origin: string, receiver: Receiver): void => {
+    if (receiver.open === 0 && receiver.active === 0 && receivers.get(origin) === receiver) receivers.delete(origin);
+  };
+
+  /** Counts the sockets the receiver's Agent opens and closes, and forgets it once it has none. */
+  const countSockets = (origin: string, receiver: Receiver): void => {
+    const create = receiver.agent.createConnection.bind(receiver.agent) as (...args: unknown[]) => Duplex;
+    receiver.agent.createConnection = ((...args: unknown[]) => {
+      const socket = create(...args);
+      openSockets++;
+      if (openSockets > mostOpenSockets) mostOpenSockets = openSockets;
+      receiver.open++;
+      socket.once('close', () => {
+        openSockets--;
+        receiver.open--;
+        forgetIfUnused(origin, receiver);
+        pump();
+      });
+      return socket;
+    }) as typeof receiver.agent.createConnection;
+  };
+
+  /** An idle keep-alive socket of the receiver, if it has one. */
+  const idleSocket = (receiver: Receiver | undefined): Duplex | undefined => {
+    if (receiver === undefined || receiver.open <= receiver.active) return undefined;
+    for (const sockets of Object.values(receiver.agent.freeSockets)) {
+      const socket = sockets?.find((candidate) => !candidate.destroyed);
+      if (socket !== undefined) return socket;
+    }
+    return undefined;
+  };
+
+  /**
+   * Whether a request to `origin` may start now. When every socket is open and some are idle, the
+   * idle socket of the least recently used other receiver is closed, and the request starts when
+   * it is (its `close` calls {@link pump}).
+   */
+  const mayStart = (origin: string): boolean => {
+    if (active >= maxSockets) return false;
+    const receiver = receivers.get(origin);
+    if (openSockets < maxSockets || idleSocket(receiver) !== undefined) return true;
+    if (closing === 0) {
+      for (const other of receivers.values()) {
+        if (other === receiver) continue;
+        const socket = idleSocket(other);
+        if (socket === undefined) continue;
+        closing++;
+        socket.once('close', () => {
+          closing--;
+          pump();
+        });
+        socket.destroy();
+        break;
+      }
+    }
+    return false;
+  };
+
+  /** Starts waiting requests, in order, while there is room. */
+  const pump = (): void => {
+    while (!closed && waiting.size > 0) {
+      const next = waiting.peek()!;
+      if (next.cancelled) {
+        waiting.dequeue();
+        continue;
+      }
+      if (!mayStart(next.origin)) return;
+      waiting.dequeue();
+      next.start();
+    }
+  };
+
+  const attempt = (target: URL, request: WebhookRequest): Promise<number> =>
     new Promise<number>((resolve, reject) => {
-      const target = new URL(url);
-      const request = (target.protocol === 'https:' ? httpsRequest : httpRequest)(
+      const { headers, body, timeoutMs, signal } = request;
+      const receiver = receiverFor(target);
+      receiver.active++;
+      active++;
+      let status: number | undefined;
+      let settled = false;
+      const finish = (outcome: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        receiver.active--;
+        active--;
+        outcome();
+        forgetIfUnused(target.origin, receiver);
+        // After Node has put the socket back among the idle ones (on the next tick), so that a
+        // waiting request to the same receiver reuses it.
+        setImmediate(pump);
+      };
+      const outgoing = (target.protocol === 'https:' ? httpsRequest : httpRequest)(
         target,
         {
           method: 'POST',
-          agent: agentFor(target),
+          agent: receiver.agent,
           headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
           signal,
         },
         (response: IncomingMessage) => {
           clearTimeout(timer);
-          const status = response.statusCode ?? 0;
+          status = response.statusCode ?? 0;
           let read = 0;
           response.on('data', (chunk: Buffer) => {
             read += chunk.length;
             // A big answer is not read to its end: its connection is closed instead.
             if (read > DRAIN_LIMIT) response.destroy();
           });
-          response.on('end', () => resolve(status));
-          response.on('close', () => resolve(status));
-          response.on('error', () => resolve(status));
+          const answered = () => finish(() => resolve(status!));
+          response.on('end', answered);
+          response.on('close', answered);
+          response.on('error', answered);
         },
       );
       // Until the answer's headers arrive (as fetch's time limit did).
-      const timer = setTimeout(() => request.destroy(new WebhookTimeoutError(`no answer within ${timeoutMs} ms`)), timeoutMs);
-      request.on('error', (error) => {
-        clearTimeout(timer);
-        reject(error);
+      const timer = setTimeout(() => outgoing.destroy(new WebhookTimeoutError(`no answer within ${timeoutMs} ms`)), timeoutMs);
+      outgoing.on('error', (error) => {
+        // The status line was received: that is the receiver's answer, whatever happens next.
+        finish(() => (status === undefined ? reject(error) : resolve(status)));
       });
-      request.end(body);
+      outgoing.on('close', () => {
+        // 'error', when there is one, comes first; this only settles an attempt nothing else did.
+        setImmediate(() => finish(() => (status === undefined ? reject(new Error('the connection closed before an answer')) : resolve(status))));
+      });
+      outgoing.end(body);
     });
+
+  const send: WebhookSender = (request) => {
+    if (closed) return Promise.reject(new Error('the webhook sender is closed'));
+    const target = new URL(request.url);
+    if (waiting.size === 0 && mayStart(target.origin)) return attempt(target, request);
+    return new Promise<number>((resolve, reject) => {
+      const onAbort = () => {
+        entry.cancelled = true;
+        reject(request.signal.reason ?? new Error('aborted'));
+      };
+      const entry: Waiting = {
+        origin: target.origin,
+        cancelled: false,
+        start: () => {
+          request.signal.removeEventListener('abort', onAbort);
+          attempt(target, request).then(resolve, reject);
+        },
+      };
+      if (request.signal.aborted) {
+        onAbort();
+        return;
+      }
+      request.signal.addEventListener('abort', onAbort, { once: true });
+      waiting.enqueue(entry);
+      pump();
+    });
+  };
 
   return Object.assign(send, {
     close() {
-      for (const agent of agents.values()) agent.destroy();
-      agents.clear();
+      closed = true;
+      for (const receiver of receivers.values()) receiver.agent.destroy();
+      receivers.clear();
+      waiting.clear();
+    },
+    stats(): SenderStats {
+      return { openSockets, mostOpenSockets, active, waiting: waiting.size, receivers: receivers.size };
     },
   });
+}
+
+/** A request waiting for a socket. */
+interface Waiting {
+  readonly origin: string;
+  cancelled: boolean;
+  start(): void;
 }
 
 /** A sender over a fetch function (tests give one to observe or fail attempts). */

@@ -12,6 +12,9 @@
  *   fd00:ec2::254, 100.100.100.200, metadata.google.internal, ...);
  * - the unspecified addresses 0.0.0.0 and :: (they reach this machine).
  * Loopback and private addresses at other ports stay allowed: this is a local development tool.
+ * An IPv6 address that embeds an IPv4 address (`::ffff:a.b.c.d`, `::a.b.c.d`, `::ffff:0:a.b.c.d`,
+ * `64:ff9b::a.b.c.d`, 64:ff9b:1::/48, 6to4 2002::/16: embedded-ipv4.ts) is judged by that IPv4
+ * address as well as by itself.
  *
  * A URL is checked twice: as written when it is accepted ({@link WebhookTargets.problem}: 400 for a
  * request, a start-up error for `--webhook-url`), and before every delivery attempt with its host
@@ -22,6 +25,8 @@
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
+import { embeddedIpv4 } from './embedded-ipv4.js';
+import { shownWebhookUrl } from './shown-url.js';
 
 /** Why a URL is refused: a sentence for the error message (never the URL itself) and a field issue. */
 export interface TargetProblem {
@@ -62,14 +67,13 @@ function bareHost(hostname: string): string {
   return unbracketed.toLowerCase().replace(/\.$/, '');
 }
 
-/** An IPv4-mapped IPv6 address as its IPv4 address; anything else unchanged. */
+/**
+ * An address with an IPv4 address embedded (IPv4-mapped, IPv4-compatible, IPv4-translated, NAT64,
+ * 6to4: embedded-ipv4.ts) as that IPv4 address (the first, when the form allows several); anything
+ * else unchanged.
+ */
 function unmapped(address: string): string {
-  const match = /^::ffff:(?:([0-9.]+)|([0-9a-f]{1,4}):([0-9a-f]{1,4}))$/i.exec(address);
-  if (match === null) return address;
-  if (match[1] !== undefined) return match[1];
-  const high = Number.parseInt(match[2]!, 16);
-  const low = Number.parseInt(match[3]!, 16);
-  return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+  return embeddedIpv4(address)[0] ?? address;
 }
 
 function family(address: string): 'ipv4' | 'ipv6' {
@@ -158,8 +162,19 @@ export class WebhookTargets {
     return undefined;
   }
 
+  /**
+   * The problem of an address: of each IPv4 address it embeds (an IPv6 address of an embedding
+   * form is judged by the IPv4 address it reaches), else of the address itself.
+   */
   private addressProblem(raw: string, port: number): TargetProblem | undefined {
-    const address = unmapped(raw);
+    for (const address of embeddedIpv4(raw)) {
+      const found = this.plainAddressProblem(address, port);
+      if (found !== undefined) return found;
+    }
+    return this.plainAddressProblem(raw, port);
+  }
+
+  private plainAddressProblem(address: string, port: number): TargetProblem | undefined {
     const type = family(address);
     if (METADATA_ADDRESSES.check(address, type)) return metadataProblem();
     if (LINK_LOCAL.check(address, type)) {
@@ -232,13 +247,7 @@ function ownProblem(): TargetProblem {
   };
 }
 
-/** A URL for logs and banners: origin and path, without credentials, query or fragment. */
+/** A webhook URL for logs: scheme, host and port and a fingerprint of the whole URL (shown-url.ts). */
 export function safeUrl(url: string | null | undefined): string {
-  if (url === null || url === undefined) return '(none)';
-  try {
-    const parsed = new URL(url);
-    return `${parsed.origin}${parsed.pathname}`;
-  } catch {
-    return '(invalid URL)';
-  }
+  return shownWebhookUrl(url);
 }

@@ -5,6 +5,7 @@
  * get each event with a body and X-Signature that the package's own verify functions accept, and
  * listen must print one line per event with the receiver's answer.
  */
+import { shownWebhookUrl } from '../../src/sandbox/shown-url.js';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -101,7 +102,7 @@ describe('paylater listen and trigger', () => {
     try {
       await waitFor(() => (listen.stderr().includes('Ready: ') ? true : undefined), 30_000);
       expect(listen.stderr()).toBe(
-        `Ready: forwarding the sdk, web and gateway webhooks of the sandbox at ${t.url} to ${receiver.url}. Press Ctrl+C to stop.\n`,
+        `Ready: forwarding the sdk, web and gateway webhooks of the sandbox at ${t.url} to ${shownWebhookUrl(new URL(receiver.url).href)}. Press Ctrl+C to stop.\n`,
       );
 
       // The web and SDK events at once; the gateway ones in turn (they share one merchant).

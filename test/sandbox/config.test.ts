@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_CONFIG, resolveConfig, secretEquals } from '../../src/sandbox/config.js';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -73,6 +74,16 @@ describe('configuration', () => {
     }
   });
 
+  it('limits the webhook sockets over all receivers: 256 by default, PAYLATER_WEBHOOK_MAX_SOCKETS or an option', () => {
+    expect(resolveConfig().webhooks.maxSockets).toBe(256);
+    expect(resolveConfig({}, { PAYLATER_WEBHOOK_MAX_SOCKETS: '32' }).webhooks.maxSockets).toBe(32);
+    expect(resolveConfig({ webhooks: { maxSockets: 8 } }, { PAYLATER_WEBHOOK_MAX_SOCKETS: '32' }).webhooks.maxSockets).toBe(8);
+    expect(() => resolveConfig({}, { PAYLATER_WEBHOOK_MAX_SOCKETS: '0' })).toThrow(
+      'PAYLATER_WEBHOOK_MAX_SOCKETS must be a whole number from 1 to 10000',
+    );
+    expect(() => resolveConfig({ webhooks: { maxSockets: 10_001 } })).toThrow('the webhook socket limit must be a whole number from 1 to 10000');
+  });
+
   it('compares secrets in constant time, whatever their lengths', () => {
     expect(secretEquals('pg_test_secret', 'pg_test_secret')).toBe(true);
     expect(secretEquals('pg_test_secre', 'pg_test_secret')).toBe(false);
@@ -93,6 +104,9 @@ describe('the sandbox command', () => {
   it('rejects a bad port and unknown options', async () => {
     await expect(runSandbox(['--port', 'x'], { write: () => undefined })).rejects.toThrow(UsageError);
     await expect(runSandbox(['--key', 'x'], { write: () => undefined })).rejects.toThrow(UsageError);
+    await expect(runSandbox(['--webhook-max-sockets', '0'], { write: () => undefined })).rejects.toThrow(
+      '--webhook-max-sockets must be a whole number from 1 to 10000',
+    );
   });
 
   it('refuses to start without its built browser code, and says how to build it', async () => {
@@ -134,7 +148,7 @@ describe('the sandbox command', () => {
     expect(output).toContain('extras_test / extras_test_secret');
     expect(output).toContain('partner_test');
     expect(output).toContain('test_private_key');
-    expect(output).toContain('http://127.0.0.1:1/hook');
+    expect(output).toContain(`http://127.0.0.1:1/... (sha256:${createHash('sha256').update('http://127.0.0.1:1/hook').digest('hex').slice(0, 8)})`);
     expect(output).toContain('X-Signature required (--require-status-signature)');
     await expect(fetch(`${url}/sandbox/clock`)).rejects.toThrow();
   });
@@ -157,11 +171,14 @@ describe('the sandbox command', () => {
     expect(text).toMatch(/Private key .*set, not shown; from PAYLATER_PRIVATE_KEY/);
   });
 
-  it('banner() shows a webhook URL without its query, and a URL with credentials is refused before any banner', () => {
-    const config = resolveConfig({ partner: { webhookUrl: 'https://hooks.example.in/pay?token=tok-5#x' } });
+  it('banner() shows a webhook URL as its origin and fingerprint, and a URL with credentials is refused before any banner', () => {
+    const webhookUrl = 'https://hooks.example.in/pay/path-tok-6?token=tok-5#x';
+    const config = resolveConfig({ partner: { webhookUrl } });
     const text = banner('http://127.0.0.1:4000', config);
-    expect(text).toMatch(/Partner webhook URL: +https:\/\/hooks\.example\.in\/pay \(credentials and query not shown\)\n/);
+    const fingerprint = createHash('sha256').update(webhookUrl).digest('hex').slice(0, 8);
+    expect(text).toContain(`Partner webhook URL:           https://hooks.example.in/... (sha256:${fingerprint})\n`);
     expect(text).not.toContain('tok-5');
+    expect(text).not.toContain('path-tok-6');
     let refusal = '';
     try {
       resolveConfig({ partner: { webhookUrl: 'https://hook_user:hook-Pass-4@hooks.example.in/pay' } });

@@ -1,6 +1,6 @@
 /**
  * HTTP details of the sandbox: request ids (D29) in the header, the error body and the log line;
- * HEAD; a request without Host or with two Authorization headers; requests not received in time
+ * HEAD; a request without Host or with two Host or Authorization headers; requests not received in time
  * (408); and what the request log leaves out (queries, credentials, the dashboard invitation token).
  */
 import { connect } from 'node:net';
@@ -154,6 +154,28 @@ describe('malformed requests', () => {
     expect(same.status).toBe(400);
   });
 
+  it('two Host headers: 400 asking for exactly one, in the family format', async () => {
+    const sdk = parseRaw(
+      await raw(
+        'POST /merchant/credit/checkTransactionStatus HTTP/1.1\r\nHost: x\r\nhost: y\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
+      ),
+    );
+    expect(sdk.status).toBe(400);
+    expect(sdk.body).toEqual({
+      message: 'BAD_REQUEST',
+      detail: 'The request has 2 Host headers; send exactly one.',
+      requestId: sdk.headers['x-request-id'],
+    });
+    const gateway = parseRaw(await raw(`GET /api/merchant/m_1 HTTP/1.1\r\nHost: x\r\nHost: x\r\nAuthorization: ${MERCHANT_AUTH}\r\nConnection: close\r\n\r\n`));
+    expect(gateway.status).toBe(400);
+    expect(gateway.body).toEqual({
+      errorCode: 'BAD_REQUEST',
+      message: 'The request has 2 Host headers; send exactly one.',
+      details: [{ field: 'Host', issue: 'must be given exactly once' }],
+      requestId: gateway.headers['x-request-id'],
+    });
+  });
+
   it('no Host header: the family 400 instead of an empty one', async () => {
     const sdk = parseRaw(
       await raw('POST /merchant/credit/checkTransactionStatus HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}'),
@@ -237,5 +259,25 @@ describe('the request log', () => {
     expect(all).not.toContain('secret_in_query');
     expect(all).not.toContain(MERCHANT_AUTH.slice('Basic '.length));
     expect(all).not.toContain('pg_test_secret');
+  });
+
+  it('normalises the path before it looks for the token: duplicate slashes, dot segments, %2F, absolute-form', async () => {
+    const { id } = await t.createMerchant();
+    const access = await t.merchantApi('POST', `/api/merchant/${id}/dashboard-access`, {
+      dashboardUser: { name: 'Ravi Rao', email: 'ravi@example.in' },
+    });
+    const token = new URL(access.body.dashboardAccess.loginUrl as string).pathname.split('/').at(-1) as string;
+    const from = lines.length;
+    const doubled = await fetch(`${t.url}//sandbox/gateway/dashboard/invitations/${token}`);
+    expect(await doubled.text()).not.toContain(token);
+    await fetch(`${t.url}/sandbox/gateway/./dashboard//invitations/${token}`);
+    await fetch(`${t.url}/sandbox/gateway/dashboard/x/../invitations/${token}`);
+    await fetch(`${t.url}/sandbox/gateway/dashboard%2Finvitations%2F${token}`);
+    const absolute = await raw(`GET http://x/sandbox/gateway/dashboard/invitations/${token} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    expect(absolute).not.toContain(token);
+    const logged = await logSince(from, 5);
+    for (const line of logged.slice(0, 4)) expect(line).toMatch(/^GET \/sandbox\/gateway\/dashboard\/invitations\/\[redacted\] \d{3} \d+ ms req_/);
+    expect(logged[4]).toMatch(/^GET \/sandbox\/gateway\/dashboard\/invitations\/\[redacted\] 400 /);
+    expect(lines.join('\n')).not.toContain(token);
   });
 });

@@ -143,7 +143,8 @@ describe('authorization', () => {
     const answer = await t.sdk(INITIATE, body(), { partnerId: 'partner_unknown' });
     expect(answer.status).toBe(401);
     expect(answer.body.message).toBe('AUTHORIZATION_FAILED');
-    expect(answer.body.detail).toContain('partner_unknown');
+    expect(answer.body.detail).toBe('X-Partnerid is not a known partner id: send the partner id the sandbox prints on start (PAYLATER_PARTNER_ID).');
+    expect(answer.text).not.toContain('partner_unknown');
   });
 
   it('answers 400 BAD_REQUEST naming the expected form for a malformed signature, also a hex one (D28)', async () => {

@@ -68,6 +68,47 @@ describe('WebhookTargets.problem', () => {
     }
   });
 
+  it('judges an IPv6 address that embeds an IPv4 address by that IPv4 address', () => {
+    const own = [
+      'http://[::127.0.0.1]:4000/x', // IPv4-compatible
+      'http://[::7f00:1]:4000/x',
+      'http://[::ffff:7f00:1]:4000/x', // IPv4-mapped, hex
+      'http://[::ffff:0:7f00:1]:4000/x', // IPv4-translated
+      'http://[::ffff:0:127.0.0.1]:4000/x',
+      'http://[64:ff9b::7f00:1]:4000/x', // NAT64
+      'http://[64:ff9b::127.0.0.1]:4000/x',
+      'http://[64:ff9b:1::7f00:1]:4000/x', // local-use NAT64, /96 layout
+      'http://[64:ff9b:1:7f00:1::]:4000/x', // local-use NAT64, /48 layout
+      'http://[2002:7f00:1::]:4000/x', // 6to4
+    ];
+    for (const url of own) expect(targets.problem(url)?.message, url).toMatch(/the sandbox itself/);
+    for (const url of [
+      'http://[::169.254.169.254]/x',
+      'http://[64:ff9b::a9fe:a9fe]/latest',
+      'http://[::ffff:0:a9fe:a9fe]/latest',
+      'http://[2002:a9fe:a9fe::1]/latest',
+      'http://[64:ff9b::6464:64c8]/latest', // 100.100.100.200
+    ]) {
+      expect(targets.problem(url)?.message, url).toMatch(/metadata/);
+    }
+    expect(targets.problem('http://[64:ff9b::a9fe:101]/x')?.message).toMatch(/link-local/);
+    expect(targets.problem('http://[::ffff:0.0.0.0]:9000/x')?.message).toMatch(/0\.0\.0\.0/);
+    // The same forms of other addresses, and other ports, stay allowed.
+    for (const url of ['http://[64:ff9b::a00:5]/hook', 'http://[::7f00:1]:9000/x', 'http://[2002:a00:5::1]/hook', 'http://[2001:db8::1]/hook']) {
+      expect(targets.problem(url), url).toBeUndefined();
+    }
+  });
+
+  it('judges resolved IPv6 addresses that embed an IPv4 address the same way', async () => {
+    const resolving = new WebhookTargets({
+      allowAny: false,
+      lookup: async (host) => ({ 'nat64.test': ['64:ff9b::a9fe:a9fe'], 'self6.test': ['::ffff:0:7f00:1'] })[host] ?? [],
+    });
+    resolving.listeningAt({ address: '127.0.0.1', port: 4000 });
+    expect((await resolving.resolvedProblem('http://nat64.test/'))?.message).toMatch(/metadata/);
+    expect((await resolving.resolvedProblem('http://self6.test:4000/x'))?.message).toMatch(/the sandbox itself/);
+  });
+
   it('with allowAny, allows every target but still refuses credentials', () => {
     const any = new WebhookTargets({ allowAny: true });
     any.listeningAt({ address: '127.0.0.1', port: 4000 });

@@ -55,7 +55,8 @@ export function malformedSignatureDetail(signature: string): string {
 /**
  * Checks `<partnerHeader>` and `X-Signature`. `verify` says whether a well-formed signature matches
  * the request for the partner's key. A failure is 401 AUTHORIZATION_FAILED with a detail that says
- * which header is wrong and how the signature is computed, never the key or the expected value; a
+ * which header is wrong and how the signature is computed, never a value sent, the key or the
+ * expected value; a
  * signature not of the D28 form is 400 BAD_REQUEST. With `signature: 'optional'` a request without
  * `X-Signature` is accepted on the partner id alone.
  */
@@ -83,7 +84,10 @@ export function partnerAuth(
       return fail(`${partnerHeader} is missing: send your partner id in ${partnerHeader}, and the request signature in X-Signature.`);
     }
     const partner = findPartner(config, partnerId);
-    if (partner === undefined) return fail(`${partnerHeader} '${printable(partnerId)}' is not known.`);
+    // The value is not repeated: a key pasted into the header by mistake must not come back.
+    if (partner === undefined) {
+      return fail(`${partnerHeader} is not a known partner id: send the partner id the sandbox prints on start (PAYLATER_PARTNER_ID).`);
+    }
     const signature = request.header('X-Signature');
     if (signature === undefined || signature === '') {
       return signatureRule === 'optional'
@@ -126,10 +130,4 @@ export function webAuth(config: SandboxConfig, errors: ErrorHelpers, signatureRu
     'X-Signature does not match the request body, path and query',
     signatureRule,
   );
-}
-
-/** A header value safe to echo in a message: printable ASCII, at most 64 characters. */
-function printable(value: string): string {
-  const cleaned = value.replace(/[^\x20-\x7e]/g, '?');
-  return cleaned.length > 64 ? `${cleaned.slice(0, 64)}...` : cleaned;
 }
