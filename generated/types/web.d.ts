@@ -144,6 +144,27 @@ export interface paths {
          *     | `redirectUrl` | string | redirect | Where the user comes back after the service's page. The query parameter `tid`, holding the transaction id, is appended to it. |
          *     | `redirectFailureCallback` | function(status) | redirect | Fires only for a failure before the redirect, not after it. Called with `GET_TXN_ID_FAILED` when no transaction id is obtained. A failure after the redirect is learnt at `redirectUrl` from the status check. |
          *
+         *     ### `initiateBharatXTransaction({ ... })`
+         *
+         *     **Decided by this contract (D67).** The script also defines `initiateBharatXTransaction(options)`,
+         *     the function the service's own web samples call (`bharatx-in/BharatX-Sample-Web-SDK-Integration-PHP`
+         *     `popup.html` and `redirect.html`): the same parameters without `btnSelector`, and the flow starts
+         *     at once. Call it from the page's own click handler, so that the browser allows the popup:
+         *
+         *     ```js
+         *     document.getElementById('bx-button').addEventListener('click', () => {
+         *       initiateBharatXTransaction({
+         *         type: 'redirect',
+         *         getTransactionId: getTxnId,
+         *         partnerId: 'testPartnerId',
+         *         amount: 30000,
+         *         phoneNumber: '+919000000001',
+         *         redirectUrl: 'https://merchant.example.in/payment-status/?mode=TEST',
+         *         redirectFailureCallback: (status) => alert('TRANSACTION FAILED: ' + status),
+         *       });
+         *     });
+         *     ```
+         *
          *     ### Client-side statuses
          *
          *     | Status | Passed to | Signature | Meaning |

@@ -44,6 +44,12 @@ export interface SandboxConfig {
    * verifies it when present but answers without it, as its integrations send none.
    */
   requireStatusSignature: boolean;
+  /**
+   * The service's published test partner (`testPartnerId` / `testPrivateKey`, D67) is accepted
+   * beside {@link partner}, with the same webhook URL and page settings. On by default; the
+   * operator turns it off with `--no-published-test-partner`.
+   */
+  publishedTestPartner: boolean;
   webhooks: WebhookSettings;
   retention: RetentionSettings;
 }
@@ -89,6 +95,7 @@ export const DEFAULT_CONFIG: SandboxConfig = Object.freeze({
   bodyLimit: BODY_LIMIT,
   publicUrl: undefined,
   requireStatusSignature: false,
+  publishedTestPartner: true,
   webhooks: Object.freeze({ concurrency: DEFAULT_WEBHOOK_CONCURRENCY, allowAnyTarget: false }),
   retention: Object.freeze({ transactions: DEFAULT_RETAIN_TRANSACTIONS, deliveries: DEFAULT_RETAIN_DELIVERIES }),
 }) as SandboxConfig;
@@ -105,6 +112,7 @@ export const ENVIRONMENT = {
   privateKey: 'PAYLATER_PRIVATE_KEY',
   webhookUrl: 'PAYLATER_WEBHOOK_URL',
   requireStatusSignature: 'PAYLATER_REQUIRE_STATUS_SIGNATURE',
+  publishedTestPartner: 'PAYLATER_PUBLISHED_TEST_PARTNER',
   webhookConcurrency: 'PAYLATER_WEBHOOK_CONCURRENCY',
   allowAnyWebhookTarget: 'PAYLATER_ALLOW_ANY_WEBHOOK_TARGET',
   retainTransactions: 'PAYLATER_RETAIN_TRANSACTIONS',
@@ -121,6 +129,7 @@ export interface ConfigOverrides {
   bodyLimit?: number;
   publicUrl?: string;
   requireStatusSignature?: boolean;
+  publishedTestPartner?: boolean;
   webhooks?: Partial<WebhookSettings>;
   retention?: Partial<RetentionSettings>;
 }
@@ -183,6 +192,10 @@ export function resolveConfig(
       overrides.requireStatusSignature ??
       parseFlag(envRequireStatusSignature, ENVIRONMENT.requireStatusSignature) ??
       DEFAULT_CONFIG.requireStatusSignature,
+    publishedTestPartner:
+      overrides.publishedTestPartner ??
+      parseFlag(fromEnv(ENVIRONMENT.publishedTestPartner), ENVIRONMENT.publishedTestPartner) ??
+      DEFAULT_CONFIG.publishedTestPartner,
     webhooks: {
       concurrency:
         overrides.webhooks?.concurrency ??

@@ -18,7 +18,7 @@ import { loadBrowserAsset } from '../browser-assets.js';
 import { ChildRecords } from '../store.js';
 import { directLifecycle, refundDirect, type DirectRefund, type DirectStatus } from './direct.js';
 import { appendQuery, registerWebCheckout, WEB_CHECKOUT_SESSIONS } from './web-checkout.js';
-import { webAuth, type Partner } from './partner.js';
+import { partnerKey, webAuth, type Partner } from './partner.js';
 import { WEB_REFUNDS, WEB_TRANSACTIONS, type WebTransaction } from './web-records.js';
 
 export { WEB_REFUNDS, WEB_TRANSACTIONS, type WebTransaction } from './web-records.js';
@@ -42,11 +42,11 @@ export function registerWeb(ctx: FamilyContext): void {
   const lifecycle = directLifecycle(ctx, {
     collection: transactions,
     idOf: (transaction) => transaction.id,
-    webhookBody: (transactionId, status) => {
+    webhookBody: (transactionId, status, privateKey) => {
       const event: components['schemas']['WebWebhookEvent'] = {
         transactionId,
         status,
-        signature: statusSignature(transactionId, status, config.partner.privateKey),
+        signature: statusSignature(transactionId, status, privateKey),
       };
       return JSON.stringify(event);
     },
@@ -133,7 +133,7 @@ export function registerWeb(ctx: FamilyContext): void {
   lifecycle.registerUserActions((updated) => ({
     transactionId: updated.id,
     status: updated.status,
-    signature: statusSignature(updated.id, updated.status, config.partner.privateKey),
+    signature: statusSignature(updated.id, updated.status, partnerKey(config, updated.partnerId)),
     redirectTo: redirectTarget(updated, config.partner.homePageUrl),
   }));
 
@@ -148,7 +148,7 @@ export function registerWeb(ctx: FamilyContext): void {
         transactionId: transaction.id,
         status: transaction.status,
         ...(transaction.failureReason === undefined ? {} : { failureReason: transaction.failureReason }),
-        signature: statusSignature(transaction.id, transaction.status, config.partner.privateKey),
+        signature: statusSignature(transaction.id, transaction.status, partnerKey(config, transaction.partnerId)),
         amount: transaction.amount,
         merchant: { name: config.partner.merchantName, homePageUrl: config.partner.homePageUrl },
         user: transaction.user,
