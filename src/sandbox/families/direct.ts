@@ -58,6 +58,8 @@ export interface DirectLifecycleSettings<T extends DirectRecord> {
   copy(transaction: T): T;
   /** Forgets what else the family keeps of a transaction that retention forgets (refunds, sessions). */
   onEvict?: (id: string) => void;
+  /** Sends what else a final status sends (the web flow's call to notes.webhook_url, D68). */
+  onFinal?: (updated: T) => void;
 }
 
 /**
@@ -136,6 +138,7 @@ export function directLifecycle<T extends DirectRecord>(ctx: FamilyContext, sett
       event: 'transactionStatus',
       transactionId: id,
     });
+    settings.onFinal?.(updated);
     return updated;
   }
 

@@ -9,7 +9,8 @@
  *
  * Rules: D03 (errors), D13 (15-minute expiry to FAILURE), D20, D21 (answers and webhook), D22
  * (status signature), D23 (webhook delivery), D24, D27, D28, D30 (notes), D31 (empty overrides),
- * D32 (refund), D33 (return-URL parameters), D39 (absent or 0 refunds what remains).
+ * D32 (refund), D33 (return-URL parameters), D39 (absent or 0 refunds what remains), D68 (the
+ * call to notes.webhook_url, web-notes-webhook.ts).
  */
 import type { components, operations } from '../../../generated/types/web.js';
 import { statusSignature } from '../../signature.js';
@@ -19,6 +20,7 @@ import { ChildRecords } from '../store.js';
 import { directLifecycle, refundDirect, type DirectRefund, type DirectStatus } from './direct.js';
 import { appendQuery, registerWebCheckout, WEB_CHECKOUT_SESSIONS } from './web-checkout.js';
 import { partnerKey, webAuth, type Partner } from './partner.js';
+import { notesWebhookUrl, notesWebhookUrlProblem, sendNotesWebhook } from './web-notes-webhook.js';
 import { WEB_REFUNDS, WEB_TRANSACTIONS, type WebTransaction } from './web-records.js';
 
 export { WEB_REFUNDS, WEB_TRANSACTIONS, type WebTransaction } from './web-records.js';
@@ -60,6 +62,7 @@ export function registerWeb(ctx: FamilyContext): void {
       const transaction = transactions.get(id);
       if (transaction !== undefined) refunds.deleteRange(id, 0, transaction.refundCount);
     },
+    onFinal: (updated) => sendNotesWebhook(ctx, updated),
   });
   const { find, finish, notFound } = lifecycle;
 
@@ -69,6 +72,12 @@ export function registerWeb(ctx: FamilyContext): void {
       if (transactions.has(body.id)) {
         return errors.error(400, 'DUPLICATE_TRANSACTION_ID', `id '${body.id}' was already initiated.`);
       }
+      // D68: notes.webhook_url is called on the final status; one that cannot be called is a 400.
+      const webhookUrl = notesWebhookUrl(body.notes);
+      const urlProblem = webhookUrl === undefined ? undefined : notesWebhookUrlProblem(ctx, webhookUrl);
+      if (urlProblem !== undefined) {
+        return errors.badRequest(`notes.webhook_url ${urlProblem.issue}.`, [{ field: '/notes/webhook_url', issue: urlProblem.issue }]);
+      }
       const now = clock.now();
       const redirect = body.redirect === undefined ? undefined : withoutEmptyOverrides(body.redirect);
       const transaction: WebTransaction = {
@@ -77,6 +86,7 @@ export function registerWeb(ctx: FamilyContext): void {
         amount: body.amount,
         user: body.user,
         notes: body.notes,
+        webhookUrl: webhookUrl as string | undefined,
         redirect,
         status: 'PENDING',
         failureReason: undefined,
@@ -209,6 +219,7 @@ function copyWebTransaction(transaction: WebTransaction): WebTransaction {
     amount: transaction.amount,
     user: transaction.user,
     notes: transaction.notes,
+    webhookUrl: transaction.webhookUrl,
     redirect: transaction.redirect,
     status: transaction.status,
     failureReason: transaction.failureReason,
