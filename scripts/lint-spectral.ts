@@ -58,7 +58,7 @@ const PUBLIC_SCRIPT =
   'answers 401, and a documented 401 would describe an answer that cannot happen.';
 
 const SHOP_ENDPOINT =
-  "The callback's answers are the shop's endpoint's, not the service's (D68): the service promises nothing about " +
+  "The callback's answers are the shop's endpoint's, not the service's (D73): the service promises nothing about " +
   'them, and counts any 2xx or 3xx as received, anything else as a reason to retry.';
 const NOTES_CALLBACK = '/paths/~1api~1transaction/post/callbacks/notesWebhookUrl/{$request.body#~1notes~1webhook_url}/post/responses';
 

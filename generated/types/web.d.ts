@@ -24,7 +24,7 @@ export interface paths {
          *     `TRANSACTION_INITIATED` and `redirectUrl`, the hosted confirmation page. A transaction that is
          *     not confirmed within 15 minutes fails (D13). The body may carry free `notes` (any JSON object,
          *     stored, D30); `notes.webhook_url`, when present, is called with the result (the callback
-         *     `notesWebhookUrl`, D68) and must be an absolute http(s) URL of at most 2048 characters, or the
+         *     `notesWebhookUrl`, D73) and must be an absolute http(s) URL of at most 2048 characters, or the
          *     answer is 400 `BAD_REQUEST` naming it; an empty `redirect.colorOverride` or
          *     `redirect.logoOverride` means no override (D31). When the hosted page sends the user back to
          *     `redirect.url` (or `redirect.failureUrl`), it appends `txnId` and `txnStatus` to its query
@@ -148,7 +148,7 @@ export interface paths {
          *
          *     ### `initiateBharatXTransaction({ ... })`
          *
-         *     **Decided by this contract (D67).** The script also defines `initiateBharatXTransaction(options)`,
+         *     **Decided by this contract (D72).** The script also defines `initiateBharatXTransaction(options)`,
          *     the function the service's own web samples call (`bharatx-in/BharatX-Sample-Web-SDK-Integration-PHP`
          *     `popup.html` and `redirect.html`): the same parameters without `btnSelector`, and the flow starts
          *     at once. Call it from the page's own click handler, so that the browser allows the popup:
@@ -236,7 +236,7 @@ export interface webhooks {
          * Web-flow transaction result
          * @description **Decided by this contract (D23).** Sent by the service to the partner's webhook URL
          *     (agreed with the operator; a `webhook_url` inside `notes` gets its own call, the initiate's
-         *     callback `notesWebhookUrl`, D68) when a web-flow
+         *     callback `notesWebhookUrl`, D73) when a web-flow
          *     transaction reaches `SUCCESS`, `FAILURE` or `CANCELLED` (D21). The body carries the status
          *     signature (D22): recompute base64(SHA-256(transactionId + status + private key)), the three
          *     joined with no separator, and compare in constant time. `X-Signature` = base64(SHA-256(raw
@@ -543,7 +543,7 @@ export interface components {
             email?: string;
         };
         /**
-         * @description Free notes for the caller's own use. **Decided by this contract (D30).** Any JSON object: values of any JSON type (strings, numbers, booleans, null, nested objects, arrays). The service stores the object and gives it back unchanged; it interprets none of it, but for `webhook_url` in the web flow's initiate (D68). It is bounded only by the limits of every body: 1 MiB and 64 levels of nesting (D24).
+         * @description Free notes for the caller's own use. **Decided by this contract (D30).** Any JSON object: values of any JSON type (strings, numbers, booleans, null, nested objects, arrays). The service stores the object and gives it back unchanged; it interprets none of it, but for `webhook_url` in the web flow's initiate (D73). It is bounded only by the limits of every body: 1 MiB and 64 levels of nesting (D24).
          * @example {
          *       "referenceId": "order_98412",
          *       "billNo": "INV-2026-00042"
@@ -612,7 +612,7 @@ export interface components {
             id: components["schemas"]["WebTransactionId"];
             amount: components["schemas"]["Amount"];
             user: components["schemas"]["User"];
-            /** @description **Decided by this contract (D30).** Optional free notes of the merchant (an order id, the addresses, the items, ...): any JSON object, stored with the transaction. One key is read (D68): `webhook_url`, an absolute http(s) URL of at most 2048 characters, is called with the transaction's result (the callback `notesWebhookUrl` of the initiate), as the service's WooCommerce plugin expects; one that cannot be called answers 400 `BAD_REQUEST` naming it. */
+            /** @description **Decided by this contract (D30).** Optional free notes of the merchant (an order id, the addresses, the items, ...): any JSON object, stored with the transaction. One key is read (D73): `webhook_url`, an absolute http(s) URL of at most 2048 characters, is called with the transaction's result (the callback `notesWebhookUrl` of the initiate), as the service's WooCommerce plugin expects; one that cannot be called answers 400 `BAD_REQUEST` naming it. */
             notes?: components["schemas"]["Notes"];
             redirect?: components["schemas"]["WebRedirect"];
         };

@@ -22,7 +22,7 @@
  * - redirect: the page goes to the hosted page, which sends the user back to `redirectUrl` with
  *   `tid=<id>` appended.
  *
- * It also defines `window.initiateBharatXTransaction(options)` (D67): the same options without
+ * It also defines `window.initiateBharatXTransaction(options)` (D72): the same options without
  * `btnSelector`, and the flow starts at once. The service's own web samples call it from their
  * click handler (`bharatx-in/BharatX-Sample-Web-SDK-Integration-PHP` `popup.html` and
  * `redirect.html`); called outside a user's click, the browser may block the popup.
@@ -46,7 +46,7 @@ declare global {
   interface Window {
     /** Binds the click on `btnSelector` to the pay-later flow (sdk.js). */
     initiateServiceTransactionOnElementClick: InitiateServiceTransactionOnElementClick;
-    /** Starts the pay-later flow at once, from the page's own click handler (sdk.js, D67). */
+    /** Starts the pay-later flow at once, from the page's own click handler (sdk.js, D72). */
     initiateBharatXTransaction: InitiateBharatXTransaction;
   }
 }

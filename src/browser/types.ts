@@ -73,7 +73,7 @@ export type InitiateServiceTransactionOptions = PopupOptions | RedirectOptions;
 
 /**
  * The options of `initiateBharatXTransaction`: those of `initiateServiceTransactionOnElementClick`
- * without `btnSelector`, since the flow starts at once (D67).
+ * without `btnSelector`, since the flow starts at once (D72).
  */
 export type InitiateBharatXTransactionOptions = Omit<PopupOptions, 'btnSelector'> | Omit<RedirectOptions, 'btnSelector'>;
 
@@ -85,7 +85,7 @@ export type InitiateServiceTransactionOnElementClick = (options: InitiateService
 
 /**
  * Starts the pay-later flow at once, as the service's own web samples call it from their click
- * handler (`bharatx-in/BharatX-Sample-Web-SDK-Integration-PHP` `popup.html`, `redirect.html`; D67).
+ * handler (`bharatx-in/BharatX-Sample-Web-SDK-Integration-PHP` `popup.html`, `redirect.html`; D72).
  * Call it in the handler of a user's click, so that the browser allows the popup. Invalid options
  * are reported on the console (nothing starts); it never throws.
  */

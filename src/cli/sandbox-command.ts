@@ -43,7 +43,7 @@ Options:
                       verified when present)                       [${ENVIRONMENT.requireStatusSignature}=1]
   --no-published-test-partner
                       refuse the service's published test credentials testPartnerId /
-                      testPrivateKey (accepted by default beside the partner below, D67)
+                      testPrivateKey (accepted by default beside the partner below, D72)
                                                    [${ENVIRONMENT.publishedTestPartner}=0]
   --quiet             do not print a line per request
   -h, --help          show this help

@@ -45,7 +45,7 @@ export interface SandboxConfig {
    */
   requireStatusSignature: boolean;
   /**
-   * The service's published test partner (`testPartnerId` / `testPrivateKey`, D67) is accepted
+   * The service's published test partner (`testPartnerId` / `testPrivateKey`, D72) is accepted
    * beside {@link partner}, with the same webhook URL and page settings. On by default; the
    * operator turns it off with `--no-published-test-partner`.
    */

@@ -502,7 +502,7 @@ export class DeliveryDispatcher {
   private headersOf(delivery: StoredDelivery, body: string): Record<string, string> {
     const headers: Record<string, string> = { ...delivery.headers };
     if (delivery.signingKey !== undefined) headers['X-Signature'] = sdkSignature(body, delivery.signingKey);
-    // JSON unless the event gives its own (the web flow's form call to notes.webhook_url, D68).
+    // JSON unless the event gives its own (the web flow's form call to notes.webhook_url, D73).
     headers['Content-Type'] ??= 'application/json';
     headers['X-Event-Id'] = this.eventIdOf(delivery);
     return headers;

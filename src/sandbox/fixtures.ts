@@ -19,7 +19,7 @@ export const TEST_CREDENTIALS = Object.freeze({
  * test private key exist"), written into its own samples: `bharatx-in/BharatX-Sample-Web-SDK-Integration-PHP`
  * (`start-transaction.php`, `popup.html`, `redirect.html`) and
  * `bharatx-in/BharatX-Sample-Web-SDK-NodeJS-Integration` (`index.js`). The sandbox accepts them
- * beside its own partner (D67), so that those samples run against it unchanged.
+ * beside its own partner (D72), so that those samples run against it unchanged.
  */
 export const PUBLISHED_TEST_PARTNER = Object.freeze({ id: 'testPartnerId', privateKey: 'testPrivateKey' });
 

@@ -26,7 +26,7 @@ export const FLOWS: readonly Flow[] = [
     id: 'woocommerce-1.6-web',
     integration: 'woocommerce-1.6',
     title: 'WooCommerce 1.6.x, a version 1 (web-only) partner: configuration falls back to version 1, checkout, return, status, webhook, two refunds',
-    // As a real shop is set up: no partner-level webhook URL; the plugin's notes.webhook_url (D68).
+    // As a real shop is set up: no partner-level webhook URL; the plugin's notes.webhook_url (D73).
     shop: 'wc16.webhook',
     given: ({ site, uuid }) => ({ ...WC_ORDER(site, uuid), partnerId: 'partner_test', privateKey: 'test_private_key' }),
     steps: [
@@ -55,7 +55,7 @@ export const FLOWS: readonly Flow[] = [
       { service: { action: 'user-pays-web', page: '{{redirectUrl}}' } },
       { returnTo: 'wc15.return', expect: { outcome: 'proceeds' } },
       { call: 'wc15.status', expect: { outcome: 'paid' } },
-      // The plugin's notes.webhook_url, called with txnId and txnStatus in its query (D68).
+      // The plugin's notes.webhook_url, called with txnId and txnStatus in its query (D73).
       { webhook: 'wc15.webhook', where: { field: 'txnId', equals: '{{transactionId}}' }, expect: { outcome: 'checks the status' }, deliveredOnce: { decision: 'W8' } },
       { call: 'wc15.refund' },
       {

@@ -5,7 +5,7 @@
  * `getTransactionId` asking the shop's server), and a server that does what its
  * `start-transaction.php` does (the body as `json_encode` writes it, signed over body + path + key
  * with the published test credentials `testPartnerId` / `testPrivateKey`, no `redirect`). The
- * sandbox runs with its defaults, so the published credentials are accepted out of the box (D67).
+ * sandbox runs with its defaults, so the published credentials are accepted out of the box (D72).
  *
  * Two differences, both outside what the service sees: the sample loads jQuery from a CDN (no
  * machine here reaches one), so the page's `getTxnId` posts the form with `fetch`; and the sample

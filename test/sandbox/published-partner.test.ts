@@ -1,5 +1,5 @@
 /**
- * The service's published test credentials `testPartnerId` / `testPrivateKey` (D67), which its
+ * The service's published test credentials `testPartnerId` / `testPrivateKey` (D72), which its
  * web samples use unchanged: accepted beside the sandbox's own partner by default, with their own
  * key in every signature the sandbox makes for their transactions, and refused when turned off.
  */

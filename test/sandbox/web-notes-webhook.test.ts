@@ -1,5 +1,5 @@
 /**
- * The web flow's call to `notes.webhook_url` (D68), against a receiver that answers as the
+ * The web flow's call to `notes.webhook_url` (D73), against a receiver that answers as the
  * WooCommerce plugin's webhook endpoint does: a 302 (`wp_redirect` then `exit`). The call keeps
  * the URL's own query (the order `key`), appends `txnId` and `txnStatus`, and repeats the query as
  * a form body, so each generation of the plugin finds what it reads: `$_GET` in 1.5.x and 1.6.x,

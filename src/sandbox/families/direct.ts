@@ -58,7 +58,7 @@ export interface DirectLifecycleSettings<T extends DirectRecord> {
   copy(transaction: T): T;
   /** Forgets what else the family keeps of a transaction that retention forgets (refunds, sessions). */
   onEvict?: (id: string) => void;
-  /** Sends what else a final status sends (the web flow's call to notes.webhook_url, D68). */
+  /** Sends what else a final status sends (the web flow's call to notes.webhook_url, D73). */
   onFinal?: (updated: T) => void;
 }
 
@@ -86,7 +86,7 @@ export function directLifecycle<T extends DirectRecord>(ctx: FamilyContext, sett
     return scope;
   };
   // The webhook's body follows from the id, the final status and the partner: the delivery keeps
-  // only the first two, and the template's name says the partner (one per known partner, D67).
+  // only the first two, and the template's name says the partner (one per known partner, D72).
   const templates = new Map<string, string>();
   for (const partner of knownPartners(config)) {
     const name = templates.size === 0 ? `${ctx.family}.transactionStatus` : `${ctx.family}.transactionStatus@${partner.id}`;

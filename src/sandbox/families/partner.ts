@@ -19,7 +19,7 @@ export interface Partner {
 
 /**
  * The partners the sandbox knows: its own (the configured one) and, unless turned off, the
- * service's published test partner (D67), which shares the webhook URL. The own partner comes
+ * service's published test partner (D72), which shares the webhook URL. The own partner comes
  * first, so a configured id equal to the published one keeps its own key.
  */
 export function knownPartners(config: SandboxConfig): Partner[] {

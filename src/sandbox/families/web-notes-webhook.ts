@@ -1,5 +1,5 @@
 /**
- * The web flow's call to `notes.webhook_url` (D68): the URL a shop puts in the initiate's notes
+ * The web flow's call to `notes.webhook_url` (D73): the URL a shop puts in the initiate's notes
  * (the WooCommerce plugin puts `<site>/?wc-api=Bharatx_Pay_In_3_Feature_Gateway_Webhook&key=<order
  * key>` there), called once the transaction is final, the way the plugin's handlers read it:
  *
@@ -32,7 +32,7 @@ export function notesWebhookUrl(notes: unknown): unknown {
 
 /** Why `notes.webhook_url` cannot be called (for a 400 naming it), or undefined when it can. */
 export function notesWebhookUrlProblem(ctx: FamilyContext, value: unknown): { issue: string } | undefined {
-  if (typeof value !== 'string') return { issue: 'must be a string: the absolute http(s) URL to call when the transaction is final (D68)' };
+  if (typeof value !== 'string') return { issue: 'must be a string: the absolute http(s) URL to call when the transaction is final (D73)' };
   if (value.length > MAX_NOTES_WEBHOOK_URL) return { issue: `must be at most ${MAX_NOTES_WEBHOOK_URL} characters` };
   let url: URL;
   try {

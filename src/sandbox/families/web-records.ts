@@ -13,7 +13,7 @@ export interface WebTransaction {
   user: components['schemas']['User'];
   /** D30: the partner's free JSON object, stored as sent and never interpreted. */
   notes?: Record<string, unknown>;
-  /** `notes.webhook_url` of the initiate, called on the final status (D68; web-notes-webhook.ts). */
+  /** `notes.webhook_url` of the initiate, called on the final status (D73; web-notes-webhook.ts). */
   webhookUrl?: string;
   /** Without empty overrides: `""` means "no override" (D31). */
   redirect?: components['schemas']['WebRedirect'];

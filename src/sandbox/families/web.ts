@@ -9,7 +9,7 @@
  *
  * Rules: D03 (errors), D13 (15-minute expiry to FAILURE), D20, D21 (answers and webhook), D22
  * (status signature), D23 (webhook delivery), D24, D27, D28, D30 (notes), D31 (empty overrides),
- * D32 (refund), D33 (return-URL parameters), D39 (absent or 0 refunds what remains), D68 (the
+ * D32 (refund), D33 (return-URL parameters), D39 (absent or 0 refunds what remains), D73 (the
  * call to notes.webhook_url, web-notes-webhook.ts).
  */
 import type { components, operations } from '../../../generated/types/web.js';
@@ -72,7 +72,7 @@ export function registerWeb(ctx: FamilyContext): void {
       if (transactions.has(body.id)) {
         return errors.error(400, 'DUPLICATE_TRANSACTION_ID', `id '${body.id}' was already initiated.`);
       }
-      // D68: notes.webhook_url is called on the final status; one that cannot be called is a 400.
+      // D73: notes.webhook_url is called on the final status; one that cannot be called is a 400.
       const webhookUrl = notesWebhookUrl(body.notes);
       const urlProblem = webhookUrl === undefined ? undefined : notesWebhookUrlProblem(ctx, webhookUrl);
       if (urlProblem !== undefined) {
