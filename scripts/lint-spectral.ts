@@ -57,6 +57,11 @@ const PUBLIC_SCRIPT =
   'The description makes the browser script public: a script element sends no credentials, so the service never ' +
   'answers 401, and a documented 401 would describe an answer that cannot happen.';
 
+const SHOP_ENDPOINT =
+  "The callback's answers are the shop's endpoint's, not the service's (D73): the service promises nothing about " +
+  'them, and counts any 2xx or 3xx as received, anything else as a reason to retry.';
+const NOTES_CALLBACK = '/paths/~1api~1transaction/post/callbacks/notesWebhookUrl/{$request.body#~1notes~1webhook_url}/post/responses';
+
 const localServers = (family: Family): Forced[] =>
   ['/servers/1/url', '/servers/2/url'].map((path) => ({ ruleset: 'owasp', family, code: 'owasp:api8:2023-no-server-http', path, reason: LOCAL }));
 
@@ -74,6 +79,14 @@ export const FORCED: readonly Forced[] = [
   { ruleset: 'owasp', family: 'extras', code: 'owasp:api2:2023-no-http-basic', path: '/components/securitySchemes/extrasBasic/scheme', reason: BASIC },
   ...FAMILIES.flatMap(localServers),
   { ruleset: 'owasp', family: 'web', code: 'owasp:api8:2023-define-error-responses-401', path: '/paths/~1sdk.js/get/responses', reason: PUBLIC_SCRIPT },
+  ...[
+    'owasp:api4:2023-rate-limit-responses-429',
+    'owasp:api8:2023-define-error-responses-401',
+    'owasp:api8:2023-define-error-responses-500',
+  ].map((code): Forced => ({ ruleset: 'owasp', family: 'web', code, path: NOTES_CALLBACK, reason: SHOP_ENDPOINT })),
+  ...['2XX', '4XX'].map(
+    (range): Forced => ({ ruleset: 'owasp', family: 'web', code: 'owasp:api4:2023-rate-limit', path: `${NOTES_CALLBACK}/${range}`, reason: SHOP_ENDPOINT }),
+  ),
 ];
 
 function pointer(path: readonly (string | number)[]): string {

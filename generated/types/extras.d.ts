@@ -209,7 +209,7 @@ export interface components {
                 "application/json": components["schemas"]["ApiError"];
             };
         };
-        /** @description **Decided by this contract (D02).** Missing, malformed or wrong HTTP Basic credentials, or credentials of the other kind (`UNAUTHORIZED`). */
+        /** @description **Decided by this contract (D02).** Missing, malformed or wrong HTTP Basic credentials, or credentials issued for another API of the service (`UNAUTHORIZED`). */
         Unauthorized: {
             headers: {
                 /** @description Optional, not promised (D40); sent only when requests are limited. */

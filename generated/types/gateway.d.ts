@@ -1385,7 +1385,7 @@ export interface components {
          */
         GatewayFailureReason: "NOT_ELIGIBLE" | "PRE_ELIGIBILITY_MISMATCH" | "OTP_ATTEMPTS_EXCEEDED" | "EXPIRED" | "OTHER_ATTEMPT_SUCCEEDED" | "PAYMENT_NOT_CONFIRMED" | "CANCELLED_BY_MERCHANT";
         /**
-         * @description Free notes for the caller's own use. **Decided by this contract (D30).** Any JSON object: values of any JSON type (strings, numbers, booleans, null, nested objects, arrays). The service stores the object and gives it back unchanged; it interprets none of it (a key such as `webhook_url` has no effect). It is bounded only by the limits of every body: 1 MiB and 64 levels of nesting (D24).
+         * @description Free notes for the caller's own use. **Decided by this contract (D30).** Any JSON object: values of any JSON type (strings, numbers, booleans, null, nested objects, arrays). The service stores the object and gives it back unchanged; it interprets none of it, but for `webhook_url` in the web flow's initiate (D73). It is bounded only by the limits of every body: 1 MiB and 64 levels of nesting (D24).
          * @example {
          *       "referenceId": "order_98412",
          *       "billNo": "INV-2026-00042"
@@ -1769,7 +1769,7 @@ export interface components {
         Signature: string;
     };
     responses: {
-        /** @description **Decided by this contract (D02).** Missing, malformed or wrong HTTP Basic credentials, or credentials of the other kind (`UNAUTHORIZED`). */
+        /** @description **Decided by this contract (D02).** Missing, malformed or wrong HTTP Basic credentials, or credentials issued for another API of the service (`UNAUTHORIZED`). */
         Unauthorized: {
             headers: {
                 /** @description Optional, not promised (D40); sent only when requests are limited. */

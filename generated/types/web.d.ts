@@ -23,7 +23,9 @@ export interface paths {
          *     **Decided by this contract (D21).** The answer is 200 with `message`
          *     `TRANSACTION_INITIATED` and `redirectUrl`, the hosted confirmation page. A transaction that is
          *     not confirmed within 15 minutes fails (D13). The body may carry free `notes` (any JSON object,
-         *     stored and never interpreted, D30); an empty `redirect.colorOverride` or
+         *     stored, D30); `notes.webhook_url`, when present, is called with the result (the callback
+         *     `notesWebhookUrl`, D73) and must be an absolute http(s) URL of at most 2048 characters, or the
+         *     answer is 400 `BAD_REQUEST` naming it; an empty `redirect.colorOverride` or
          *     `redirect.logoOverride` means no override (D31). When the hosted page sends the user back to
          *     `redirect.url` (or `redirect.failureUrl`), it appends `txnId` and `txnStatus` to its query
          *     (D33).
@@ -144,6 +146,27 @@ export interface paths {
          *     | `redirectUrl` | string | redirect | Where the user comes back after the service's page. The query parameter `tid`, holding the transaction id, is appended to it. |
          *     | `redirectFailureCallback` | function(status) | redirect | Fires only for a failure before the redirect, not after it. Called with `GET_TXN_ID_FAILED` when no transaction id is obtained. A failure after the redirect is learnt at `redirectUrl` from the status check. |
          *
+         *     ### `initiateBharatXTransaction({ ... })`
+         *
+         *     **Decided by this contract (D72).** The script also defines `initiateBharatXTransaction(options)`,
+         *     the function the service's own web samples call (`bharatx-in/BharatX-Sample-Web-SDK-Integration-PHP`
+         *     `popup.html` and `redirect.html`): the same parameters without `btnSelector`, and the flow starts
+         *     at once. Call it from the page's own click handler, so that the browser allows the popup:
+         *
+         *     ```js
+         *     document.getElementById('bx-button').addEventListener('click', () => {
+         *       initiateBharatXTransaction({
+         *         type: 'redirect',
+         *         getTransactionId: getTxnId,
+         *         partnerId: 'testPartnerId',
+         *         amount: 30000,
+         *         phoneNumber: '+919000000001',
+         *         redirectUrl: 'https://merchant.example.in/payment-status/?mode=TEST',
+         *         redirectFailureCallback: (status) => alert('TRANSACTION FAILED: ' + status),
+         *       });
+         *     });
+         *     ```
+         *
          *     ### Client-side statuses
          *
          *     | Status | Passed to | Signature | Meaning |
@@ -212,7 +235,8 @@ export interface webhooks {
         /**
          * Web-flow transaction result
          * @description **Decided by this contract (D23).** Sent by the service to the partner's webhook URL
-         *     (agreed with the operator; a `webhook_url` inside `notes` is not used, D30) when a web-flow
+         *     (agreed with the operator; a `webhook_url` inside `notes` gets its own call, the initiate's
+         *     callback `notesWebhookUrl`, D73) when a web-flow
          *     transaction reaches `SUCCESS`, `FAILURE` or `CANCELLED` (D21). The body carries the status
          *     signature (D22): recompute base64(SHA-256(transactionId + status + private key)), the three
          *     joined with no separator, and compare in constant time. `X-Signature` = base64(SHA-256(raw
@@ -519,7 +543,7 @@ export interface components {
             email?: string;
         };
         /**
-         * @description Free notes for the caller's own use. **Decided by this contract (D30).** Any JSON object: values of any JSON type (strings, numbers, booleans, null, nested objects, arrays). The service stores the object and gives it back unchanged; it interprets none of it (a key such as `webhook_url` has no effect). It is bounded only by the limits of every body: 1 MiB and 64 levels of nesting (D24).
+         * @description Free notes for the caller's own use. **Decided by this contract (D30).** Any JSON object: values of any JSON type (strings, numbers, booleans, null, nested objects, arrays). The service stores the object and gives it back unchanged; it interprets none of it, but for `webhook_url` in the web flow's initiate (D73). It is bounded only by the limits of every body: 1 MiB and 64 levels of nesting (D24).
          * @example {
          *       "referenceId": "order_98412",
          *       "billNo": "INV-2026-00042"
@@ -588,7 +612,7 @@ export interface components {
             id: components["schemas"]["WebTransactionId"];
             amount: components["schemas"]["Amount"];
             user: components["schemas"]["User"];
-            /** @description **Decided by this contract (D30).** Optional free notes of the merchant (an order id, the addresses, the items, ...): any JSON object, stored with the transaction and never interpreted. A `webhook_url` inside it does not set the webhook URL (the partner's webhook URL is agreed with the operator). */
+            /** @description **Decided by this contract (D30).** Optional free notes of the merchant (an order id, the addresses, the items, ...): any JSON object, stored with the transaction. One key is read (D73): `webhook_url`, an absolute http(s) URL of at most 2048 characters, is called with the transaction's result (the callback `notesWebhookUrl` of the initiate), as the service's WooCommerce plugin expects; one that cannot be called answers 400 `BAD_REQUEST` naming it. */
             notes?: components["schemas"]["Notes"];
             redirect?: components["schemas"]["WebRedirect"];
         };

@@ -22,11 +22,18 @@
  * - redirect: the page goes to the hosted page, which sends the user back to `redirectUrl` with
  *   `tid=<id>` appended.
  *
+ * It also defines `window.initiateBharatXTransaction(options)` (D72): the same options without
+ * `btnSelector`, and the flow starts at once. The service's own web samples call it from their
+ * click handler (`bharatx-in/BharatX-Sample-Web-SDK-Integration-PHP` `popup.html` and
+ * `redirect.html`); called outside a user's click, the browser may block the popup.
+ *
  * The script learns the service's origin from its own `src` (`document.currentScript`).
  */
 import { QUERY, TRANSACTION_ID, abandonPath, checkoutPath, isFinalStatus, isResultMessage } from './protocol.js';
 import type {
   FinalStatus,
+  InitiateBharatXTransaction,
+  InitiateBharatXTransactionOptions,
   InitiateServiceTransactionOnElementClick,
   InitiateServiceTransactionOptions,
   PopupOptions,
@@ -39,6 +46,8 @@ declare global {
   interface Window {
     /** Binds the click on `btnSelector` to the pay-later flow (sdk.js). */
     initiateServiceTransactionOnElementClick: InitiateServiceTransactionOnElementClick;
+    /** Starts the pay-later flow at once, from the page's own click handler (sdk.js, D72). */
+    initiateBharatXTransaction: InitiateBharatXTransaction;
   }
 }
 
@@ -92,7 +101,7 @@ function describe(value: unknown): string {
 }
 
 /** Every problem of the options, in words; empty when they can be used. */
-function check(options: unknown): string[] {
+function check(options: unknown, withSelector = true): string[] {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     return [`the options must be an object (got ${describe(options)})`];
   }
@@ -101,8 +110,8 @@ function check(options: unknown): string[] {
   const need = (ok: boolean, name: string, what: string) => {
     if (!ok) problems.push(`${name} must be ${what} (got ${describe(o[name])})`);
   };
-  need(typeof o.btnSelector === 'string' && o.btnSelector.trim() !== '', 'btnSelector', 'a non-empty CSS selector');
-  if (typeof o.btnSelector === 'string' && o.btnSelector.trim() !== '') {
+  if (withSelector) need(typeof o.btnSelector === 'string' && o.btnSelector.trim() !== '', 'btnSelector', 'a non-empty CSS selector');
+  if (withSelector && typeof o.btnSelector === 'string' && o.btnSelector.trim() !== '') {
     try {
       document.querySelector(o.btnSelector);
     } catch {
@@ -171,7 +180,7 @@ async function obtainTransactionId(getTransactionId: () => unknown): Promise<str
 }
 
 /** The hosted page of a transaction, with what the page needs to know about this flow. */
-function hostedPageUrl(origin: string, id: string, options: InitiateServiceTransactionOptions, extra: Record<string, string>): string {
+function hostedPageUrl(origin: string, id: string, options: InitiateBharatXTransactionOptions, extra: Record<string, string>): string {
   const query = new URLSearchParams({
     [QUERY.flow]: options.type,
     [QUERY.partnerId]: options.partnerId,
@@ -230,7 +239,7 @@ async function reportClosedPopup(origin: string, id: string): Promise<PopupResul
 
 type PopupResult = { status: FinalStatus; signature: string } | { status: 'CANCELLED'; signature: undefined };
 
-function runPopup(origin: string, options: PopupOptions, state: FlowState): void {
+function runPopup(origin: string, options: Omit<PopupOptions, 'btnSelector'>, state: FlowState): void {
   const popup = openPopup();
   if (popup === null) {
     console.error(`${PREFIX} the browser blocked the popup; allow popups for this site and click again. No transaction id was requested.`);
@@ -283,7 +292,7 @@ function runPopup(origin: string, options: PopupOptions, state: FlowState): void
   });
 }
 
-function runRedirect(origin: string, options: RedirectOptions, state: FlowState): void {
+function runRedirect(origin: string, options: Omit<RedirectOptions, 'btnSelector'>, state: FlowState): void {
   const returnUrl = resolveRedirectUrl(options.redirectUrl) as string;
   void obtainTransactionId(options.getTransactionId).then((id) => {
     if (id === undefined) {
@@ -345,6 +354,45 @@ function initiateServiceTransactionOnElementClick(options: InitiateServiceTransa
   // Capture phase: the page's own handlers cannot stop it by stopping propagation.
   document.addEventListener('click', onClick, true);
 }
+
+/** The flow started by initiateBharatXTransaction: one at a time. */
+const immediateState: FlowState = { running: false, popup: undefined };
+
+function initiateBharatXTransaction(options: InitiateBharatXTransactionOptions): void {
+  const problems = check(options, false);
+  if (problems.length > 0) {
+    console.error(`${PREFIX} initiateBharatXTransaction did not start:\n- ${problems.join('\n- ')}`);
+    return;
+  }
+  const unknown = Object.keys(options).filter((key) => key === 'btnSelector' || !KNOWN_OPTIONS.includes(key));
+  if (unknown.length > 0) console.warn(`${PREFIX} unknown option(s) ignored: ${unknown.join(', ')}`);
+  const origin = serviceOrigin;
+  if (origin === undefined) {
+    console.error(`${PREFIX} cannot tell where sdk.js was loaded from; load it with <script src="<service>/sdk.js">.`);
+    return;
+  }
+  if (options.type === 'popup' && !/^https?:$/.test(window.location.protocol)) {
+    console.error(`${PREFIX} the popup flow needs a page served over http(s) (this page is ${window.location.protocol}).`);
+    return;
+  }
+  if (immediateState.running) {
+    // One flow at a time: bring its popup forward.
+    immediateState.popup?.focus();
+    return;
+  }
+  immediateState.running = true;
+  if (options.type === 'popup') runPopup(origin, options, immediateState);
+  else runRedirect(origin, options, immediateState);
+}
+
+window.initiateBharatXTransaction = (options) => {
+  try {
+    initiateBharatXTransaction(options);
+  } catch (error) {
+    immediateState.running = false;
+    console.error(`${PREFIX} initiateBharatXTransaction failed:`, error);
+  }
+};
 
 window.initiateServiceTransactionOnElementClick = (options) => {
   try {

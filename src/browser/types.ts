@@ -1,7 +1,7 @@
 /**
  * Public types of the browser script `sdk.js` of the web flow (openapi/paths/web/sdk.js.yaml).
- * They ship as dist/browser/types.d.ts and dist/browser/sdk.d.ts (which also declares the global
- * `initiateServiceTransactionOnElementClick`).
+ * They ship as dist/browser/types.d.ts and dist/browser/sdk.d.ts (which also declares the globals
+ * `initiateServiceTransactionOnElementClick` and `initiateBharatXTransaction`).
  */
 
 /** The status a callback receives (the client-side statuses of the description). */
@@ -72,10 +72,24 @@ export interface RedirectOptions extends CommonOptions {
 export type InitiateServiceTransactionOptions = PopupOptions | RedirectOptions;
 
 /**
+ * The options of `initiateBharatXTransaction`: those of `initiateServiceTransactionOnElementClick`
+ * without `btnSelector`, since the flow starts at once (D72).
+ */
+export type InitiateBharatXTransactionOptions = Omit<PopupOptions, 'btnSelector'> | Omit<RedirectOptions, 'btnSelector'>;
+
+/**
  * Binds the click on `btnSelector` to the pay-later flow. Invalid options are reported on the
  * console (nothing is bound); it never throws.
  */
 export type InitiateServiceTransactionOnElementClick = (options: InitiateServiceTransactionOptions) => void;
+
+/**
+ * Starts the pay-later flow at once, as the service's own web samples call it from their click
+ * handler (`bharatx-in/BharatX-Sample-Web-SDK-Integration-PHP` `popup.html`, `redirect.html`; D72).
+ * Call it in the handler of a user's click, so that the browser allows the popup. Invalid options
+ * are reported on the console (nothing starts); it never throws.
+ */
+export type InitiateBharatXTransaction = (options: InitiateBharatXTransactionOptions) => void;
 
 /** The message the hosted page posts to the opener in the popup flow. */
 export interface CheckoutResultMessage {

@@ -21,6 +21,7 @@ import {
   type SandboxConfig,
 } from '../sandbox/config.js';
 import { missingBrowserAssets } from '../sandbox/browser-assets.js';
+import { PUBLISHED_TEST_PARTNER } from '../sandbox/fixtures.js';
 import { createSandbox } from '../sandbox/server.js';
 import { shownWebhookUrl } from '../sandbox/shown-url.js';
 
@@ -60,6 +61,10 @@ Options:
   --require-status-signature
                       require X-Signature on the web status check (hardening; by default it is
                       verified when present)                       [${ENVIRONMENT.requireStatusSignature}=1]
+  --no-published-test-partner
+                      refuse the service's published test credentials testPartnerId /
+                      testPrivateKey (accepted by default beside the partner below, D72)
+                                                   [${ENVIRONMENT.publishedTestPartner}=0]
   --quiet             do not print a line per request
   -h, --help          show this help
 
@@ -87,6 +92,7 @@ const OPTIONS = {
   'max-json-members': { type: 'string' },
   'max-json-depth': { type: 'string' },
   'max-page-bytes': { type: 'string' },
+  'no-published-test-partner': { type: 'boolean' },
   quiet: { type: 'boolean' },
 } as const;
 
@@ -145,6 +151,7 @@ export async function runSandbox(argv: string[], options: RunSandboxOptions = {}
       const value = parseCount(values[flag as keyof typeof values] as string | undefined, `--${flag}`, max);
       if (value !== undefined) overrides.limits = { ...overrides.limits, [name]: value };
     }
+    if (values['no-published-test-partner'] === true) overrides.publishedTestPartner = false;
   } catch (error) {
     if (error instanceof ConfigError) throw new UsageError(error.message, COMMAND);
     throw error;
@@ -241,6 +248,9 @@ export function banner(url: string, config: SandboxConfig): string {
     `  Extras Basic:                  ${config.extras.username} / ${shown(config.extras.password, defaults.extras.password, ENVIRONMENT.extrasPassword)}`,
     `  Partner id (web and SDK):      ${config.partner.id}`,
     `  Private key (web and SDK):     ${shown(config.partner.privateKey, defaults.partner.privateKey, ENVIRONMENT.privateKey)}`,
+    ...(config.publishedTestPartner && config.partner.id !== PUBLISHED_TEST_PARTNER.id
+      ? [`  Published test partner (web):  ${PUBLISHED_TEST_PARTNER.id} / ${PUBLISHED_TEST_PARTNER.privateKey} (the service's samples)`]
+      : []),
     `  Partner webhook URL:           ${config.partner.webhookUrl === undefined ? '(none: events are recorded as not_sent)' : shownUrl(config.partner.webhookUrl)}`,
     ...(config.requireStatusSignature ? ['  Web status check:              X-Signature required (--require-status-signature)'] : []),
     '',

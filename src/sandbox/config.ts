@@ -46,6 +46,12 @@ export interface SandboxConfig {
    * verifies it when present but answers without it, as its integrations send none.
    */
   requireStatusSignature: boolean;
+  /**
+   * The service's published test partner (`testPartnerId` / `testPrivateKey`, D72) is accepted
+   * beside {@link partner}, with the same webhook URL and page settings. On by default; the
+   * operator turns it off with `--no-published-test-partner`.
+   */
+  publishedTestPartner: boolean;
   webhooks: WebhookSettings;
   retention: RetentionSettings;
   limits: LimitSettings;
@@ -135,6 +141,7 @@ export const DEFAULT_CONFIG: SandboxConfig = Object.freeze({
   maxConnections: DEFAULT_MAX_CONNECTIONS,
   publicUrl: undefined,
   requireStatusSignature: false,
+  publishedTestPartner: true,
   webhooks: Object.freeze({ concurrency: DEFAULT_WEBHOOK_CONCURRENCY, maxSockets: DEFAULT_WEBHOOK_MAX_SOCKETS, allowAnyTarget: false }),
   retention: Object.freeze({ transactions: DEFAULT_RETAIN_TRANSACTIONS, deliveries: DEFAULT_RETAIN_DELIVERIES }),
   limits: Object.freeze({
@@ -161,6 +168,7 @@ export const ENVIRONMENT = {
   privateKey: 'PAYLATER_PRIVATE_KEY',
   webhookUrl: 'PAYLATER_WEBHOOK_URL',
   requireStatusSignature: 'PAYLATER_REQUIRE_STATUS_SIGNATURE',
+  publishedTestPartner: 'PAYLATER_PUBLISHED_TEST_PARTNER',
   webhookConcurrency: 'PAYLATER_WEBHOOK_CONCURRENCY',
   webhookMaxSockets: 'PAYLATER_WEBHOOK_MAX_SOCKETS',
   allowAnyWebhookTarget: 'PAYLATER_ALLOW_ANY_WEBHOOK_TARGET',
@@ -197,6 +205,7 @@ export interface ConfigOverrides {
   maxConnections?: number;
   publicUrl?: string;
   requireStatusSignature?: boolean;
+  publishedTestPartner?: boolean;
   webhooks?: Partial<WebhookSettings>;
   retention?: Partial<RetentionSettings>;
   limits?: Partial<LimitSettings>;
@@ -264,6 +273,10 @@ export function resolveConfig(
       overrides.requireStatusSignature ??
       parseFlag(envRequireStatusSignature, ENVIRONMENT.requireStatusSignature) ??
       DEFAULT_CONFIG.requireStatusSignature,
+    publishedTestPartner:
+      overrides.publishedTestPartner ??
+      parseFlag(fromEnv(ENVIRONMENT.publishedTestPartner), ENVIRONMENT.publishedTestPartner) ??
+      DEFAULT_CONFIG.publishedTestPartner,
     webhooks: {
       concurrency:
         overrides.webhooks?.concurrency ??

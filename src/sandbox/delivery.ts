@@ -156,7 +156,10 @@ export interface EnqueueInput {
    * reference, not a copy). Without it no `X-Signature` is sent, unless `headers` has one.
    */
   signingKey?: string | undefined;
-  /** Extra headers, sent as given. `Content-Type` and `X-Event-Id` are set here. */
+  /**
+   * Extra headers, sent as given. `X-Event-Id` is set here, and `Content-Type` to
+   * `application/json` unless given.
+   */
   headers?: Record<string, string>;
   /**
    * Events with the same key are delivered one after the other, in enqueue order. Give the key, or
@@ -511,7 +514,8 @@ export class DeliveryDispatcher {
   private headersOf(delivery: StoredDelivery, body: string): Record<string, string> {
     const headers: Record<string, string> = { ...delivery.headers };
     if (delivery.signingKey !== undefined) headers['X-Signature'] = sdkSignature(body, delivery.signingKey);
-    headers['Content-Type'] = 'application/json';
+    // JSON unless the event gives its own (the web flow's form call to notes.webhook_url, D73).
+    headers['Content-Type'] ??= 'application/json';
     headers['X-Event-Id'] = this.eventIdOf(delivery);
     return headers;
   }

@@ -14,6 +14,15 @@ export const TEST_CREDENTIALS = Object.freeze({
   partner: Object.freeze({ id: 'partner_test', privateKey: 'test_private_key' }),
 });
 
+/**
+ * The service's published test credentials of the web flow ("a published test partner id and a
+ * test private key exist"), written into its own samples: `bharatx-in/BharatX-Sample-Web-SDK-Integration-PHP`
+ * (`start-transaction.php`, `popup.html`, `redirect.html`) and
+ * `bharatx-in/BharatX-Sample-Web-SDK-NodeJS-Integration` (`index.js`). The sandbox accepts them
+ * beside its own partner (D72), so that those samples run against it unchanged.
+ */
+export const PUBLISHED_TEST_PARTNER = Object.freeze({ id: 'testPartnerId', privateKey: 'testPrivateKey' });
+
 /** The test OTPs of the gateway and of the web flow's hosted page: the same for both. */
 export const TEST_OTP = Object.freeze({
   /** The OTP every user "receives". */

@@ -26,8 +26,8 @@ export const FLOWS: readonly Flow[] = [
     id: 'woocommerce-1.6-web',
     integration: 'woocommerce-1.6',
     title: 'WooCommerce 1.6.x, a version 1 (web-only) partner: configuration falls back to version 1, checkout, return, status, webhook, two refunds',
+    // As a real shop is set up: no partner-level webhook URL; the plugin's notes.webhook_url (D73).
     shop: 'wc16.webhook',
-    partnerWebhookUrl: '{{site}}/?wc-api=Bharatx_Pay_In_3_Feature_Gateway_Webhook&key={{orderKey}}',
     given: ({ site, uuid }) => ({ ...WC_ORDER(site, uuid), partnerId: 'partner_test', privateKey: 'test_private_key' }),
     steps: [
       // A web-only partner's id and key are no Transactional credentials: 401 (G1), read as "version 1".
@@ -37,7 +37,7 @@ export const FLOWS: readonly Flow[] = [
       { returnTo: 'wc16.return' },
       { call: 'wc16.configuration', expect: { outcome: 'version 1' } },
       { call: 'wc16.web.status', expect: { outcome: 'paid' } },
-      { webhook: 'wc16.webhook', where: { field: 'transactionId', equals: '{{transactionId}}' }, deliveredOnce: { decision: 'W8' } },
+      { webhook: 'wc16.webhook', where: { field: 'txnId', equals: '{{transactionId}}' }, deliveredOnce: { decision: 'W8' } },
       { call: 'wc16.configuration', expect: { outcome: 'version 1' } },
       { call: 'wc16.web.refund', with: { refundAmount: 500 } },
       { call: 'wc16.configuration', expect: { outcome: 'version 1' } },
@@ -47,6 +47,7 @@ export const FLOWS: readonly Flow[] = [
   {
     id: 'woocommerce-1.5-web',
     integration: 'woocommerce-1.5',
+    shop: 'wc15.webhook',
     title: 'WooCommerce 1.4.2-1.5.x: checkout, return with txnId/txnStatus, status and its signature without separator, full refund',
     given: ({ site, uuid }) => ({ ...WC_ORDER(site, uuid), partnerId: 'partner_test', privateKey: 'test_private_key' }),
     steps: [
@@ -54,6 +55,8 @@ export const FLOWS: readonly Flow[] = [
       { service: { action: 'user-pays-web', page: '{{redirectUrl}}' } },
       { returnTo: 'wc15.return', expect: { outcome: 'proceeds' } },
       { call: 'wc15.status', expect: { outcome: 'paid' } },
+      // The plugin's notes.webhook_url, called with txnId and txnStatus in its query (D73).
+      { webhook: 'wc15.webhook', where: { field: 'txnId', equals: '{{transactionId}}' }, expect: { outcome: 'checks the status' }, deliveredOnce: { decision: 'W8' } },
       { call: 'wc15.refund' },
       {
         call: 'wc15.refund',
@@ -67,12 +70,14 @@ export const FLOWS: readonly Flow[] = [
   {
     id: 'woocommerce-1.5-web-cancelled',
     integration: 'woocommerce-1.5',
+    shop: 'wc15.webhook',
     title: 'WooCommerce 1.4.2-1.5.x: the shopper cancels; the return URL says so',
     given: ({ site, uuid }) => ({ ...WC_ORDER(site, uuid), partnerId: 'partner_test', privateKey: 'test_private_key' }),
     steps: [
       { call: 'wc15.create' },
       { service: { action: 'user-cancels-web', page: '{{redirectUrl}}' } },
       { returnTo: 'wc15.return', expect: { outcome: 'cancelled' } },
+      { webhook: 'wc15.webhook', where: { field: 'txnId', equals: '{{transactionId}}' }, expect: { outcome: 'fails the order' } },
     ],
   },
   {

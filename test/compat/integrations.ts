@@ -422,13 +422,36 @@ const wc16Return: ReturnSpec = {
 
 const wc16Webhook: WebhookSpec = {
   integration: 'woocommerce-1.6',
-  label: 'the service\'s webhook at the shop (webhook_callback)',
+  label: 'the service\'s call to notes.webhook_url at the shop (webhook_callback)',
   source: source(WC16_GATEWAY, 'Bharatx_Pay_In_3_Feature_Gateway::webhook_callback -> payment_callback', '§1.2'),
   // wp_redirect + exit: every call, the webhook included, is answered 302 (to the site, the
-  // thank-you page or the checkout); the body is never read, no signature is checked.
+  // thank-you page or the checkout). Only `key` of the query is read ($_GET), then the status is
+  // checked; the body and any signature are not read.
   answers: { status: 302, headers: { Location: '{{site}}/' }, body: '' },
-  decodes: 'none',
-  reads: [],
+  decodes: 'query',
+  reads: [{ field: 'key', type: 'string', into: 'webhookOrderKey', ifMissing: 'the order is not found: the call changes nothing' }],
+};
+
+const wc15Webhook: WebhookSpec = {
+  integration: 'woocommerce-1.5',
+  label: 'the service\'s call to notes.webhook_url at the shop (webhook_callback, $_GET)',
+  source: source(WC15_GATEWAY, 'Bharatx_Pay_In_3_Feature_Gateway::webhook_callback', '§2.5'),
+  // Reads key, txnStatus and txnId from $_GET; on SUCCESS it checks the status and its signature,
+  // otherwise it marks the order failed; wp_redirect at the end.
+  answers: { status: 302, headers: { Location: '{{site}}/' }, body: '' },
+  decodes: 'query',
+  reads: [
+    { field: 'key', type: 'string', into: 'webhookOrderKey', ifMissing: 'the order is not found' },
+    { field: 'txnId', type: 'string', into: 'webhookTxnId', ifMissing: 'the order gets no transaction id' },
+    { field: 'txnStatus', type: 'string', into: 'webhookTxnStatus', ifMissing: 'the order is marked failed ("Cancelled")' },
+  ],
+  outcome: {
+    of: '{{webhookTxnStatus}}',
+    cases: [
+      { name: 'checks the status', when: { equals: 'SUCCESS' }, does: 'reads the status and completes the order when its signature verifies' },
+      { name: 'fails the order', when: { otherwise: true }, does: 'marks the order failed' },
+    ],
+  },
 };
 
 // -------------------------------------------------------------------------------------------------
@@ -807,6 +830,7 @@ export const RETURNS = {
 
 export const WEBHOOKS = {
   'wc16.webhook': wc16Webhook,
+  'wc15.webhook': wc15Webhook,
   'magento.notify': magentoNotify,
 } as const satisfies Record<string, WebhookSpec>;
 

@@ -133,7 +133,11 @@ export interface WebhookSpec {
   source: Source;
   /** How the endpoint answers every call. */
   answers: { status: number; headers?: Record<string, Template>; body: string };
-  decodes: 'json' | 'none';
+  /**
+   * What the endpoint reads: a JSON body, the query of the URL called (`$_GET`), a form body
+   * (`$_POST`), or nothing.
+   */
+  decodes: 'json' | 'query' | 'form' | 'none';
   reads: readonly Read[];
   outcome?: Outcome;
 }

@@ -236,8 +236,24 @@ describe('the judges', () => {
     const read = (status: string) =>
       judgeCall(CALLS['magento.status'], ok({ transaction: { id: '1', amount: 100, status, url: 'https://pay.example/t/1' } }), values, true).outcome?.name;
     expect([read('SUCCESS'), read('FAILURE'), read('CANCELLED'), read('PENDING'), read('FAILED')]).toEqual(['paid', 'cancelled', 'cancelled', 'pending', 'unrecognised']);
-    const webhook = judgeWebhook(WEBHOOKS['magento.notify'], { body: JSON.stringify({ transaction: { id: '1', amount: 1, status: 'SUCCESS', url: 'https://x.example/' } }) }, values);
+    const webhook = judgeWebhook(
+      WEBHOOKS['magento.notify'],
+      { url: '/Bharatxpayment/standard/notify', body: JSON.stringify({ transaction: { id: '1', amount: 1, status: 'SUCCESS', url: 'https://x.example/' } }) },
+      values,
+    );
     expect(webhook).toMatchObject({ problems: [], outcome: { name: 'paid' } });
+  });
+
+  it('WooCommerce 1.5: notes.webhook_url is read from the query ($_GET); without txnStatus the order fails', () => {
+    const at = (url: string) => judgeWebhook(WEBHOOKS['wc15.webhook'], { url, body: '' }, values);
+    expect(at('/?wc-api=Bharatx_Pay_In_3_Feature_Gateway_Webhook&key=k1&txnId=t1&txnStatus=SUCCESS')).toMatchObject({
+      problems: [],
+      outcome: { name: 'checks the status' },
+      values: { webhookOrderKey: 'k1', webhookTxnId: 't1' },
+    });
+    const bare = at('/?wc-api=Bharatx_Pay_In_3_Feature_Gateway_Webhook&key=k1');
+    expect(bare.problems.join('\n')).toMatch(/reads txnStatus .*marked failed/);
+    expect(bare.outcome?.name).toBe('fails the order');
   });
 
   it('the Node sample accepts any 2xx', () => {

@@ -233,6 +233,21 @@ function runChecks(checks: readonly Check[], values: Values, subject: string, ju
   }
 }
 
+/** The pairs of a request's query, as PHP's `$_GET` holds them (the last of a repeated name wins). */
+function queryPairs(url: string): Record<string, string> {
+  return Object.fromEntries(new URL(url, 'http://shop.invalid').searchParams);
+}
+
+/** Where a webhook step looks for its field: a JSON body, else the query, else a form body. */
+function matchView(request: Pick<ShopRequest, 'body' | 'url' | 'headers'>): unknown {
+  const json = decode(request.body);
+  if (json !== null && typeof json === 'object') return json;
+  const form = request.headers['content-type']?.startsWith('application/x-www-form-urlencoded') === true
+    ? Object.fromEntries(new URLSearchParams(request.body))
+    : {};
+  return { ...form, ...queryPairs(request.url) };
+}
+
 function decode(text: string): unknown {
   try {
     return text === '' ? null : JSON.parse(text);
@@ -333,10 +348,12 @@ export function judgeReturn(spec: ReturnSpec, url: string, values: Values, state
 }
 
 /** Judges a webhook the integration's endpoint received, as it reads it. */
-export function judgeWebhook(spec: WebhookSpec, received: Pick<ShopRequest, 'body'>, values: Values): Judgement {
+export function judgeWebhook(spec: WebhookSpec, received: Pick<ShopRequest, 'body' | 'url'>, values: Values): Judgement {
   const subject = INTEGRATIONS[spec.integration].subject;
   const judgement: Judgement = { problems: [], notes: [], values: {}, accepted: true };
   if (spec.decodes === 'json') applyReads(spec.reads, decode(received.body), subject, judgement);
+  if (spec.decodes === 'query') applyReads(spec.reads, queryPairs(received.url), subject, judgement);
+  if (spec.decodes === 'form') applyReads(spec.reads, Object.fromEntries(new URLSearchParams(received.body)), subject, judgement);
   judgement.outcome = decideOutcome(spec.outcome, { ...values, ...judgement.values });
   return judgement;
 }
@@ -558,7 +575,7 @@ async function waitForWebhook(
 ): Promise<ShopRequest | undefined> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const found = shop.received.find((request) => !consumed.has(request) && fieldAt(decode(request.body), field) === expected);
+    const found = shop.received.find((request) => !consumed.has(request) && fieldAt(matchView(request), field) === expected);
     if (found !== undefined) return found;
     if (Date.now() > deadline) return undefined;
     await new Promise((resolve) => setTimeout(resolve, 20));

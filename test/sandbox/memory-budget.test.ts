@@ -36,7 +36,7 @@ describe('notes', () => {
     expect((await initiateWeb(s, 'notes_1', notes)).status).toBe(200);
     const record = s.sandbox.store.collection<WebTransaction>(WEB_TRANSACTIONS).get('notes_1')!;
     expect(typeof record.notesJson).toBe('string');
-    expect(record.notesWebhookUrl).toBe('https://shop.example.in/wc-api/cb');
+    expect(record.webhookUrl).toBe('https://shop.example.in/wc-api/cb');
     expect((await s.request('GET', '/sandbox/web/transactions/notes_1')).body.notes).toEqual(notes);
   });
 

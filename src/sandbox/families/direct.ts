@@ -11,6 +11,7 @@ import { finalRecords } from '../retention.js';
 import type { SuccessStatus } from '../delivery.js';
 import type { ErrorHelpers, ErrorReply } from '../errors.js';
 import type { ChildRecords, Collection } from '../store.js';
+import { knownPartners, partnerKey } from './partner.js';
 
 /** The status of a web or SDK transaction: the same four values in both documents (D27). */
 export type DirectStatus = SdkComponents['schemas']['SdkTransactionStatus'] & WebComponents['schemas']['WebTransactionStatus'];
@@ -40,9 +41,10 @@ export interface DirectLifecycleSettings<T extends DirectRecord> {
   idOf(transaction: T): string;
   /**
    * The exact webhook body of a transaction's final status (D21, D23); the lifecycle signs and
-   * sends it. Made from the id and status alone, again each time the event is sent or read.
+   * sends it. Made from the id, the status and the key of the transaction's partner alone, again
+   * each time the event is sent or read.
    */
-  webhookBody(id: string, status: FinalStatus): string;
+  webhookBody(id: string, status: FinalStatus, privateKey: string): string;
   /** HTTP 200 only for the SDK flow, as described; any 2xx or 3xx for the web flow (D23). */
   successStatus: SuccessStatus;
   /** How the sandbox endpoints name a transaction: the path parameter and a label for messages. */
@@ -60,6 +62,8 @@ export interface DirectLifecycleSettings<T extends DirectRecord> {
   bytesOf?: (transaction: T) => number;
   /** How long a PENDING transaction lives (D13): the `Retry-After` of a refused initiate. */
   expiryMs: number;
+  /** Sends what else a final status sends (the web flow's call to notes.webhook_url, D73). */
+  onFinal?: (updated: T) => void;
 }
 
 /**
@@ -85,9 +89,14 @@ export function directLifecycle<T extends DirectRecord>(ctx: FamilyContext, sett
     }
     return scope;
   };
-  // The webhook's body follows from the id and the final status: the delivery keeps only those.
-  const template = `${ctx.family}.transactionStatus`;
-  ctx.deliveries.template(template, (id, status) => settings.webhookBody(id!, status as FinalStatus));
+  // The webhook's body follows from the id, the final status and the partner: the delivery keeps
+  // only the first two, and the template's name says the partner (one per known partner, D72).
+  const templates = new Map<string, string>();
+  for (const partner of knownPartners(config)) {
+    const name = templates.size === 0 ? `${ctx.family}.transactionStatus` : `${ctx.family}.transactionStatus@${partner.id}`;
+    templates.set(partner.id, name);
+    ctx.deliveries.template(name, (id, status) => settings.webhookBody(id!, status as FinalStatus, partner.privateKey));
+  }
   const retention = finalRecords(ctx.store, config.retention.transactions, clock, config.limits.notesBytes);
   // PENDING transactions per partner id (limits.pendingPerPartner, D67).
   const pendingCount = new Map<string, number>();
@@ -131,14 +140,15 @@ export function directLifecycle<T extends DirectRecord>(ctx: FamilyContext, sett
     retention.add(ctx.family, id, bytesOf(updated));
     ctx.deliveries.record({
       url: config.partner.webhookUrl,
-      body: { template, data: status },
-      signingKey: config.partner.privateKey,
+      body: { template: templates.get(updated.partnerId) ?? `${ctx.family}.transactionStatus`, data: status },
+      signingKey: partnerKey(config, updated.partnerId),
       orderingScope: scopeOf(updated.partnerId),
       successStatus: settings.successStatus,
       family: ctx.family,
       event: 'transactionStatus',
       transactionId: id,
     });
+    settings.onFinal?.(updated);
     return updated;
   }
 

@@ -8,6 +8,7 @@
 import { SIGNATURE_PATTERN, verifySdkSignature, verifyWebSignature } from '../../signature.js';
 import { secretEquals, type SandboxConfig } from '../config.js';
 import type { ErrorHelpers } from '../errors.js';
+import { PUBLISHED_TEST_PARTNER } from '../fixtures.js';
 import type { AuthResult, IncomingRequest } from '../router.js';
 
 export interface Partner {
@@ -16,12 +17,35 @@ export interface Partner {
   webhookUrl: string | undefined;
 }
 
-/** The partner with this id, compared in constant time. */
-export function findPartner(config: SandboxConfig, id: string): Partner | undefined {
+/**
+ * The partners the sandbox knows: its own (the configured one) and, unless turned off, the
+ * service's published test partner (D72), which shares the webhook URL. The own partner comes
+ * first, so a configured id equal to the published one keeps its own key.
+ */
+export function knownPartners(config: SandboxConfig): Partner[] {
   const { partner } = config;
-  return secretEquals(id, partner.id)
-    ? { id: partner.id, privateKey: partner.privateKey, webhookUrl: partner.webhookUrl }
-    : undefined;
+  const own: Partner = { id: partner.id, privateKey: partner.privateKey, webhookUrl: partner.webhookUrl };
+  if (!config.publishedTestPartner || partner.id === PUBLISHED_TEST_PARTNER.id) return [own];
+  return [own, { id: PUBLISHED_TEST_PARTNER.id, privateKey: PUBLISHED_TEST_PARTNER.privateKey, webhookUrl: partner.webhookUrl }];
+}
+
+/** The partner with this id, compared in constant time with every known id. */
+export function findPartner(config: SandboxConfig, id: string): Partner | undefined {
+  let found: Partner | undefined;
+  for (const candidate of knownPartners(config)) {
+    // Every candidate is compared, so the time does not tell which one matched.
+    if (secretEquals(id, candidate.id) && found === undefined) found = candidate;
+  }
+  return found;
+}
+
+/**
+ * The private key of the partner that made a transaction (its `partnerId`, a known id): it signs
+ * the transaction's status signature and webhooks.
+ */
+export function partnerKey(config: SandboxConfig, partnerId: string): string {
+  if (partnerId === config.partner.id || !config.publishedTestPartner) return config.partner.privateKey;
+  return partnerId === PUBLISHED_TEST_PARTNER.id ? PUBLISHED_TEST_PARTNER.privateKey : config.partner.privateKey;
 }
 
 /** How each flow names its partner id header and computes its request signature (D28). */

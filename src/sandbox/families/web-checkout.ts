@@ -24,6 +24,7 @@ import { statusSignature } from '../../signature.js';
 import { downPaymentFor, TEST_OTP } from '../fixtures.js';
 import type { DirectStatus } from './direct.js';
 import type { WebTransaction } from './web-records.js';
+import { partnerKey } from './partner.js';
 
 /** The down payment: 25 % of the amount, rounded half up, at least ₹1, at most the amount (as the gateway's). */
 export const webDownPayment = downPaymentFor;
@@ -91,7 +92,7 @@ export function registerWebCheckout(ctx: FamilyContext, access: WebCheckoutAcces
   // A changeable copy: records read from the store are frozen snapshots.
   const sessionOf = (id: string): CheckoutSession => ({ ...(sessions.get(id) ?? { wrongAttempts: 0, verified: false, codesSent: 1 }) });
   const base = (id: string) => `/sandbox/web/transactions/${encodeURIComponent(id)}`;
-  const signatureOf = (transaction: WebTransaction) => statusSignature(transaction.id, transaction.status, config.partner.privateKey);
+  const signatureOf = (transaction: WebTransaction) => statusSignature(transaction.id, transaction.status, partnerKey(config, transaction.partnerId));
   const notFound = (id: string) => ctx.sandboxErrors.notFound(`No web transaction with id '${id}'.`);
   const notPending = (transaction: WebTransaction) =>
     ctx.sandboxErrors.error(

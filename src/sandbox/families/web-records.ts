@@ -18,8 +18,8 @@ export interface WebTransaction {
   notesJson?: string;
   /** The bytes of `notesJson`, counted against `limits.notesBytes`. */
   notesBytes: number;
-  /** `notes.webhook_url` when it is a string, taken out when the transaction is initiated. */
-  notesWebhookUrl?: string;
+  /** `notes.webhook_url` of the initiate, called on the final status (D73; web-notes-webhook.ts). */
+  webhookUrl?: string;
   /** Without empty overrides: `""` means "no override" (D31). */
   redirect?: components['schemas']['WebRedirect'];
   status: DirectStatus;

@@ -10,7 +10,8 @@
  * Rules: D03 (errors), D13 (15-minute expiry to FAILURE), D20, D21 (answers and webhook), D22
  * (status signature), D23 (webhook delivery), D24, D27, D28, D30 (notes), D31 (empty overrides),
  * D32 (refund), D33 (return-URL parameters), D39 (absent or 0 refunds what remains), D67 (notes
- * kept as text, the pending cap and the notes budget).
+ * kept as text, the pending cap and the notes budget), D73 (the call to notes.webhook_url,
+ * web-notes-webhook.ts).
  */
 import type { components, operations } from '../../../generated/types/web.js';
 import { statusSignature } from '../../signature.js';
@@ -20,7 +21,8 @@ import { ChildRecords } from '../store.js';
 import { keepJson, readJson, type KeptJson } from '../stored-json.js';
 import { directLifecycle, refundDirect, type DirectRefund, type DirectStatus } from './direct.js';
 import { appendQuery, registerWebCheckout, WEB_CHECKOUT_SESSIONS } from './web-checkout.js';
-import { webAuth, type Partner } from './partner.js';
+import { partnerKey, webAuth, type Partner } from './partner.js';
+import { notesWebhookUrl, notesWebhookUrlProblem, sendNotesWebhook } from './web-notes-webhook.js';
 import { WEB_REFUNDS, WEB_TRANSACTIONS, type WebTransaction } from './web-records.js';
 
 export { WEB_REFUNDS, WEB_TRANSACTIONS, type WebTransaction } from './web-records.js';
@@ -44,11 +46,11 @@ export function registerWeb(ctx: FamilyContext): void {
   const lifecycle = directLifecycle(ctx, {
     collection: transactions,
     idOf: (transaction) => transaction.id,
-    webhookBody: (transactionId, status) => {
+    webhookBody: (transactionId, status, privateKey) => {
       const event: components['schemas']['WebWebhookEvent'] = {
         transactionId,
         status,
-        signature: statusSignature(transactionId, status, config.partner.privateKey),
+        signature: statusSignature(transactionId, status, privateKey),
       };
       return JSON.stringify(event);
     },
@@ -64,6 +66,7 @@ export function registerWeb(ctx: FamilyContext): void {
       const transaction = transactions.get(id);
       if (transaction !== undefined) refunds.deleteRange(id, 0, transaction.refundCount);
     },
+    onFinal: (updated) => sendNotesWebhook(ctx, updated),
   });
   const { find, finish, notFound } = lifecycle;
 
@@ -72,6 +75,12 @@ export function registerWeb(ctx: FamilyContext): void {
     handle({ body, principal }) {
       if (transactions.has(body.id)) {
         return errors.error(400, 'DUPLICATE_TRANSACTION_ID', `id '${body.id}' was already initiated.`);
+      }
+      // D73: notes.webhook_url is called on the final status; one that cannot be called is a 400.
+      const webhookUrl = notesWebhookUrl(body.notes);
+      const urlProblem = webhookUrl === undefined ? undefined : notesWebhookUrlProblem(ctx, webhookUrl);
+      if (urlProblem !== undefined) {
+        return errors.badRequest(`notes.webhook_url ${urlProblem.issue}.`, [{ field: '/notes/webhook_url', issue: urlProblem.issue }]);
       }
       // D67: notes are kept as JSON text within the limits of members and depth.
       let notes: KeptJson | undefined;
@@ -84,7 +93,6 @@ export function registerWeb(ctx: FamilyContext): void {
       if (refused !== undefined) return refused;
       const now = clock.now();
       const redirect = body.redirect === undefined ? undefined : withoutEmptyOverrides(body.redirect);
-      const webhookUrl = body.notes?.webhook_url;
       const transaction: WebTransaction = {
         id: body.id,
         partnerId: principal.id,
@@ -92,7 +100,7 @@ export function registerWeb(ctx: FamilyContext): void {
         user: body.user,
         notesJson: notes?.text,
         notesBytes: notes?.bytes ?? 0,
-        notesWebhookUrl: typeof webhookUrl === 'string' ? webhookUrl : undefined,
+        webhookUrl: webhookUrl as string | undefined,
         redirect,
         status: 'PENDING',
         failureReason: undefined,
@@ -149,7 +157,7 @@ export function registerWeb(ctx: FamilyContext): void {
   lifecycle.registerUserActions((updated) => ({
     transactionId: updated.id,
     status: updated.status,
-    signature: statusSignature(updated.id, updated.status, config.partner.privateKey),
+    signature: statusSignature(updated.id, updated.status, partnerKey(config, updated.partnerId)),
     redirectTo: redirectTarget(updated, config.partner.homePageUrl),
   }));
 
@@ -164,7 +172,7 @@ export function registerWeb(ctx: FamilyContext): void {
         transactionId: transaction.id,
         status: transaction.status,
         ...(transaction.failureReason === undefined ? {} : { failureReason: transaction.failureReason }),
-        signature: statusSignature(transaction.id, transaction.status, config.partner.privateKey),
+        signature: statusSignature(transaction.id, transaction.status, partnerKey(config, transaction.partnerId)),
         amount: transaction.amount,
         merchant: { name: config.partner.merchantName, homePageUrl: config.partner.homePageUrl },
         user: transaction.user,
@@ -226,7 +234,7 @@ function copyWebTransaction(transaction: WebTransaction): WebTransaction {
     user: transaction.user,
     notesJson: transaction.notesJson,
     notesBytes: transaction.notesBytes,
-    notesWebhookUrl: transaction.notesWebhookUrl,
+    webhookUrl: transaction.webhookUrl,
     redirect: transaction.redirect,
     status: transaction.status,
     failureReason: transaction.failureReason,
