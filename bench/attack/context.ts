@@ -126,7 +126,10 @@ export async function runAttack(attack: Attack, options: RunOptions): Promise<At
   const peakMb = Math.max(0, ...sandboxes.map(({ process }) => process.memory.peakMb), ...peaks);
   const bounds: { rssMb?: number; stallMs?: number } = (BOUNDS as Partial<Record<AttackName, { rssMb?: number; stallMs?: number }>>)[attack.name] ?? {};
   if (bounds.rssMb !== undefined) limits.push(under('peak RSS', peakMb, bounds.rssMb, 'MB'));
-  if (bounds.stallMs !== undefined && figures !== undefined) limits.push(under('longest stall', figures.worstMs, bounds.stallMs, 'ms'));
+  if (bounds.stallMs !== undefined && figures !== undefined) {
+    const stall = under('longest stall', figures.worstMs, bounds.stallMs, 'ms');
+    limits.push({ ...stall, reason: `${stall.reason} (${(figures.worstAtMs / 1000).toFixed(1)} s into the attack)` });
+  }
 
   for (const fn of undo.reverse()) {
     try {

@@ -4,12 +4,14 @@
  *   receiver counts the event ids it answered 200, and every connection the sandbox opens to them.
  *   No event answered 200 may come again; the sockets open at once are reported, and checked against
  *   an overall cap when `paylater sandbox --help` documents one ("... sockets ... (default N)").
- * - first-page: 200,000 webhook events recorded (gateway transactions created FAILED, no webhook URL:
- *   each is recorded `not_sent`) with `--retain-deliveries 1000`, then the unfiltered first page.
+ * - first-page: 200,000 webhook events recorded in one clock advance (SDK transactions expiring, no
+ *   webhook URL: each is recorded `not_sent`) with `--retain-deliveries 1000`; the unfiltered first
+ *   page, read again and again while the sandbox forgets the events beyond its limit, is never empty.
  * - ssrf: loopback written as IPv6 forms, where the sandbox takes a webhook URL, without
  *   `--allow-any-webhook-target`: each must be refused and nothing may reach the receiver.
  */
-import { advance, DECLINED, deliveriesSettled, gatewayCreate, merchant, pool, runId, sdkConfirm, sdkInitiate, MERCHANT_API } from './flows.js';
+import { advance, DECLINED, deliveriesSettled, gatewayCreate, merchant, MERCHANT_API, pool, rawSdkInitiate, runId, sdkConfirm, sdkInitiate } from './flows.js';
+import { pipelined } from './pipeline.js';
 import { drive, request, sleep, waitUntil, type Receiver } from './http.js';
 import { SandboxStartFailure } from './processes.js';
 import type { Attack } from './context.js';
@@ -102,50 +104,63 @@ export function webhookPoolAttack(help: string): Attack {
 export const firstPageAttack: Attack = {
   finding: '5',
   name: 'first-page',
-  title: `${EVENTS} webhook events with --retain-deliveries 1000, then the unfiltered first page`,
+  title: `${EVENTS} webhook events with --retain-deliveries 1000, the unfiltered first page read while they are forgotten`,
   deadlineSeconds: 150,
   async run(ctx) {
     const sandbox = await ctx.sandbox();
     const run = runId('f');
-    const auth = await merchant(sandbox.url, undefined, run);
-    const agent = pool(CONCURRENCY);
-    ctx.defer(() => agent.destroy());
     let failures = 0;
     let first = '';
     const started = performance.now();
-    // Stop driving after 110 s, whatever the count: the page is read with what was recorded.
-    const driven = await drive(
-      EVENTS,
-      CONCURRENCY,
-      async (index) => {
-        const reply = await gatewayCreate(sandbox.url, auth, { id: `${run}_${index}`, phone: DECLINED }, { agent, keepBytes: 512 });
-        if (reply.status !== 200 && failures++ === 0) first = `${reply.status || reply.error} ${reply.body.slice(0, 120)}`;
-        if ((index + 1) % 50_000 === 0) ctx.log(`  first-page: ${index + 1} events, ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    // SDK transactions left pending (no webhook URL: each expiry is recorded not_sent), then one
+    // advance past their 60 s expiry records all the events at once; what lies beyond the retention
+    // limit is forgotten after it, a slice at a time, while the first page is read over and over.
+    const driven = await pipelined(sandbox.url, EVENTS, (index) => rawSdkInitiate(`${run}_${index}`), {
+      onStatus: (index, status, body) => {
+        if ((status < 200 || status > 299) && failures++ === 0) first = `${status} ${body.slice(0, 120)}`;
+        if ((index + 1) % 50_000 === 0) ctx.log(`    ${index + 1} transactions initiated, ${((performance.now() - started) / 1000).toFixed(0)} s`);
       },
-      () => ctx.signal.aborted || !sandbox.alive() || performance.now() - started > 110_000,
-    );
-    const page = await request(sandbox.url, 'GET', '/sandbox/webhooks/deliveries', { timeoutMs: 10_000 });
-    let count = -1;
-    let cursor = false;
-    try {
-      const body = JSON.parse(page.body) as { deliveries: unknown[]; nextCursor: string | null };
-      count = body.deliveries.length;
-      cursor = body.nextCursor !== null;
-    } catch {
-      // count stays -1
-    }
+      stop: () => ctx.signal.aborted || !sandbox.alive() || performance.now() - started > 100_000,
+    });
+    const initiated = (performance.now() - started) / 1000;
+    const pages = { read: 0, empty: 0, errors: 0, smallest: Number.POSITIVE_INFINITY };
+    let advancing = true;
+    const advanced = advance(sandbox.url, 61_000).finally(() => {
+      advancing = false;
+    });
+    // Read pages during the advance and until the history is back at its limit (or 20 s), four
+    // readers at once: the sandbox forgets in slices of 10 ms between answers.
+    const readUntil = performance.now() + 20_000;
+    let pagesAfter = 0;
+    const reader = async () => {
+      while (performance.now() < readUntil && !ctx.signal.aborted && sandbox.alive()) {
+        const page = await request(sandbox.url, 'GET', '/sandbox/webhooks/deliveries', { timeoutMs: 10_000, keepBytes: 2 * 1024 * 1024 });
+        pages.read++;
+        let count = -1;
+        try {
+          count = (JSON.parse(page.body) as { deliveries: unknown[] }).deliveries.length;
+        } catch {
+          pages.errors++;
+        }
+        if (count === 0) pages.empty++;
+        if (count >= 0) pages.smallest = Math.min(pages.smallest, count);
+        // Once the advance answered, some more pages show the history during and after its catch-up.
+        if (!advancing && ++pagesAfter > 400) break;
+      }
+    };
+    await Promise.all([reader(), reader(), reader(), reader()]);
+    const advanceReply = await advanced;
     const checks: Check[] = [
-      { ok: failures === 0, reason: `${failures} of ${driven} transactions not created, first: ${first}` },
-      { ok: driven === EVENTS, reason: `only ${driven} of ${EVENTS} events recorded within the time` },
-      {
-        ok: page.status === 200 && count > 0,
-        reason:
-          page.status !== 200
-            ? `the first page answered ${page.status || page.error}`
-            : `the first page is empty${cursor ? ' (with a nextCursor)' : ''} after ${driven} events`,
-      },
+      { ok: failures === 0, reason: `${failures} of ${driven} transactions not initiated, first: ${first}` },
+      { ok: driven === EVENTS, reason: `only ${driven} of ${EVENTS} transactions initiated within the time` },
+      { ok: advanceReply.status === 200, reason: `the advance answered ${advanceReply.status || advanceReply.error}` },
+      { ok: pages.errors === 0, reason: `${pages.errors} of ${pages.read} first pages not answered as JSON` },
+      { ok: pages.empty === 0, reason: `${pages.empty} of ${pages.read} unfiltered first pages empty after ${driven} events (retention 1000)` },
     ];
-    return { checks, note: `${driven} events in ${((performance.now() - started) / 1000).toFixed(0)} s; first page: ${count} deliveries` };
+    return {
+      checks,
+      note: `${driven} events (${initiated.toFixed(0)} s to initiate); ${pages.read} first pages read, the smallest with ${pages.smallest} deliveries`,
+    };
   },
 };
 

@@ -7,6 +7,7 @@ import { Agent } from 'node:http';
 import { sdkSignature, webSignature } from '../../src/signature.js';
 import { onboard, target } from '../soak.js';
 import { request, type Reply, type RequestOptions } from './http.js';
+import { rawRequest } from './pipeline.js';
 
 export const PARTNER = { id: 'partner_test', key: 'test_private_key' };
 export const MERCHANT_API = `Basic ${Buffer.from('pg_test:pg_test_secret').toString('base64')}`;
@@ -22,6 +23,18 @@ export const BODY_LIMIT = 1024 * 1024;
 /** A keep-alive pool of `sockets` connections to `base`. */
 export function pool(sockets: number): Agent {
   return new Agent({ keepAlive: true, maxSockets: sockets });
+}
+
+/** The raw bytes of an SDK initiate (for pipeline.ts). */
+export function rawSdkInitiate(id: string): string {
+  const body = JSON.stringify({ merchantTransactionId: id, userPhoneNumber: APPROVED, userId: 'u_attack', amount: 250_000 });
+  return rawRequest('POST', '/merchant/credit/initiateTransaction', { 'X-Partnerid': PARTNER.id, 'X-Signature': sdkSignature(body, PARTNER.key) }, body);
+}
+
+/** The raw bytes of a gateway transaction of a risk-declined user: created FAILED, its webhook at once. */
+export function rawDeclinedTransaction(authorization: string, id: string): string {
+  const body = `{"transaction":{"id":${JSON.stringify(id)},"amount":10000},"user":{"name":"Attack","phoneNumber":"${DECLINED}"},"deviceInformation":${JSON.stringify(DEVICE)}}`;
+  return rawRequest('POST', '/api/merchant/transaction', { Authorization: authorization }, body);
 }
 
 export function sdkInitiate(base: string, id: string, options: RequestOptions = {}, partnerId = PARTNER.id): Promise<Reply> {

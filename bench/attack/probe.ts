@@ -16,11 +16,12 @@ const { parentPort, workerData } = require('node:worker_threads');
 const http = require('node:http');
 const { host, port, path, intervalMs, timeoutMs } = workerData;
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-let worst = 0, answered = 0, failures = 0, started = 0, stopped = false;
+const born = performance.now();
+let worst = 0, worstAt = 0, answered = 0, failures = 0, started = 0, stopped = false;
 function finish(ok) {
   const ms = performance.now() - started;
   started = 0;
-  if (ms > worst) worst = ms;
+  if (ms > worst) { worst = ms; worstAt = started - born; }
   if (ok) answered++; else failures++;
   if (!stopped) setTimeout(once, Math.max(0, intervalMs - ms));
 }
@@ -42,8 +43,9 @@ parentPort.on('message', (message) => {
   if (message !== 'stop') return;
   stopped = true;
   const waiting = started === 0 ? 0 : performance.now() - started;
+  if (waiting > worst) { worst = waiting; worstAt = started - born; }
   agent.destroy();
-  parentPort.postMessage({ worstMs: Math.max(worst, waiting), answered, failures });
+  parentPort.postMessage({ worstMs: worst, worstAtMs: worstAt, answered, failures });
 });
 once();
 `;
@@ -51,6 +53,8 @@ once();
 export interface ProbeFigures {
   /** The longest a probe request took (or has been waiting, at the stop), ms. */
   worstMs: number;
+  /** When the longest began, ms after the probe started. */
+  worstAtMs: number;
   answered: number;
   /** Requests that got no 200 (refused, reset, timed out after 10 s). */
   failures: number;
@@ -73,7 +77,7 @@ export function startProbe(url: string, path = '/sandbox/clock', intervalMs = 10
       result ??= new Promise<ProbeFigures>((resolve) => {
         const timer = setTimeout(() => {
           void worker.terminate();
-          resolve({ worstMs: Number.NaN, answered: 0, failures: 0 });
+          resolve({ worstMs: Number.NaN, worstAtMs: 0, answered: 0, failures: 0 });
         }, 5_000);
         worker.once('message', (figures: ProbeFigures) => {
           clearTimeout(timer);

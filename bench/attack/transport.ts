@@ -8,8 +8,9 @@
  *   100,000 webhook events are recorded (the finding's 1,000,000, scaled to the time of the bench).
  */
 import { connect, type Socket } from 'node:net';
-import { DECLINED, gatewayCreate, merchant, pool, runId } from './flows.js';
-import { drive, sleep, waitUntil } from './http.js';
+import { merchant, rawDeclinedTransaction, runId } from './flows.js';
+import { sleep, waitUntil } from './http.js';
+import { pipelined } from './pipeline.js';
 import type { Attack } from './context.js';
 import type { Check } from './verdict.js';
 
@@ -163,19 +164,14 @@ export const slowStreamsAttack: Attack = {
     await sleep(200);
     const run = runId('r');
     const auth = await merchant(sandbox.url, undefined, run);
-    const agent = pool(32);
-    ctx.defer(() => agent.destroy());
     let failures = 0;
     const started = performance.now();
-    const driven = await drive(
-      STREAM_EVENTS,
-      32,
-      async (index) => {
-        const reply = await gatewayCreate(sandbox.url, auth, { id: `${run}_${index}`, phone: DECLINED }, { agent, keepBytes: 512 });
-        if (reply.status !== 200) failures++;
+    const driven = await pipelined(sandbox.url, STREAM_EVENTS, (index) => rawDeclinedTransaction(auth, `${run}_${index}`), {
+      onStatus: (_index, status) => {
+        if (status !== 200) failures++;
       },
-      () => ctx.signal.aborted || !sandbox.alive() || performance.now() - started > 90_000,
-    );
+      stop: () => ctx.signal.aborted || !sandbox.alive() || performance.now() - started > 90_000,
+    });
     const seconds = (performance.now() - started) / 1000;
     return {
       checks: [
