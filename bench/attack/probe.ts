@@ -20,8 +20,8 @@ const born = performance.now();
 let worst = 0, worstAt = 0, answered = 0, failures = 0, started = 0, stopped = false;
 function finish(ok) {
   const ms = performance.now() - started;
-  started = 0;
   if (ms > worst) { worst = ms; worstAt = started - born; }
+  started = 0;
   if (ok) answered++; else failures++;
   if (!stopped) setTimeout(once, Math.max(0, intervalMs - ms));
 }

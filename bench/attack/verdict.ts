@@ -32,13 +32,15 @@ export type Outcome = 'held' | 'FAILED';
 
 /**
  * The outcome of a scenario: `held` when every check holds (the reason is then `note`), else
- * `FAILED` with the reason of the first check that failed, and how many others failed too.
+ * `FAILED` with the reasons of the first two checks that failed, and how many others failed too.
  */
 export function verdict(checks: readonly Check[], note = ''): { outcome: Outcome; reason: string } {
   const failed = checks.filter((check) => !check.ok);
   if (failed.length === 0) return { outcome: 'held', reason: note };
-  const more = failed.length > 1 ? ` (+${failed.length - 1} more failed check${failed.length > 2 ? 's' : ''})` : '';
-  return { outcome: 'FAILED', reason: `${failed[0]!.reason}${more}` };
+  const shown = failed.slice(0, 2).map((check) => check.reason);
+  const rest = failed.length - shown.length;
+  const more = rest > 0 ? ` (+${rest} more failed check${rest > 1 ? 's' : ''})` : '';
+  return { outcome: 'FAILED', reason: `${shown.join('; ')}${more}` };
 }
 
 /** A check that a measured figure stays under its bound (an unmeasured figure passes). */

@@ -39,15 +39,19 @@ describe('verdict', () => {
     expect(verdict([{ ok: true, reason: 'x' }], 'all refused')).toEqual({ outcome: 'held', reason: 'all refused' });
   });
 
-  it('is FAILED with the first failing reason and how many more failed', () => {
+  it('is FAILED with the first two failing reasons and how many more failed', () => {
     const checks = [
       { ok: true, reason: 'fine' },
       { ok: false, reason: 'the sandbox died (signal SIGABRT)' },
       { ok: false, reason: 'peak RSS 3000 MB over the bound of 1024 MB' },
       { ok: false, reason: 'third' },
     ];
-    expect(verdict(checks)).toEqual({ outcome: 'FAILED', reason: 'the sandbox died (signal SIGABRT) (+2 more failed checks)' });
-    expect(verdict(checks.slice(0, 3)).reason).toBe('the sandbox died (signal SIGABRT) (+1 more failed check)');
+    expect(verdict(checks)).toEqual({
+      outcome: 'FAILED',
+      reason: 'the sandbox died (signal SIGABRT); peak RSS 3000 MB over the bound of 1024 MB (+1 more failed check)',
+    });
+    expect(verdict(checks.slice(0, 3)).reason).toBe('the sandbox died (signal SIGABRT); peak RSS 3000 MB over the bound of 1024 MB');
+    expect(verdict([...checks, ...checks]).reason).toMatch(/\(\+4 more failed checks\)$/);
   });
 
   it('checks a figure against its bound, the bound itself excluded; an unmeasured figure passes', () => {
