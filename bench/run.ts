@@ -4,6 +4,7 @@
  * under a load test, bench/soak.ts) runs only when named: `--only soak [--transactions N] [--timers N] [--sandbox-node-options="..."]`.
  */
 import { parseArgs } from 'node:util';
+import { ATTACK_NAMES, benchAttack, type AttackName } from './attack/index.js';
 import { benchClients } from './client.js';
 import { benchSandbox } from './sandbox.js';
 import { benchSignatures } from './signatures.js';
@@ -12,8 +13,8 @@ import { benchSizes } from './size.js';
 
 const ALL = ['signatures', 'clients', 'size', 'sandbox'] as const;
 /** Run only when named with --only (they take minutes). */
-const ON_REQUEST = ['soak'] as const;
-const USAGE = `Usage: npm run bench [-- --only ${[...ALL, ...ON_REQUEST].join(',')}] [--transactions N] [--timers N] [--sandbox-node-options="--cpu-prof ..."]\n`;
+const ON_REQUEST = ['soak', 'attack'] as const;
+const USAGE = `Usage: npm run bench [-- --only ${[...ALL, ...ON_REQUEST].join(',')}] [--transactions N] [--timers N] [--sandbox-node-options="--cpu-prof ..."] [--attack ${ATTACK_NAMES.join(',')}] [--sandbox-flags="..."]\n`;
 const values = ((): ReturnType<typeof readOptions> => {
   try {
     return readOptions();
@@ -29,6 +30,8 @@ function readOptions() {
       transactions: { type: 'string' },
       timers: { type: 'string' },
       'sandbox-node-options': { type: 'string' },
+      attack: { type: 'string' },
+      'sandbox-flags': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   }).values;
@@ -96,4 +99,20 @@ if (only.includes('soak')) {
   out(`  clock advance firing ${f.advance.timers} timers: ${fmt(f.advance.ms, 0)} ms, ${fmt(f.advance.cpuMs, 0)} ms of the sandbox's CPU (then ${f.advance.webhooks} of their webhooks received; the rest beyond the receiver's backlog limit recorded not_sent)`);
   out(`  sandbox RSS at the end: ${fmt(f.rssEndMb, 0)} MB (before the advance's transactions ${fmt(f.rssBeforeAdvanceMb, 0)} MB; after 10 s idle ${fmt(f.rssIdleMb, 0)} MB)`);
   out(`  memory per transaction (records, delivery, indexes): ${fmt(f.memory.bytesPerTransaction, 0)} bytes`);
+}
+if (only.includes('attack')) {
+  const names = values.attack?.split(',').map((s) => s.trim()).filter(Boolean);
+  const unknownAttacks = names?.filter((name) => !(ATTACK_NAMES as readonly string[]).includes(name)) ?? [];
+  if (unknownAttacks.length > 0) {
+    process.stderr.write(`Unknown attack: ${unknownAttacks.join(', ')} (choose from ${ATTACK_NAMES.join(', ')})\n`);
+    process.exit(2);
+  }
+  out('\n== Attacks: each replayed against a fresh sandbox; peak RSS of the process attacked, longest stall of a probe every 10 ms, held or FAILED');
+  const report = await benchAttack({ names: names as AttackName[] | undefined, sandboxFlags: values['sandbox-flags'], log: out });
+  out('');
+  out(report.table);
+  if (report.failed > 0) {
+    out(`\n${report.failed} of ${report.rows.length} attacks not held.`);
+    process.exitCode = 1;
+  }
 }

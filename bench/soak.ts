@@ -77,13 +77,13 @@ export interface SoakFigures {
 // ---------------------------------------------------------------------------------------------
 // HTTP with a keep-alive pool: the load generator's own cost stays small and bounded.
 
-interface Target {
+export interface Target {
   host: string;
   port: number;
   agent: Agent;
 }
 
-interface Answer {
+export interface Answer {
   status: number;
   body: string;
 }
@@ -93,7 +93,7 @@ export function target(url: string, sockets: number): Target {
   return { host: parsed.hostname, port: Number(parsed.port), agent: new Agent({ keepAlive: true, maxSockets: sockets }) };
 }
 
-function send(to: Target, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Answer> {
+export function send(to: Target, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Answer> {
   return new Promise((resolveAnswer, reject) => {
     const request = httpRequest(
       {
@@ -198,8 +198,11 @@ async function transaction(driver: Driver, index: number, record: (ms: number, o
   }
 }
 
-/** An enabled gateway merchant whose webhooks go to `webhookUrl`; answers its Transactional API Basic header. */
-export async function onboard(sandbox: Target, webhookUrl: string, run: string): Promise<string> {
+/**
+ * An enabled gateway merchant whose webhooks go to `webhookUrl` (none: its transactions' own, or
+ * recorded `not_sent`); answers its Transactional API Basic header.
+ */
+export async function onboard(sandbox: Target, webhookUrl: string | undefined, run: string): Promise<string> {
   const id = `m_${run}`;
   const created = await send(sandbox, 'POST', '/api/merchant', { Authorization: MERCHANT_API }, JSON.stringify({
     merchant: { id, brandName: 'Soak', entityName: 'Soak Pvt Ltd', brandHomePageUrl: 'https://soak.example.in', mccCode: 5812, defaultWebhookUrl: webhookUrl },
@@ -308,7 +311,7 @@ function rssMb(pid: number): number {
 }
 
 /** Builds the package as `npm start` does, so that the sandbox measured is the one users run. */
-async function build(): Promise<void> {
+export async function build(): Promise<void> {
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   const child = spawn(npm, ['run', 'build', '--silent'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
   const code = await new Promise<number | null>((done) => child.once('exit', done));
