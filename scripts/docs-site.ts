@@ -98,6 +98,8 @@ export const IMPLEMENTER_GUIDES = [
   'code-samples.md',
   'linting.md',
   'e2e.md',
+  'testing.md',
+  'toolchain.md',
   'decisions.md',
 ];
 
