@@ -30,3 +30,15 @@ export const SHARED_TEST_OPTIONS = {
   globalSetup: ['test/support/build-browser.ts', 'test/support/build-sources.ts'],
   setupFiles: ['test/support/hermetic.ts'],
 } as const;
+
+/**
+ * Coverage of src/ by the code the test processes run (`--coverage`, off unless asked for: see
+ * docs/testing.md). Children started as processes (the CLI, Prism, the packed package) are not
+ * measured.
+ */
+export const COVERAGE_OPTIONS = {
+  provider: 'v8',
+  include: ['src/**/*.ts'],
+  reporter: ['text-summary', 'json-summary', 'html'],
+  reportsDirectory: 'coverage',
+} as const;
