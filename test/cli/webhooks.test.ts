@@ -170,14 +170,14 @@ describe('paylater listen and trigger', () => {
       }
       expect(seen.size).toBe(expected.size);
 
-      // One line per event: time, family, event, transaction, event id, the receiver's answer.
+      // One line per event: time, family, event, its status, transaction, event id, the receiver's answer.
       await waitFor(() => (listen.stdout().trim().split('\n').length >= expected.size ? true : undefined));
       const lines = listen.stdout().trim().split('\n');
       expect(lines).toHaveLength(expected.size);
       for (const [eventId, want] of expected) {
         const line = lines.find((candidate) => candidate.includes(eventId));
         expect(line, eventId).toMatch(
-          new RegExp(`^\\d\\d:\\d\\d:\\d\\d {2}${want.family} +${want.webhook} +${want.transactionId} {2}${eventId} {2}-> 200 OK in \\d+ ms$`),
+          new RegExp(`^\\d\\d:\\d\\d:\\d\\d {2}${want.family} +${want.webhook} +${want.status} +${want.transactionId} {2}${eventId} {2}-> 200 OK in \\d+ ms$`),
         );
       }
 
@@ -202,7 +202,7 @@ describe('paylater listen and trigger', () => {
       await waitFor(() => (listen.stdout().includes(webEvent!) ? true : undefined), 20_000);
       const lines = listen.stdout().trim().split('\n');
       expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatch(new RegExp(`  web +transactionStatus +trg_web_\\w+  ${webEvent}  -> failed after \\d+ ms: connection refused \\(ECONNREFUSED\\)$`));
+      expect(lines[0]).toMatch(new RegExp(`  web +transactionStatus +CANCELLED +trg_web_\\w+  ${webEvent}  -> failed after \\d+ ms: connection refused \\(ECONNREFUSED\\)$`));
       expect(await interrupt(listen)).toBe(0);
     } finally {
       listen.child.kill('SIGKILL');

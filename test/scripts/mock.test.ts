@@ -269,7 +269,9 @@ describe('startMocks', () => {
     expect(sdk.status).toBe(400);
     expect(sdk.body).toEqual({
       message: 'BAD_REQUEST',
-      detail: 'Request is invalid: /merchantTransactionId is required; /userPhoneNumber is required; /userId is required; /amount must be number.',
+      detail:
+        'Request is invalid: /merchantTransactionId is required; /userPhoneNumber is required; /userId is required; ' +
+        '/amount must be a whole number of paise, an integer (₹1 = 100 paise: ₹1,500 is 150000).',
     });
     expect(violations(sdk)).toContain('amount'); // Prism's own report stays
     await expectDocumented('sdk', 'POST', '/merchant/credit/initiateTransaction', sdk);
@@ -303,11 +305,31 @@ describe('startMocks', () => {
     expect(missing.body).toEqual({ message: 'BAD_REQUEST', detail: 'Request is invalid: header X-Signature is required.' });
     await expectDocumented('sdk', 'POST', '/merchant/credit/initiateTransaction', missing);
 
-    const malformed = await webInitiate({ 'X-Signature': 'not-a-signature' });
+    // Explained as the sandbox explains it (D28), not as Prism's regular expression.
+    const malformed = await webInitiate({ 'X-Signature': 'd2231c75465262f00e64' });
     expect(malformed.body).toEqual({
       message: 'BAD_REQUEST',
-      detail: 'Request is invalid: header X-Signature must match pattern "^[A-Za-z0-9+/]{43}=$".',
+      detail:
+        'Request is invalid: header X-Signature is malformed (20 characters): expected the standard base64 of the 32-byte SHA-256 digest, ' +
+        '44 characters of A-Z, a-z, 0-9, "+" and "/" ending in "=" (D28). A hex digest, base64url or a trailing newline ' +
+        "(Python's base64.encodebytes adds one; use base64.b64encode) is not accepted.",
     });
+    await expectDocumented('web', 'POST', '/api/transaction', malformed);
+
+    // An amount's violations say the unit, with the bounds in paise and rupees (D71).
+    const amountOf = (amount: number) => JSON.stringify({ merchantTransactionId: 'ord_1', userPhoneNumber: '+919000000001', userId: 'u_1', amount });
+    const fractional = await sdkInitiate({ 'X-Signature': sdkSignature(amountOf(1500.5), PRIVATE_KEY) }, amountOf(1500.5));
+    expect(fractional.body).toEqual({
+      message: 'BAD_REQUEST',
+      detail: 'Request is invalid: /amount must be a whole number of paise, an integer (₹1 = 100 paise: ₹1,500 is 150000).',
+    });
+    const small = await sdkInitiate({ 'X-Signature': sdkSignature(amountOf(15), PRIVATE_KEY) }, amountOf(15));
+    expect(small.body).toEqual({
+      message: 'BAD_REQUEST',
+      detail: 'Request is invalid: /amount must be at least 100 paise (₹1); amounts are integers in paise (₹1 = 100 paise: ₹1,500 is 150000).',
+    });
+    const large = await sdkInitiate({ 'X-Signature': sdkSignature(amountOf(20_000_000), PRIVATE_KEY) }, amountOf(20_000_000));
+    expect(large.body.detail).toContain('/amount must be at most 10,000,000 paise (₹1,00,000); amounts are integers in paise');
 
     const text = await call(`${base('sdk')}/merchant/credit/initiateTransaction`, 'POST', {
       'X-Partnerid': 'partner_demo',
