@@ -18,7 +18,7 @@
  *   documented names);
  * - Prism's own `{"error":{"code":"invalid_json"}}` for a body that is not JSON becomes the same
  *   `BAD_REQUEST` saying so;
- * - an amount's violation says the unit, integer paise, with its bounds in paise and rupees (D71),
+ * - an amount's violation says the unit, integer paise, with its bounds in paise and rupees (D75),
  *   and an `X-Signature` of the wrong form is explained as the sandbox explains it (D28), rather
  *   than by the regular expression Prism quotes;
  * - 401 for a security violation (no or malformed Basic credentials, no partner id header) becomes
@@ -276,7 +276,7 @@ export function toIssue(violation: Violation, names: ReadonlyMap<string, string>
     if (required !== undefined) path.push(required);
     const field = path.length === 0 ? '' : `/${path.map(escapePointer).join('/')}`;
     if (required !== undefined) return { where, field, issue: 'is required' };
-    // An amount's issue says its unit (D71): Prism's `code` is the JSON Schema keyword.
+    // An amount's issue says its unit (D75): Prism's `code` is the JSON Schema keyword.
     const amount = isAmountField(field) ? amountProblemOf(String(violation.code ?? ''), undefined, message) : undefined;
     return { where, field, issue: amount === undefined ? stripPrefix(message) : amountIssue(amount) };
   }

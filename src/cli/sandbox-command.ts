@@ -32,7 +32,11 @@ See docs/sandbox.md.
 Options:
   --port PORT         port to listen on (default 4000; 0 picks a free one)   [${ENVIRONMENT.port}]
   --host HOST         address to listen on (default 127.0.0.1)               [${ENVIRONMENT.host}]
-  --webhook-url URL   the partner's webhook receiver for web and SDK events  [${ENVIRONMENT.webhookUrl}]
+  --web-webhook-url URL  the partner's receiver of web-flow webhooks     [${ENVIRONMENT.webWebhookUrl}]
+  --sdk-webhook-url URL  the partner's receiver of SDK-flow webhooks     [${ENVIRONMENT.sdkWebhookUrl}]
+  --webhook-url URL   both at once (a flow's own setting wins)            [${ENVIRONMENT.webhookUrl}]
+                      With none, events are recorded only; \`paylater listen --forward-to\` forwards
+                      them. Use one way to receive, not both: each event would arrive twice.
   --webhook-concurrency N   webhook attempts at once per receiver (default 8) [${ENVIRONMENT.webhookConcurrency}]
   --allow-any-webhook-target  also send webhooks to the sandbox itself, link-local and
                       cloud metadata addresses          [${ENVIRONMENT.allowAnyWebhookTarget}=1]
@@ -67,6 +71,8 @@ const OPTIONS = {
   port: { type: 'string' },
   host: { type: 'string' },
   'webhook-url': { type: 'string' },
+  'web-webhook-url': { type: 'string' },
+  'sdk-webhook-url': { type: 'string' },
   'webhook-concurrency': { type: 'string' },
   'allow-any-webhook-target': { type: 'boolean' },
   'retain-transactions': { type: 'string' },
@@ -112,7 +118,7 @@ export async function runSandbox(argv: string[], options: RunSandboxOptions = {}
   try {
     if (values.port !== undefined) overrides.port = parsePort(values.port, '--port');
     if (values.host !== undefined) overrides.host = values.host;
-    if (values['webhook-url'] !== undefined) overrides.partner = { webhookUrl: values['webhook-url'] };
+    overrides.partner = webhookUrlOverrides(values['webhook-url'], values['web-webhook-url'], values['sdk-webhook-url']);
     const concurrency = parseCount(values['webhook-concurrency'], '--webhook-concurrency', MAX_WEBHOOK_CONCURRENCY);
     if (concurrency !== undefined || values['allow-any-webhook-target'] === true) {
       overrides.webhooks = {
@@ -221,6 +227,27 @@ export function shownUrl(value: string): string {
   }
 }
 
+/** The partner settings of the webhook flags (D76): the shorthand for both flows, and each flow's own. */
+function webhookUrlOverrides(both: string | undefined, web: string | undefined, sdk: string | undefined): ConfigOverrides['partner'] {
+  return {
+    ...(both === undefined ? {} : { webhookUrl: both }),
+    ...(web === undefined && sdk === undefined
+      ? {}
+      : { webhookUrls: { ...(web === undefined ? {} : { web }), ...(sdk === undefined ? {} : { sdk }) } }),
+  };
+}
+
+/** The banner's lines of the partner's webhook URLs: one when both flows share it (web and SDK), else one per flow. */
+export function webhookUrlLines(config: SandboxConfig): string[] {
+  const { web, sdk } = config.partner.webhookUrls;
+  const none = '(none: events are recorded as not_sent)';
+  if (web === sdk) return [`  Partner webhook URL:           ${web === undefined ? none : shownUrl(web)}`];
+  return [
+    `  Web webhook URL:               ${web === undefined ? none : shownUrl(web)}`,
+    `  SDK webhook URL:               ${sdk === undefined ? none : shownUrl(sdk)}`,
+  ];
+}
+
 /** What the sandbox prints on start: its address and its (published, test-only) credentials. */
 export function banner(url: string, config: SandboxConfig): string {
   const defaults = DEFAULT_CONFIG;
@@ -232,7 +259,7 @@ export function banner(url: string, config: SandboxConfig): string {
     `  Extras Basic:                  ${config.extras.username} / ${shown(config.extras.password, defaults.extras.password, ENVIRONMENT.extrasPassword)}`,
     `  Partner id (web and SDK):      ${config.partner.id}`,
     `  Private key (web and SDK):     ${shown(config.partner.privateKey, defaults.partner.privateKey, ENVIRONMENT.privateKey)}`,
-    `  Partner webhook URL:           ${config.partner.webhookUrl === undefined ? '(none: events are recorded as not_sent)' : shownUrl(config.partner.webhookUrl)}`,
+    ...webhookUrlLines(config),
     ...(config.requireStatusSignature ? ['  Web status check:              X-Signature required (--require-status-signature)'] : []),
     '',
     `Landing page: ${url}/   Browser script: ${url}/sdk.js   Hosted checkout: ${url}/checkout/<id>`,

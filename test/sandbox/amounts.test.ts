@@ -1,5 +1,5 @@
 /**
- * Amounts worded with their unit (D71): every amount error says integer paise with an example,
+ * Amounts worded with their unit (D75): every amount error says integer paise with an example,
  * bounds in paise and rupees; an accepted amount that looks like rupees is logged, not refused.
  */
 import { describe, expect, it } from 'vitest';

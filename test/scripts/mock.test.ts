@@ -316,7 +316,7 @@ describe('startMocks', () => {
     });
     await expectDocumented('web', 'POST', '/api/transaction', malformed);
 
-    // An amount's violations say the unit, with the bounds in paise and rupees (D71).
+    // An amount's violations say the unit, with the bounds in paise and rupees (D75).
     const amountOf = (amount: number) => JSON.stringify({ merchantTransactionId: 'ord_1', userPhoneNumber: '+919000000001', userId: 'u_1', amount });
     const fractional = await sdkInitiate({ 'X-Signature': sdkSignature(amountOf(1500.5), PRIVATE_KEY) }, amountOf(1500.5));
     expect(fractional.body).toEqual({
@@ -329,7 +329,7 @@ describe('startMocks', () => {
       detail: 'Request is invalid: /amount must be at least 100 paise (₹1); amounts are integers in paise (₹1 = 100 paise: ₹1,500 is 150000).',
     });
     const large = await sdkInitiate({ 'X-Signature': sdkSignature(amountOf(20_000_000), PRIVATE_KEY) }, amountOf(20_000_000));
-    expect(large.body.detail).toContain('/amount must be at most 10,000,000 paise (₹1,00,000); amounts are integers in paise');
+    expect((large.body as { detail: string }).detail).toContain('/amount must be at most 10,000,000 paise (₹1,00,000); amounts are integers in paise');
 
     const text = await call(`${base('sdk')}/merchant/credit/initiateTransaction`, 'POST', {
       'X-Partnerid': 'partner_demo',

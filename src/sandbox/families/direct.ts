@@ -6,6 +6,7 @@
 import type { components as SdkComponents } from '../../../generated/types/sdk.js';
 import type { components as WebComponents } from '../../../generated/types/web.js';
 import type { ClockTimer } from '../clock.js';
+import type { DirectFlow } from '../config.js';
 import type { FamilyContext } from '../context.js';
 import { paiseAndRupees, rupeeLookingWarning } from '../amounts.js';
 import { finalRecords } from '../retention.js';
@@ -38,7 +39,7 @@ export interface DirectRecord {
 
 export type FinalStatus = Exclude<DirectStatus, 'PENDING'>;
 
-/** How many amounts that look like rupees each flow logs (D71). */
+/** How many amounts that look like rupees each flow logs (D75). */
 export const MAX_RUPEE_WARNINGS = 20;
 
 export interface DirectLifecycleSettings<T extends DirectRecord> {
@@ -80,6 +81,8 @@ export interface DirectLifecycleSettings<T extends DirectRecord> {
 export function directLifecycle<T extends DirectRecord>(ctx: FamilyContext, settings: DirectLifecycleSettings<T>) {
   const { collection, idOf } = settings;
   const { clock, config } = ctx;
+  // Each flow's webhooks go to its own receiver (D76).
+  const flow = ctx.family as DirectFlow;
   const expiries = new Map<string, ClockTimer>();
   // Webhooks are in order per transaction: `<family>:<partner id>:<transaction id>`.
   const scopes = new Map<string, string>();
@@ -136,7 +139,7 @@ export function directLifecycle<T extends DirectRecord>(ctx: FamilyContext, sett
     else pendingCount.delete(updated.partnerId);
     retention.add(ctx.family, id, bytesOf(updated));
     ctx.deliveries.record({
-      url: config.partner.webhookUrl,
+      url: config.partner.webhookUrls[flow],
       body: { template, data: status },
       signingKey: config.partner.privateKey,
       orderingScope: scopeOf(updated.partnerId),
@@ -188,7 +191,7 @@ export function directLifecycle<T extends DirectRecord>(ctx: FamilyContext, sett
     return undefined;
   }
 
-  // Amounts that look like rupees are logged (D71), the first few only: the log stays bounded.
+  // Amounts that look like rupees are logged (D75), the first few only: the log stays bounded.
   let rupeeWarnings = 0;
 
   /** Stores a new PENDING transaction, admitted by {@link admit}, and schedules its expiry. */

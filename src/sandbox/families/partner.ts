@@ -13,14 +13,13 @@ import type { AuthResult, IncomingRequest } from '../router.js';
 export interface Partner {
   id: string;
   privateKey: string;
-  webhookUrl: string | undefined;
 }
 
 /** The partner with this id, compared in constant time. */
 export function findPartner(config: SandboxConfig, id: string): Partner | undefined {
   const { partner } = config;
   return secretEquals(id, partner.id)
-    ? { id: partner.id, privateKey: partner.privateKey, webhookUrl: partner.webhookUrl }
+    ? { id: partner.id, privateKey: partner.privateKey }
     : undefined;
 }
 
