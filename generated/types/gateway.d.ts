@@ -543,7 +543,9 @@ export interface webhooks {
          *     ```js
          *     // Receives the transactionUpdated webhook (notifyTransactionUpdated): the package's handler checks X-Signature over the raw body
          *     // in constant time before anything is parsed, and the body against the contract.
-         *     // Run: npm install paylater-api && node receiver.mjs   (PORT: default 8080)
+         *     // Run: node receiver.mjs   (PORT: default 8080), with paylater-api installed:
+         *     // `npm install paylater-api` once it is published; until then `npm pack` in a clone of its repository, then
+         *     // `npm install ./paylater-api-<version>.tgz` (docs/web-checkout.md, step 1).
          *     import { createServer } from 'node:http';
          *     import { createWebhookHandler } from 'paylater-api';
          *
@@ -810,7 +812,9 @@ export interface webhooks {
          *     ```js
          *     // Receives the refundUpdated webhook (notifyRefundUpdated): the package's handler checks X-Signature over the raw body
          *     // in constant time before anything is parsed, and the body against the contract.
-         *     // Run: npm install paylater-api && node receiver.mjs   (PORT: default 8080)
+         *     // Run: node receiver.mjs   (PORT: default 8080), with paylater-api installed:
+         *     // `npm install paylater-api` once it is published; until then `npm pack` in a clone of its repository, then
+         *     // `npm install ./paylater-api-<version>.tgz` (docs/web-checkout.md, step 1).
          *     import { createServer } from 'node:http';
          *     import { createWebhookHandler } from 'paylater-api';
          *

@@ -219,6 +219,19 @@ describe('startMocks', () => {
     expect(answer.status).toBe(401);
   });
 
+  it("each family's Prism listens on its own loopback port, apart from the public ones, answering without the proxy's wording", async () => {
+    const internal = Object.values(mocks!.internalPorts);
+    expect(internal).toHaveLength(4);
+    for (const port of internal) expect(Object.values(mocks!.ports)).not.toContain(port);
+    // Prism itself, reached directly: its own answer to a rejected request (the first 400 example), not the proxy's.
+    const headers = { 'X-Partnerid': 'partner_test' };
+    const direct = await call(`http://127.0.0.1:${mocks!.internalPorts.sdk}/merchant/credit/initiateTransaction`, 'POST', headers, sdkBody());
+    const proxied = await call(`${base('sdk')}/merchant/credit/initiateTransaction`, 'POST', headers, sdkBody());
+    expect([direct.status, proxied.status]).toEqual([400, 400]);
+    expect(proxied.body).toEqual({ message: 'BAD_REQUEST', detail: 'Request is invalid: header X-Signature is required.' });
+    expect(direct.body).not.toEqual(proxied.body);
+  });
+
   it('a missing X-Signature is rejected (web and sdk)', async () => {
     const web = await webInitiate({});
     expect(web.status).toBeGreaterThanOrEqual(400);
@@ -485,7 +498,9 @@ describe('npm run mock (the CLI)', () => {
     let prisms: number[] = [];
     try {
       await waitFor(() => FAMILIES.every((f) => stdout.includes(`127.0.0.1:${ports[f]} `)), 60_000, () => `CLI output:\n${stdout}\n${stderr}`);
-      expect(stdout).toMatch(new RegExp(`^gateway\\s+http://127\\.0\\.0\\.1:${ports.gateway}\\s+\\(Merchant and Transactional API\\)$`, 'm'));
+      expect(stdout).toMatch(
+        new RegExp(`^gateway\\s+http://127\\.0\\.0\\.1:${ports.gateway}\\s+\\(Merchant and Transactional API; its Prism, internal: 127\\.0\\.0\\.1:\\d+\\)$`, 'm'),
+      );
       prisms = prismPids(cli.pid as number);
       expect(prisms).toHaveLength(4);
 
