@@ -85,7 +85,7 @@ export interface RunningMocks {
   /**
    * Where each family's Prism itself listens, behind its proxy: a port of 127.0.0.1 the system
    * picked at start, whatever `host` and the public ports are (`--port-offset` does not move it, and
-   * it is never reachable from another machine). Internal: call the public port.
+   * it is never reachable from another machine; D78). Internal: call the public port.
    */
   internalPorts: Partial<Record<Family, number>>;
   /** Process id of each family's Prism. */
