@@ -182,7 +182,7 @@ beforeAll(async () => {
   for (const [name, text] of files) writeFileSync(join(project, name), text);
 
   const hook = await startFanout();
-  sandbox = await startSandbox(['--port', '0', '--webhook-url', `${hook}/paylater/webhook`]);
+  sandbox = await startSandbox(['--port', '0', '--web-webhook-url', `${hook}/paylater/webhook`]);
   await startServer('node', process.execPath, ['server.mjs'], await freePort());
   const phpPort = await freePort();
   await startServer('php', 'php', ['-S', `127.0.0.1:${phpPort}`, 'shop.php'], phpPort);
