@@ -269,7 +269,7 @@ function webhookAnswers(id: string) {
 
 describe('the guide', () => {
   it('gives every file of the project as a fenced block', () => {
-    expect([...files.keys()].sort()).toEqual(['checkout.html', 'initiate.sh', 'redirect-flow.js', 'server.mjs', 'shop.php', 'shop.py', 'status.sh']);
+    expect([...files.keys()].sort()).toEqual(['checkout.html', 'initiate.sh', 'redirect-flow.js', 'refund.mjs', 'server.mjs', 'shop.php', 'shop.py', 'status.sh']);
     const markdown = readFileSync(GUIDE, 'utf8');
     for (const image of ['shop', 'otp', 'down-payment', 'success', 'confirmed']) {
       expect(markdown).toContain(`](images/web-checkout-${image}.png)`);
