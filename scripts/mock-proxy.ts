@@ -215,7 +215,9 @@ export function replacement(status: number, violations: readonly Violation[], or
   if (status === 401) return errorBody(format, 'unauthorized', unauthorizedText(format, names), []);
   const errors = violations.filter(isRequestError);
   if (errors.length > 0) {
-    const located = errors.map((violation) => explainPlus(explainSignature(toIssue(violation, names), violation, context.signature), context.url));
+    const all = errors.map((violation) => explainPlus(explainSignature(toIssue(violation, names), violation, context.signature), context.url));
+    // Two keywords can give one issue (an amount's `type` and `format`): each is said once.
+    const located = [...new Map(all.map((issue) => [`${issue.where}\u0000${issue.field}\u0000${issue.issue}`, issue])).values()];
     const issues = located.map(({ field, issue }) => ({ field, issue }));
     return errorBody(format, 'badRequest', `Request is invalid: ${describe(located)}.`, issues);
   }

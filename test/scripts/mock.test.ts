@@ -341,6 +341,12 @@ describe('startMocks', () => {
       message: 'BAD_REQUEST',
       detail: 'Request is invalid: /amount must be at least 100 paise (₹1); amounts are integers in paise (₹1 = 100 paise: ₹1,500 is 150000).',
     });
+    const webAmount = JSON.stringify({ id: 'web_1', amount: 1500.5, user: { name: 'Asha Rao', phoneNumber: '+919000000001' } });
+    const web = await webInitiate({ 'X-Signature': webSignature(webAmount, '/api/transaction', PRIVATE_KEY) }, webAmount);
+    expect(web.body).toEqual({
+      message: 'BAD_REQUEST',
+      detail: 'Request is invalid: /amount must be a whole number of paise, an integer (₹1 = 100 paise: ₹1,500 is 150000).',
+    });
     const large = await sdkInitiate({ 'X-Signature': sdkSignature(amountOf(20_000_000), PRIVATE_KEY) }, amountOf(20_000_000));
     expect((large.body as { detail: string }).detail).toContain('/amount must be at most 10,000,000 paise (₹1,00,000); amounts are integers in paise');
 
