@@ -13,7 +13,7 @@ the headers the sandbox signed (Content-Type, X-Event-Id, X-Signature), so your 
 verifies them as it would the service's. One line per event on standard output, with the
 status the event reports:
 
-  14:02:07  sdk      transactionStatus   SUCCESS    ord_1001     evt_4c1d...  -> 200 OK in 4 ms
+  14:02:07  sdk      transactionStatus   SUCCESS    ord_1001  evt_4c1d...  -> 200 OK in 4 ms
   14:02:09  gateway  transactionUpdated  FAILED     trg_gw_9a2e  evt_77b0...  -> failed after 1 ms: connection refused (ECONNREFUSED)
 
 Use listen with a sandbox that has no webhook URL of its own: when it delivers a family's
