@@ -18,6 +18,9 @@
  *   documented names);
  * - Prism's own `{"error":{"code":"invalid_json"}}` for a body that is not JSON becomes the same
  *   `BAD_REQUEST` saying so;
+ * - an amount's violation says the unit, integer paise, with its bounds in paise and rupees (D75),
+ *   and an `X-Signature` of the wrong form is explained as the sandbox explains it (D28), rather
+ *   than by the regular expression Prism quotes;
  * - 401 for a security violation (no or malformed Basic credentials, no partner id header) becomes
  *   `UNAUTHORIZED` / `AUTHORIZATION_FAILED` saying what is missing, instead of an example about a
  *   wrong signature.
@@ -30,6 +33,8 @@
 import { readFileSync } from 'node:fs';
 import { Agent, createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { amountIssue, amountProblemOf, isAmountField } from '../src/sandbox/amounts.js';
+import { malformedSignatureDetail } from '../src/sandbox/families/partner.js';
 import type { Family } from './families.js';
 
 export interface ErrorProxyOptions {
@@ -99,7 +104,7 @@ export async function startErrorProxy(options: ErrorProxyOptions): Promise<Error
         headers: forwardHeaders(incoming.headers),
         agent,
       },
-      (answer) => relay(answer, outgoing, { format, names, url: incoming.url ?? '/' }),
+      (answer) => relay(answer, outgoing, { format, names, url: incoming.url ?? '/', signature: firstHeader(incoming.headers['x-signature']) }),
     );
     upstream.on('error', () => {
       if (outgoing.headersSent) {
@@ -158,6 +163,12 @@ interface Context {
   names: ReadonlyMap<string, string>;
   /** The path and query of the request, as sent. */
   url: string;
+  /** The request's `X-Signature`, to say how long a malformed one is (never repeated). */
+  signature?: string | undefined;
+}
+
+function firstHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }
 
 function relay(answer: IncomingMessage, outgoing: ServerResponse, context: Context): void {
@@ -204,7 +215,9 @@ export function replacement(status: number, violations: readonly Violation[], or
   if (status === 401) return errorBody(format, 'unauthorized', unauthorizedText(format, names), []);
   const errors = violations.filter(isRequestError);
   if (errors.length > 0) {
-    const located = errors.map((violation) => explainPlus(toIssue(violation, names), context.url));
+    const all = errors.map((violation) => explainPlus(explainSignature(toIssue(violation, names), violation, context.signature), context.url));
+    // Two keywords can give one issue (an amount's `type` and `format`): each is said once.
+    const located = [...new Map(all.map((issue) => [`${issue.where}\u0000${issue.field}\u0000${issue.issue}`, issue])).values()];
     const issues = located.map(({ field, issue }) => ({ field, issue }));
     return errorBody(format, 'badRequest', `Request is invalid: ${describe(located)}.`, issues);
   }
@@ -264,7 +277,10 @@ export function toIssue(violation: Violation, names: ReadonlyMap<string, string>
     const path = location.slice(2);
     if (required !== undefined) path.push(required);
     const field = path.length === 0 ? '' : `/${path.map(escapePointer).join('/')}`;
-    return { where, field, issue: required !== undefined ? 'is required' : stripPrefix(message) };
+    if (required !== undefined) return { where, field, issue: 'is required' };
+    // An amount's issue says its unit (D75): Prism's `code` is the JSON Schema keyword.
+    const amount = isAmountField(field) ? amountProblemOf(String(violation.code ?? ''), undefined, message) : undefined;
+    return { where, field, issue: amount === undefined ? stripPrefix(message) : amountIssue(amount) };
   }
   if (where === 'header' || where === 'query' || where === 'path') {
     const name = required ?? location[2] ?? '';
@@ -276,6 +292,12 @@ export function toIssue(violation: Violation, names: ReadonlyMap<string, string>
     return { where: 'header', field: 'Content-Type', issue: supported === undefined ? message : `must be ${supported}` };
   }
   return { where: 'request', field: '', issue: stripPrefix(message) };
+}
+
+/** An `X-Signature` that breaks the header's pattern: what the form is, as the sandbox says it (D28). */
+function explainSignature(issue: LocatedIssue, violation: Violation, signature: string | undefined): LocatedIssue {
+  if (issue.where !== 'header' || issue.field.toLowerCase() !== 'x-signature' || violation.code !== 'pattern') return issue;
+  return { ...issue, issue: malformedSignatureDetail(signature ?? '').replace(/^X-Signature /, '').replace(/\.$/, '') };
 }
 
 /** A query parameter sent with a bare `+` reads as a space: say so. */

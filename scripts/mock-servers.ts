@@ -80,8 +80,14 @@ export interface MockExit {
 export interface RunningMocks {
   /** Base URL per started family, e.g. `{ sdk: 'http://127.0.0.1:4013' }`. */
   urls: Partial<Record<Family, string>>;
-  /** Port per started family. */
+  /** Port per started family (the proxy's: the one to call). */
   ports: Partial<Record<Family, number>>;
+  /**
+   * Where each family's Prism itself listens, behind its proxy: a port of 127.0.0.1 the system
+   * picked at start, whatever `host` and the public ports are (`--port-offset` does not move it, and
+   * it is never reachable from another machine; D78). Internal: call the public port.
+   */
+  internalPorts: Partial<Record<Family, number>>;
   /** Process id of each family's Prism. */
   pids: Partial<Record<Family, number>>;
   /**
@@ -242,10 +248,11 @@ export async function startMocks(options: MockOptions = {}): Promise<RunningMock
   }
 
   const urlHost = connectHost(host).includes(':') ? `[${connectHost(host)}]` : connectHost(host);
-  const result: RunningMocks = { urls: {}, ports: {}, pids: {}, unexpectedExit, stop };
+  const result: RunningMocks = { urls: {}, ports: {}, internalPorts: {}, pids: {}, unexpectedExit, stop };
   for (const child of children) {
     result.urls[child.family] = `http://${urlHost}:${ports[child.family]}`;
     result.ports[child.family] = ports[child.family];
+    result.internalPorts[child.family] = child.port;
     if (child.process.pid !== undefined) result.pids[child.family] = child.process.pid;
   }
   return result;

@@ -21,6 +21,8 @@ const USAGE = `Usage: npm run mock -- [--family <name>]... [--host <address>] [-
   --family <name>     serve only this family (repeatable): ${FAMILIES.join(', ')}; default all
   --host <address>    the address to listen on; default 127.0.0.1
   --port-offset <n>   add n to every port (${FAMILIES.map((f) => `${f} ${MOCK_PORTS[f]}`).join(', ')})
+                      Each family's Prism listens behind its port on a free port of 127.0.0.1
+                      that the system picks (internal, loopback only, shown at start).
   --quiet             do not echo Prism's log lines
   --help              show this text`;
 
@@ -114,7 +116,9 @@ try {
 }
 
 for (const family of families) {
-  process.stdout.write(`${family.padEnd(width)}  ${mocks.urls[family]}  (${FAMILY_LABELS[family]})\n`);
+  process.stdout.write(
+    `${family.padEnd(width)}  ${mocks.urls[family]}  (${FAMILY_LABELS[family]}; its Prism, internal: 127.0.0.1:${mocks.internalPorts[family]})\n`,
+  );
 }
 process.stdout.write(
   'Pick a response with the header `Prefer: code=401`, `Prefer: example=<name>` or `Prefer: dynamic=true` (docs/mock.md). Ctrl-C stops.\n',

@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
+import { baseUrlFromEnvironment, DEFAULT_SANDBOX_URL } from '../../src/cli/urls.js';
 import { createWebClient } from '../../src/clients/web.js';
 import { APPROVED_TEST_USER, TEST_CREDENTIALS } from '../../src/sandbox/fixtures.js';
 import { verifyStatusSignature } from '../../src/signature.js';
@@ -28,10 +29,11 @@ const PRODUCT = { name: 'Handwoven cotton kurta', amount: 150_000 };
 const SHOPPER = { name: APPROVED_TEST_USER.name, phoneNumber: APPROVED_TEST_USER.phoneNumber };
 
 export async function startMerchant(options: MerchantOptions = {}) {
-  const sandboxUrl = options.sandboxUrl ?? process.env.PAYLATER_SANDBOX_URL ?? 'http://127.0.0.1:4000';
-  // Default: the sandbox's published test partner (partner_test, test_private_key).
-  const partnerId = options.partnerId ?? process.env.PAYLATER_PARTNER_ID ?? TEST_CREDENTIALS.partner.id;
-  const privateKey = options.privateKey ?? process.env.PAYLATER_PRIVATE_KEY ?? TEST_CREDENTIALS.partner.privateKey;
+  // PAYLATER_BASE_URL, as the guides' servers (PAYLATER_SANDBOX_URL, its name in 2.0.0, still works, with a warning).
+  const sandboxUrl = options.sandboxUrl ?? baseUrlFromEnvironment()?.value ?? DEFAULT_SANDBOX_URL;
+  // Default: the sandbox's published test partner (partner_test, test_private_key); an empty variable counts as unset.
+  const partnerId = options.partnerId ?? (process.env.PAYLATER_PARTNER_ID || TEST_CREDENTIALS.partner.id);
+  const privateKey = options.privateKey ?? (process.env.PAYLATER_PRIVATE_KEY || TEST_CREDENTIALS.partner.privateKey);
   const paylater = createWebClient({ baseUrl: sandboxUrl, partnerId, privateKey });
   const webhooks: VerifiedWebWebhook[] = [];
   const onWebhook = createWebhookHandler({ family: 'web', secret: privateKey, onEvent: (event) => void webhooks.push(event) });

@@ -107,7 +107,7 @@ export interface components {
         AccessControlAllowOrigin: string;
         /**
          * Format: int64
-         * @description An amount in paise (1 rupee = 100 paise), as an integer. 0 is also the default value of an unregistered or not approved user. **Decided by this contract (D24).** Never negative; credit figures are not bounded by the per-transaction maximum, only by 2^53 - 1, the largest integer every JSON reader holds exactly.
+         * @description An amount in paise, as an integer (₹1 = 100 paise: ₹12,500 is `1250000`). 0 is also the default value of an unregistered or not approved user. **Decided by this contract (D24).** Never negative; credit figures are not bounded by the per-transaction maximum, only by 2^53 - 1, the largest integer every JSON reader holds exactly.
          * @example 1250000
          */
         ExtrasAmount: number;

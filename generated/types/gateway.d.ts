@@ -543,7 +543,9 @@ export interface webhooks {
          *     ```js
          *     // Receives the transactionUpdated webhook (notifyTransactionUpdated): the package's handler checks X-Signature over the raw body
          *     // in constant time before anything is parsed, and the body against the contract.
-         *     // Run: npm install paylater-api && node receiver.mjs   (PORT: default 8080)
+         *     // Run: node receiver.mjs   (PORT: default 8080), with paylater-api installed:
+         *     // `npm install paylater-api` once it is published; until then `npm pack` in a clone of its repository, then
+         *     // `npm install ./paylater-api-<version>.tgz` (docs/web-checkout.md, step 1).
          *     import { createServer } from 'node:http';
          *     import { createWebhookHandler } from 'paylater-api';
          *
@@ -810,7 +812,9 @@ export interface webhooks {
          *     ```js
          *     // Receives the refundUpdated webhook (notifyRefundUpdated): the package's handler checks X-Signature over the raw body
          *     // in constant time before anything is parsed, and the body against the contract.
-         *     // Run: npm install paylater-api && node receiver.mjs   (PORT: default 8080)
+         *     // Run: node receiver.mjs   (PORT: default 8080), with paylater-api installed:
+         *     // `npm install paylater-api` once it is published; until then `npm pack` in a clone of its repository, then
+         *     // `npm install ./paylater-api-<version>.tgz` (docs/web-checkout.md, step 1).
          *     import { createServer } from 'node:http';
          *     import { createWebhookHandler } from 'paylater-api';
          *
@@ -1196,7 +1200,7 @@ export interface components {
         RetryAfter: number;
         /**
          * Format: int64
-         * @description An amount in paise (1 rupee = 100 paise), as an integer. **Decided by this contract (D24).** Bounds: from 100 (₹1) to 10,000,000 (₹1,00,000).
+         * @description An amount in paise, as an integer (₹1 = 100 paise): ₹1,500 is `150000`, not `1500` (that is ₹15) nor `1500.00`. **Decided by this contract (D24).** Bounds: from 100 paise (₹1) to 10,000,000 paise (₹1,00,000).
          * @example 150000
          */
         Amount: number;
@@ -1331,7 +1335,7 @@ export interface components {
             user: components["schemas"]["User"];
             /** @description The transaction the user would make. */
             transaction: {
-                /** @description The amount of the intended transaction, in paise. */
+                /** @description The amount of the intended transaction in paise, an integer: ₹1,500 is `150000`. */
                 amount: components["schemas"]["Amount"];
             };
             /** @description The device the user checks out on. */
@@ -1560,7 +1564,7 @@ export interface components {
             transaction: {
                 /** @description Chosen by the payment gateway, one per attempt, unique for the merchant: an id used before answers 409 `DUPLICATE_ID`. */
                 id: components["schemas"]["Identifier"];
-                /** @description The amount, in paise. */
+                /** @description The amount in paise, an integer: ₹1,500 is `150000` (`1500` is ₹15). From 100 paise (₹1) to 10,000,000 paise (₹1,00,000) (D24), and at most the merchant's `maxOrderAmount`. */
                 amount: components["schemas"]["Amount"];
                 /**
                  * @description **Decided by this contract (D36).** Optional: whether the merchant's integration runs live or in test. The credentials decide what a transaction is: the service records `mode` and does not change its behaviour for it (test credentials never move money, whatever `mode` says; a sandbox treats both values as test).
@@ -1696,7 +1700,7 @@ export interface components {
         };
         /**
          * Format: int64
-         * @description A refund amount in paise. Absent or 0 means the whole transaction. It may not exceed the remaining unrefunded amount. **Decided by this contract (D39).** "The whole transaction" is read as what remains of it: after partial refunds, absent or 0 refunds the rest. At most 10,000,000 (D24).
+         * @description A refund amount in paise, as an integer (₹1 = 100 paise: ₹500 is `50000`). Absent or 0 means the whole transaction. It may not exceed the remaining unrefunded amount. **Decided by this contract (D39).** "The whole transaction" is read as what remains of it: after partial refunds, absent or 0 refunds the rest. At most 10,000,000 paise, ₹1,00,000 (D24).
          * @example 50000
          */
         RefundAmount: number;
@@ -1706,7 +1710,7 @@ export interface components {
             refund?: {
                 /** @description **Decided by this contract (D18).** Your id of this refund, unique per transaction. Repeating the request with the same id and amount answers 200 with the existing refund instead of refunding twice; the same id with another amount answers 409 `DUPLICATE_ID`. Without it the service assigns an id (and a repeated request refunds again). */
                 id?: components["schemas"]["Identifier"];
-                /** @description Paise, optional. Absent or 0 means the whole transaction. **Decided by this contract (D39).** Read as what remains of it; more than remains answers 400 `REFUND_AMOUNT_TOO_LARGE` (D02). */
+                /** @description Paise, an integer, optional: ₹500 is `50000`. Absent or 0 means the whole transaction. **Decided by this contract (D39).** Read as what remains of it; more than remains answers 400 `REFUND_AMOUNT_TOO_LARGE` (D02). */
                 amount?: components["schemas"]["RefundAmount"];
             };
             /** @description Settings of this refund. */
@@ -1722,7 +1726,7 @@ export interface components {
         };
         /**
          * Format: int64
-         * @description **Decided by this contract (D19).** A sum of amounts in paise, as an integer (not bounded by the per-transaction maximum; at most 2^53 - 1, the largest integer every JSON reader holds exactly, D24).
+         * @description **Decided by this contract (D19).** A sum of amounts in paise, as an integer (₹1 = 100 paise: ₹12,500 is `1250000`; not bounded by the per-transaction maximum; at most 2^53 - 1, the largest integer every JSON reader holds exactly, D24).
          * @example 1250000
          */
         GatewayAmountSum: number;

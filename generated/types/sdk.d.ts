@@ -173,7 +173,9 @@ export interface webhooks {
          *     ```js
          *     // Receives the transactionStatus webhook (notifySdkTransactionStatus): the package's handler checks X-Signature over the raw body
          *     // in constant time before anything is parsed, and the body against the contract.
-         *     // Run: npm install paylater-api && node receiver.mjs   (PORT: default 8080)
+         *     // Run: node receiver.mjs   (PORT: default 8080), with paylater-api installed:
+         *     // `npm install paylater-api` once it is published; until then `npm pack` in a clone of its repository, then
+         *     // `npm install ./paylater-api-<version>.tgz` (docs/web-checkout.md, step 1).
          *     import { createServer } from 'node:http';
          *     import { createWebhookHandler } from 'paylater-api';
          *
@@ -351,7 +353,7 @@ export interface components {
          */
         PhoneNumber: string;
         /**
-         * @description An amount in paise, of JSON type number as the description states. **Decided by this contract (D27, D24):** whole paise only, from 100 (₹1) to 10,000,000 (₹1,00,000).
+         * @description An amount in paise (₹1 = 100 paise), of JSON type number as the description states: ₹1,500 is `150000`, not `1500` (that is ₹15) nor `1500.5`. **Decided by this contract (D27, D24):** whole paise only, from 100 paise (₹1) to 10,000,000 paise (₹1,00,000).
          * @example 250000
          */
         SdkAmount: number;
@@ -361,6 +363,7 @@ export interface components {
             userPhoneNumber: components["schemas"]["PhoneNumber"];
             /** @description The user's identifier on the merchant side. **Decided by this contract (D27).** 1 to 128 characters (D24), on one line (no control characters). */
             userId: string;
+            /** @description The amount in whole paise: ₹2,500 is `250000` (`2500` is ₹25). From 100 paise (₹1) to 10,000,000 paise (₹1,00,000) (D24, D27). */
             amount: components["schemas"]["SdkAmount"];
         };
         /**
@@ -404,7 +407,7 @@ export interface components {
         /** @description The body of an SDK-flow refund. `amount` is optional: absent or 0 refunds the whole order amount. Several partial refunds may be made. */
         SdkRefundRequest: {
             merchantTransactionId: components["schemas"]["SdkTransactionId"];
-            /** @description Paise, optional. Absent or 0 means the whole order amount. **Decided by this contract (D39).** Read as what remains of it after earlier partial refunds; the refunds together never exceed the order amount (D27: whole paise, D24: at most 10,000,000). */
+            /** @description Paise, a whole number, optional: ₹500 is `50000`. Absent or 0 means the whole order amount. **Decided by this contract (D39).** Read as what remains of it after earlier partial refunds; the refunds together never exceed the order amount (D27: whole paise, D24: at most 10,000,000). */
             amount?: number;
         };
         /** @description The answer of an accepted push or refund: `{ "message": "ok" }`, as the description gives it for the extras' pushes and the SDK-flow refund. */

@@ -332,7 +332,9 @@ export interface webhooks {
          *     ```js
          *     // Receives the transactionStatus webhook (notifyWebTransactionStatus): the package's handler checks X-Signature over the raw body and the body's status signature
          *     // in constant time before anything is parsed, and the body against the contract.
-         *     // Run: npm install paylater-api && node receiver.mjs   (PORT: default 8080)
+         *     // Run: node receiver.mjs   (PORT: default 8080), with paylater-api installed:
+         *     // `npm install paylater-api` once it is published; until then `npm pack` in a clone of its repository, then
+         *     // `npm install ./paylater-api-<version>.tgz` (docs/web-checkout.md, step 1).
          *     import { createServer } from 'node:http';
          *     import { createWebhookHandler } from 'paylater-api';
          *
@@ -515,7 +517,7 @@ export interface components {
         WebTransactionId: components["schemas"]["Identifier"];
         /**
          * Format: int64
-         * @description An amount in paise (1 rupee = 100 paise), as an integer. **Decided by this contract (D24).** Bounds: from 100 (₹1) to 10,000,000 (₹1,00,000).
+         * @description An amount in paise, as an integer (₹1 = 100 paise): ₹1,500 is `150000`, not `1500` (that is ₹15) nor `1500.00`. **Decided by this contract (D24).** Bounds: from 100 paise (₹1) to 10,000,000 paise (₹1,00,000).
          * @example 150000
          */
         Amount: number;
@@ -610,6 +612,7 @@ export interface components {
         /** @description The body of a web-flow initiate call. Sign the exact bytes you send, together with the path `/api/transaction` and the private key. **Decided by this contract (D34).** The body is closed: a field not listed here answers 400 `BAD_REQUEST` with a `detail` that names it. `notes` is the one free object (D30). */
         WebInitiateRequest: {
             id: components["schemas"]["WebTransactionId"];
+            /** @description The amount in paise, an integer: ₹1,500 is `150000` (`1500` is ₹15). From 100 paise (₹1) to 10,000,000 paise (₹1,00,000) (D24). */
             amount: components["schemas"]["Amount"];
             user: components["schemas"]["User"];
             /** @description **Decided by this contract (D30).** Optional free notes of the merchant (an order id, the addresses, the items, ...): any JSON object, stored with the transaction. One key is read (D73): `webhook_url`, an absolute http(s) URL of at most 2048 characters, is called with the transaction's result (the callback `notesWebhookUrl` of the initiate), as the service's WooCommerce plugin expects; one that cannot be called answers 400 `BAD_REQUEST` naming it. */
@@ -673,7 +676,7 @@ export interface components {
         };
         /**
          * Format: int64
-         * @description A refund amount in paise. Absent or 0 means the whole transaction. It may not exceed the remaining unrefunded amount. **Decided by this contract (D39).** "The whole transaction" is read as what remains of it: after partial refunds, absent or 0 refunds the rest. At most 10,000,000 (D24).
+         * @description A refund amount in paise, as an integer (₹1 = 100 paise: ₹500 is `50000`). Absent or 0 means the whole transaction. It may not exceed the remaining unrefunded amount. **Decided by this contract (D39).** "The whole transaction" is read as what remains of it: after partial refunds, absent or 0 refunds the rest. At most 10,000,000 paise, ₹1,00,000 (D24).
          * @example 50000
          */
         RefundAmount: number;
@@ -690,7 +693,7 @@ export interface components {
         WebRefundRequest: {
             /** @description **Decided by this contract (D32).** The `id` of the initiate call of the transaction to refund. */
             transactionId: components["schemas"]["WebTransactionId"];
-            /** @description Paise, optional. Absent or 0 means the whole transaction. **Decided by this contract (D39).** Read as what remains of it: after partial refunds, absent or 0 refunds the rest. */
+            /** @description Paise, an integer, optional: ₹500 is `50000`. Absent or 0 means the whole transaction. **Decided by this contract (D39).** Read as what remains of it: after partial refunds, absent or 0 refunds the rest. */
             amount?: components["schemas"]["RefundAmount"];
         };
         /** @description The answer of an accepted push or refund: `{ "message": "ok" }`, as the description gives it for the extras' pushes and the SDK-flow refund. */

@@ -4,7 +4,16 @@
  * sign the exact bytes they send, and its webhook handler (`createWebhookHandler`), which verifies
  * in constant time. Sandbox control endpoints, outside the contract, are called with fetch.
  */
+
 import { pathName, renderLiteral, soleVariable, templateParts, type Auth, type JsonPath, type OperationPlan, type Step, type WebhookPlan } from './plan.js';
+
+/**
+ * How a sample's reader gets the package: not on the npm registry yet, so from a clone, packed
+ * (docs/web-checkout.md, step 1); once it is published, `npm install paylater-api`.
+ */
+const INSTALL =
+  'with paylater-api installed:\n// `npm install paylater-api` once it is published; until then `npm pack` in a clone of its repository, then\n' +
+  '// `npm install ./paylater-api-<version>.tgz` (docs/web-checkout.md, step 1).';
 
 /** A JavaScript string: a plain literal, or a template literal when it holds variables. */
 function stringLiteral(template: string, numbers: readonly string[]): string {
@@ -137,7 +146,7 @@ export function nodeOperation(plan: OperationPlan): string {
   );
   const lines = [
     `// ${plan.summary} (${plan.operationId}), against the pay-later sandbox with the package's typed client.`,
-    '// Run: npm install paylater-api && node sample.mjs   (PAYLATER_BASE_URL: the service; default the sandbox of `npm start`)',
+    `// Run: node sample.mjs   (PAYLATER_BASE_URL: the service; default the sandbox of \`npm start\`), ${INSTALL}`,
   ];
   if (uses(/\$\{run\}/)) lines.push("import { randomBytes } from 'node:crypto';");
   if (plan.checkStatusSignature) factories.push('verifyStatusSignature');
@@ -233,7 +242,7 @@ export function nodeWebhook(plan: WebhookPlan): string {
   const lines = [
     `// Receives the ${plan.name} webhook (${plan.operationId}): the package's handler checks ${checks}`,
     '// in constant time before anything is parsed, and the body against the contract.',
-    '// Run: npm install paylater-api && node receiver.mjs   (PORT: default 8080)',
+    `// Run: node receiver.mjs   (PORT: default 8080), ${INSTALL}`,
     "import { createServer } from 'node:http';",
     "import { createWebhookHandler } from 'paylater-api';",
     '',

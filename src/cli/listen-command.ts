@@ -3,24 +3,30 @@
  * command runs.
  */
 import { requireOption, stringOption, UsageError, type Program } from './command-line.js';
-import { DEFAULT_SANDBOX_URL, httpUrl, SANDBOX_URL_VARIABLE, sandboxUrl } from './urls.js';
+import { DEFAULT_SANDBOX_URL, DEPRECATED_SANDBOX_URL_VARIABLE, httpUrl, SANDBOX_URL_VARIABLE, sandboxUrl } from './urls.js';
 
 const FAMILIES = ['sdk', 'web', 'gateway'] as const;
 
 const AFTER = `Every webhook event the sandbox records is forwarded, whether or not the sandbox has a
 webhook URL configured (events it records as not_sent included): with the exact body and
 the headers the sandbox signed (Content-Type, X-Event-Id, X-Signature), so your receiver
-verifies them as it would the service's. One line per event on standard output:
+verifies them as it would the service's. One line per event on standard output, with the
+status the event reports:
 
-  14:02:07  sdk      transactionStatus  ord_1001  evt_4c1d...  -> 200 OK in 4 ms
-  14:02:09  gateway  transactionUpdated  trg_gw_9a2e  evt_77b0...  -> failed after 1 ms: connection refused (ECONNREFUSED)
+  14:02:07  sdk      transactionStatus   SUCCESS    ord_1001  evt_4c1d...  -> 200 OK in 4 ms
+  14:02:09  gateway  transactionUpdated  FAILED     trg_gw_9a2e  evt_77b0...  -> failed after 1 ms: connection refused (ECONNREFUSED)
+
+Use listen with a sandbox that has no webhook URL of its own: when it delivers a family's
+events itself too (--web-webhook-url, --sdk-webhook-url, --webhook-url), a receiver at that
+URL gets each event twice; listen warns once per family.
 
 Events are forwarded one at a time, in order, with a 10 s limit each; the receiver's answer
 does not change what the sandbox records. If the sandbox cannot be reached at the start,
 listen stops (exit 1); a connection lost later is retried every 0.5 to 5 s until the sandbox
 is back. Ctrl+C stops it (exit 0).
 
-The sandbox URL is --sandbox, else ${SANDBOX_URL_VARIABLE}, else ${DEFAULT_SANDBOX_URL}.
+The sandbox URL is --sandbox, else ${SANDBOX_URL_VARIABLE} (${DEPRECATED_SANDBOX_URL_VARIABLE}, its name in
+2.0.0, is still read, with a deprecation line), else ${DEFAULT_SANDBOX_URL}.
 
 Example:
   paylater listen --forward-to http://127.0.0.1:8080/paylater/webhook

@@ -14,8 +14,9 @@
  * - Ctrl+C (SIGINT) or SIGTERM stops it: the stream is closed, a forward in progress is abandoned,
  *   exit 0.
  *
- * Event lines go to standard output; status lines (ready, lost, reconnected, stopped) to standard
- * error. Neither ever shows a secret: URLs are shown without credentials or query.
+ * Event lines (the event, its status, the receiver's answer) go to standard output; status lines
+ * (ready, lost, reconnected, stopped, and once per family a warning when the sandbox also delivers
+ * that family's events itself) to standard error. Neither ever shows a secret: URLs are shown without credentials or query.
  */
 import { performance } from 'node:perf_hooks';
 import { CommandFailed } from './command-line.js';
@@ -125,6 +126,8 @@ async function follow(
   const body = response.body;
   if (body === null) return 'an empty answer';
   const parser = new SseParser();
+  /** The families whose double delivery was told, once each per connection. */
+  const warned = new Set<string>();
   const reader = body.pipeThrough(new TextDecoderStream()).getReader();
   let silence: NodeJS.Timeout | undefined;
   let silentFor = 0;
@@ -155,8 +158,16 @@ async function follow(
           }
           case 'delivery': {
             const delivery = asEvent(parseJson(event.data));
-            if (delivery === undefined) err('warning: the sandbox sent an event this version cannot read; it was skipped');
-            else forwarder.add(delivery);
+            if (delivery === undefined) {
+              err('warning: the sandbox sent an event this version cannot read; it was skipped');
+              break;
+            }
+            const warning = warned.has(delivery.family) ? undefined : doubleDeliveryWarning(delivery);
+            if (warning !== undefined) {
+              warned.add(delivery.family);
+              err(warning);
+            }
+            forwarder.add(delivery);
             break;
           }
           case 'overflow': {
@@ -246,10 +257,49 @@ class Forwarder {
   }
 }
 
-/** `14:02:07  sdk      transactionStatus   ord_1001  evt_...  -> 200 OK in 4 ms` (local time). */
+/**
+ * `14:02:07  sdk      transactionStatus   SUCCESS    ord_1001  evt_...  -> 200 OK in 4 ms` (local
+ * time): the event's status (the transaction's or the refund's, from the body) beside the event.
+ */
 export function eventLine(event: StreamedEvent, answer: string): string {
   const time = new Date().toTimeString().slice(0, 8);
-  return [time, event.family.padEnd(7), event.event.padEnd(18), event.transactionId ?? '-', event.eventId, `-> ${answer}`].join('  ');
+  return [
+    time,
+    event.family.padEnd(7),
+    event.event.padEnd(18),
+    (eventStatus(event) ?? '-').padEnd(9),
+    event.transactionId ?? '-',
+    event.eventId,
+    `-> ${answer}`,
+  ].join('  ');
+}
+
+/**
+ * The status an event reports: `status` of the SDK and web bodies, `transaction.status` and
+ * `refund.status` of the gateway's; undefined when the body has none (never thrown on).
+ */
+export function eventStatus(event: Pick<StreamedEvent, 'body'>): string | undefined {
+  const body = parseJson(event.body) as Record<string, unknown> | undefined;
+  if (body === null || typeof body !== 'object') return undefined;
+  const holder = [body, body.transaction, body.refund].find(
+    (item): item is Record<string, unknown> => item !== null && typeof item === 'object' && typeof (item as Record<string, unknown>).status === 'string',
+  );
+  const status = holder?.status as string | undefined;
+  // Shown on one line of a terminal: printable ASCII only, and short.
+  return status === undefined ? undefined : status.replace(/[^\x20-\x7e]/g, '?').slice(0, 32);
+}
+
+/**
+ * The warning for an event the sandbox also sends to a webhook URL of its own (`pending`): a
+ * receiver at that URL that `listen` forwards to as well gets the event twice.
+ */
+export function doubleDeliveryWarning(event: Pick<StreamedEvent, 'family' | 'status'>): string | undefined {
+  if (event.status !== 'pending') return undefined;
+  const setting = event.family === 'gateway' ? "the merchant's or the transaction's webhook URL" : `its ${event.family} webhook URL (--${event.family}-webhook-url or --webhook-url)`;
+  return (
+    `warning: the sandbox also delivers ${event.family} events itself, to ${setting}. If that is the receiver listen forwards to, ` +
+    'it gets each event twice: receive one way, either the sandbox delivering (with retries) or listen forwarding.'
+  );
 }
 
 function elapsed(started: number): string {

@@ -37,7 +37,11 @@ Options:
   --port PORT         port to listen on (default 4000; 0 picks a free one)   [${ENVIRONMENT.port}]
   --host HOST         address to listen on (default 127.0.0.1)               [${ENVIRONMENT.host}]
   --max-connections N client connections open at once (default 1000)       [${ENVIRONMENT.maxConnections}]
-  --webhook-url URL   the partner's webhook receiver for web and SDK events  [${ENVIRONMENT.webhookUrl}]
+  --web-webhook-url URL  the partner's receiver of web-flow webhooks     [${ENVIRONMENT.webWebhookUrl}]
+  --sdk-webhook-url URL  the partner's receiver of SDK-flow webhooks     [${ENVIRONMENT.sdkWebhookUrl}]
+  --webhook-url URL   both at once (a flow's own setting wins)            [${ENVIRONMENT.webhookUrl}]
+                      With none, events are recorded only; \`paylater listen --forward-to\` forwards
+                      them. Use one way to receive, not both: each event would arrive twice.
   --webhook-concurrency N   webhook attempts at once per receiver (default 8) [${ENVIRONMENT.webhookConcurrency}]
   --webhook-max-sockets N   webhook sockets open at once over all receivers
                       (default 256)                         [${ENVIRONMENT.webhookMaxSockets}]
@@ -79,6 +83,8 @@ const OPTIONS = {
   host: { type: 'string' },
   'max-connections': { type: 'string' },
   'webhook-url': { type: 'string' },
+  'web-webhook-url': { type: 'string' },
+  'sdk-webhook-url': { type: 'string' },
   'webhook-concurrency': { type: 'string' },
   'webhook-max-sockets': { type: 'string' },
   'allow-any-webhook-target': { type: 'boolean' },
@@ -128,7 +134,7 @@ export async function runSandbox(argv: string[], options: RunSandboxOptions = {}
     if (values.host !== undefined) overrides.host = values.host;
     const maxConnections = parseCount(values['max-connections'], '--max-connections', MAX_MAX_CONNECTIONS);
     if (maxConnections !== undefined) overrides.maxConnections = maxConnections;
-    if (values['webhook-url'] !== undefined) overrides.partner = { webhookUrl: values['webhook-url'] };
+    overrides.partner = webhookUrlOverrides(values['webhook-url'], values['web-webhook-url'], values['sdk-webhook-url']);
     const concurrency = parseCount(values['webhook-concurrency'], '--webhook-concurrency', MAX_WEBHOOK_CONCURRENCY);
     const maxSockets = parseCount(values['webhook-max-sockets'], '--webhook-max-sockets', MAX_WEBHOOK_MAX_SOCKETS);
     if (concurrency !== undefined || maxSockets !== undefined || values['allow-any-webhook-target'] === true) {
@@ -237,6 +243,27 @@ export function shownUrl(value: string): string {
   return shownWebhookUrl(value);
 }
 
+/** The partner settings of the webhook flags (D76): the shorthand for both flows, and each flow's own. */
+function webhookUrlOverrides(both: string | undefined, web: string | undefined, sdk: string | undefined): ConfigOverrides['partner'] {
+  return {
+    ...(both === undefined ? {} : { webhookUrl: both }),
+    ...(web === undefined && sdk === undefined
+      ? {}
+      : { webhookUrls: { ...(web === undefined ? {} : { web }), ...(sdk === undefined ? {} : { sdk }) } }),
+  };
+}
+
+/** The banner's lines of the partner's webhook URLs: one when both flows share it (web and SDK), else one per flow. */
+export function webhookUrlLines(config: SandboxConfig): string[] {
+  const { web, sdk } = config.partner.webhookUrls;
+  const none = '(none: events are recorded as not_sent)';
+  if (web === sdk) return [`  Partner webhook URL:           ${web === undefined ? none : shownUrl(web)}`];
+  return [
+    `  Web webhook URL:               ${web === undefined ? none : shownUrl(web)}`,
+    `  SDK webhook URL:               ${sdk === undefined ? none : shownUrl(sdk)}`,
+  ];
+}
+
 /** What the sandbox prints on start: its address and its (published, test-only) credentials. */
 export function banner(url: string, config: SandboxConfig): string {
   const defaults = DEFAULT_CONFIG;
@@ -251,7 +278,7 @@ export function banner(url: string, config: SandboxConfig): string {
     ...(config.publishedTestPartner && config.partner.id !== PUBLISHED_TEST_PARTNER.id
       ? [`  Published test partner (web):  ${PUBLISHED_TEST_PARTNER.id} / ${PUBLISHED_TEST_PARTNER.privateKey} (the service's samples)`]
       : []),
-    `  Partner webhook URL:           ${config.partner.webhookUrl === undefined ? '(none: events are recorded as not_sent)' : shownUrl(config.partner.webhookUrl)}`,
+    ...webhookUrlLines(config),
     ...(config.requireStatusSignature ? ['  Web status check:              X-Signature required (--require-status-signature)'] : []),
     '',
     `Landing page: ${url}/   Browser script: ${url}/sdk.js   Hosted checkout: ${url}/checkout/<id>`,

@@ -7,11 +7,23 @@ export interface PartnerCredentials {
   privateKey: string;
 }
 
+/**
+ * Throws a TypeError naming what is wrong. An empty string is told apart from a missing value: it
+ * usually comes from an environment variable that is set but empty (`PAYLATER_PRIVATE_KEY=`),
+ * which `??` does not replace with a default.
+ */
 export function checkPartnerCredentials(credentials: PartnerCredentials, what: string): void {
-  if (typeof credentials?.partnerId !== 'string' || credentials.partnerId === '') {
-    throw new TypeError(`${what}: partnerId must be a non-empty string`);
-  }
-  if (typeof credentials.privateKey !== 'string' || credentials.privateKey === '') {
-    throw new TypeError(`${what}: privateKey must be a non-empty string`);
+  for (const [name, variable] of [
+    ['partnerId', 'PAYLATER_PARTNER_ID'],
+    ['privateKey', 'PAYLATER_PRIVATE_KEY'],
+  ] as const) {
+    const value = (credentials as Partial<PartnerCredentials> | undefined)?.[name];
+    if (value === '') {
+      throw new TypeError(
+        `${what}: ${name} is an empty string; an environment variable set but empty (such as ${variable}=) is the usual cause: ` +
+          `set it, unset it, or fall back with || rather than ?? (process.env.${variable} || ...)`,
+      );
+    }
+    if (typeof value !== 'string') throw new TypeError(`${what}: ${name} must be a non-empty string`);
   }
 }

@@ -19,12 +19,28 @@ export interface PartnerConfig {
   id: string;
   /** The private key: signs requests, webhooks and status signatures. */
   privateKey: string;
-  /** Where web and SDK webhooks go; `undefined`: none configured, events are recorded as not sent. */
-  webhookUrl: string | undefined;
+  /**
+   * Where each flow's webhooks go (D76): `--web-webhook-url`, `--sdk-webhook-url`, or both at once
+   * with `--webhook-url`; `undefined`: none configured, that flow's events are recorded as not sent.
+   */
+  webhookUrls: Readonly<Record<DirectFlow, string | undefined>>;
   /** Shown on the hosted page (web flow). */
   merchantName: string;
   /** The default of `redirect.url` of a web transaction (the merchant's homepage). */
   homePageUrl: string;
+}
+
+/** The two flows of the direct integration, each with its own webhook receiver (D76). */
+export type DirectFlow = 'web' | 'sdk';
+export const DIRECT_FLOWS: readonly DirectFlow[] = ['web', 'sdk'];
+
+/**
+ * Overrides of the partner's settings. `webhookUrl` is the shorthand for both flows' receivers; a
+ * flow's own entry in `webhookUrls` wins over it (an explicit `undefined` means none).
+ */
+export interface PartnerOverrides extends Partial<Omit<PartnerConfig, 'webhookUrls'>> {
+  webhookUrl?: string | undefined;
+  webhookUrls?: Partial<Record<DirectFlow, string | undefined>>;
 }
 
 export interface SandboxConfig {
@@ -133,7 +149,7 @@ export const DEFAULT_CONFIG: SandboxConfig = Object.freeze({
   extras: TEST_CREDENTIALS.extras,
   partner: Object.freeze({
     ...TEST_CREDENTIALS.partner,
-    webhookUrl: undefined,
+    webhookUrls: Object.freeze({ web: undefined, sdk: undefined }),
     merchantName: 'Sandbox Test Merchant',
     homePageUrl: 'https://merchant.example.in/',
   }),
@@ -167,6 +183,8 @@ export const ENVIRONMENT = {
   partnerId: 'PAYLATER_PARTNER_ID',
   privateKey: 'PAYLATER_PRIVATE_KEY',
   webhookUrl: 'PAYLATER_WEBHOOK_URL',
+  webWebhookUrl: 'PAYLATER_WEB_WEBHOOK_URL',
+  sdkWebhookUrl: 'PAYLATER_SDK_WEBHOOK_URL',
   requireStatusSignature: 'PAYLATER_REQUIRE_STATUS_SIGNATURE',
   publishedTestPartner: 'PAYLATER_PUBLISHED_TEST_PARTNER',
   webhookConcurrency: 'PAYLATER_WEBHOOK_CONCURRENCY',
@@ -200,7 +218,7 @@ export interface ConfigOverrides {
   port?: number;
   merchantApi?: Partial<BasicCredentials>;
   extras?: Partial<BasicCredentials>;
-  partner?: Partial<PartnerConfig>;
+  partner?: PartnerOverrides;
   bodyLimit?: number;
   maxConnections?: number;
   publicUrl?: string;
@@ -256,10 +274,10 @@ export function resolveConfig(
       id: overrides.partner?.id ?? fromEnv(ENVIRONMENT.partnerId) ?? DEFAULT_CONFIG.partner.id,
       privateKey:
         overrides.partner?.privateKey ?? fromEnv(ENVIRONMENT.privateKey) ?? DEFAULT_CONFIG.partner.privateKey,
-      webhookUrl:
-        overrides.partner && 'webhookUrl' in overrides.partner
-          ? overrides.partner.webhookUrl
-          : fromEnv(ENVIRONMENT.webhookUrl),
+      webhookUrls: {
+        web: webhookUrlOf('web', overrides.partner, fromEnv),
+        sdk: webhookUrlOf('sdk', overrides.partner, fromEnv),
+      },
       merchantName: overrides.partner?.merchantName ?? DEFAULT_CONFIG.partner.merchantName,
       homePageUrl: overrides.partner?.homePageUrl ?? DEFAULT_CONFIG.partner.homePageUrl,
     },
@@ -311,6 +329,27 @@ export function resolveConfig(
   return config;
 }
 
+/** The variable of each flow's own webhook URL. */
+export const WEBHOOK_URL_VARIABLES: Readonly<Record<DirectFlow, string>> = {
+  web: ENVIRONMENT.webWebhookUrl,
+  sdk: ENVIRONMENT.sdkWebhookUrl,
+};
+
+/**
+ * A flow's webhook URL (D76): its own override, else the shorthand override, else its own
+ * variable, else the shorthand variable. Options win over variables; the flow's own setting wins
+ * over the shorthand at the same level.
+ */
+function webhookUrlOf(
+  flow: DirectFlow,
+  overrides: PartnerOverrides | undefined,
+  fromEnv: (name: string) => string | undefined,
+): string | undefined {
+  if (overrides?.webhookUrls !== undefined && flow in overrides.webhookUrls) return overrides.webhookUrls[flow];
+  if (overrides !== undefined && 'webhookUrl' in overrides) return overrides.webhookUrl;
+  return fromEnv(WEBHOOK_URL_VARIABLES[flow]) ?? fromEnv(ENVIRONMENT.webhookUrl);
+}
+
 /** Parses a TCP port (0 picks a free one). */
 export function parsePort(value: string, setting: string): number {
   if (!/^[0-9]{1,5}$/.test(value) || Number(value) > 65535) {
@@ -355,10 +394,11 @@ function checkConfig(config: SandboxConfig): void {
   if (config.merchantApi.username.includes(':') || config.extras.username.includes(':')) {
     throw new ConfigError('a Basic username must not contain ":"');
   }
-  if (config.partner.webhookUrl !== undefined) {
-    // The sandbox's own address is checked once it listens (server.ts).
-    const problem = new WebhookTargets({ allowAny: config.webhooks.allowAnyTarget }).problem(config.partner.webhookUrl);
-    if (problem !== undefined) throw new ConfigError(`the webhook URL ${problem.message}`);
+  // The sandbox's own address is checked once it listens (server.ts).
+  const targets = new WebhookTargets({ allowAny: config.webhooks.allowAnyTarget });
+  for (const { url, name } of partnerWebhookUrls(config)) {
+    const problem = targets.problem(url);
+    if (problem !== undefined) throw new ConfigError(`${name} ${problem.message}`);
   }
   for (const [name, value, max] of [
     ['the connection limit', config.maxConnections, MAX_MAX_CONNECTIONS],
@@ -379,6 +419,19 @@ function checkConfig(config: SandboxConfig): void {
   if (!Number.isInteger(config.bodyLimit) || config.bodyLimit < 1) {
     throw new ConfigError('the body limit must be a positive integer');
   }
+}
+
+/**
+ * The partner's webhook URLs that are set, each once, with its name for messages: `the webhook URL`
+ * when both flows share it, else `the web webhook URL`, `the SDK webhook URL`.
+ */
+export function partnerWebhookUrls(config: Pick<SandboxConfig, 'partner'>): { url: string; name: string }[] {
+  const { web, sdk } = config.partner.webhookUrls;
+  if (web !== undefined && web === sdk) return [{ url: web, name: 'the webhook URL' }];
+  return [
+    ...(web === undefined ? [] : [{ url: web, name: 'the web webhook URL' }]),
+    ...(sdk === undefined ? [] : [{ url: sdk, name: 'the SDK webhook URL' }]),
+  ];
 }
 
 export function isHttpUrl(value: string): boolean {

@@ -10,7 +10,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { VirtualClock } from './clock.js';
-import { ConfigError, ENVIRONMENT, resolveConfig, type ConfigOverrides, type SandboxConfig } from './config.js';
+import { ConfigError, ENVIRONMENT, partnerWebhookUrls, resolveConfig, type ConfigOverrides, type SandboxConfig } from './config.js';
 import { limitConnections, TurnBatches } from './connections.js';
 import type { FamilyContext, RegisterFamily, SandboxMethod } from './context.js';
 import { registerControl } from './control.js';
@@ -289,10 +289,11 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       url = `http://${urlHost(host, address)}:${address.port}`;
       // Webhooks to the sandbox itself are refused; the partner's URL is checked again now.
       deliveries.listeningAt({ address: address.address, port: address.port, publicUrl: config.publicUrl });
-      const problem = config.partner.webhookUrl === undefined ? undefined : deliveries.targetProblem(config.partner.webhookUrl);
-      if (problem !== undefined) {
+      for (const { url: target, name } of partnerWebhookUrls(config)) {
+        const problem = deliveries.targetProblem(target);
+        if (problem === undefined) continue;
         await new Promise<void>((resolve) => server.close(() => resolve()));
-        throw new ConfigError(`the webhook URL ${problem.message}`);
+        throw new ConfigError(`${name} ${problem.message}`);
       }
       return url;
     },

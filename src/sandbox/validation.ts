@@ -3,6 +3,7 @@
  * request validator compiled at start, and its answers worded for the sandbox's error bodies as
  * `{ field, issue }` pairs (a JSON pointer into the body, or the name of a parameter), which the
  * families turn into their error format (D02, D03): {@link validateRequest}, {@link validateResponse}.
+ * An amount's issue names its unit, integer paise, and its bounds in paise and rupees (D75).
  */
 import type { ErrorObject } from 'ajv/dist/2020.js';
 import {
@@ -19,6 +20,7 @@ import {
   type ResponseCheck,
   type ValidRequest,
 } from '../contract/index.js';
+import { amountIssue, amountProblemOf, isAmountField } from './amounts.js';
 
 export type { Contract, ContractOperation, OpenApiDocument, ParameterLocation, RequestInput, ValidRequest };
 export type FamilyName = Family;
@@ -115,7 +117,9 @@ function toIssues(errors: ErrorObject[], prefix: string, location: 'body' | Para
         break;
     }
     const field = location === 'body' ? pointer : `${prefix}${pointer}`;
-    return { field, issue };
+    // An amount's issue says its unit, and its bounds in paise and rupees (D75).
+    const amount = isAmountField(field) ? amountProblemOf(error.keyword, params.limit) : undefined;
+    return { field, issue: amount === undefined ? issue : amountIssue(amount) };
   });
 }
 
@@ -125,7 +129,7 @@ function dedupe(issues: ValidationIssue[]): ValidationIssue[] {
   return [...distinct.values()].slice(0, 20);
 }
 
-/** One line for people: `/amount must be >= 100; /userId is required`. */
+/** One line for people: `/amount must be at least 100 paise (₹1); ...; /userId is required`. */
 export function describeIssues(issues: readonly ValidationIssue[], location: 'body' | ParameterLocation): string {
   return issues
     .map(({ field, issue }) => {

@@ -171,14 +171,14 @@ describe('paylater listen and trigger', () => {
       }
       expect(seen.size).toBe(expected.size);
 
-      // One line per event: time, family, event, transaction, event id, the receiver's answer.
+      // One line per event: time, family, event, its status, transaction, event id, the receiver's answer.
       await waitFor(() => (listen.stdout().trim().split('\n').length >= expected.size ? true : undefined));
       const lines = listen.stdout().trim().split('\n');
       expect(lines).toHaveLength(expected.size);
       for (const [eventId, want] of expected) {
         const line = lines.find((candidate) => candidate.includes(eventId));
         expect(line, eventId).toMatch(
-          new RegExp(`^\\d\\d:\\d\\d:\\d\\d {2}${want.family} +${want.webhook} +${want.transactionId} {2}${eventId} {2}-> 200 OK in \\d+ ms$`),
+          new RegExp(`^\\d\\d:\\d\\d:\\d\\d {2}${want.family} +${want.webhook} +${want.status} +${want.transactionId} {2}${eventId} {2}-> 200 OK in \\d+ ms$`),
         );
       }
 
@@ -203,7 +203,7 @@ describe('paylater listen and trigger', () => {
       await waitFor(() => (listen.stdout().includes(webEvent!) ? true : undefined), 20_000);
       const lines = listen.stdout().trim().split('\n');
       expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatch(new RegExp(`  web +transactionStatus +trg_web_\\w+  ${webEvent}  -> failed after \\d+ ms: connection refused \\(ECONNREFUSED\\)$`));
+      expect(lines[0]).toMatch(new RegExp(`  web +transactionStatus +CANCELLED +trg_web_\\w+  ${webEvent}  -> failed after \\d+ ms: connection refused \\(ECONNREFUSED\\)$`));
       expect(await interrupt(listen)).toBe(0);
     } finally {
       listen.child.kill('SIGKILL');
@@ -262,5 +262,27 @@ describe('paylater listen and trigger', () => {
     expect(gateway.stderr).toMatch(/^paylater: cannot read the merchant other_merchant: the sandbox answered HTTP 401 UNAUTHORIZED/);
     expect(gateway.stderr).toMatch(/are PAYLATER_MERCHANT_API_USERNAME and PAYLATER_MERCHANT_API_PASSWORD the sandbox's Merchant API credentials\?\n$/);
     expectNoSecret(sdk.stdout + sdk.stderr + gateway.stdout + gateway.stderr, [wrongKey, wrongPassword]);
+  }, 120_000);
+
+  it('warns once when the sandbox also delivers a family itself, and reads the deprecated PAYLATER_SANDBOX_URL with a line saying so', async () => {
+    const delivering = await startSandbox({ config: { partner: { webhookUrls: { sdk: receiver.url } } } });
+    const listen = paylater(['listen', '--forward-to', receiver.url, '--family', 'sdk'], { PAYLATER_SANDBOX_URL: delivering.url });
+    try {
+      await waitFor(() => (listen.stderr().includes('Ready: ') ? true : undefined), 30_000);
+      expect(listen.stderr()).toMatch(/^paylater: PAYLATER_SANDBOX_URL is deprecated and will be removed: set PAYLATER_BASE_URL instead \(the same value\)\.\n/);
+      for (const event of ['sdk.success', 'sdk.cancelled']) {
+        expect((await finished(paylater(['trigger', event], { PAYLATER_BASE_URL: delivering.url }))).code).toBe(0);
+      }
+      await waitFor(() => (listen.stdout().trim().split('\n').length >= 2 ? true : undefined), 20_000);
+      const warnings = listen.stderr().split('\n').filter((line) => line.startsWith('warning: the sandbox also delivers sdk events itself'));
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toContain('--sdk-webhook-url or --webhook-url');
+      expect(listen.stdout()).toMatch(/ sdk +transactionStatus +SUCCESS +trg_sdk_/);
+      expect(listen.stdout()).toMatch(/ sdk +transactionStatus +CANCELLED +trg_sdk_/);
+      expect(await interrupt(listen)).toBe(0);
+    } finally {
+      listen.child.kill('SIGKILL');
+      await delivering.close();
+    }
   }, 120_000);
 });

@@ -182,7 +182,7 @@ beforeAll(async () => {
   for (const [name, text] of files) writeFileSync(join(project, name), text);
 
   const hook = await startFanout();
-  sandbox = await startSandbox(['--port', '0', '--webhook-url', `${hook}/paylater/webhook`]);
+  sandbox = await startSandbox(['--port', '0', '--web-webhook-url', `${hook}/paylater/webhook`]);
   await startServer('node', process.execPath, ['server.mjs'], await freePort());
   const phpPort = await freePort();
   await startServer('php', 'php', ['-S', `127.0.0.1:${phpPort}`, 'shop.php'], phpPort);
@@ -269,7 +269,7 @@ function webhookAnswers(id: string) {
 
 describe('the guide', () => {
   it('gives every file of the project as a fenced block', () => {
-    expect([...files.keys()].sort()).toEqual(['checkout.html', 'initiate.sh', 'redirect-flow.js', 'server.mjs', 'shop.php', 'shop.py', 'status.sh']);
+    expect([...files.keys()].sort()).toEqual(['checkout.html', 'initiate.sh', 'redirect-flow.js', 'refund.mjs', 'server.mjs', 'shop.php', 'shop.py', 'status.sh']);
     const markdown = readFileSync(GUIDE, 'utf8');
     for (const image of ['shop', 'otp', 'down-payment', 'success', 'confirmed']) {
       expect(markdown).toContain(`](images/web-checkout-${image}.png)`);

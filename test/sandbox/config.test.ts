@@ -16,7 +16,7 @@ describe('configuration', () => {
       port: 4000,
       merchantApi: { username: 'pg_test', password: 'pg_test_secret' },
       extras: { username: 'extras_test', password: 'extras_test_secret' },
-      partner: { id: 'partner_test', privateKey: 'test_private_key', webhookUrl: undefined },
+      partner: { id: 'partner_test', privateKey: 'test_private_key', webhookUrls: { web: undefined, sdk: undefined } },
       bodyLimit: 1_048_576,
       requireStatusSignature: false,
     });
@@ -41,12 +41,27 @@ describe('configuration', () => {
       port: 4100,
       merchantApi: { username: 'pg', password: 'pg-secret' },
       extras: { username: 'ex', password: 'ex-secret' },
-      partner: { id: 'partner_x', privateKey: 'key_x', webhookUrl: 'http://127.0.0.1:9999/hook' },
+      partner: { id: 'partner_x', privateKey: 'key_x', webhookUrls: { web: 'http://127.0.0.1:9999/hook', sdk: 'http://127.0.0.1:9999/hook' } },
     });
     expect(resolveConfig({ port: 5000, partner: { webhookUrl: 'https://x.example/h' } }, env)).toMatchObject({
       port: 5000,
-      partner: { id: 'partner_x', webhookUrl: 'https://x.example/h' },
+      partner: { id: 'partner_x', webhookUrls: { web: 'https://x.example/h', sdk: 'https://x.example/h' } },
     });
+  });
+
+  it('gives each flow its own webhook URL, --webhook-url setting both (D76)', () => {
+    const web = 'http://127.0.0.1:3000/paylater/webhook';
+    const sdk = 'http://127.0.0.1:8080/sdk-webhook';
+    const both = 'http://127.0.0.1:9000/hook';
+    const urls = (overrides: Parameters<typeof resolveConfig>[0], env: Record<string, string> = {}) => resolveConfig(overrides, env).partner.webhookUrls;
+    expect(urls({}, { PAYLATER_WEB_WEBHOOK_URL: web })).toEqual({ web, sdk: undefined });
+    expect(urls({}, { PAYLATER_SDK_WEBHOOK_URL: sdk, PAYLATER_WEBHOOK_URL: both })).toEqual({ web: both, sdk });
+    expect(urls({ partner: { webhookUrls: { web } } })).toEqual({ web, sdk: undefined });
+    // Options win over variables; a flow's own setting wins over the shorthand at the same level.
+    expect(urls({ partner: { webhookUrl: both, webhookUrls: { sdk } } }, { PAYLATER_WEB_WEBHOOK_URL: web })).toEqual({ web: both, sdk });
+    expect(urls({ partner: { webhookUrls: { web: undefined } } }, { PAYLATER_WEBHOOK_URL: both })).toEqual({ web: undefined, sdk: both });
+    expect(() => urls({}, { PAYLATER_SDK_WEBHOOK_URL: 'ftp://x' })).toThrow(/^the SDK webhook URL /);
+    expect(() => urls({}, { PAYLATER_WEBHOOK_URL: 'ftp://x' })).toThrow(/^the webhook URL /);
   });
 
   it('turns the status-signature requirement on from the environment or an option (D21)', () => {
@@ -96,6 +111,9 @@ describe('the sandbox command', () => {
     let output = '';
     expect(await runSandbox(['--help'], { write: (text) => (output += text) })).toBe(0);
     expect(output).toContain('--webhook-url');
+    expect(output).toContain('--web-webhook-url URL  the partner\'s receiver of web-flow webhooks     [PAYLATER_WEB_WEBHOOK_URL]');
+    expect(output).toContain('--sdk-webhook-url URL  the partner\'s receiver of SDK-flow webhooks     [PAYLATER_SDK_WEBHOOK_URL]');
+    expect(output).toContain('Use one way to receive, not both');
     expect(output).toContain('--require-status-signature');
     expect(output).toContain('PAYLATER_REQUIRE_STATUS_SIGNATURE=1');
     expect(output).toContain('PAYLATER_PRIVATE_KEY');
@@ -153,6 +171,18 @@ describe('the sandbox command', () => {
     await expect(fetch(`${url}/sandbox/clock`)).rejects.toThrow();
   });
 
+  it('takes the receiver of each flow from its flag, over --webhook-url and the variables (D76)', async () => {
+    let output = '';
+    const running = runSandbox(['--port', '0', '--web-webhook-url', 'http://127.0.0.1:1/web', '--webhook-url', 'http://127.0.0.1:1/both'], {
+      env: { PAYLATER_SDK_WEBHOOK_URL: 'http://127.0.0.1:1/sdk-from-env' },
+      write: (text) => (output += text),
+      until: Promise.resolve(),
+    });
+    expect(await running).toBe(0);
+    expect(output).toContain('  Web webhook URL:               http://127.0.0.1:1/web\n');
+    expect(output).toContain('  SDK webhook URL:               http://127.0.0.1:1/both\n');
+  });
+
   it('banner() names every credential', () => {
     const text = banner('http://127.0.0.1:4000', resolveConfig());
     expect(text).toMatch(/Merchant API .*pg_test \/ pg_test_secret/);
@@ -169,6 +199,16 @@ describe('the sandbox command', () => {
     for (const secret of ['live-Secret-1', 'live-Secret-2', 'live-Private-Key-3']) expect(text).not.toContain(secret);
     expect(text).toContain('pg_live');
     expect(text).toMatch(/Private key .*set, not shown; from PAYLATER_PRIVATE_KEY/);
+  });
+
+  it('banner() shows the webhook URL of each flow when they differ, one line when they are the same', () => {
+    const split = banner('http://127.0.0.1:4000', resolveConfig({ partner: { webhookUrls: { web: 'http://127.0.0.1:3000/paylater/webhook' } } }));
+    expect(split).toContain('  Web webhook URL:               http://127.0.0.1:3000/paylater/webhook\n');
+    expect(split).toContain('  SDK webhook URL:               (none: events are recorded as not_sent)\n');
+    expect(split).not.toContain('Partner webhook URL');
+    const shared = banner('http://127.0.0.1:4000', resolveConfig({ partner: { webhookUrl: 'http://127.0.0.1:9/h' } }));
+    expect(shared).toContain('  Partner webhook URL:           http://127.0.0.1:9/h\n');
+    expect(shared).not.toMatch(/Web webhook URL|SDK webhook URL/);
   });
 
   it('banner() shows a webhook URL as its origin and fingerprint, and a URL with credentials is refused before any banner', () => {

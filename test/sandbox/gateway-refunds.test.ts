@@ -77,7 +77,7 @@ describe('refunds (D18)', () => {
     const tooLarge = await refund(id, { refund: { amount: 1_001 } });
     expect(tooLarge.status).toBe(400);
     expect(tooLarge.body.errorCode).toBe('REFUND_AMOUNT_TOO_LARGE');
-    expect(tooLarge.body.message).toContain('1000');
+    expect(tooLarge.body.message).toContain('remaining unrefunded amount of 1,000 paise (₹10)');
     for (const amount of [-1, 1.5, 10_000_001]) {
       const invalid = await refund(id, { refund: { amount } });
       expect(invalid.status, String(amount)).toBe(400);

@@ -56,13 +56,13 @@ describe('initiate', () => {
     expect(answer.status).toBe(400);
     expect(answer.body.message).toBe('BAD_REQUEST');
     expect(answer.body.detail).toContain('/userPhoneNumber must match');
-    expect(answer.body.detail).toContain('/amount must be >= 100');
+    expect(answer.body.detail).toContain('/amount must be at least 100 paise (₹1); amounts are integers in paise (₹1 = 100 paise: ₹1,500 is 150000)');
   });
 
   it('answers 400 BAD_REQUEST for a fractional amount, a missing field and an unknown field', async () => {
     const fractional = await t.sdk(INITIATE, { merchantTransactionId: newId(), userPhoneNumber: '+919000000001', userId: 'u', amount: 100.5 });
     expect(fractional.body).toMatchObject({ message: 'BAD_REQUEST' });
-    expect(fractional.body.detail).toContain('/amount must be multiple of 1');
+    expect(fractional.body.detail).toBe('/amount must be a whole number of paise, an integer (₹1 = 100 paise: ₹1,500 is 150000)');
     const missing = await t.sdk(INITIATE, { merchantTransactionId: newId(), userPhoneNumber: '+919000000001', amount: 100 });
     expect(missing.body).toEqual({ message: 'BAD_REQUEST', detail: '/userId is required' });
     const extra = await t.sdk(INITIATE, { merchantTransactionId: newId(), userPhoneNumber: '+919000000001', userId: 'u', amount: 100, x: 1 });
@@ -256,7 +256,7 @@ describe('refunds', () => {
     expect((await t.sdk(REFUND, { merchantTransactionId: id, amount: 50_000 })).body).toEqual({ message: 'ok' });
     const tooLarge = await t.sdk(REFUND, { merchantTransactionId: id, amount: 100_001 });
     expect(tooLarge.status).toBe(400);
-    expect(tooLarge.body).toEqual({ message: 'REFUND_AMOUNT_TOO_LARGE', detail: 'Refund of 100001 exceeds the remaining 100000.' });
+    expect(tooLarge.body).toEqual({ message: 'REFUND_AMOUNT_TOO_LARGE', detail: 'Refund of 100,001 paise (₹1,000.01) exceeds the remaining 100,000 paise (₹1,000).' });
     expect((await t.sdk(REFUND, { merchantTransactionId: id, amount: 0 })).body).toEqual({ message: 'ok' });
     const view = await t.request('GET', `/sandbox/sdk/transactions/${id}`);
     expect(view.body.refundedAmount).toBe(250_000);
@@ -292,7 +292,7 @@ describe('refunds', () => {
   it('answers BAD_REQUEST for a malformed refund body', async () => {
     const answer = await t.sdk(REFUND, { merchantTransactionId: 'x', amount: -1 });
     expect(answer.status).toBe(400);
-    expect(answer.body).toEqual({ message: 'BAD_REQUEST', detail: '/amount must be >= 0' });
+    expect(answer.body).toEqual({ message: 'BAD_REQUEST', detail: '/amount must be at least 0 paise (₹0); amounts are integers in paise (₹1 = 100 paise: ₹1,500 is 150000)' });
   });
 });
 

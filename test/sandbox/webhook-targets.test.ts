@@ -214,7 +214,7 @@ describe('the partner webhook URL at start', () => {
 
   it('refuses metadata at once and its own address once it listens, unless allowed', async () => {
     expect(() => resolveConfig({ partner: { webhookUrl: 'http://169.254.169.254/' } })).toThrow(/metadata/);
-    expect(resolveConfig({ partner: { webhookUrl: 'http://169.254.169.254/' }, webhooks: { allowAnyTarget: true } }).partner.webhookUrl).toBe(
+    expect(resolveConfig({ partner: { webhookUrl: 'http://169.254.169.254/' }, webhooks: { allowAnyTarget: true } }).partner.webhookUrls.web).toBe(
       'http://169.254.169.254/',
     );
     expect(resolveConfig({}, { PAYLATER_ALLOW_ANY_WEBHOOK_TARGET: '1' }).webhooks.allowAnyTarget).toBe(true);

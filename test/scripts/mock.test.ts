@@ -219,6 +219,19 @@ describe('startMocks', () => {
     expect(answer.status).toBe(401);
   });
 
+  it("each family's Prism listens on its own loopback port, apart from the public ones, answering without the proxy's wording", async () => {
+    const internal = Object.values(mocks!.internalPorts);
+    expect(internal).toHaveLength(4);
+    for (const port of internal) expect(Object.values(mocks!.ports)).not.toContain(port);
+    // Prism itself, reached directly: its own answer to a rejected request (the first 400 example), not the proxy's.
+    const headers = { 'X-Partnerid': 'partner_test' };
+    const direct = await call(`http://127.0.0.1:${mocks!.internalPorts.sdk}/merchant/credit/initiateTransaction`, 'POST', headers, sdkBody());
+    const proxied = await call(`${base('sdk')}/merchant/credit/initiateTransaction`, 'POST', headers, sdkBody());
+    expect([direct.status, proxied.status]).toEqual([400, 400]);
+    expect(proxied.body).toEqual({ message: 'BAD_REQUEST', detail: 'Request is invalid: header X-Signature is required.' });
+    expect(direct.body).not.toEqual(proxied.body);
+  });
+
   it('a missing X-Signature is rejected (web and sdk)', async () => {
     const web = await webInitiate({});
     expect(web.status).toBeGreaterThanOrEqual(400);
@@ -269,7 +282,9 @@ describe('startMocks', () => {
     expect(sdk.status).toBe(400);
     expect(sdk.body).toEqual({
       message: 'BAD_REQUEST',
-      detail: 'Request is invalid: /merchantTransactionId is required; /userPhoneNumber is required; /userId is required; /amount must be number.',
+      detail:
+        'Request is invalid: /merchantTransactionId is required; /userPhoneNumber is required; /userId is required; ' +
+        '/amount must be a whole number of paise, an integer (₹1 = 100 paise: ₹1,500 is 150000).',
     });
     expect(violations(sdk)).toContain('amount'); // Prism's own report stays
     await expectDocumented('sdk', 'POST', '/merchant/credit/initiateTransaction', sdk);
@@ -303,11 +318,37 @@ describe('startMocks', () => {
     expect(missing.body).toEqual({ message: 'BAD_REQUEST', detail: 'Request is invalid: header X-Signature is required.' });
     await expectDocumented('sdk', 'POST', '/merchant/credit/initiateTransaction', missing);
 
-    const malformed = await webInitiate({ 'X-Signature': 'not-a-signature' });
+    // Explained as the sandbox explains it (D28), not as Prism's regular expression.
+    const malformed = await webInitiate({ 'X-Signature': 'd2231c75465262f00e64' });
     expect(malformed.body).toEqual({
       message: 'BAD_REQUEST',
-      detail: 'Request is invalid: header X-Signature must match pattern "^[A-Za-z0-9+/]{43}=$".',
+      detail:
+        'Request is invalid: header X-Signature is malformed (20 characters): expected the standard base64 of the 32-byte SHA-256 digest, ' +
+        '44 characters of A-Z, a-z, 0-9, "+" and "/" ending in "=" (D28). A hex digest, base64url or a trailing newline ' +
+        "(Python's base64.encodebytes adds one; use base64.b64encode) is not accepted.",
     });
+    await expectDocumented('web', 'POST', '/api/transaction', malformed);
+
+    // An amount's violations say the unit, with the bounds in paise and rupees (D75).
+    const amountOf = (amount: number) => JSON.stringify({ merchantTransactionId: 'ord_1', userPhoneNumber: '+919000000001', userId: 'u_1', amount });
+    const fractional = await sdkInitiate({ 'X-Signature': sdkSignature(amountOf(1500.5), PRIVATE_KEY) }, amountOf(1500.5));
+    expect(fractional.body).toEqual({
+      message: 'BAD_REQUEST',
+      detail: 'Request is invalid: /amount must be a whole number of paise, an integer (₹1 = 100 paise: ₹1,500 is 150000).',
+    });
+    const small = await sdkInitiate({ 'X-Signature': sdkSignature(amountOf(15), PRIVATE_KEY) }, amountOf(15));
+    expect(small.body).toEqual({
+      message: 'BAD_REQUEST',
+      detail: 'Request is invalid: /amount must be at least 100 paise (₹1); amounts are integers in paise (₹1 = 100 paise: ₹1,500 is 150000).',
+    });
+    const webAmount = JSON.stringify({ id: 'web_1', amount: 1500.5, user: { name: 'Asha Rao', phoneNumber: '+919000000001' } });
+    const web = await webInitiate({ 'X-Signature': webSignature(webAmount, '/api/transaction', PRIVATE_KEY) }, webAmount);
+    expect(web.body).toEqual({
+      message: 'BAD_REQUEST',
+      detail: 'Request is invalid: /amount must be a whole number of paise, an integer (₹1 = 100 paise: ₹1,500 is 150000).',
+    });
+    const large = await sdkInitiate({ 'X-Signature': sdkSignature(amountOf(20_000_000), PRIVATE_KEY) }, amountOf(20_000_000));
+    expect((large.body as { detail: string }).detail).toContain('/amount must be at most 10,000,000 paise (₹1,00,000); amounts are integers in paise');
 
     const text = await call(`${base('sdk')}/merchant/credit/initiateTransaction`, 'POST', {
       'X-Partnerid': 'partner_demo',
@@ -463,7 +504,9 @@ describe('npm run mock (the CLI)', () => {
     let prisms: number[] = [];
     try {
       await waitFor(() => FAMILIES.every((f) => stdout.includes(`127.0.0.1:${ports[f]} `)), 60_000, () => `CLI output:\n${stdout}\n${stderr}`);
-      expect(stdout).toMatch(new RegExp(`^gateway\\s+http://127\\.0\\.0\\.1:${ports.gateway}\\s+\\(Merchant and Transactional API\\)$`, 'm'));
+      expect(stdout).toMatch(
+        new RegExp(`^gateway\\s+http://127\\.0\\.0\\.1:${ports.gateway}\\s+\\(Merchant and Transactional API; its Prism, internal: 127\\.0\\.0\\.1:\\d+\\)$`, 'm'),
+      );
       prisms = prismPids(cli.pid as number);
       expect(prisms).toHaveLength(4);
 

@@ -6,7 +6,9 @@
 import type { components as SdkComponents } from '../../../generated/types/sdk.js';
 import type { components as WebComponents } from '../../../generated/types/web.js';
 import type { ClockTimer } from '../clock.js';
+import type { DirectFlow } from '../config.js';
 import type { FamilyContext } from '../context.js';
+import { paiseAndRupees, rupeeLookingWarning } from '../amounts.js';
 import { finalRecords } from '../retention.js';
 import type { SuccessStatus } from '../delivery.js';
 import type { ErrorHelpers, ErrorReply } from '../errors.js';
@@ -28,6 +30,8 @@ export type UserAction = keyof typeof USER_ACTIONS;
 /** What the lifecycle needs of a web or SDK transaction record. */
 export interface DirectRecord {
   partnerId: string;
+  /** Paise. */
+  amount: number;
   status: DirectStatus;
   failureReason?: string;
   updatedAt: number;
@@ -35,6 +39,9 @@ export interface DirectRecord {
 }
 
 export type FinalStatus = Exclude<DirectStatus, 'PENDING'>;
+
+/** How many amounts that look like rupees each flow logs (D75). */
+export const MAX_RUPEE_WARNINGS = 20;
 
 export interface DirectLifecycleSettings<T extends DirectRecord> {
   collection: Collection<T>;
@@ -78,6 +85,8 @@ export interface DirectLifecycleSettings<T extends DirectRecord> {
 export function directLifecycle<T extends DirectRecord>(ctx: FamilyContext, settings: DirectLifecycleSettings<T>) {
   const { collection, idOf } = settings;
   const { clock, config } = ctx;
+  // Each flow's webhooks go to its own receiver (D76).
+  const flow = ctx.family as DirectFlow;
   const expiries = new Map<string, ClockTimer>();
   // Webhooks are in order per transaction: `<family>:<partner id>:<transaction id>`.
   const scopes = new Map<string, string>();
@@ -139,7 +148,7 @@ export function directLifecycle<T extends DirectRecord>(ctx: FamilyContext, sett
     else pendingCount.delete(updated.partnerId);
     retention.add(ctx.family, id, bytesOf(updated));
     ctx.deliveries.record({
-      url: config.partner.webhookUrl,
+      url: config.partner.webhookUrls[flow],
       body: { template: templates.get(updated.partnerId) ?? `${ctx.family}.transactionStatus`, data: status },
       signingKey: partnerKey(config, updated.partnerId),
       orderingScope: scopeOf(updated.partnerId),
@@ -192,9 +201,17 @@ export function directLifecycle<T extends DirectRecord>(ctx: FamilyContext, sett
     return undefined;
   }
 
+  // Amounts that look like rupees are logged (D75), the first few only: the log stays bounded.
+  let rupeeWarnings = 0;
+
   /** Stores a new PENDING transaction, admitted by {@link admit}, and schedules its expiry. */
   function start(transaction: T): void {
     const id = idOf(transaction);
+    const warning = rupeeWarnings < MAX_RUPEE_WARNINGS ? rupeeLookingWarning(`${settings.label} '${id}'`, transaction.amount) : undefined;
+    if (warning !== undefined) {
+      rupeeWarnings += 1;
+      ctx.log.warn(rupeeWarnings === MAX_RUPEE_WARNINGS ? `${warning} (Further such amounts are not reported.)` : warning);
+    }
     collection.set(id, transaction);
     pendingCount.set(transaction.partnerId, (pendingCount.get(transaction.partnerId) ?? 0) + 1);
     expiries.set(id, clock.schedule(transaction.expiresAt, expire, id));
@@ -263,9 +280,9 @@ export function refundDirect<T extends RefundableRecord>(
     );
   }
   const remaining = transaction.amount - transaction.refundedAmount;
-  if (remaining <= 0) return fail('ALREADY_REFUNDED', `The whole amount of ${transaction.amount} was already refunded.`);
+  if (remaining <= 0) return fail('ALREADY_REFUNDED', `The whole amount of ${paiseAndRupees(transaction.amount)} was already refunded.`);
   const requested = amount === undefined || amount === 0 ? remaining : amount;
-  if (requested > remaining) return fail('REFUND_AMOUNT_TOO_LARGE', `Refund of ${requested} exceeds the remaining ${remaining}.`);
+  if (requested > remaining) return fail('REFUND_AMOUNT_TOO_LARGE', `Refund of ${paiseAndRupees(requested)} exceeds the remaining ${paiseAndRupees(remaining)}.`);
   refunds.set(key, transaction.refundCount, { amount: requested, refundedAt: at.iso });
   const updated = copy(transaction);
   updated.refundedAmount = transaction.refundedAmount + requested;

@@ -14,7 +14,6 @@ import type { AuthResult, IncomingRequest } from '../router.js';
 export interface Partner {
   id: string;
   privateKey: string;
-  webhookUrl: string | undefined;
 }
 
 /**
@@ -24,9 +23,9 @@ export interface Partner {
  */
 export function knownPartners(config: SandboxConfig): Partner[] {
   const { partner } = config;
-  const own: Partner = { id: partner.id, privateKey: partner.privateKey, webhookUrl: partner.webhookUrl };
+  const own: Partner = { id: partner.id, privateKey: partner.privateKey };
   if (!config.publishedTestPartner || partner.id === PUBLISHED_TEST_PARTNER.id) return [own];
-  return [own, { id: PUBLISHED_TEST_PARTNER.id, privateKey: PUBLISHED_TEST_PARTNER.privateKey, webhookUrl: partner.webhookUrl }];
+  return [own, { id: PUBLISHED_TEST_PARTNER.id, privateKey: PUBLISHED_TEST_PARTNER.privateKey }];
 }
 
 /** The partner with this id, compared in constant time with every known id. */

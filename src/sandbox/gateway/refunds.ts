@@ -11,6 +11,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { operations } from '../../../generated/types/gateway.js';
+import { paiseAndRupees } from '../amounts.js';
 import type { FamilyContext } from '../context.js';
 import { transactionalApiAuth } from './auth.js';
 import type { TransactionEngine } from './engine.js';
@@ -53,7 +54,7 @@ export function registerRefunds(ctx: FamilyContext, state: GatewayState, engine:
           return errors.error(
             409,
             'DUPLICATE_ID',
-            `Refund '${refundId}' exists already with amount ${existing.amount}; a refund id cannot be reused for another amount.`,
+            `Refund '${refundId}' exists already with amount ${paiseAndRupees(existing.amount)}; a refund id cannot be reused for another amount.`,
           );
         }
       }
@@ -73,14 +74,14 @@ export function registerRefunds(ctx: FamilyContext, state: GatewayState, engine:
       // D02: 400, as in the SDK and web refunds.
       const remaining = transaction.amount - refundedAmount(transaction);
       if (remaining <= 0) {
-        return errors.error(400, 'ALREADY_REFUNDED', `The whole amount of ${transaction.amount} was already refunded.`);
+        return errors.error(400, 'ALREADY_REFUNDED', `The whole amount of ${paiseAndRupees(transaction.amount)} was already refunded.`);
       }
       const amount = requestedAmount === 0 ? remaining : requestedAmount;
       if (amount > remaining) {
         return errors.error(
           400,
           'REFUND_AMOUNT_TOO_LARGE',
-          `A refund of ${amount} exceeds the remaining unrefunded amount of ${remaining}.`,
+          `A refund of ${paiseAndRupees(amount)} exceeds the remaining unrefunded amount of ${paiseAndRupees(remaining)}.`,
         );
       }
 

@@ -9,6 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { operations } from '../../../generated/types/gateway.js';
+import { paiseAndRupees } from '../amounts.js';
 import type { FamilyContext } from '../context.js';
 import { keepJson, type KeptJson } from '../stored-json.js';
 import { transactionalApiAuth } from './auth.js';
@@ -296,8 +297,8 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
         return errors.error(
           400,
           'DOWN_PAYMENT_AMOUNT_MISMATCH',
-          `metaData.amount is ${body.metaData.amount} but paymentOptions.amount is ${transaction.downPaymentAmount}.`,
-          [{ field: '/metaData/amount', issue: `must equal paymentOptions.amount (${transaction.downPaymentAmount})` }],
+          `metaData.amount is ${paiseAndRupees(body.metaData.amount)} but paymentOptions.amount is ${paiseAndRupees(transaction.downPaymentAmount)}.`,
+          [{ field: '/metaData/amount', issue: `must equal paymentOptions.amount (${paiseAndRupees(transaction.downPaymentAmount)})` }],
         );
       }
       const now = clock.now();
