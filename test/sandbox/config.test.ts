@@ -4,7 +4,7 @@ import { ConfigError, DEFAULT_CONFIG, resolveConfig, secretEquals } from '../../
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { banner, runSandbox, SandboxStartError } from '../../src/cli/sandbox-command.js';
+import { banner, runSandbox, SandboxStartError, shownUrl } from '../../src/cli/sandbox-command.js';
 import { missingBrowserAssets } from '../../src/sandbox/browser-assets.js';
 import { UsageError } from '../../src/cli/command-line.js';
 
@@ -179,8 +179,8 @@ describe('the sandbox command', () => {
       until: Promise.resolve(),
     });
     expect(await running).toBe(0);
-    expect(output).toContain('  Web webhook URL:               http://127.0.0.1:1/web\n');
-    expect(output).toContain('  SDK webhook URL:               http://127.0.0.1:1/both\n');
+    expect(output).toContain(`  Web webhook URL:               ${shownUrl('http://127.0.0.1:1/web')}\n`);
+    expect(output).toContain(`  SDK webhook URL:               ${shownUrl('http://127.0.0.1:1/both')}\n`);
   });
 
   it('banner() names every credential', () => {
@@ -203,11 +203,11 @@ describe('the sandbox command', () => {
 
   it('banner() shows the webhook URL of each flow when they differ, one line when they are the same', () => {
     const split = banner('http://127.0.0.1:4000', resolveConfig({ partner: { webhookUrls: { web: 'http://127.0.0.1:3000/paylater/webhook' } } }));
-    expect(split).toContain('  Web webhook URL:               http://127.0.0.1:3000/paylater/webhook\n');
+    expect(split).toContain(`  Web webhook URL:               ${shownUrl('http://127.0.0.1:3000/paylater/webhook')}\n`);
     expect(split).toContain('  SDK webhook URL:               (none: events are recorded as not_sent)\n');
     expect(split).not.toContain('Partner webhook URL');
     const shared = banner('http://127.0.0.1:4000', resolveConfig({ partner: { webhookUrl: 'http://127.0.0.1:9/h' } }));
-    expect(shared).toContain('  Partner webhook URL:           http://127.0.0.1:9/h\n');
+    expect(shared).toContain(`  Partner webhook URL:           ${shownUrl('http://127.0.0.1:9/h')}\n`);
     expect(shared).not.toMatch(/Web webhook URL|SDK webhook URL/);
   });
 
