@@ -86,7 +86,7 @@ export async function startSigningProxy(options: SigningProxyOptions): Promise<S
         method: request.method ?? 'GET',
         headers,
         redirect: 'manual',
-        ...(hasBody ? { body: read.body } : {}),
+        ...(hasBody ? { body: new Uint8Array(read.body) } : {}),
       });
     } catch (error) {
       const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
