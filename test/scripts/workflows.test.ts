@@ -1,7 +1,8 @@
 /**
  * The workflow runner's own logic (scripts/workflows/): the Arazzo documents as data (every step's
  * operation exists), the report built from respect's log, the signing proxy's signatures over the
- * exact bytes, the --server forms and the credentials a real implementation needs. The full runs
+ * exact bytes, the --server forms and the credentials a real implementation needs, and the page
+ * of the docs site that shows them. The full runs
  * against the sandbox are test/scripts/workflows-run.test.ts.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -17,6 +18,7 @@ import { startSigningProxy } from '../../scripts/workflows/signing-proxy.js';
 import { verifySdkSignature, verifyWebSignature } from '../../src/signature.js';
 import { bundleOf, operationsOf, requireDocument } from '../support/documents.js';
 import { FAMILIES } from '../../scripts/families.js';
+import { expandWorkflows, operationLink, WORKFLOWS_MARKER } from '../../scripts/docs-workflows.js';
 
 const root = resolve(import.meta.dirname, '../..');
 
@@ -262,5 +264,33 @@ describe('the options', () => {
     } finally {
       await new Promise<void>((done) => notSandbox.close(() => done()));
     }
+  });
+});
+
+describe('the workflows page of the docs site', () => {
+  const markdown = readFileSync(join(root, 'docs', 'workflows.md'), 'utf8');
+
+  it('is docs/workflows.md with its marker replaced by every workflow, each step linked to its operation', () => {
+    expect(markdown).toContain(WORKFLOWS_MARKER);
+    const page = expandWorkflows(markdown);
+    expect(page).not.toContain(WORKFLOWS_MARKER);
+    for (const workflow of readWorkflows()) {
+      expect(page).toContain(`\`${workflow.workflowId}\` in \`${workflow.file}\``);
+      for (const step of workflow.steps) expect(page).toContain(`**${step.stepId}**`);
+    }
+    expect(page).toContain('[`createMerchant`](gateway.html#/merchants/createmerchant)');
+    expect(page).toContain('[`initiateSdkTransaction`](sdk.html#/sdk-flow/initiatesdktransaction)');
+    expect(page).toContain('[`advanceClock`](sandbox.md#sandbox-only-endpoints) (sandbox control');
+    // An integrators' guide names no path into the sources (test/e2e/docs.test.ts).
+    expect(page.replace(WORKFLOWS_MARKER, '')).not.toMatch(/(?<![\w/.-])(?:src|scripts|generated|openapi)\//);
+  });
+
+  it('leaves every other guide as it is', () => {
+    const other = readFileSync(join(root, 'docs', 'sandbox.md'), 'utf8');
+    expect(expandWorkflows(other)).toBe(other);
+  });
+
+  it('refuses a step whose operation is not in the bundled document', () => {
+    expect(() => operationLink({ stepId: 's', description: undefined, source: 'sdk', operationId: 'noSuchOperation' }, new Map())).toThrow(/not an operation/);
   });
 });
