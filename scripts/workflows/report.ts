@@ -36,6 +36,7 @@ export const SKIP_CONTROL_REASON = 'a sandbox control (no part of the contract):
 
 interface LoggedCheck {
   name?: string;
+  condition?: string;
   passed?: boolean;
   message?: string;
   severity?: string;
@@ -65,10 +66,17 @@ export interface RespectLog {
 const ANSI = /\x1b\[[0-9;]*m/g;
 const MAX_MESSAGE = 400;
 
-/** One line of a failed check: its name and the first line of its message, without colour codes. */
+/**
+ * One line of a failed check, without colour codes: a success criterion by its condition (and why
+ * it could not be evaluated, when that is the reason), any other check by its name and message.
+ */
 function describeCheck(check: LoggedCheck): string {
-  const message = (check.message ?? '').replace(ANSI, '').trim().split('\n').find((line) => line.trim() !== '') ?? '';
-  const text = message === '' ? (check.name ?? 'check') : `${check.name ?? 'check'}: ${message.trim()}`;
+  const message = (check.message ?? '').replace(ANSI, '').trim().split('\n').find((line) => line.trim() !== '')?.trim() ?? '';
+  let text: string;
+  if (check.condition !== undefined && check.name === 'success criteria check') {
+    const reason = /Error in resolving runtime expression '.*?': (.*)$/.exec(message)?.[1];
+    text = `not met: ${check.condition}${reason ? ` (${reason})` : ''}`;
+  } else text = message === '' ? (check.name ?? 'check') : `${check.name ?? 'check'}: ${message}`;
   return text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE)}...` : text;
 }
 
@@ -107,7 +115,7 @@ export function buildResults(workflows: readonly Workflow[], log: RespectLog, sa
       if (last.status === 'success' && failed.length === 0) return { stepId: step.stepId, operation, status: 'pass', attempts: mine.length };
       const checks = failed.length > 0 ? failed.map(describeCheck).join('; ') : `respect reported the step as ${last.status ?? 'not passed'}`;
       const code = last.response?.statusCode;
-      const message = typeof code === 'number' ? `answered ${code}; ${checks}` : checks;
+      const message = typeof code === 'number' && code > 0 ? `answered ${code}; ${checks}` : checks;
       return { stepId: step.stepId, operation, status: 'fail', message, attempts: mine.length };
     });
     const base = { file: workflow.file, workflowId: workflow.workflowId, steps };

@@ -119,7 +119,15 @@ describe('the report of a run', () => {
                   status: 'error',
                   response: { statusCode: 401 },
                   checks: [
-                    { name: 'success criteria check', passed: false, severity: 'error', message: '\x1b[31mFailed to pass $statusCode == 201\x1b[0m\nmore' },
+                    { name: 'success criteria check', passed: false, severity: 'error', condition: '$statusCode == 201', message: 'Checking simple criteria' },
+                    {
+                      name: 'success criteria check',
+                      passed: false,
+                      severity: 'error',
+                      condition: "$response.body#/a == 'b'",
+                      message: `Failed to pass: Error in resolving runtime expression '$response.body#/a == 'b'': JSON Pointer "/a" reaches no value.`,
+                    },
+                    { name: 'schema check', passed: false, severity: 'error', message: '\x1b[31mmust have required property "x"\x1b[0m\nmore' },
                     { name: 'schema check', passed: false, severity: 'warn', message: 'only a warning' },
                   ],
                 },
@@ -131,7 +139,11 @@ describe('the report of a run', () => {
     };
     const [result] = buildResults(workflows, log, true);
     expect(result!.status).toBe('fail');
-    expect(result!.steps[0]).toMatchObject({ status: 'fail', message: 'answered 401; success criteria check: Failed to pass $statusCode == 201' });
+    expect(result!.steps[0]).toMatchObject({
+      status: 'fail',
+      message:
+        'answered 401; not met: $statusCode == 201; not met: $response.body#/a == \'b\' (JSON Pointer "/a" reaches no value.); schema check: must have required property "x"',
+    });
     expect(result!.steps[1]).toMatchObject({ status: 'fail', message: 'not reached: an earlier step ended the workflow' });
   });
 
