@@ -31,6 +31,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { Marked, type Tokens } from 'marked';
 import { FAMILIES, MOCK_PORTS, type Family } from './families.js';
+import { expandWorkflows } from './docs-workflows.js';
 
 const root = resolve(import.meta.dirname, '..');
 
@@ -218,7 +219,7 @@ export async function buildDocs(options: DocsOptions = {}): Promise<SitePage[]> 
 
     const guideFiles = new Set(guides.map((g) => g.source));
     for (const guide of guides) {
-      const markdown = readFileSync(join(docsDir, guide.source), 'utf8');
+      const markdown = expandWorkflows(readFileSync(join(docsDir, guide.source), 'utf8'), documentsDir);
       writeFileSync(join(work, guide.file), renderGuide(guide, markdown, guides, families, guideFiles));
       log(`${guide.file}  ${guide.title}`);
       pages.push({ file: guide.file, title: guide.title, kind: 'guide', source: guide.source });

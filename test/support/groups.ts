@@ -5,7 +5,8 @@
  *   times a day.
  * - `npm run test:slow` (vitest.slow.config.ts): the slow end-to-end checks, run by `.ci/run` on
  *   every submission: each code sample in its language, the contract kit through Prism (against
- *   mocks, and against the sandbox behind the validating proxy), the packed package installed into
+ *   mocks, and against the sandbox behind the validating proxy), the workflows as against a real
+ *   implementation (they wait for a verification in real time), the packed package installed into
  *   a project, `npm start` and the docs server as processes, and the volume tests.
  * - `npm run test:e2e` (vitest.e2e.config.ts): headless Chromium, everything under test/e2e/.
  *
@@ -21,6 +22,7 @@ export const SLOW_TESTS: readonly string[] = [
   'test/package.test.ts',
   'test/scripts/servers.test.ts',
   'test/sandbox/volume.test.ts',
+  'test/scripts/workflows-real.test.ts',
 ];
 
 export const E2E_TESTS: readonly string[] = ['test/e2e/**/*.test.ts'];
