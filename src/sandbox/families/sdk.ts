@@ -8,6 +8,7 @@
  */
 import type { operations } from '../../../generated/types/sdk.js';
 import type { FamilyContext } from '../context.js';
+import type { EveryField } from '../records.js';
 import { ChildRecords } from '../store.js';
 import { sdkAuth, type Partner } from './partner.js';
 import { directLifecycle, refundDirect, type DirectRefund, type DirectStatus } from './direct.js';
@@ -131,9 +132,9 @@ export function registerSdk(ctx: FamilyContext): void {
   });
 }
 
-/** A changeable copy, field by field (see `copy` in direct.ts). */
-function copySdkTransaction(transaction: SdkTransaction): SdkTransaction {
-  return {
+/** A changeable copy, field by field (see `copy` in direct.ts), of every field (src/sandbox/records.ts). */
+export function copySdkTransaction(transaction: SdkTransaction): SdkTransaction {
+  const copy: EveryField<SdkTransaction> = {
     merchantTransactionId: transaction.merchantTransactionId,
     partnerId: transaction.partnerId,
     userPhoneNumber: transaction.userPhoneNumber,
@@ -147,6 +148,7 @@ function copySdkTransaction(transaction: SdkTransaction): SdkTransaction {
     updatedAt: transaction.updatedAt,
     expiresAt: transaction.expiresAt,
   };
+  return copy;
 }
 
 /**

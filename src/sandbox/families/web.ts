@@ -18,6 +18,7 @@ import { statusSignature } from '../../signature.js';
 import type { FamilyContext } from '../context.js';
 import { loadBrowserAsset } from '../browser-assets.js';
 import { ChildRecords } from '../store.js';
+import type { EveryField } from '../records.js';
 import { keepJson, readJson, type KeptJson } from '../stored-json.js';
 import { directLifecycle, refundDirect, type DirectRefund, type DirectStatus } from './direct.js';
 import { appendQuery, registerWebCheckout, WEB_CHECKOUT_SESSIONS } from './web-checkout.js';
@@ -225,9 +226,9 @@ export function registerWeb(ctx: FamilyContext): void {
   });
 }
 
-/** A changeable copy, field by field (see `copy` in direct.ts). */
-function copyWebTransaction(transaction: WebTransaction): WebTransaction {
-  return {
+/** A changeable copy, field by field (see `copy` in direct.ts), of every field (src/sandbox/records.ts). */
+export function copyWebTransaction(transaction: WebTransaction): WebTransaction {
+  const copy: EveryField<WebTransaction> = {
     id: transaction.id,
     partnerId: transaction.partnerId,
     amount: transaction.amount,
@@ -244,6 +245,7 @@ function copyWebTransaction(transaction: WebTransaction): WebTransaction {
     updatedAt: transaction.updatedAt,
     expiresAt: transaction.expiresAt,
   };
+  return copy;
 }
 
 /** `redirect` without the overrides that are the empty string, which means "no override" (D31). */

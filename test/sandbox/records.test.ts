@@ -1,0 +1,103 @@
+/**
+ * Records cannot lose a field (src/sandbox/records.ts): each field-by-field copy of a record is
+ * checked against the record type's own list of keys, read from the sources with the TypeScript
+ * compiler (so a field added to the type is checked without touching this file); and a whole
+ * transaction, initiated with every optional field, keeps each field it had through its
+ * transitions (confirm, refund) in the store.
+ */
+import { join } from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+import { copySdkTransaction, SDK_TRANSACTIONS, type SdkTransaction } from '../../src/sandbox/families/sdk.js';
+import { copyWebTransaction, WEB_TRANSACTIONS, type WebTransaction } from '../../src/sandbox/families/web.js';
+import { REPOSITORY } from '../support/hermetic.js';
+import { initiateSdk, useSandbox } from '../support/sandbox.js';
+
+/** Each record with a field-by-field copy: where its type is declared, and the copy. */
+const COPIES: { type: string; file: string; copy: (record: never) => object }[] = [
+  { type: 'WebTransaction', file: 'src/sandbox/families/web-records.ts', copy: copyWebTransaction },
+  { type: 'SdkTransaction', file: 'src/sandbox/families/sdk.ts', copy: copySdkTransaction },
+];
+
+/** The property names of the interface `name` declared in `file`, as the compiler sees them. */
+function fieldsOf(file: string, name: string): string[] {
+  const path = join(REPOSITORY, file);
+  const options: ts.CompilerOptions = {
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+    types: [],
+  };
+  // Module resolution looks for node_modules folders above the repository too: the compiler sees
+  // only the repository, as a fresh clone has nothing beside it (test/support/hermetic.ts).
+  const host = ts.createCompilerHost(options);
+  const inside = (name: string) => name === REPOSITORY || name.startsWith(`${REPOSITORY}/`);
+  const { fileExists, directoryExists } = host;
+  host.fileExists = (name) => inside(name) && fileExists.call(host, name);
+  host.directoryExists = (name) => inside(name) && (directoryExists?.call(host, name) ?? true);
+  const program = ts.createProgram([path], options, host);
+  const checker = program.getTypeChecker();
+  let fields: string[] | undefined;
+  const visit = (node: ts.Node): void => {
+    if (ts.isInterfaceDeclaration(node) && node.name.text === name) {
+      fields = checker.getPropertiesOfType(checker.getTypeAtLocation(node.name)).map((property) => property.name);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(program.getSourceFile(path)!);
+  if (fields === undefined) throw new Error(`no interface ${name} in ${file}`);
+  return fields;
+}
+
+describe('a copy of a record', () => {
+  for (const { type, file, copy } of COPIES) {
+    it(`of ${type} keeps every field the type declares, optional ones included`, () => {
+      const fields = fieldsOf(file, type);
+      expect(fields.length).toBeGreaterThan(5);
+      // Every field holds a value of its own, so a copy that drops or swaps one is seen.
+      const record = Object.fromEntries(fields.map((field) => [field, `value of ${field}`]));
+      const copied = copy(record as never) as Record<string, unknown>;
+      expect(Object.keys(copied).sort()).toEqual([...fields].sort());
+      for (const field of fields) expect(copied[field], field).toBe(record[field]);
+    });
+  }
+});
+
+describe('a transaction through its transitions', () => {
+  const t = useSandbox();
+  /** The fields of a stored record that hold a value. */
+  const present = (record: object) => Object.entries(record).filter(([, value]) => value !== undefined).map(([key]) => key).sort();
+
+  it('web: every field present at the initiate is still there after confirm and refund', async () => {
+    const id = `rec_web_${Date.now()}`;
+    const body = {
+      id,
+      amount: 150_000,
+      user: { name: 'Asha Rao', phoneNumber: '+919000000001', email: 'asha.rao@example.in' },
+      notes: { webhook_url: 'https://shop.example.in/wc-api/cb?key=k', orderId: 'o_1' },
+      redirect: { url: 'https://shop.example.in/done', failureUrl: 'https://shop.example.in/failed', colorOverride: '#112233' },
+    };
+    expect((await t.web('POST', '/api/transaction', body)).status).toBe(200);
+    const store = t.sandbox.store.collection<WebTransaction>(WEB_TRANSACTIONS);
+    const created = present(store.get(id)!);
+    expect(created).toEqual(expect.arrayContaining(['notesJson', 'webhookUrl', 'redirect', 'user']));
+    expect((await t.request('POST', `/sandbox/web/transactions/${id}/confirm`)).status).toBe(200);
+    expect(present(store.get(id)!)).toEqual(expect.arrayContaining(created));
+    expect((await t.web('POST', '/api/refund', { transactionId: id, amount: 50_000 })).status).toBe(200);
+    expect(present(store.get(id)!)).toEqual(expect.arrayContaining(created));
+  });
+
+  it('sdk: every field present at the initiate is still there after confirm and refund', async () => {
+    const id = `rec_sdk_${Date.now()}`;
+    await initiateSdk(t, id);
+    const store = t.sandbox.store.collection<SdkTransaction>(SDK_TRANSACTIONS);
+    const created = present(store.get(id)!);
+    expect((await t.request('POST', `/sandbox/sdk/transactions/${id}/confirm`)).status).toBe(200);
+    expect(present(store.get(id)!)).toEqual(expect.arrayContaining(created));
+    const refund = await t.sdk('/merchant/credit/refundTransaction', { merchantTransactionId: id, amount: 1_000 });
+    expect(refund.status, refund.text).toBe(200);
+    expect(present(store.get(id)!)).toEqual(expect.arrayContaining(created));
+  });
+});
