@@ -24,7 +24,7 @@ const root = resolve(import.meta.dirname, '..');
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const tsc = join(root, 'node_modules/typescript/bin/tsc');
 /** What a fresh clone does not have: installed packages, build output, local files. */
-const NOT_IN_A_CLONE = new Set(['node_modules', 'dist', '.test-build', 'site', 'artifacts', 'coverage', '.git', '.vite']);
+const NOT_IN_A_CLONE = new Set(['node_modules', 'dist', 'site', 'artifacts', 'coverage', '.git', '.vite']);
 
 let work: string;
 let project: string;
@@ -82,7 +82,7 @@ beforeAll(() => {
     recursive: true,
     filter: (source) => {
       const path = relative(root, source);
-      return path === '' || (!NOT_IN_A_CLONE.has(path.split(sep)[0]!) && !path.endsWith('.tgz'));
+      return path === '' || (!NOT_IN_A_CLONE.has(path.split(sep)[0]!) && !path.startsWith('.test-build-') && !path.endsWith('.tgz'));
     },
   });
   symlinkSync(join(root, 'node_modules'), join(clone, 'node_modules'), 'junction');

@@ -4,13 +4,15 @@
  * flags would otherwise change the collector of the test worker itself.
  */
 import { execFileSync } from 'node:child_process';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { SANDBOX_HEAP_FLAGS } from '../../src/cli/heap.js';
+import { CLI_BUILD } from '../support/cli.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const SCRIPT = `
-import { tuneSandboxHeap } from './.test-build/cli/heap.js';
+import { tuneSandboxHeap } from ${JSON.stringify(pathToFileURL(join(CLI_BUILD, 'cli', 'heap.js')).href)};
 console.log(JSON.stringify({ set: tuneSandboxHeap() }));
 `;
 

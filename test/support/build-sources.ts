@@ -1,27 +1,51 @@
 /**
- * Global setup of the test suites: transpiles src/ into `.test-build/` (one esbuild run, about a
- * second, no type check: `npm run typecheck` does that), so that the tests that start the CLI as a
- * process run plain JavaScript with `node` instead of compiling every module again in each child
- * through tsx. A `paylater` child then starts in about a tenth of the time.
+ * Global setup of the test suites: transpiles src/ into a folder of this run,
+ * `.test-build-<pid>/` (one esbuild run, about a second, no type check: `npm run typecheck` does
+ * that), so that the tests that start the CLI as a process run plain JavaScript with `node` instead
+ * of compiling every module again in each child through tsx. A `paylater` child then starts in about
+ * a tenth of the time. The folder's path reaches the tests as `inject('testBuild')`
+ * (test/support/cli.ts); it is removed when the run ends.
  *
- * The tree keeps src/'s depth (`.test-build/cli/main.js` beside `src/cli/main.ts`), so the paths the
- * modules compute from their own location (the repository root two levels up: package.json,
- * generated/, dist/browser/) are the same as from src/ and dist/.
+ * The tree keeps src/'s depth (`.test-build-<pid>/cli/main.js` beside `src/cli/main.ts`), so the
+ * paths the modules compute from their own location (the repository root two levels up:
+ * package.json, generated/, dist/browser/) are the same as from src/ and dist/. Each run has its
+ * own folder, so two runs at once (a watch and a run, two groups) never remove each other's; a
+ * folder left by a run that was killed is removed by the next run.
  */
 import { readdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
-import { CLI_BUILD, REPOSITORY } from './cli.js';
+import type { TestProject } from 'vitest/node';
 
-export default async function setup(): Promise<void> {
+const REPOSITORY = resolve(import.meta.dirname, '../..');
+const PREFIX = '.test-build-';
+
+/** Whether the process `pid` still runs. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export default async function setup(project: TestProject): Promise<() => void> {
+  for (const entry of readdirSync(REPOSITORY)) {
+    const pid = Number(entry.slice(PREFIX.length));
+    if (entry.startsWith(PREFIX) && Number.isInteger(pid) && pid !== process.pid && !alive(pid)) {
+      rmSync(join(REPOSITORY, entry), { recursive: true, force: true });
+    }
+  }
+  const folder = join(REPOSITORY, `${PREFIX}${process.pid}`);
   const src = join(REPOSITORY, 'src');
   const entryPoints = readdirSync(src, { recursive: true, encoding: 'utf8' })
     .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))
     .map((file) => join(src, file));
-  rmSync(CLI_BUILD, { recursive: true, force: true });
+  rmSync(folder, { recursive: true, force: true });
   await build({
     entryPoints,
-    outdir: CLI_BUILD,
+    outdir: folder,
     outbase: src,
     format: 'esm',
     platform: 'node',
@@ -30,4 +54,13 @@ export default async function setup(): Promise<void> {
     sourcemap: 'inline',
     logLevel: 'warning',
   });
+  project.provide('testBuild', folder);
+  return () => rmSync(folder, { recursive: true, force: true });
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The folder of src/ transpiled for this run (test/support/build-sources.ts). */
+    testBuild: string;
+  }
 }
