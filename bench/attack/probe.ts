@@ -58,7 +58,6 @@ function note(wall, delay) {
 function finish(ok) {
   const ms = performance.now() - started;
   const delay = delayedSince(delayAtStart);
-  started = 0;
   if (!recording) {
     warmed = ok ? warmed + 1 : 0;
     if (warmed >= warmUp) {
@@ -70,6 +69,7 @@ function finish(ok) {
     note(ms, delay);
     if (ok) answered++; else failures++;
   }
+  started = 0;
   if (!stopped) setTimeout(once, Math.max(0, intervalMs - ms));
 }
 function once() {
