@@ -108,7 +108,8 @@ if (only.includes('attack')) {
     process.exit(2);
   }
   out('\n== Attacks: each replayed against a fresh sandbox; peak RSS of the process attacked, longest stall of a probe every 10 ms, held or FAILED');
-  const report = await benchAttack({ names: names as AttackName[] | undefined, sandboxFlags: values['sandbox-flags'], log: out });
+  const sandboxNodeOptions = values['sandbox-node-options']?.split(/\s+/).filter(Boolean) ?? [];
+  const report = await benchAttack({ names: names as AttackName[] | undefined, sandboxFlags: values['sandbox-flags'], sandboxNodeOptions, log: out });
   out('');
   out(report.table);
   if (report.failed > 0) {

@@ -25,7 +25,7 @@ export const notesAttack: Attack = {
   async run(ctx) {
     const hook = await ctx.receiver();
     const sandbox = await ctx.sandbox();
-    ctx.probe(sandbox);
+    await ctx.probe(sandbox);
     const run = runId('n');
     const auth = await merchant(sandbox.url, hook.url, run);
     const notes = emptyObjects(BODY_LIMIT - ENVELOPE, 'object');
@@ -67,7 +67,7 @@ export const extrasAttack: Attack = {
   deadlineSeconds: 120,
   async run(ctx) {
     const sandbox = await ctx.sandbox();
-    ctx.probe(sandbox);
+    await ctx.probe(sandbox);
     const phone = '+919812345678';
     const prefix = `{"userPhoneNumber":"${phone}","data":`;
     const body = `${prefix}${emptyObjects(BODY_LIMIT - prefix.length - 64, 'array')}}`;

@@ -21,8 +21,8 @@ export interface AttackContext {
    * refuse to start or end (its end is then not a failure).
    */
   sandbox(extra?: readonly string[], options?: { expectExit?: boolean }): Promise<SandboxProcess>;
-  /** Starts the stall probe against `sandbox` (once per attack). */
-  probe(sandbox: SandboxProcess): void;
+  /** Starts the stall probe against `sandbox` (once per attack); resolves once it warmed up and records. */
+  probe(sandbox: SandboxProcess): Promise<void>;
   receiver(options?: ReceiverOptions): Promise<Receiver>;
   /** Something to undo at the end (last deferred, first run). */
   defer(undo: () => unknown): void;
@@ -49,6 +49,8 @@ export interface RunOptions {
   help: string;
   /** Flag groups from the command line, passed to every sandbox the help names them in. */
   extraFlags: readonly (readonly string[])[];
+  /** Node options for every sandbox process (a profile: `--cpu-prof --cpu-prof-dir=DIR`). */
+  nodeOptions: readonly string[];
   log: (line: string) => void;
 }
 
@@ -68,12 +70,13 @@ export async function runAttack(attack: Attack, options: RunOptions): Promise<At
     log: options.log,
     signal: controller.signal,
     async sandbox(extra = [], { expectExit = false } = {}) {
-      const process = await startSandboxProcess([...settings.flags, ...optional.passed, ...extra], KILL_ABOVE_MB);
+      const process = await startSandboxProcess([...settings.flags, ...optional.passed, ...extra], KILL_ABOVE_MB, options.nodeOptions);
       sandboxes.push({ process, expectExit });
       return process;
     },
-    probe(sandbox) {
-      probe ??= startProbe(sandbox.url);
+    async probe(sandbox) {
+      probe ??= startProbe(sandbox.url, sandbox.child.pid ?? 0);
+      await probe.ready;
     },
     async receiver(receiverOptions) {
       const receiver = await startReceiver(receiverOptions);
@@ -128,7 +131,8 @@ export async function runAttack(attack: Attack, options: RunOptions): Promise<At
   if (bounds.rssMb !== undefined) limits.push(under('peak RSS', peakMb, bounds.rssMb, 'MB'));
   if (bounds.stallMs !== undefined && figures !== undefined) {
     const stall = under('longest stall', figures.worstMs, bounds.stallMs, 'ms');
-    limits.push({ ...stall, reason: `${stall.reason} (${(figures.worstAtMs / 1000).toFixed(1)} s into the attack)` });
+    const wall = `waited ${Math.round(figures.worstWallMs)} ms, ${(figures.worstAtMs / 1000).toFixed(1)} s into the attack; longest wait ${Math.round(figures.longestWaitMs)} ms`;
+    limits.push({ ...stall, reason: `${stall.reason} (${wall})` });
   }
 
   for (const fn of undo.reverse()) {

@@ -1,5 +1,6 @@
 /**
- * `npm run bench -- --only attack [--attack NAME,...] [--sandbox-flags="..."]`: a regression check
+ * `npm run bench -- --only attack [--attack NAME,...] [--sandbox-flags="..."]
+ * [--sandbox-node-options="--cpu-prof ..."]`: a regression check
  * that replays known attacks, each against a freshly started sandbox (the built CLI on 127.0.0.1
  * and a free port), and prints one table: per attack the peak RSS of the process attacked (VmHWM
  * from /proc), the longest stall a probe saw (probe.ts) and whether the fixed behaviour `held`, or
@@ -27,6 +28,8 @@ export interface AttackOptions {
   names?: readonly AttackName[];
   /** Flags for every sandbox, as typed (`--a 1 --b`); each is passed only when `--help` names it. */
   sandboxFlags?: string;
+  /** Node options for every sandbox process (`--cpu-prof --cpu-prof-dir=prof`), before the script. */
+  sandboxNodeOptions?: readonly string[];
   log?: (line: string) => void;
 }
 
@@ -60,7 +63,7 @@ export async function benchAttack(options: AttackOptions = {}): Promise<AttackRe
   const rows: AttackRow[] = [];
   for (const attack of attacks(help).filter((candidate) => names.includes(candidate.name))) {
     log(`  ${attack.finding} ${attack.name}: ${attack.title}`);
-    const row = await runAttack(attack, { help, extraFlags, log });
+    const row = await runAttack(attack, { help, extraFlags, nodeOptions: options.sandboxNodeOptions ?? [], log });
     log(`    ${row.outcome} in ${row.seconds.toFixed(0)} s${row.reason === '' ? '' : `: ${row.reason}`}`);
     rows.push(row);
   }

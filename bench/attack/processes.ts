@@ -142,12 +142,16 @@ export class SandboxStartFailure extends Error {
 }
 
 /**
- * Starts `paylater sandbox` from the build on 127.0.0.1 and a free port with `args`; resolves when
+ * Starts `paylater sandbox` from the build on 127.0.0.1 and a free port (unless `args` give
+ * `--port`) with `args` (and
+ * `nodeOptions` for Node itself, such as `--cpu-prof`); resolves when
  * it prints its address. Rejects with {@link SandboxStartFailure} when it exits first (a refused
  * flag) or does not start within 30 s.
  */
-export async function startSandboxProcess(args: readonly string[], killAboveMb: number): Promise<SandboxProcess> {
-  const child = spawn(process.execPath, [CLI, 'sandbox', '--host', '127.0.0.1', '--port', '0', ...args], {
+export async function startSandboxProcess(args: readonly string[], killAboveMb: number, nodeOptions: readonly string[] = []): Promise<SandboxProcess> {
+  // `--port` may be given once: a free port unless `args` name one.
+  const port = args.includes('--port') ? [] : ['--port', '0'];
+  const child = spawn(process.execPath, [...nodeOptions, CLI, 'sandbox', '--host', '127.0.0.1', ...port, ...args], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

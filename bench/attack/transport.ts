@@ -71,7 +71,7 @@ export const slowConnectionsAttack: Attack = {
   deadlineSeconds: 120,
   async run(ctx) {
     const sandbox = await ctx.sandbox();
-    ctx.probe(sandbox);
+    await ctx.probe(sandbox);
     const { hostname, port } = new URL(sandbox.url);
     const sockets = new Set<Socket>();
     ctx.defer(() => {
@@ -137,7 +137,7 @@ export const slowStreamsAttack: Attack = {
   deadlineSeconds: 120,
   async run(ctx) {
     const sandbox = await ctx.sandbox();
-    ctx.probe(sandbox);
+    await ctx.probe(sandbox);
     const { hostname, port } = new URL(sandbox.url);
     const readers: Socket[] = [];
     let received = 0;

@@ -212,13 +212,14 @@ export class WebhookStream {
       headers: delivery.headers,
       createdAt: delivery.createdAt,
     };
-    // JSON.stringify escapes CR and LF, so the data is one line.
-    const text = `id: ${delivery.id}\nevent: delivery\ndata: ${JSON.stringify(streamed)}\n\n`;
+    // JSON.stringify escapes CR and LF, so the data is one line. Serialised and encoded once for
+    // every reader: a string written to each response would be encoded to UTF-8 once per reader.
+    const bytes = Buffer.from(`id: ${delivery.id}\nevent: delivery\ndata: ${JSON.stringify(streamed)}\n\n`, 'utf8');
     for (const client of this.clients) {
       if (client.families !== undefined && !client.families.has(delivery.family)) continue;
       if (this.isFull(client)) continue;
       this.flushOverflow(client);
-      client.response.write(text);
+      client.response.write(bytes);
     }
   }
 

@@ -9,6 +9,7 @@ import { documentedSocketCap, ssrfForms } from '../../bench/attack/deliveries.js
 import { answerProblem, emptyObjects } from '../../bench/attack/flows.js';
 import { parseAnswers, rawRequest } from '../../bench/attack/pipeline.js';
 import { acceptedFlags, flagGroups } from '../../bench/attack/settings.js';
+import { socketInodesOf, socketInodesTo } from '../../bench/attack/sockets.js';
 import { secretsShown } from '../../bench/attack/tokens.js';
 import { statusOf } from '../../bench/attack/transport.js';
 import { formatTable, parseProcStatus, under, verdict } from '../../bench/attack/verdict.js';
@@ -153,6 +154,28 @@ describe('request bodies and answers', () => {
     const forms = ssrfForms(4321);
     expect(forms).toHaveLength(4);
     for (const form of forms) expect(new URL(form).port).toBe('4321');
+  });
+});
+
+describe('the sockets a process holds to some ports (/proc)', () => {
+  const TCP = [
+    '  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode',
+    '   0: 0100007F:8AD1 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 424277 1 0000 100 0 0 10 0',
+    '   1: 0100007F:9C40 0100007F:1F90 01 00000000:00000000 00:00000000 00000000     0        0 5001 1 0000 20 4 30 10 -1',
+    '   2: 0100007F:9C41 0100007F:1F90 02 00000000:00000000 00:00000000 00000000     0        0 5002 1 0000 20 4 30 10 -1',
+    '   3: 0100007F:9C42 0100007F:1F90 06 00000000:00000000 03:00000000 00000000     0        0 0 3 0000',
+    '   4: 0100007F:9C43 0100007F:1F91 01 00000000:00000000 00:00000000 00000000     0        0 5003 1 0000 20 4 30 10 -1',
+  ].join('\n');
+
+  it('finds the sockets to the ports given, connecting or established, not listening nor in TIME_WAIT', () => {
+    // 0x1F90 = 8080, 0x1F91 = 8081
+    expect([...socketInodesTo(TCP, new Set([8080]))]).toEqual(['5001', '5002']);
+    expect([...socketInodesTo(TCP, new Set([8080, 8081]))]).toEqual(['5001', '5002', '5003']);
+    expect(socketInodesTo(TCP, new Set([9000])).size).toBe(0);
+  });
+
+  it("reads the socket inodes of a process's descriptors", () => {
+    expect([...socketInodesOf(['socket:[5001]', '/dev/null', 'pipe:[77]', 'socket:[5003]', 'anon_inode:[eventpoll]'])]).toEqual(['5001', '5003']);
   });
 });
 

@@ -296,6 +296,21 @@ describe('the bounds of the webhook stream', () => {
     expect(received + dropped).toBe(total);
   });
 
+  it('sends every reader the same bytes of an event, other alphabets included', async () => {
+    h = await harness({ heartbeatMs: 60_000 });
+    const first = await open(h.url);
+    const second = await open(h.url);
+    await Promise.all([first.next('ready'), second.next('ready')]);
+    const event = { ...delivery(), body: JSON.stringify({ note: '₹1,500 — नमस्ते', status: 'SUCCESS' }) };
+    h.source.emit(event);
+    const [a] = await first.next('delivery');
+    const [b] = await second.next('delivery');
+    expect(a).toEqual(b);
+    expect(JSON.parse(a!.data).body).toBe(event.body);
+    first.close();
+    second.close();
+  });
+
   it('sends heartbeats, and disconnects a reader that stays full', async () => {
     h = await harness({ maxBufferedBytes: 16 * 1024, heartbeatMs: 50, stallTimeoutMs: 300 });
     const live = await open(h.url);

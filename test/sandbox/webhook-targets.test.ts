@@ -99,6 +99,29 @@ describe('WebhookTargets.problem', () => {
     }
   });
 
+  it('judges each embedding form as the URL parser presents it: normalised, in brackets', () => {
+    // What `new URL(...)` makes of each form: `hostname` keeps the brackets and writes the IPv4
+    // part in hex; the check must see through both.
+    const forms: [written: string, parsed: string][] = [
+      ['[::127.0.0.1]', '[::7f00:1]'], // IPv4-compatible
+      ['[::ffff:127.0.0.1]', '[::ffff:7f00:1]'], // IPv4-mapped
+      ['[::ffff:0:127.0.0.1]', '[::ffff:0:7f00:1]'], // IPv4-translated
+      ['[64:ff9b::127.0.0.1]', '[64:ff9b::7f00:1]'], // NAT64
+      ['[64:ff9b:1::127.0.0.1]', '[64:ff9b:1::7f00:1]'], // local-use NAT64
+      ['[2002:7f00:0001::]', '[2002:7f00:1::]'], // 6to4
+    ];
+    for (const [written, parsed] of forms) {
+      const url = new URL(`http://${written}:4000/sandbox/sdk/transactions/victim/confirm`);
+      expect(url.hostname, written).toBe(parsed);
+      for (const given of [url.href, `http://${parsed}:4000/x`, `http://${written.toUpperCase()}:4000/x`]) {
+        expect(targets.problem(given)?.message, given).toMatch(/the sandbox itself/);
+      }
+      // At another port it is loopback like 127.0.0.1: allowed by default (a receiver's address).
+      expect(targets.problem(`http://${parsed}:9000/hook`), parsed).toBeUndefined();
+      expect(new WebhookTargets({ allowAny: true }).problem(url.href), parsed).toBeUndefined();
+    }
+  });
+
   it('judges resolved IPv6 addresses that embed an IPv4 address the same way', async () => {
     const resolving = new WebhookTargets({
       allowAny: false,
