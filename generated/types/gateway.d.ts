@@ -400,12 +400,12 @@ export interface paths {
         /**
          * Cancel a pending transaction
          * @description **Decided by this contract (D37).** Cancels a transaction that is still `PENDING`, for example
-         *     an order the shopper abandoned on the hosted page: it becomes `FAILED` with `failureReason`
-         *     `CANCELLED_BY_MERCHANT` (the stage's step becomes `failure`), the transaction webhook is sent
+         *     an order the shopper abandoned on the hosted page: it becomes `CANCELLED` with `failureReason`
+         *     `CANCELLED_BY_MERCHANT` (D15; the stage's step becomes `failure`), the transaction webhook is sent
          *     as for any final status (D23), and the answer is 200 with the transaction record. The method is
          *     `GET`, as the service's own integrations call it; it is not safe to repeat blindly, but a
-         *     repeat cannot do harm: a transaction that is already final (`SUCCESS` or `FAILED`, including
-         *     cancelled) answers 409 `INVALID_STATE` and is not changed. An unknown transaction, or one of
+         *     repeat cannot do harm: a transaction that is already final (`SUCCESS`, `FAILED` or
+         *     `CANCELLED`) answers 409 `INVALID_STATE` and is not changed. An unknown transaction, or one of
          *     another merchant, answers 404 `NOT_FOUND`.
          */
         get: operations["cancelTransaction"];
@@ -1368,22 +1368,22 @@ export interface components {
             preEligibilityCheck: components["schemas"]["GatewayPreEligibilityCheck"];
         };
         /**
-         * @description The transaction's status. `FAILED` is final (for example when the data differ from the referenced pre-eligibility check, or another attempt on the same check succeeded). **Decided by this contract (D15).** `PENDING` (not final) until the transaction reaches the step `success` (status `SUCCESS`, final) or `failure` (status `FAILED`, with a `failureReason`). Refunds do not change the status.
+         * @description The transaction's status. `FAILED` is final (for example when the data differ from the referenced pre-eligibility check, or another attempt on the same check succeeded). **Decided by this contract (D15).** `PENDING` (not final) until the transaction reaches the step `success` (status `SUCCESS`, final) or `failure`: status `CANCELLED` (final) when nobody completed it (the payment gateway cancelled it, D37; the shopper cancelled it on the hosted page; its expiry passed), `FAILED` (final) for every other reason; both carry a `failureReason`. Refunds do not change the status. `CANCELLED` is new in 3.0.0: an exhaustive switch over 2.x's three values must add it.
          * @example SUCCESS
          * @enum {string}
          */
-        GatewayTransactionStatus: "PENDING" | "SUCCESS" | "FAILED";
+        GatewayTransactionStatus: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED";
         /**
          * @description An id chosen by the caller, unique in its scope. **Decided by this contract (D24).** 1 to 64 characters: letters, digits, `_` and `-`.
          * @example txn_20261122_0001
          */
         Identifier: string;
         /**
-         * @description **Decided by this contract (D15).** Why a transaction is `FAILED`: the user is not eligible (`NOT_ELIGIBLE`); its `user.phoneNumber` or `transaction.amount` differs from the referenced check (`PRE_ELIGIBILITY_MISMATCH`); three wrong OTPs (`OTP_ATTEMPTS_EXCEEDED`); its expiry passed (`EXPIRED`); another attempt on the same check succeeded (`OTHER_ATTEMPT_SUCCEEDED`); the registered down payment was not confirmed (`PAYMENT_NOT_CONFIRMED`); the payment gateway cancelled it while `PENDING` (`CANCELLED_BY_MERCHANT`, D37).
+         * @description **Decided by this contract (D15).** Why a transaction ended without success. Status `FAILED`: the user is not eligible (`NOT_ELIGIBLE`); its `user.phoneNumber` or `transaction.amount` differs from the referenced check (`PRE_ELIGIBILITY_MISMATCH`); three wrong OTPs (`OTP_ATTEMPTS_EXCEEDED`); another attempt on the same check succeeded (`OTHER_ATTEMPT_SUCCEEDED`); the registered down payment was not confirmed (`PAYMENT_NOT_CONFIRMED`). Status `CANCELLED`: the payment gateway cancelled it while `PENDING` (`CANCELLED_BY_MERCHANT`, D37); the shopper cancelled it on the hosted page (`CANCELLED_BY_USER`); its expiry passed before anyone completed it (`EXPIRED`).
          * @example EXPIRED
          * @enum {string}
          */
-        GatewayFailureReason: "NOT_ELIGIBLE" | "PRE_ELIGIBILITY_MISMATCH" | "OTP_ATTEMPTS_EXCEEDED" | "EXPIRED" | "OTHER_ATTEMPT_SUCCEEDED" | "PAYMENT_NOT_CONFIRMED" | "CANCELLED_BY_MERCHANT";
+        GatewayFailureReason: "NOT_ELIGIBLE" | "PRE_ELIGIBILITY_MISMATCH" | "OTP_ATTEMPTS_EXCEEDED" | "EXPIRED" | "OTHER_ATTEMPT_SUCCEEDED" | "PAYMENT_NOT_CONFIRMED" | "CANCELLED_BY_MERCHANT" | "CANCELLED_BY_USER";
         /**
          * @description Free notes for the caller's own use. **Decided by this contract (D30).** Any JSON object: values of any JSON type (strings, numbers, booleans, null, nested objects, arrays). The service stores the object and gives it back unchanged; it interprets none of it, but for `webhook_url` in the web flow's initiate (D73). It is bounded only by the limits of every body: 1 MiB and 64 levels of nesting (D24).
          * @example {
@@ -1475,15 +1475,15 @@ export interface components {
             /** @description When its status last changed (UTC). */
             updatedAt: components["schemas"]["DateTime"];
         };
-        /** @description A gateway transaction. The GET answer and the transaction webhook carry the same record. **Decided by this contract (D14).** Its fields, below; `failureReason` is present exactly when `status` is `FAILED`, `downPayment` once a down payment is registered, `preEligibilityCheckId` when the transaction referenced a check. */
+        /** @description A gateway transaction. The GET answer and the transaction webhook carry the same record. **Decided by this contract (D14).** Its fields, below; `failureReason` is present exactly when `status` is `FAILED` or `CANCELLED` (D15), `downPayment` once a down payment is registered, `preEligibilityCheckId` when the transaction referenced a check. */
         GatewayTransaction: {
             /** @description The id chosen by the payment gateway at creation. */
             id: components["schemas"]["Identifier"];
             /** @description The amount, in paise. */
             amount: components["schemas"]["Amount"];
-            /** @description `FAILED` is named by the description. **Decided by this contract (D15).** `PENDING` (not final), `SUCCESS` or `FAILED` (final); act on `SUCCESS` only and treat any other value as not paid. */
+            /** @description `FAILED` is named by the description. **Decided by this contract (D15).** `PENDING` (not final), `SUCCESS`, `FAILED` or `CANCELLED` (final); act on `SUCCESS` only and treat any other value as not paid. */
             status: components["schemas"]["GatewayTransactionStatus"];
-            /** @description **Decided by this contract (D15).** Why the transaction failed; present only when `status` is `FAILED`. */
+            /** @description **Decided by this contract (D15).** Why the transaction ended without success; present only when `status` is `FAILED` or `CANCELLED`. */
             failureReason?: components["schemas"]["GatewayFailureReason"];
             /** @description **Decided by this contract (D30).** The notes sent at creation, unchanged (`{}` when none were sent). */
             notes: components["schemas"]["Notes"];
@@ -1506,7 +1506,7 @@ export interface components {
             createdAt: components["schemas"]["DateTime"];
             /** @description **Decided by this contract (D14).** When the record last changed (UTC). */
             updatedAt: components["schemas"]["DateTime"];
-            /** @description **Decided by this contract (D13).** When a transaction that is still `PENDING` fails with `EXPIRED`: `createConfiguration.expiryTimestamp`, or 15 minutes after creation. */
+            /** @description **Decided by this contract (D13).** When a transaction that is still `PENDING` becomes `CANCELLED` with `EXPIRED` (D15): `createConfiguration.expiryTimestamp`, or 15 minutes after creation. */
             expiresAt: components["schemas"]["DateTime"];
         };
         /** @description **Decided by this contract (D19).** One page of the merchant's transactions, newest first, and the cursor of the next page. */
@@ -1540,14 +1540,14 @@ export interface components {
             webhookUrl?: components["schemas"]["Url"];
             /**
              * Format: int64
-             * @description When the transaction expires. **Decided by this contract (D13).** Unix epoch **seconds** (as PHP's `time()` or `DateTime::getTimestamp()` gives them). A value of 10^12 or more is read as epoch milliseconds, so that a JavaScript `Date.now()` value also works (at most 9,999,999,999,999, D24). It must lie between 1 minute and 24 hours after creation (400 `BAD_REQUEST` otherwise). Without it the transaction expires 15 minutes after creation; an expired transaction becomes `FAILED` with reason `EXPIRED`.
+             * @description When the transaction expires. **Decided by this contract (D13).** Unix epoch **seconds** (as PHP's `time()` or `DateTime::getTimestamp()` gives them). A value of 10^12 or more is read as epoch milliseconds, so that a JavaScript `Date.now()` value also works (at most 9,999,999,999,999, D24). It must lie between 1 minute and 24 hours after creation (400 `BAD_REQUEST` otherwise). Without it the transaction expires 15 minutes after creation; an expired transaction becomes `CANCELLED` with reason `EXPIRED` (D15).
              */
             expiryTimestamp?: number;
             /** @description **Decided by this contract (D14).** Where the hosted page (`url`) sends the user after the transaction succeeds. The live service accepts it; without it the user stays on the hosted page. */
             successRedirectUrl?: components["schemas"]["Url"];
             /** @description **Decided by this contract (D14).** Where the hosted page sends the user after the transaction fails. */
             failureRedirectUrl?: components["schemas"]["Url"];
-            /** @description **Decided by this contract (D14).** Where the hosted page sends the user who leaves it with cancel. Leaving does not end the transaction: it stays `PENDING` and fails with `EXPIRED` at its expiry unless it is resumed. */
+            /** @description **Decided by this contract (D14, D15).** Where the hosted page sends the user who cancels there; the transaction becomes `CANCELLED` with `CANCELLED_BY_USER` and its webhook is sent. Without it the user goes to `failureRedirectUrl`, else stays on the hosted page. */
             cancelRedirectUrl?: components["schemas"]["Url"];
             /** @description **Decided by this contract (D14).** The URL of a logo used on the hosted page instead of the merchant's default logo. Use only when necessary. The empty string means no override (D31). */
             logoOverride?: components["schemas"]["LogoOverride"];
@@ -2547,7 +2547,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description **Decided by this contract (D37).** The transaction is cancelled; the answer is its record, `FAILED` with `CANCELLED_BY_MERCHANT`. */
+            /** @description **Decided by this contract (D37).** The transaction is cancelled; the answer is its record, `CANCELLED` with `CANCELLED_BY_MERCHANT`. */
             200: {
                 headers: {
                     /** @description Optional, not promised (D40); sent only when requests are limited. */
@@ -2563,7 +2563,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
-            /** @description **Decided by this contract (D37).** `INVALID_STATE`: the transaction is already final (`SUCCESS` or `FAILED`) and is not changed. */
+            /** @description **Decided by this contract (D37).** `INVALID_STATE`: the transaction is already final (`SUCCESS`, `FAILED` or `CANCELLED`) and is not changed. */
             409: {
                 headers: {
                     /** @description Optional, not promised (D40); sent only when requests are limited. */

@@ -35,6 +35,11 @@ export const TRIGGER_EVENTS: readonly TriggerEventInfo[] = [
     summary: 'gateway: the down payment is never confirmed -> transactionUpdated FAILED (PAYMENT_NOT_CONFIRMED)',
   },
   {
+    name: 'gateway.transaction.cancelled',
+    family: 'gateway',
+    summary: "gateway: the merchant cancels a pending transaction -> transactionUpdated CANCELLED (CANCELLED_BY_MERCHANT)",
+  },
+  {
     name: 'gateway.refund',
     family: 'gateway',
     summary: 'gateway: a successful transaction refunded in full -> transactionUpdated SUCCESS, refundUpdated SUCCESS',

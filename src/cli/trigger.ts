@@ -9,7 +9,8 @@
  *   (`/sandbox/web/transactions/{id}/otp`, `/pay`) for success, or `/fail`, `/cancel`;
  * - gateway.*: a merchant onboarded once (created, documents uploaded, the clock advanced past its
  *   verification), then a transaction through OTP, down payment and confirmation (clock +2 s), and
- *   for a refund a full refund confirmed 1 s (virtual) later.
+ *   for a refund a full refund confirmed 1 s (virtual) later; for a cancel, the merchant's cancel
+ *   of the new transaction (D37).
  *
  * Credentials: the sandbox's published test values (src/sandbox/config.ts) unless the environment
  * variables the sandbox itself reads, or the options, say otherwise. Secrets are never printed.
@@ -74,6 +75,7 @@ const FLOWS: Record<string, (ctx: Context) => Promise<string>> = {
   'web.cancelled': (ctx) => webFlow(ctx, 'cancel', 'CANCELLED'),
   'gateway.transaction.success': (ctx) => gatewayFlow(ctx, 'success'),
   'gateway.transaction.failure': (ctx) => gatewayFlow(ctx, 'failure'),
+  'gateway.transaction.cancelled': (ctx) => gatewayFlow(ctx, 'cancelled'),
   'gateway.refund': (ctx) => gatewayFlow(ctx, 'refund'),
 };
 
@@ -159,7 +161,7 @@ async function webFlow(ctx: Context, action: 'pay' | 'fail' | 'cancel', status: 
 
 type Merchant = GatewaySchemas['GatewayMerchant'];
 
-async function gatewayFlow(ctx: Context, outcome: 'success' | 'failure' | 'refund'): Promise<string> {
+async function gatewayFlow(ctx: Context, outcome: 'success' | 'failure' | 'cancelled' | 'refund'): Promise<string> {
   const merchantId = ctx.settings.merchant;
   const { merchant, onboarded } = await enabledMerchant(ctx, merchantId);
   const credentials = transactionalCredentials(merchant);
@@ -180,6 +182,21 @@ async function gatewayFlow(ctx: Context, outcome: 'success' | 'failure' | 'refun
     }),
   );
   expectStatus(created, 200, 'create the gateway transaction', 'transactional');
+  const merchantLine = `  merchant ${merchantId}${onboarded ? ' (created and enabled now)' : ''}; its webhooks are signed with its Transactional API password`;
+
+  if (outcome === 'cancelled') {
+    // D37: the merchant's cancel of a PENDING transaction, as the Magento module's cron sends it.
+    const cancelled = await call(ctx, 'cancel the transaction', () =>
+      client.GET('/api/merchant/transaction/{transactionId}/cancel', { params: { path: { transactionId: id } } }),
+    );
+    expectStatus(cancelled, 200, 'cancel the transaction', 'transactional');
+    const status = cancelled.data?.transaction.status;
+    if (status !== 'CANCELLED') throw failed(ctx, `the transaction ${id} is ${status ?? 'unknown'} after its cancel, not CANCELLED`);
+    ctx.out(`Triggered ${ctx.event} on the sandbox at ${shownUrl(ctx.base)}`);
+    ctx.out(merchantLine);
+    ctx.out(`  gateway transaction ${id}: created, then cancelled by the merchant -> ${status} (${cancelled.data?.transaction.failureReason ?? '?'})`);
+    return id;
+  }
 
   const stage = await call(ctx, 'read the transaction stage', () =>
     client.GET('/api/merchant/transaction/{id}', {
@@ -221,7 +238,7 @@ async function gatewayFlow(ctx: Context, outcome: 'success' | 'failure' | 'refun
   if (status !== expected) throw failed(ctx, `the transaction ${id} is ${status} after the down payment, not ${expected}`);
 
   const lines = [
-    `  merchant ${merchantId}${onboarded ? ' (created and enabled now)' : ''}; its webhooks are signed with its Transactional API password`,
+    merchantLine,
     `  gateway transaction ${id}: created, OTP, down payment of ${amount} paise${outcome === 'failure' ? ' never confirmed' : ' confirmed'} -> ${status}`,
   ];
   if (outcome === 'refund') {

@@ -82,6 +82,7 @@ const EVENTS = [
   { name: 'web.cancelled', family: 'web', webhooks: [['transactionStatus', 'CANCELLED']] },
   { name: 'gateway.transaction.success', family: 'gateway', webhooks: [['transactionUpdated', 'SUCCESS']] },
   { name: 'gateway.transaction.failure', family: 'gateway', webhooks: [['transactionUpdated', 'FAILED']] },
+  { name: 'gateway.transaction.cancelled', family: 'gateway', webhooks: [['transactionUpdated', 'CANCELLED']] },
   { name: 'gateway.refund', family: 'gateway', webhooks: [['transactionUpdated', 'SUCCESS'], ['refundUpdated', 'SUCCESS']] },
 ] as const;
 
@@ -131,7 +132,7 @@ describe('paylater listen and trigger', () => {
           expected.set(match[1]!, { family: event.family, webhook, status, transactionId: transactionId! });
         });
       }
-      expect(expected.size).toBe(10);
+      expect(expected.size).toBe(11);
 
       // The receiver got each event once, and each verifies with the package's own functions.
       await waitFor(() => (receiver.received.length >= expected.size ? true : undefined), 30_000);

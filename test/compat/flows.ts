@@ -113,7 +113,7 @@ export const FLOWS: readonly Flow[] = [
   {
     id: 'magento-2-gateway',
     integration: 'magento-2',
-    title: 'Magento 2: create with expiry in seconds and mode, payment, webhook, return and status; a second order cancelled by the cron',
+    title: 'Magento 2: create with expiry in seconds and mode, payment, webhook, return and status',
     shop: 'magento.notify',
     given: ({ site, nowSeconds }) => ({
       site,
@@ -137,38 +137,98 @@ export const FLOWS: readonly Flow[] = [
       },
       { returnTo: 'magento.return' },
       { call: 'magento.status', expect: { outcome: 'paid' } },
-      // A second order, left pending: after 30 minutes the cron cancels it, then reads its status.
-      { call: 'magento.create', with: { orderIncrementId: '000000102', amount: 119_900, mode: 'LIVE' } },
+    ],
+  },
+  {
+    id: 'magento-2-cron-cancel',
+    integration: 'magento-2',
+    title: 'Magento 2: an abandoned order, cancelled by the cron as it runs (status first, PENDING and 30 minutes old), closed',
+    shop: 'magento.notify',
+    // Cron/UpdateOrdersToProcessing at 288fcd3: every 15 minutes (etc/crontab.xml), the orders
+    // created in the last hour. The onboarding moves the virtual clock 5 s; the order is placed
+    // then, and Request.php, 10 s later, sets the module's own expiry: its now + 30 minutes.
+    given: ({ site, nowSeconds }) => ({
+      site,
+      partnerId: 'testPartnerId',
+      privateKey: 'testPrivateKey',
+      orderIncrementId: '000000102',
+      amount: 119_900,
+      mode: 'LIVE',
+      expiryTimestamp: nowSeconds + 5 + 10 + 30 * 60,
+    }),
+    steps: [
+      { service: { action: 'onboard-merchant' } },
+      { call: 'magento.create' },
+      { service: { action: 'time-passes', minutes: 15, why: 'the cron\'s run with the order 15 minutes old' } },
+      { call: 'magento.status', expect: { outcome: 'pending' } },
+      { service: { action: 'time-passes', minutes: 15, why: 'the cron\'s run with the order 30 minutes old, just before its expiry' } },
+      // Status read first: PENDING and 30 minutes old, so the cron cancels the transaction (D37).
+      { call: 'magento.status', expect: { outcome: 'pending' } },
       {
         call: 'magento.cancel',
         expect: {
           decided: {
             decision: 'G9',
             status: 200,
-            fields: { 'transaction.id': '000000102', 'transaction.status': 'FAILED', 'transaction.failureReason': 'CANCELLED_BY_MERCHANT' },
+            fields: { 'transaction.id': '000000102', 'transaction.status': 'CANCELLED', 'transaction.failureReason': 'CANCELLED_BY_MERCHANT' },
           },
         },
       },
-      {
-        call: 'magento.status',
-        expect: {
-          outcome: 'unrecognised',
-          divergence: {
-            decision: 'G8',
-            value: 'FAILED',
-            explanation:
-              'the contract keeps FAILED (the interface description names it); the module knows FAILURE and CANCELLED, so its cron never cancels the Magento order',
-          },
-        },
-      },
-      {
-        webhook: 'magento.notify',
-        where: { field: 'transaction.id', equals: '000000102' },
-        expect: {
-          outcome: 'unrecognised',
-          divergence: { decision: 'G8', value: 'FAILED', explanation: 'the webhook says FAILED, which the module only logs' },
-        },
-      },
+      { webhook: 'magento.notify', where: { field: 'transaction.id', equals: '000000102' }, expect: { outcome: 'cancelled' } },
+      { service: { action: 'time-passes', minutes: 15, why: 'the cron\'s next run, the order 45 minutes old (still in its one-hour window)' } },
+      { call: 'magento.status', expect: { outcome: 'cancelled' } },
+    ],
+  },
+  {
+    id: 'magento-2-expired',
+    integration: 'magento-2',
+    title: 'Magento 2: an abandoned order past the module\'s own 30-minute expiry, closed by the cron\'s status read',
+    shop: 'magento.notify',
+    given: ({ site, nowSeconds }) => ({
+      site,
+      partnerId: 'testPartnerId',
+      privateKey: 'testPrivateKey',
+      orderIncrementId: '000000103',
+      amount: 59_900,
+      mode: 'LIVE',
+      expiryTimestamp: nowSeconds + 5 + 10 + 30 * 60,
+    }),
+    steps: [
+      { service: { action: 'onboard-merchant' } },
+      { call: 'magento.create' },
+      { service: { action: 'time-passes', minutes: 12, why: 'the cron\'s run with the order 12 minutes old' } },
+      { call: 'magento.status', expect: { outcome: 'pending' } },
+      { service: { action: 'time-passes', minutes: 15, why: 'the order 27 minutes old' } },
+      { call: 'magento.status', expect: { outcome: 'pending' } },
+      // The usual case: the first run past 30 minutes comes after the expiry (CANCELLED, EXPIRED, D15).
+      { service: { action: 'time-passes', minutes: 15, why: 'the order 42 minutes old, past its expiry' } },
+      { call: 'magento.status', expect: { outcome: 'cancelled' } },
+      { webhook: 'magento.notify', where: { field: 'transaction.id', equals: '000000103' }, expect: { outcome: 'cancelled' } },
+    ],
+  },
+  {
+    id: 'magento-2-shopper-cancels',
+    integration: 'magento-2',
+    title: 'Magento 2: the shopper cancels on the hosted page, comes back to the return URL, the order is cancelled',
+    shop: 'magento.notify',
+    given: ({ site, nowSeconds }) => ({
+      site,
+      partnerId: 'testPartnerId',
+      privateKey: 'testPrivateKey',
+      orderIncrementId: '000000104',
+      amount: 249_900,
+      mode: 'LIVE',
+      expiryTimestamp: nowSeconds + 30 * 60,
+    }),
+    steps: [
+      { service: { action: 'onboard-merchant' } },
+      { call: 'magento.create' },
+      // Request.php gives its return URL as cancelRedirectUrl too.
+      { service: { action: 'user-cancels-gateway', page: '{{transactionUrl}}' } },
+      { returnTo: 'magento.return' },
+      // Response::execute reads the status of a pending order: CANCELLED cancels it and restores the cart.
+      { call: 'magento.status', expect: { outcome: 'cancelled' } },
+      { webhook: 'magento.notify', where: { field: 'transaction.id', equals: '000000104' }, expect: { outcome: 'cancelled' } },
     ],
   },
 ];

@@ -49,7 +49,14 @@ const WC15_GATEWAY = {
   commit: 'cb617d3a222295e4f170ac1d8eb436d623e17f74',
   path: 'admin/class-bharatx-pay-in-3-feature-plugin-gateway.php',
 };
-const MAGENTO = { repository: 'bharatx-in/BharatX-Magento2-Module', commit: '15730db014defa4588dd428abe82d1e335404388' };
+/**
+ * The Magento module at 288fcd3 (the last revision whose transaction id is the order's increment
+ * id). The newest, 78d4c95, appends "_bx" to the id it creates and computes the cron's id as
+ * `$increment_id + "_bx"` from an undefined variable: on PHP 8 a TypeError ("Unsupported operand
+ * types: null + string") that its `catch (\Exception)` does not catch, so every cron run stops at
+ * the first pending order (docs/compatibility.md).
+ */
+const MAGENTO = { repository: 'bharatx-in/BharatX-Magento2-Module', commit: '288fcd33553fe29f9be42cbd37d6f358a849524f' };
 const NODE_SAMPLE = {
   repository: 'bharatx-in/BharatX-Sample-Web-SDK-NodeJS-Integration',
   commit: '868e8b54ab58e0d21eed610e38514c3c9530cc5d',
@@ -667,7 +674,11 @@ const magentoCreate: CallSpec = {
 const MAGENTO_STATUS_CASES = [
   { name: 'paid', when: { equals: 'SUCCESS' }, does: 'invoices the order (processPayment)' },
   { name: 'cancelled', when: { oneOf: ['CANCELLED', 'FAILURE'] }, does: 'cancels the order and restores the cart' },
-  { name: 'pending', when: { equals: 'PENDING' }, does: 'restores the cart; its cron cancels the transaction after 30 minutes' },
+  {
+    name: 'pending',
+    when: { equals: 'PENDING' },
+    does: 'restores the cart; its cron (every 15 minutes, orders of the last hour) cancels the transaction once the order is 30 minutes old',
+  },
   {
     name: 'unrecognised',
     when: { otherwise: true },
@@ -716,7 +727,7 @@ const magentoCancel: CallSpec = {
   label: 'cancel a pending transaction (GET /api/merchant/transaction/{id}/cancel)',
   source: source(
     { ...MAGENTO, path: 'Payment/Controller/CfAbstract.php' },
-    'CfAbstract::cancelOrder (from Cron/UpdateOrdersToProcessing after 30 minutes PENDING)',
+    'CfAbstract::cancelOrder (from Cron/UpdateOrdersToProcessing::execute: status read first, PENDING and 30 minutes old)',
     '§4.3',
   ),
   request: {

@@ -163,7 +163,11 @@ export type ServiceAction =
   /** The shopper cancels on the hosted page at `page`; sets `returnUrl`. */
   | { action: 'user-cancels-web'; page: Template }
   /** The shopper's OTP and down payment on the gateway's hosted page; sets `returnUrl`. */
-  | { action: 'user-pays-gateway'; transactionId: Template; page: Template };
+  | { action: 'user-pays-gateway'; transactionId: Template; page: Template }
+  /** The shopper cancels on the gateway's hosted page; sets `returnUrl` (its cancelRedirectUrl). */
+  | { action: 'user-cancels-gateway'; page: Template }
+  /** Time passes (the sandbox's virtual clock): a cron's next run, an expiry. */
+  | { action: 'time-passes'; minutes: number; why: string };
 
 export type FlowStep =
   | { call: string; with?: Record<string, unknown>; expect?: Expectation }

@@ -349,18 +349,18 @@ describe('steps and OTPs (D15, D16)', () => {
 });
 
 describe('expiry on the virtual clock (D13)', () => {
-  it('fails a PENDING transaction with EXPIRED after 15 minutes by default, and sends the webhook', async () => {
+  it('cancels a PENDING transaction with EXPIRED after 15 minutes by default (D15), and sends the webhook', async () => {
     const id = t.id('exp');
     await t.createTransaction(auth, { id, amount: 20_000 });
     await t.advance(14 * MINUTE);
     expect((await t.transaction(auth, id)).status).toBe('PENDING');
     await t.advance(MINUTE);
     const expired = await t.transaction(auth, id);
-    expect(expired).toMatchObject({ status: 'FAILED', failureReason: 'EXPIRED' });
+    expect(expired).toMatchObject({ status: 'CANCELLED', failureReason: 'EXPIRED' });
     expect(expired.updatedAt).toBe(expired.expiresAt);
     await waitFor(() => (webhooksOf(id).length === 1 ? true : undefined));
     const event = await checkWebhook(webhooksOf(id)[0]!, 'notifyTransactionUpdated', merchant.credentials.password);
-    expect(event.transaction.failureReason).toBe('EXPIRED');
+    expect(event.transaction).toMatchObject({ status: 'CANCELLED', failureReason: 'EXPIRED' });
   });
 
   it('honours expiryTimestamp, also in the payment and wait steps', async () => {
@@ -371,7 +371,7 @@ describe('expiry on the virtual clock (D13)', () => {
     await submit(id, referenceOf(await t.stage(auth, id)), '123456');
     await t.advance(2 * MINUTE);
     const stage = await t.stage(auth, id);
-    expect(stage.transaction).toMatchObject({ status: 'FAILED', failureReason: 'EXPIRED' });
+    expect(stage.transaction).toMatchObject({ status: 'CANCELLED', failureReason: 'EXPIRED' });
     const register = await t.call('POST', `/api/merchant/transaction/${id}/payment/register-external`, auth, {
       metaData: { paymentMode: 'UPI', pgPaymentId: 'p', amount: 5_000 },
     });
@@ -380,21 +380,21 @@ describe('expiry on the virtual clock (D13)', () => {
 });
 
 describe('cancel (D37)', () => {
-  it('moves a PENDING transaction to FAILED CANCELLED_BY_MERCHANT, answers the record and sends the webhook', async () => {
+  it('moves a PENDING transaction to CANCELLED CANCELLED_BY_MERCHANT, answers the record and sends the webhook', async () => {
     const id = t.id('cancel');
     expect((await t.createTransaction(auth, { id, amount: 10_000 })).status).toBe(200);
     await t.payDownPayment(auth, id);
     const answer = await t.call('GET', `/api/merchant/transaction/${id}/cancel`, auth, undefined, { Accept: 'application/json', 'Content-Type': 'application/json' });
     expect(answer.status, answer.text).toBe(200);
     expect(answer.operationId).toBe('cancelTransaction');
-    expect(answer.body.transaction).toMatchObject({ id, status: 'FAILED', failureReason: 'CANCELLED_BY_MERCHANT' });
+    expect(answer.body.transaction).toMatchObject({ id, status: 'CANCELLED', failureReason: 'CANCELLED_BY_MERCHANT' });
     expect(answer.body.transaction).toEqual(await t.transaction(auth, id));
     // The registered down payment is no longer confirmed.
     await t.advance(2_000);
-    expect((await t.transaction(auth, id)).status).toBe('FAILED');
+    expect((await t.transaction(auth, id)).status).toBe('CANCELLED');
     await waitFor(() => (webhooksOf(id).length === 1 ? true : undefined));
     const event = await checkWebhook(webhooksOf(id)[0]!, 'notifyTransactionUpdated', merchant.credentials.password);
-    expect(event.transaction).toMatchObject({ id, status: 'FAILED', failureReason: 'CANCELLED_BY_MERCHANT' });
+    expect(event.transaction).toMatchObject({ id, status: 'CANCELLED', failureReason: 'CANCELLED_BY_MERCHANT' });
   });
 
   it('answers 409 INVALID_STATE for a final transaction, 404 for an unknown one, 401 without credentials', async () => {
@@ -417,6 +417,53 @@ describe('cancel (D37)', () => {
     // A refused cancel announces nothing: one transaction event for the one final status.
     const events = (await t.deliveries(cancelled)).filter((delivery) => delivery.family === 'gateway');
     expect(events.map((delivery) => delivery.event)).toEqual(['transactionUpdated']);
+  });
+});
+
+describe('the shopper cancels on the hosted page (D15)', () => {
+  it('ends the transaction CANCELLED CANCELLED_BY_USER, sends the webhook and the shopper to cancelRedirectUrl', async () => {
+    const id = t.id('usercancel');
+    const created = await t.call('POST', '/api/merchant/transaction', auth, {
+      transaction: { id, amount: 25_000 },
+      user: { name: 'Asha Rao', phoneNumber: '+919000000001' },
+      createConfiguration: {
+        successRedirectUrl: 'https://shop.example/return?cf_id=1',
+        failureRedirectUrl: 'https://shop.example/failed',
+        cancelRedirectUrl: 'https://shop.example/return?cf_id=1',
+      },
+    });
+    expect(created.status, created.text).toBe(200);
+    const page = new URL(created.body.transaction.url).pathname;
+    const cancelled = await t.request('POST', `${page}/cancel`, { headers: { 'Content-Type': 'application/json' }, body: '{}' });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    expect(cancelled.body).toMatchObject({ final: true, redirectTo: 'https://shop.example/return?cf_id=1' });
+    expect(cancelled.body.transaction).toMatchObject({ id, status: 'CANCELLED', failureReason: 'CANCELLED_BY_USER' });
+    expect(await t.transaction(auth, id)).toMatchObject({ status: 'CANCELLED', failureReason: 'CANCELLED_BY_USER' });
+    await waitFor(() => (webhooksOf(id).length === 1 ? true : undefined));
+    const event = await checkWebhook(webhooksOf(id)[0]!, 'notifyTransactionUpdated', merchant.credentials.password);
+    expect(event.transaction).toMatchObject({ id, status: 'CANCELLED', failureReason: 'CANCELLED_BY_USER' });
+    // Once final, neither the shopper nor the merchant can cancel it again.
+    const again = await t.request('POST', `${page}/cancel`, { headers: { 'Content-Type': 'application/json' }, body: '{}' });
+    expect(again.status).toBe(409);
+    expect((await t.call('GET', `/api/merchant/transaction/${id}/cancel`, auth)).status).toBe(409);
+    // The status filter of the list knows the new value.
+    const listed = await t.call('GET', '/api/merchant/transaction?status=CANCELLED&limit=100', auth);
+    expect(listed.status, listed.text).toBe(200);
+    expect(listed.body.transactions.map((transaction: { id: string }) => transaction.id)).toContain(id);
+  });
+
+  it('sends the shopper to failureRedirectUrl when there is no cancelRedirectUrl', async () => {
+    const id = t.id('usercancel');
+    const created = await t.call('POST', '/api/merchant/transaction', auth, {
+      transaction: { id, amount: 25_000 },
+      user: { name: 'Asha Rao', phoneNumber: '+919000000001' },
+      createConfiguration: { failureRedirectUrl: 'https://shop.example/failed' },
+    });
+    const cancelled = await t.request('POST', `${new URL(created.body.transaction.url).pathname}/cancel`, {
+      headers: { 'Content-Type': 'application/json' },
+      body: '{}',
+    });
+    expect(cancelled.body.redirectTo).toBe('https://shop.example/failed');
   });
 });
 

@@ -14,7 +14,7 @@
  *   transaction `<run>_t_fresh`    step authenticate (duplicate id, reads, wrong-state payment
  *                                  and refund)
  *   transaction `<run>_t_cancel`   step authenticate, without deviceInformation (the cancel)
- *   transaction `<run>_t_cancelled` cancelled by the setup: FAILED (a cancel of a final transaction)
+ *   transaction `<run>_t_cancelled` cancelled by the setup: CANCELLED (a cancel of a final transaction)
  *   transaction `<run>_t_otp`      step authenticate (the OTP that succeeds)
  *   transaction `<run>_t_otp_bad`  step authenticate (invalid and oversized user inputs)
  *   transaction `<run>_t_pay`      step payment (the down payment that succeeds; wrong-state OTP)

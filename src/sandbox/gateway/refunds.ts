@@ -58,7 +58,7 @@ export function registerRefunds(ctx: FamilyContext, state: GatewayState, engine:
         }
       }
 
-      const status = statusOf(transaction.step);
+      const status = statusOf(transaction);
       if (status !== 'SUCCESS') {
         return errors.error(409, 'INVALID_STATE', `Only a SUCCESS transaction can be refunded; this one is ${status}.`);
       }

@@ -218,7 +218,7 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
         return errors.error(
           409,
           'INVALID_STATE',
-          `The transaction is already ${statusOf(transaction.step)}${transaction.failureReason === undefined ? '' : ` (${transaction.failureReason})`}; only a PENDING transaction can be cancelled.`,
+          `The transaction is already ${statusOf(transaction)}${transaction.failureReason === undefined ? '' : ` (${transaction.failureReason})`}; only a PENDING transaction can be cancelled.`,
         );
       }
       const cancelled = engine.fail(transaction, 'CANCELLED_BY_MERCHANT', clock.now());
@@ -342,7 +342,7 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
         const transaction = engine.find(principal.merchantId, id);
         if (transaction === undefined) continue;
         if (from !== undefined && transaction.createdAt < from) break;
-        if (query.status !== undefined && statusOf(transaction.step) !== query.status) continue;
+        if (query.status !== undefined && statusOf(transaction) !== query.status) continue;
         const size = VIEW_BYTES + transaction.notesBytes + transaction.refundCount * REFUND_VIEW_BYTES;
         if (page.length === limit || (page.length > 0 && bytes + size > ctx.config.limits.pageBytes)) {
           more = true;
@@ -363,39 +363,64 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
   });
 
   // The hosted page (`transaction.url`): what it shows and where it sends the user.
+  const hostedPage = (merchantId: string, transactionId: string) => {
+    const merchant = merchants.get(merchantId);
+    const transaction = merchant === undefined ? undefined : engine.find(merchantId, transactionId);
+    return merchant === undefined || transaction === undefined ? undefined : { merchant, transaction };
+  };
+  const pageNotFound = (merchantId: string, transactionId: string) =>
+    ctx.sandboxErrors.notFound(`No gateway transaction '${transactionId}' of merchant '${merchantId}'.`);
+  const pageView = (merchant: NonNullable<ReturnType<typeof hostedPage>>['merchant'], transaction: TransactionRecord) => {
+    const config = transaction.configuration;
+    const status = statusOf(transaction);
+    // D14, D15: success and failure to their URLs; the shopper's own cancel to cancelRedirectUrl.
+    const redirectTo =
+      status === 'SUCCESS'
+        ? (config.successRedirectUrl ?? null)
+        : transaction.failureReason === 'CANCELLED_BY_USER'
+          ? (config.cancelRedirectUrl ?? config.failureRedirectUrl ?? null)
+          : status === 'PENDING'
+            ? null
+            : (config.failureRedirectUrl ?? null);
+    return {
+      merchant: {
+        id: merchant.id,
+        brandName: merchant.brandName,
+        brandHomePageUrl: merchant.brandHomePageUrl,
+        color: config.colorOverride ?? merchant.defaultColor ?? null,
+        logo: config.logoOverride ?? (merchant.hasLogo ? 'defaultLogo' : null),
+      },
+      transaction: transactionView(transaction, state.refundsOf(transaction)),
+      nextStep: nextStepOf(transaction),
+      final: isFinal(transaction.step),
+      cancelRedirectUrl: config.cancelRedirectUrl ?? null,
+      redirectTo,
+      now: time.iso(clock.now()),
+    };
+  };
   ctx.sandboxRoute('GET', '/sandbox/gateway/checkout/{merchantId}/{transactionId}', (request) => {
     const merchantId = request.params.merchantId ?? '';
     const transactionId = request.params.transactionId ?? '';
-    const merchant = merchants.get(merchantId);
-    const transaction = merchant === undefined ? undefined : engine.find(merchantId, transactionId);
-    if (merchant === undefined || transaction === undefined) {
-      return ctx.sandboxErrors.notFound(`No gateway transaction '${transactionId}' of merchant '${merchantId}'.`);
+    const found = hostedPage(merchantId, transactionId);
+    if (found === undefined) return pageNotFound(merchantId, transactionId);
+    return { status: 200, body: pageView(found.merchant, found.transaction) };
+  });
+  // D15: the shopper cancels on the hosted page: CANCELLED (CANCELLED_BY_USER), the webhook sent,
+  // the shopper sent to cancelRedirectUrl (the service's Magento module gives its return URL there).
+  ctx.sandboxRoute('POST', '/sandbox/gateway/checkout/{merchantId}/{transactionId}/cancel', (request) => {
+    const merchantId = request.params.merchantId ?? '';
+    const transactionId = request.params.transactionId ?? '';
+    const found = hostedPage(merchantId, transactionId);
+    if (found === undefined) return pageNotFound(merchantId, transactionId);
+    if (isFinal(found.transaction.step)) {
+      return ctx.sandboxErrors.error(
+        409,
+        'INVALID_STATE',
+        `The transaction is already ${statusOf(found.transaction)}; only a PENDING transaction can be cancelled on its page.`,
+      );
     }
-    const config = transaction.configuration;
-    const redirectTo =
-      transaction.step === 'success'
-        ? (config.successRedirectUrl ?? null)
-        : transaction.step === 'failure'
-          ? (config.failureRedirectUrl ?? null)
-          : null;
-    return {
-      status: 200,
-      body: {
-        merchant: {
-          id: merchant.id,
-          brandName: merchant.brandName,
-          brandHomePageUrl: merchant.brandHomePageUrl,
-          color: config.colorOverride ?? merchant.defaultColor ?? null,
-          logo: config.logoOverride ?? (merchant.hasLogo ? 'defaultLogo' : null),
-        },
-        transaction: transactionView(transaction, state.refundsOf(transaction)),
-        nextStep: nextStepOf(transaction),
-        final: isFinal(transaction.step),
-        cancelRedirectUrl: config.cancelRedirectUrl ?? null,
-        redirectTo,
-        now: time.iso(clock.now()),
-      },
-    };
+    const cancelled = engine.fail(found.transaction, 'CANCELLED_BY_USER', clock.now());
+    return { status: 200, body: pageView(found.merchant, cancelled) };
   });
 }
 
