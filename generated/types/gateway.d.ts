@@ -1290,22 +1290,22 @@ export interface components {
             };
         };
         /**
-         * @description A phone number with its country code, of the form +91 followed by digits. **Decided by this contract (D25).** Exactly ten digits follow +91; the same form in every family.
+         * @description A phone number with its country code, of the form +91 followed by digits. **Decided by this contract (D25).** Ten digits follow +91, or the country code once more and ten digits (`+9191` and ten digits), which is what a shop sends when it prefixes +91 to a number stored with its country code (the service's Magento module does). Both name the same number: the transaction's record and the check compare and show it as +91 and ten digits.
          * @example +919000000001
          */
-        PhoneNumber: string;
+        GatewayPhoneNumber: string;
         /**
-         * @description The person paying. `email` is optional. **Decided by this contract (D20):** `name` and `phoneNumber` are required.
+         * @description The person paying, as a payment gateway sends it. `email` is optional. **Decided by this contract (D20):** `name` and `phoneNumber` are required.
          * @example {
          *       "name": "Asha Rao",
          *       "phoneNumber": "+919000000001",
          *       "email": "asha.rao@example.in"
          *     }
          */
-        User: {
+        GatewayUser: {
             /** @description The user's name. **Decided by this contract (D24).** 1 to 100 characters, on one line (no control characters). */
             name: string;
-            phoneNumber: components["schemas"]["PhoneNumber"];
+            phoneNumber: components["schemas"]["GatewayPhoneNumber"];
             /**
              * Format: email
              * @description The user's email address. Optional.
@@ -1328,7 +1328,7 @@ export interface components {
         /** @description The body of a pre-eligibility check. */
         GatewayPreEligibilityRequest: {
             /** @description The user who would pay. */
-            user: components["schemas"]["User"];
+            user: components["schemas"]["GatewayUser"];
             /** @description The transaction the user would make. */
             transaction: {
                 /** @description The amount of the intended transaction, in paise. */
@@ -1409,6 +1409,29 @@ export interface components {
          */
         Notes: {
             [key: string]: unknown;
+        };
+        /**
+         * @description A phone number with its country code, of the form +91 followed by digits. **Decided by this contract (D25).** Exactly ten digits follow +91; the same form in every family.
+         * @example +919000000001
+         */
+        PhoneNumber: string;
+        /**
+         * @description The person paying. `email` is optional. **Decided by this contract (D20):** `name` and `phoneNumber` are required.
+         * @example {
+         *       "name": "Asha Rao",
+         *       "phoneNumber": "+919000000001",
+         *       "email": "asha.rao@example.in"
+         *     }
+         */
+        User: {
+            /** @description The user's name. **Decided by this contract (D24).** 1 to 100 characters, on one line (no control characters). */
+            name: string;
+            phoneNumber: components["schemas"]["PhoneNumber"];
+            /**
+             * Format: email
+             * @description The user's email address. Optional.
+             */
+            email?: string;
         };
         /**
          * @description Information about a down payment the payment gateway collected; its schema depends on the mode of collection agreed at onboarding. **Decided by this contract (D17).** Three fields are common to every mode and required; any further mode-specific fields agreed at onboarding are allowed (this object is deliberately open).
@@ -1571,7 +1594,7 @@ export interface components {
                 notes?: components["schemas"]["Notes"];
             };
             /** @description The user who pays. */
-            user: components["schemas"]["User"];
+            user: components["schemas"]["GatewayUser"];
             /** @description The device the user checks out on. **Decided by this contract (D14).** Optional: a payment gateway that sends the user to the hosted page (`transaction.url`) may omit it; one that runs the OTP and down-payment steps itself should send it (recommended). */
             deviceInformation?: components["schemas"]["DeviceInformation"];
             /** @description Optional but recommended: the id of a pre-eligibility check, whose precomputed checks are then reused (without it the checks run again). When the transaction's data differs from the check's, the transaction becomes `FAILED`. Several transactions may reference the same check; when one succeeds, the others fail. **Decided by this contract (D12).** The field is the top-level `preEligibilityCheckId`; an id that names no check of this merchant answers 400 `UNKNOWN_PRE_ELIGIBILITY_CHECK`; an expired check is treated as absent; the compared data are `user.phoneNumber` and `transaction.amount` (D15). */

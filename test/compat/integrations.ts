@@ -651,7 +651,9 @@ const magentoCreate: CallSpec = {
           webhookUrl: '{{site}}/Bharatxpayment/standard/notify',
           expiryTimestamp: '{{expiryTimestamp}}', // DateTime::getTimestamp() of now + 30 minutes: Unix SECONDS
         },
-        user: { name: 'Asha Rao', phoneNumber: '+919000000001', email: 'asha.rao@example.in' },
+        // The telephone stored as "+91 90000 00001": non-digits and leading zeros stripped, then
+        // "+91" prefixed, so the country code comes twice (D25).
+        user: { name: 'Asha Rao', phoneNumber: '+91919000000001', email: 'asha.rao@example.in' },
         // no deviceInformation
       },
     },

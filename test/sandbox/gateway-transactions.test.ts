@@ -420,6 +420,38 @@ describe('cancel (D37)', () => {
   });
 });
 
+describe('phone numbers as the Magento module writes them (D25)', () => {
+  it('reads +9191 and ten digits as +91 and those ten digits; refuses other lengths with a 400 naming the field', async () => {
+    // Request.php strips non-digits and leading zeros, then prefixes +91: a stored 919000000001 becomes +91919000000001.
+    const check = await t.call('POST', '/api/merchant/transaction/pre-eligibility', auth, {
+      user: { name: 'Asha Rao', phoneNumber: '+91919000000001' },
+      transaction: { amount: 30_000 },
+      deviceInformation: { userAgent: 'test', ipAddress: '127.0.0.1' },
+    });
+    expect(check.status, check.text).toBe(200);
+    const id = t.id('phone');
+    const created = await t.call('POST', '/api/merchant/transaction', auth, {
+      transaction: { id, amount: 30_000 },
+      user: { name: 'Asha Rao', phoneNumber: '+91919000000001' },
+      preEligibilityCheckId: check.body.id,
+    });
+    expect(created.status, created.text).toBe(200);
+    // The same number as the check's (no PRE_ELIGIBILITY_MISMATCH), shown in its ten-digit form.
+    expect(created.body.transaction).toMatchObject({ status: 'PENDING', user: { phoneNumber: '+919000000001' } });
+    const stage = await t.stage(auth, id);
+    expect(stage.transactionStage.nextStep.options.userInputOptions[0].description).toContain('90000 00001');
+    for (const phoneNumber of ['+9191900000000', '+919190000000011', '+92919000000001', '+91819000000001']) {
+      const refused = await t.call('POST', '/api/merchant/transaction', auth, {
+        transaction: { id: t.id('phone'), amount: 30_000 },
+        user: { name: 'Asha Rao', phoneNumber },
+      });
+      expect(refused.status, phoneNumber).toBe(400);
+      expect(refused.body.errorCode).toBe('BAD_REQUEST');
+      expect(JSON.stringify(refused.body.details)).toContain('/user/phoneNumber');
+    }
+  });
+});
+
 describe('the shopper cancels on the hosted page (D15)', () => {
   it('ends the transaction CANCELLED CANCELLED_BY_USER, sends the webhook and the shopper to cancelRedirectUrl', async () => {
     const id = t.id('usercancel');

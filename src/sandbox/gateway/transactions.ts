@@ -33,6 +33,15 @@ import {
 } from './state.js';
 
 /** The list cursor: base64url of `<createdAt>:<id>` of the last transaction of the page. */
+/**
+ * D25: a gateway phone number in its one form, +91 and ten digits: `+9191` and ten digits (the
+ * country code written twice, as a shop that prefixes +91 to a number stored with its country code
+ * sends it) names the same number.
+ */
+export function tenDigitPhone(phoneNumber: string): string {
+  return phoneNumber.length === 15 && phoneNumber.startsWith('+9191') ? `+91${phoneNumber.slice(5)}` : phoneNumber;
+}
+
 export function encodeCursor(transaction: Pick<TransactionRecord, 'createdAt' | 'id'>): string {
   return Buffer.from(`${transaction.createdAt}:${transaction.id}`, 'utf8').toString('base64url');
 }
@@ -75,11 +84,12 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
     authenticate,
     handle({ body, principal }) {
       const now = clock.now();
-      const result = gatewayEligibility(body.user.phoneNumber, body.transaction.amount);
+      const phoneNumber = tenDigitPhone(body.user.phoneNumber);
+      const result = gatewayEligibility(phoneNumber, body.transaction.amount);
       const check: CheckRecord = {
         id: randomUUID(),
         merchantId: principal.merchantId,
-        phoneNumber: body.user.phoneNumber,
+        phoneNumber,
         amount: body.transaction.amount,
         eligible: result.eligible,
         ...(result.eligible ? {} : { ineligibilityReason: result.reason }),
@@ -156,12 +166,13 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
       // D15: a transaction that is not eligible or differs from its check starts in `failure`.
       let failure: FailureReason | undefined;
       const amount = body.transaction.amount;
+      const user = { ...body.user, phoneNumber: tenDigitPhone(body.user.phoneNumber) };
       if (check !== undefined && now < check.expiresAt) {
-        if (check.phoneNumber !== body.user.phoneNumber || check.amount !== amount) failure = 'PRE_ELIGIBILITY_MISMATCH';
+        if (check.phoneNumber !== user.phoneNumber || check.amount !== amount) failure = 'PRE_ELIGIBILITY_MISMATCH';
         else if (!check.eligible) failure = 'NOT_ELIGIBLE';
       } else {
         // No check, or an expired one (treated as absent): the checks run again (rule 2).
-        if (!gatewayEligibility(body.user.phoneNumber, amount).eligible) failure = 'NOT_ELIGIBLE';
+        if (!gatewayEligibility(user.phoneNumber, amount).eligible) failure = 'NOT_ELIGIBLE';
       }
       // Only one attempt on a check can succeed: once one has, a new attempt cannot.
       if (failure === undefined && check?.succeededTransactionId !== undefined) failure = 'OTHER_ATTEMPT_SUCCEEDED';
@@ -173,7 +184,7 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
         amount,
         notesJson: notes?.text,
         notesBytes: notes?.bytes ?? 0,
-        user: body.user,
+        user,
         ...(body.deviceInformation === undefined ? {} : { deviceInformation: body.deviceInformation }),
         ...(body.transaction.mode === undefined ? {} : { mode: body.transaction.mode }),
         url: `${origin}/sandbox/gateway/checkout/${encodeURIComponent(merchantId)}/${encodeURIComponent(body.transaction.id)}`,
