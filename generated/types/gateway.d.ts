@@ -44,7 +44,7 @@ export interface paths {
          *     integrations call it before showing the pay-later option and before each call, to choose the
          *     API generation and to hide the option for larger carts, so it is cheap and answers at once.
          *
-         *     Credentials that are not a merchant's Transactional API credentials answer 401 `UNAUTHORIZED`;
+         *     Credentials that are not a merchant's Transactional API credentials answer 401 `AUTHORIZATION_FAILED`;
          *     integrations read any answer other than 200 as "generation 1" (the web flow). The path is
          *     literal: `configuration` is a reserved merchant id (D04), so it never reads a merchant.
          */
@@ -1176,7 +1176,7 @@ export interface components {
              * @description **Decided by this contract (D02).** A machine-readable code; see the table in the decision record.
              * @enum {string}
              */
-            errorCode: "BAD_REQUEST" | "INVALID_OTP" | "OTP_EXPIRED" | "UNKNOWN_PRE_ELIGIBILITY_CHECK" | "DOWN_PAYMENT_AMOUNT_MISMATCH" | "UNAUTHORIZED" | "NOT_FOUND" | "DUPLICATE_ID" | "INVALID_STATE" | "REFUND_AMOUNT_TOO_LARGE" | "ALREADY_REFUNDED" | "PAYLOAD_TOO_LARGE" | "TOO_MANY_REQUESTS" | "INTERNAL_ERROR";
+            errorCode: "BAD_REQUEST" | "INVALID_OTP" | "OTP_EXPIRED" | "UNKNOWN_PRE_ELIGIBILITY_CHECK" | "DOWN_PAYMENT_AMOUNT_MISMATCH" | "AUTHORIZATION_FAILED" | "NOT_FOUND" | "DUPLICATE_ID" | "INVALID_STATE" | "REFUND_AMOUNT_TOO_LARGE" | "ALREADY_REFUNDED" | "PAYLOAD_TOO_LARGE" | "TOO_MANY_REQUESTS" | "INTERNAL_SERVER_ERROR";
             /** @description What is wrong, for a person. **Decided by this contract (D24).** At most 2000 characters, without control characters other than tabs and line breaks. */
             message: string;
             /** @description Present for validation errors, one entry per problem. **Decided by this contract (D24).** At most 20 entries: a request with more problems names the first 20. */
@@ -1792,7 +1792,7 @@ export interface components {
         Signature: string;
     };
     responses: {
-        /** @description **Decided by this contract (D02).** Missing, malformed or wrong HTTP Basic credentials, or credentials issued for another API of the service (`UNAUTHORIZED`). */
+        /** @description **Decided by this contract (D02).** Missing, malformed or wrong HTTP Basic credentials, or credentials issued for another API of the service (`AUTHORIZATION_FAILED`). */
         Unauthorized: {
             headers: {
                 /** @description Optional, not promised (D40); sent only when requests are limited. */
@@ -1836,7 +1836,7 @@ export interface components {
                 "application/json": components["schemas"]["ApiError"];
             };
         };
-        /** @description **Decided by this contract (D02).** The service failed (`INTERNAL_ERROR`). Nothing was changed; retry later. */
+        /** @description **Decided by this contract (D02).** The service failed (`INTERNAL_SERVER_ERROR`). Nothing was changed; retry later. */
         InternalError: {
             headers: {
                 [name: string]: unknown;

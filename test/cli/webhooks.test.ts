@@ -260,7 +260,7 @@ describe('paylater listen and trigger', () => {
       /^paylater: cannot initiate the SDK transaction: the sandbox answered HTTP 401 AUTHORIZATION_FAILED.*; is PAYLATER_PRIVATE_KEY \(or --key-file\) the sandbox's private key, and --partner-id its partner id\?\n$/,
     );
     expect(gateway.code).toBe(1);
-    expect(gateway.stderr).toMatch(/^paylater: cannot read the merchant other_merchant: the sandbox answered HTTP 401 UNAUTHORIZED/);
+    expect(gateway.stderr).toMatch(/^paylater: cannot read the merchant other_merchant: the sandbox answered HTTP 401 AUTHORIZATION_FAILED/);
     expect(gateway.stderr).toMatch(/are PAYLATER_MERCHANT_API_USERNAME and PAYLATER_MERCHANT_API_PASSWORD the sandbox's Merchant API credentials\?\n$/);
     expectNoSecret(sdk.stdout + sdk.stderr + gateway.stdout + gateway.stderr, [wrongKey, wrongPassword]);
   }, 120_000);

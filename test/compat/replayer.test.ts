@@ -190,7 +190,7 @@ describe('the judges', () => {
   });
 
   it('plugin 1.6 configuration: any non-200 means version 1, 200 reads version loosely as PHP does', () => {
-    const refused = judgeCall(CALLS['wc16.configuration'], ok({ errorCode: 'UNAUTHORIZED' }, 401), values, true);
+    const refused = judgeCall(CALLS['wc16.configuration'], ok({ errorCode: 'AUTHORIZATION_FAILED' }, 401), values, true);
     expect(refused.problems).toEqual([]);
     expect(refused.outcome?.name).toBe('version 1');
     expect(judgeCall(CALLS['wc16.configuration'], ok({ version: '1' }), values, true).outcome?.name).toBe('version 1');

@@ -30,7 +30,7 @@ const EXTRAS_PATH = '/service/payments/merchant/user/credit/info?userPhoneNumber
 async function unauthorized(method: string, path: string, authorization: string | null) {
   const answer = await t.call(method, path, authorization);
   expect(answer.status, answer.text).toBe(401);
-  expect(answer.body.errorCode).toBe('UNAUTHORIZED');
+  expect(answer.body.errorCode).toBe('AUTHORIZATION_FAILED');
   return { message: answer.body.message as string, realm: answer.headers.get('www-authenticate') };
 }
 

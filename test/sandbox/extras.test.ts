@@ -89,13 +89,13 @@ describe('credentials (D26)', () => {
 });
 
 describe('errors', () => {
-  it('answers 401 UNAUTHORIZED without, with wrong or with malformed credentials', async () => {
+  it('answers 401 AUTHORIZATION_FAILED without, with wrong or with malformed credentials', async () => {
     const wrong = `Basic ${Buffer.from('extras_test:nope').toString('base64')}`;
     const gateway = `Basic ${Buffer.from('pg_test:pg_test_secret').toString('base64')}`;
     for (const authorization of [null, wrong, gateway, 'Basic !!!', 'Bearer abc', `Basic ${Buffer.from('nocolon').toString('base64')}`]) {
       const answer = await t.extras(`${CREDIT}?userPhoneNumber=%2B919000000001`, undefined, { authorization });
       expect(answer.status, String(authorization)).toBe(401);
-      expect(answer.body.errorCode).toBe('UNAUTHORIZED');
+      expect(answer.body.errorCode).toBe('AUTHORIZATION_FAILED');
       expect(answer.headers.get('www-authenticate')).toMatch(/^Basic realm=/);
     }
     const push = await t.extras(IDENTIFICATION, { userPhoneNumber: '+919000000001', identification: { panNumber: 'ABCDE1234F' } }, { authorization: wrong });

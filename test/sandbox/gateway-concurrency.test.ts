@@ -1,7 +1,7 @@
 /**
  * Concurrency in the gateway sandbox: parallel refunds never exceed the amount, parallel attempts on
  * one check give exactly one success, parallel creates with one id give exactly one 200. And the
- * 500 INTERNAL_ERROR answer when the sandbox itself fails. Every answer is validated against the
+ * 500 INTERNAL_SERVER_ERROR answer when the sandbox itself fails. Every answer is validated against the
  * bundled document.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -83,8 +83,8 @@ describe('concurrency', () => {
   });
 });
 
-describe('500 INTERNAL_ERROR (D02)', () => {
-  it('answers a failure of the sandbox itself as 500 INTERNAL_ERROR without details of the failure', async () => {
+describe('500 INTERNAL_SERVER_ERROR (D02)', () => {
+  it('answers a failure of the sandbox itself as 500 INTERNAL_SERVER_ERROR without details of the failure', async () => {
     // A store whose pre-eligibility checks cannot be written.
     const memory = new MemoryStore();
     const broken: Store = {
@@ -115,7 +115,7 @@ describe('500 INTERNAL_ERROR (D02)', () => {
         deviceInformation: DEVICE,
       });
       expect(answer.status).toBe(500);
-      expect(answer.body.errorCode).toBe('INTERNAL_ERROR');
+      expect(answer.body.errorCode).toBe('INTERNAL_SERVER_ERROR');
       expect(answer.text).not.toContain('disk full');
       expect(failing.loggedErrors).toHaveLength(1);
     } finally {

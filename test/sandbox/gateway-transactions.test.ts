@@ -91,7 +91,7 @@ describe('the merchant configuration (D35)', () => {
     for (const credentials of [null, 'Basic eDp5', `Basic ${Buffer.from('partner_test:test_private_key').toString('base64')}`]) {
       const refused = await t.call('GET', '/api/merchant/configuration', credentials);
       expect(refused.status, String(credentials)).toBe(401);
-      expect(refused.body.errorCode).toBe('UNAUTHORIZED');
+      expect(refused.body.errorCode).toBe('AUTHORIZATION_FAILED');
     }
     // The Merchant API credentials are not a merchant's: 401, and the literal path is not read as a merchant id.
     const merchantApi = await t.merchantApi('GET', '/api/merchant/configuration');

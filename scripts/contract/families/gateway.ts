@@ -48,7 +48,7 @@ const CONFIGURATION = '/api/merchant/configuration';
 const SETTLEMENT = '/api/merchant/settlement';
 
 export const codeField = 'errorCode';
-const CODES = { 400: 'BAD_REQUEST', 401: 'UNAUTHORIZED', 404: 'NOT_FOUND', 413: 'PAYLOAD_TOO_LARGE' };
+const CODES = { 400: 'BAD_REQUEST', 401: 'AUTHORIZATION_FAILED', 404: 'NOT_FOUND', 413: 'PAYLOAD_TOO_LARGE' };
 
 /** The sandbox's correct test OTP (docs/sandbox.md). */
 const TEST_OTP = OTPS.correct;
@@ -337,7 +337,7 @@ export function plan(kit: Kit, op: Operation): Plan {
     edit: all(...edits),
   });
   const valid = (...edits: Edit[]): Plan => ({ auth: 'valid', edit: all(...edits) });
-  const wrong = (...edits: Edit[]): Plan => ({ auth: 'wrong', expectCode: 'UNAUTHORIZED', edit: all(...edits) });
+  const wrong = (...edits: Edit[]): Plan => ({ auth: 'wrong', expectCode: 'AUTHORIZATION_FAILED', edit: all(...edits) });
   const large = (...edits: Edit[]): Plan => expect('PAYLOAD_TOO_LARGE', ...edits, edit.padBodyOverLimit);
   const need = (key: string) => kit.need(key);
   /** The path to what the setup made (`key`). */
