@@ -10,13 +10,26 @@
  */
 import type { Flow } from './model.js';
 
-/** The WooCommerce order of the examples: ₹19.99, so floor(19.99 * 100) = 1998 paise. */
-const WC_ORDER = (site: string, uuid: () => string) => ({
+/** The line of the WooCommerce examples: one item at ₹19.99. */
+const LINE = { subtotal: 19.99, quantity: 1 };
+
+/** PHP's round($value, 2) for the values here (a float; PHP pre-rounds, which changes none of them). */
+const phpRound2 = (value: number): number => Math.round(value * 100) / 100;
+
+/**
+ * The WooCommerce order of the examples, its numbers computed as PHP computes them (double
+ * arithmetic, `(int)` truncating): `amount` = floor(19.99 * 100) = 1998 paise, and the item's
+ * `rate_per_item` = (int)(round(line_subtotal / qty, 2) * 100) = (int)(1998.9999999999998) = 1998
+ * (bharatx-in/BharatX-WooCommerce-Plugin at 73462dc4,
+ * bharatx-pay-in-3-plugin/admin/class-bharatx-pay-in-3-feature-plugin-gateway.php, get_redirect_url).
+ */
+export const WC_ORDER = (site: string, uuid: () => string) => ({
   site,
   orderId: 4711,
   orderKey: 'wc_order_Xq3vN8pLm2TzK',
   transactionId: uuid(),
-  amount: 1998,
+  amount: Math.floor(LINE.subtotal * 100),
+  ratePerItem: Math.trunc(phpRound2(LINE.subtotal / LINE.quantity) * 100),
   cartRupees: 19, // intval() of the cart total, compared with the configured limit
   color: '', // the "Primary Color" setting left empty
 });

@@ -87,7 +87,7 @@ const WC_LOGO = 'https://d30flbpbaljuso.cloudfront.net/img/partner/logo/light/{{
 const WC_ITEM = {
   sku: 'Cotton Kurta – Indigo', // the item's name (not its SKU), verbatim: non-ASCII goes out as \u escapes
   quantity: 1, // integer
-  rate_per_item: 1999, // (int) round(line_subtotal / qty, 2) * 100
+  rate_per_item: '{{ratePerItem}}', // (int) (round(line_subtotal / qty, 2) * 100): 1998 for ₹19.99 (flows.ts)
   name: 'Cotton Kurta – Indigo',
   image:
     '<img width="300" height="300" src="{{site}}/wp-content/uploads/2024/05/kurta-indigo-300x300.jpg" ' +
