@@ -99,7 +99,9 @@ export async function trigger(
     const where =
       delivery.status === 'not_sent'
         ? 'not_sent: no webhook URL is configured; paylater listen forwards it'
-        : `${delivery.status}: sent to the configured webhook URL`;
+        : delivery.event === 'transactionResult'
+          ? `${delivery.status}: sent to notes.webhook_url with txnId and txnStatus (D73)`
+          : `${delivery.status}: sent to the configured webhook URL`;
     ctx.out(`  event ${delivery.eventId}  ${delivery.family} ${delivery.event}  (${where})`);
   }
   return 0;
@@ -141,8 +143,17 @@ async function webFlow(ctx: Context, action: 'pay' | 'fail' | 'cancel', status: 
   const client = createWebClient({ baseUrl: baseOf(ctx), timeoutMs: REQUEST_TIMEOUT_MS, ...(await partner(ctx)) });
   const id = newId('web');
   const user = ELIGIBLE();
+  // D73: with --webhook-url, the shop's per-transaction URL in notes.webhook_url.
+  const notesUrl = ctx.settings.webhookUrl;
   const initiated = await call(ctx, 'initiate the web transaction', () =>
-    client.POST('/api/transaction', { body: { id, amount: 150_000, user: { name: user.name, phoneNumber: user.phoneNumber } } }),
+    client.POST('/api/transaction', {
+      body: {
+        id,
+        amount: 150_000,
+        user: { name: user.name, phoneNumber: user.phoneNumber },
+        ...(notesUrl === undefined ? {} : { notes: { webhook_url: notesUrl } }),
+      },
+    }),
   );
   expectStatus(initiated, 200, 'initiate the web transaction', 'partner');
   let steps: string;

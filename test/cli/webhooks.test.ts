@@ -16,6 +16,7 @@ import type { Logger } from '../../src/sandbox/router.js';
 import { verifyGatewayWebhook, verifySdkWebhook, verifyWebWebhook } from '../../src/webhooks/index.js';
 import { PRIVATE_KEY, startReceiver, startSandbox, waitFor, type Receiver, type TestSandbox } from '../support/sandbox.js';
 import { CLI_ENTRY } from '../support/cli.js';
+import { startShopReceiver } from '../support/shop-receiver.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const QUIET: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -247,6 +248,25 @@ describe('paylater listen and trigger', () => {
     expect(trigger.code).toBe(1);
     expect(trigger.stderr).toMatch(/^paylater: gateway\.refund: cannot read the merchant paylater_trigger: the sandbox at .* did not answer \(ECONNREFUSED\); is it running\?/);
   }, 180_000);
+
+  it('web events with --webhook-url call notes.webhook_url as the WooCommerce plugin reads it (D73)', async () => {
+    const shop = await startShopReceiver((_request, origin) => ({ status: 302, headers: { Location: `${origin}/checkout/order-received/` }, body: '' }));
+    try {
+      const hook = `${shop.origin}/?wc-api=Bharatx_Pay_In_3_Feature_Gateway_Webhook&key=wc_order_T1`;
+      const result = await finished(paylater(['trigger', 'web.success', '--sandbox', t.url, '--webhook-url', hook]));
+      expect(result.code, result.stderr).toBe(0);
+      const id = /web transaction (trg_web_\w+)/.exec(result.stdout)?.[1];
+      expect(id, result.stdout).toBeDefined();
+      await waitFor(() => (shop.received.length > 0 ? true : undefined), 30_000);
+      const call = shop.received[0]!;
+      expect(call.method).toBe('POST');
+      expect(call.url).toBe(`/?wc-api=Bharatx_Pay_In_3_Feature_Gateway_Webhook&key=wc_order_T1&txnId=${id}&txnStatus=SUCCESS`);
+      expect(result.stdout).toMatch(/web transactionResult {2}\(\w+: sent to notes\.webhook_url with txnId and txnStatus \(D73\)\)/);
+      expectNoSecret(result.stdout + result.stderr);
+    } finally {
+      await shop.close();
+    }
+  }, 120_000);
 
   it('reports wrong credentials without printing them', async () => {
     const wrongKey = 'not-the-sandbox-key-91f2';

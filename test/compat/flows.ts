@@ -101,6 +101,16 @@ export const FLOWS: readonly Flow[] = [
     steps: [{ call: 'node.create' }],
   },
   {
+    id: 'webview-sample-web',
+    integration: 'webview-sample',
+    title: 'Android WebView sample: the app signs and sends the initiate with the published test credentials, then opens redirectUrl',
+    given: ({ site }) => ({ site, partnerId: 'testPartnerId', privateKey: 'testPrivateKey', transactionId: '7', amount: 49_900 }),
+    steps: [
+      { call: 'webview.create' },
+      { service: { action: 'user-pays-web', page: '{{redirectUrl}}' } },
+    ],
+  },
+  {
     id: 'woocommerce-1.6-gateway',
     integration: 'woocommerce-1.6',
     title: 'WooCommerce 1.6.x, a version 2 (gateway) merchant: limit, version 2, create, OTP and down payment, return, status, webhook, refunds',

@@ -29,6 +29,12 @@ export const INTEGRATIONS: Record<IntegrationId, Integration> = {
     subject: 'the module',
     generation: 'version 2 (gateway) only',
   },
+  'webview-sample': {
+    id: 'webview-sample',
+    name: 'Android WebView sample',
+    subject: 'the sample',
+    generation: 'version 1 (web) only',
+  },
   'node-sample': {
     id: 'node-sample',
     name: 'Node.js web SDK sample',
@@ -61,6 +67,12 @@ const NODE_SAMPLE = {
   repository: 'bharatx-in/BharatX-Sample-Web-SDK-NodeJS-Integration',
   commit: '868e8b54ab58e0d21eed610e38514c3c9530cc5d',
   path: 'index.js',
+};
+
+const WEBVIEW_SAMPLE = {
+  repository: 'bharatx-in/BharatX-SDK-WebView-Implementation',
+  commit: '58d017aa017988390fcd98fa4ca6d44a9be39db4',
+  path: 'app/src/main/java/com/mhirrr/testapppaylater/MainActivity.kt',
 };
 
 const source = (file: Omit<Source, 'where' | 'facts'>, where: string, facts: string): Source => ({ ...file, where, facts });
@@ -817,6 +829,50 @@ const nodeCreate: CallSpec = {
   },
 };
 
+// -------------------------------------------------------------------------------------------------
+// Android WebView sample (bharatx-in/BharatX-SDK-WebView-Implementation): the app itself signs and
+// sends the web initiate with the published test credentials, then loads redirectUrl in a WebView.
+
+const webviewCreate: CallSpec = {
+  integration: 'webview-sample',
+  label: 'create transaction (POST /api/transaction), from the app',
+  source: source(WEBVIEW_SAMPLE, 'MainActivity.sendRequest; RetrofitApi.initiateTransaction; InitialTransactionRequest', '§3.1'),
+  request: {
+    host: 'web',
+    method: 'POST',
+    path: '/api/transaction',
+    headers: [
+      // Retrofit's GsonConverterFactory sets the body's type; the HeaderMap adds the two headers.
+      ['Content-Type', 'application/json; charset=UTF-8'],
+      ['X-Signature', '{{signature}}'],
+      ['X-Partner-Id', '{{partnerId}}'],
+    ],
+    body: {
+      // Gson writes the fields in declaration order, without spaces; it escapes none of these characters.
+      encoding: 'javascript',
+      value: {
+        amount: '{{amount}}', // parseInt of the amount field: paise
+        id: '{{transactionId}}', // (0..10).random().toString() in the sample: an id from "0" to "10"
+        user: { name: 'Asha Rao', email: 'asha.rao@example.in', phoneNumber: '+919000000001' }, // "+91" + the typed number
+        redirect: { url: 'https://bharatx.tech' }, // the data class's default
+      },
+    },
+    sign: { path: '/api/transaction', key: '{{privateKey}}' }, // SHA-256 of body + path + key, Base64.NO_WRAP
+  },
+  judge: {
+    acceptance: { kind: 'any-2xx', onRefused: 'Retrofit throws HttpException: the sample logs the response and shows nothing' },
+    decodes: 'json',
+    reads: [
+      {
+        field: 'redirectUrl',
+        type: 'http-url',
+        into: 'redirectUrl',
+        ifMissing: 'Gson leaves redirectUrl null and WebView.loadUrl(null) shows a blank page',
+      },
+    ],
+  },
+};
+
 export const CALLS = {
   'wc16.configuration': wc16Configuration,
   'wc16.storefrontConfiguration': wc16StorefrontConfiguration,
@@ -833,6 +889,7 @@ export const CALLS = {
   'magento.status': magentoStatus,
   'magento.cancel': magentoCancel,
   'node.create': nodeCreate,
+  'webview.create': webviewCreate,
 } as const satisfies Record<string, CallSpec>;
 
 export const RETURNS = {

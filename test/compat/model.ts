@@ -11,7 +11,7 @@
  */
 import type { JsonEncoding } from '../support/php-json.js';
 
-export type IntegrationId = 'woocommerce-1.6' | 'woocommerce-1.5' | 'magento-2' | 'node-sample';
+export type IntegrationId = 'woocommerce-1.6' | 'woocommerce-1.5' | 'magento-2' | 'node-sample' | 'webview-sample';
 
 /** Where a fact comes from: repository, commit, file, function, and the fact sheet's section. */
 export interface Source {
