@@ -232,7 +232,7 @@ export interface paths {
          *     eligible, or whose data differ from its check, is still created, in status `FAILED` (D15). An
          *     unknown `preEligibilityCheckId` answers 400 `UNKNOWN_PRE_ELIGIBILITY_CHECK` (D12); an amount
          *     above the merchant's `maxOrderAmount` answers 400 `BAD_REQUEST` (D35); a transaction id used
-         *     before answers 409 `DUPLICATE_ID`. `deviceInformation` is optional (D14), `transaction.notes`
+         *     before answers 400 `DUPLICATE_TRANSACTION_ID` (D02). `deviceInformation` is optional (D14), `transaction.notes`
          *     is any JSON object (D30), `transaction.mode` is `LIVE` or `TEST` (D36); `expiryTimestamp` is in
          *     epoch seconds (D13); the redirect and branding fields of `createConfiguration` are decided by
          *     D14, and an empty override means none (D31).
@@ -375,7 +375,7 @@ export interface paths {
          *     Name `refund.id` to make a retry safe: the same id and amount again answer 200 with the
          *     existing refund instead of refunding twice (compare `refund.createdAt` to tell a repeat); the
          *     same id with another amount answers 409 `DUPLICATE_ID`. Only a `SUCCESS` transaction can be
-         *     refunded (409 `INVALID_STATE`), and it takes at most 10,000 refunds, failed ones included (a new
+         *     refunded (400 `TRANSACTION_NOT_REFUNDABLE`, D02), and it takes at most 10,000 refunds, failed ones included (a new
          *     one after that answers 409 `INVALID_STATE`, D24); more than remains answers 400 `REFUND_AMOUNT_TOO_LARGE`,
          *     nothing remaining 400 `ALREADY_REFUNDED` (D02: the statuses the SDK-flow refund states for the
          *     same codes).
@@ -1176,7 +1176,7 @@ export interface components {
              * @description **Decided by this contract (D02).** A machine-readable code; see the table in the decision record.
              * @enum {string}
              */
-            errorCode: "BAD_REQUEST" | "INVALID_OTP" | "OTP_EXPIRED" | "UNKNOWN_PRE_ELIGIBILITY_CHECK" | "DOWN_PAYMENT_AMOUNT_MISMATCH" | "AUTHORIZATION_FAILED" | "NOT_FOUND" | "DUPLICATE_ID" | "INVALID_STATE" | "REFUND_AMOUNT_TOO_LARGE" | "ALREADY_REFUNDED" | "PAYLOAD_TOO_LARGE" | "TOO_MANY_REQUESTS" | "INTERNAL_SERVER_ERROR";
+            errorCode: "BAD_REQUEST" | "INVALID_OTP" | "OTP_EXPIRED" | "UNKNOWN_PRE_ELIGIBILITY_CHECK" | "DOWN_PAYMENT_AMOUNT_MISMATCH" | "AUTHORIZATION_FAILED" | "NOT_FOUND" | "DUPLICATE_ID" | "DUPLICATE_TRANSACTION_ID" | "INVALID_STATE" | "TRANSACTION_NOT_REFUNDABLE" | "REFUND_AMOUNT_TOO_LARGE" | "ALREADY_REFUNDED" | "PAYLOAD_TOO_LARGE" | "TOO_MANY_REQUESTS" | "INTERNAL_SERVER_ERROR";
             /** @description What is wrong, for a person. **Decided by this contract (D24).** At most 2000 characters, without control characters other than tabs and line breaks. */
             message: string;
             /** @description Present for validation errors, one entry per problem. **Decided by this contract (D24).** At most 20 entries: a request with more problems names the first 20. */
@@ -2288,7 +2288,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayTransactionEnvelope"];
                 };
             };
-            /** @description **Decided by this contract (D12).** `BAD_REQUEST` when the body fails the schema (a field the schema does not list is named, D34), when an `expiryTimestamp` is not between 1 minute and 24 hours after creation (D13), or when the amount exceeds the merchant's `maxOrderAmount` (D35); `UNKNOWN_PRE_ELIGIBILITY_CHECK` when `preEligibilityCheckId` names no check of this merchant. */
+            /** @description **Decided by this contract (D12).** `BAD_REQUEST` when the body fails the schema (a field the schema does not list is named, D34), when an `expiryTimestamp` is not between 1 minute and 24 hours after creation (D13), or when the amount exceeds the merchant's `maxOrderAmount` (D35); `UNKNOWN_PRE_ELIGIBILITY_CHECK` when `preEligibilityCheckId` names no check of this merchant; `DUPLICATE_TRANSACTION_ID` when the merchant already has a transaction with this id (D02, the description's code). */
             400: {
                 headers: {
                     /** @description Optional, not promised (D40); sent only when requests are limited. */
@@ -2302,19 +2302,6 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description **Decided by this contract (D02).** `DUPLICATE_ID`: the merchant already has a transaction with this id. */
-            409: {
-                headers: {
-                    /** @description Optional, not promised (D40); sent only when requests are limited. */
-                    RateLimit?: components["schemas"]["RateLimit"];
-                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
-                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ApiError"];
-                };
-            };
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -2525,7 +2512,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayRefundEnvelope"];
                 };
             };
-            /** @description A refund larger than the remaining unrefunded amount fails. **Decided by this contract (D02).** It answers `REFUND_AMOUNT_TOO_LARGE`; nothing remaining answers `ALREADY_REFUNDED` (both 400, as in the SDK flow); a body that fails the schema answers `BAD_REQUEST`. */
+            /** @description A refund larger than the remaining unrefunded amount fails. **Decided by this contract (D02).** It answers `REFUND_AMOUNT_TOO_LARGE`; nothing remaining answers `ALREADY_REFUNDED` (both 400, as in the SDK flow); a transaction that is not `SUCCESS` answers `TRANSACTION_NOT_REFUNDABLE` (400, the web and SDK refunds' code); a body that fails the schema answers `BAD_REQUEST`. */
             400: {
                 headers: {
                     /** @description Optional, not promised (D40); sent only when requests are limited. */
@@ -2540,7 +2527,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
-            /** @description **Decided by this contract (D18).** A transaction that is not `SUCCESS`, or that has 100 refunds already (D24), answers `INVALID_STATE`; a `refund.id` used before with another amount answers `DUPLICATE_ID`. */
+            /** @description **Decided by this contract (D18).** A transaction that has 10,000 refunds already (D24) answers `INVALID_STATE`; a `refund.id` used before with another amount answers `DUPLICATE_ID`. */
             409: {
                 headers: {
                     /** @description Optional, not promised (D40); sent only when requests are limited. */

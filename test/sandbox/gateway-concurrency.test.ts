@@ -66,13 +66,13 @@ describe('concurrency', () => {
     expect(deliveries).toHaveLength(20);
   });
 
-  it('50 parallel creates with one id: exactly one 200, the others 409 DUPLICATE_ID', async () => {
+  it('50 parallel creates with one id: exactly one 200, the others 400 DUPLICATE_TRANSACTION_ID', async () => {
     const id = t.id('same');
     const answers = await Promise.all(Array.from({ length: 50 }, () => t.createTransaction(auth, { id, amount: 10_000 })));
     expect(answers.filter((answer) => answer.status === 200)).toHaveLength(1);
-    const conflicts = answers.filter((answer) => answer.status === 409);
+    const conflicts = answers.filter((answer) => answer.status === 400);
     expect(conflicts).toHaveLength(49);
-    for (const answer of conflicts) expect(answer.body.errorCode).toBe('DUPLICATE_ID');
+    for (const answer of conflicts) expect(answer.body.errorCode).toBe('DUPLICATE_TRANSACTION_ID');
   });
 
   it('parallel merchant creates with one id: exactly one 201', async () => {

@@ -146,12 +146,12 @@ describe('create transaction', () => {
     expect(other.status).toBe(400);
   });
 
-  it('answers 409 DUPLICATE_ID for an id used before by this merchant; another merchant may use it', async () => {
+  it('answers 400 DUPLICATE_TRANSACTION_ID for an id used before by this merchant; another merchant may use it', async () => {
     const id = t.id('dup');
     expect((await t.createTransaction(auth, { id, amount: 10_000 })).status).toBe(200);
     const again = await t.createTransaction(auth, { id, amount: 10_000 });
-    expect(again.status).toBe(409);
-    expect(again.body.errorCode).toBe('DUPLICATE_ID');
+    expect(again.status).toBe(400);
+    expect(again.body.errorCode).toBe('DUPLICATE_TRANSACTION_ID');
     const other = await t.onboard();
     expect((await t.createTransaction(other.credentials.auth, { id, amount: 10_000 })).status).toBe(200);
   });

@@ -412,8 +412,6 @@ export function plan(kit: Kit, op: Operation): Plan {
       return expect('BAD_REQUEST', transactionBody(kit.id('t_invalid')), editJson((value) => delete value.user));
     case `POST ${TRANSACTIONS} 401`:
       return wrong(transactionBody(kit.id('t_unauthorized')));
-    case `POST ${TRANSACTIONS} 409`:
-      return expect('DUPLICATE_ID', transactionBody(need('freshId')));
     case `POST ${TRANSACTIONS} 413`:
       return large(transactionBody(kit.id('t_large')));
 
@@ -453,8 +451,10 @@ export function plan(kit: Kit, op: Operation): Plan {
     case `POST ${REFUND} 400`:
       return expect('BAD_REQUEST', refunded(), refundBody({ amount: 'not-a-number' }));
     case `POST ${REFUND} 409`:
-      // A transaction that is not SUCCESS (REFUND_AMOUNT_TOO_LARGE and ALREADY_REFUNDED are 400, D02).
-      return expect('INVALID_STATE', to(REFUND, 'freshId'), refundBody({ id: kit.id('r_pending'), amount: NEW_REFUND_AMOUNT }));
+      // The setup's refund id again, with another amount (a transaction that is not SUCCESS is a
+      // 400 TRANSACTION_NOT_REFUNDABLE, D02). Skipped when no transaction reached SUCCESS in time.
+      if (kit.state.successIdTimeout) return { skip: `needs a transaction that reached SUCCESS: ${kit.state.successIdTimeout}` };
+      return expect('DUPLICATE_ID', to(REFUND, 'successId'), refundBody({ id: kit.id('r0'), amount: NEW_REFUND_AMOUNT }));
     case `POST ${REFUND} 413`:
       return large(refunded(), refundBody({ id: kit.id('r_large'), amount: NEW_REFUND_AMOUNT }));
 

@@ -60,7 +60,8 @@ export function registerRefunds(ctx: FamilyContext, state: GatewayState, engine:
 
       const status = statusOf(transaction);
       if (status !== 'SUCCESS') {
-        return errors.error(409, 'INVALID_STATE', `Only a SUCCESS transaction can be refunded; this one is ${status}.`);
+        // D02: the web and SDK refunds' code for the same condition, with their 400.
+        return errors.error(400, 'TRANSACTION_NOT_REFUNDABLE', `Only a SUCCESS transaction can be refunded; this one is ${status}.`);
       }
       // D18, D24: the record lists every refund, so a transaction takes a bounded number of them.
       if (transaction.refundCount >= MAX_REFUNDS_PER_TRANSACTION) {

@@ -150,7 +150,8 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
 
       const key = transactionKey(merchantId, body.transaction.id);
       if (transactions.has(key)) {
-        return errors.error(409, 'DUPLICATE_ID', `A transaction with id '${body.transaction.id}' exists already for this merchant.`);
+        // D02: the description's code for a transaction id used before (the SDK flow's, 400).
+        return errors.error(400, 'DUPLICATE_TRANSACTION_ID', `A transaction with id '${body.transaction.id}' exists already for this merchant.`);
       }
 
       // D67: notes are kept as JSON text within the limits of members and depth and the notes budget.
