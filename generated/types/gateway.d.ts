@@ -406,7 +406,7 @@ export interface paths {
          *     `GET`, as the service's own integrations call it; it is not safe to repeat blindly, but a
          *     repeat cannot do harm: a transaction that is already final (`SUCCESS`, `FAILED` or
          *     `CANCELLED`) answers 409 `INVALID_STATE` and is not changed. An unknown transaction, or one of
-         *     another merchant, answers 404 `NOT_FOUND`.
+         *     another merchant, answers 404 `NO_SUCH_TRANSACTION`.
          */
         get: operations["cancelTransaction"];
         put?: never;
@@ -1176,7 +1176,7 @@ export interface components {
              * @description **Decided by this contract (D02).** A machine-readable code; see the table in the decision record.
              * @enum {string}
              */
-            errorCode: "BAD_REQUEST" | "INVALID_OTP" | "OTP_EXPIRED" | "UNKNOWN_PRE_ELIGIBILITY_CHECK" | "DOWN_PAYMENT_AMOUNT_MISMATCH" | "AUTHORIZATION_FAILED" | "NOT_FOUND" | "DUPLICATE_ID" | "DUPLICATE_TRANSACTION_ID" | "INVALID_STATE" | "TRANSACTION_NOT_REFUNDABLE" | "REFUND_AMOUNT_TOO_LARGE" | "ALREADY_REFUNDED" | "PAYLOAD_TOO_LARGE" | "TOO_MANY_REQUESTS" | "INTERNAL_SERVER_ERROR";
+            errorCode: "BAD_REQUEST" | "INVALID_OTP" | "OTP_EXPIRED" | "UNKNOWN_PRE_ELIGIBILITY_CHECK" | "DOWN_PAYMENT_AMOUNT_MISMATCH" | "AUTHORIZATION_FAILED" | "NOT_FOUND" | "NO_SUCH_TRANSACTION" | "DUPLICATE_ID" | "DUPLICATE_TRANSACTION_ID" | "INVALID_STATE" | "TRANSACTION_NOT_REFUNDABLE" | "REFUND_AMOUNT_TOO_LARGE" | "ALREADY_REFUNDED" | "PAYLOAD_TOO_LARGE" | "TOO_MANY_REQUESTS" | "INTERNAL_SERVER_ERROR";
             /** @description What is wrong, for a person. **Decided by this contract (D24).** At most 2000 characters, without control characters other than tabs and line breaks. */
             message: string;
             /** @description Present for validation errors, one entry per problem. **Decided by this contract (D24).** At most 20 entries: a request with more problems names the first 20. */
@@ -1871,8 +1871,8 @@ export interface components {
                 "application/json": components["schemas"]["ApiError"];
             };
         };
-        /** @description **Decided by this contract (D02).** The resource does not exist for these credentials (`NOT_FOUND`). A resource of another merchant answers the same way, so ids of other merchants are never revealed. */
-        NotFound: {
+        /** @description **Decided by this contract (D02).** No transaction of this merchant has this id (`NO_SUCH_TRANSACTION`, the description's code for an unknown transaction). A transaction of another merchant answers the same way, so ids of other merchants are never revealed. */
+        TransactionNotFound: {
             headers: {
                 /** @description Optional, not promised (D40); sent only when requests are limited. */
                 RateLimit?: components["schemas"]["RateLimit"];
@@ -2337,7 +2337,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["TransactionNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2390,7 +2390,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description **Decided by this contract (D02).** `NOT_FOUND`: no transaction with this id exists for the merchant, or the transaction has no user-input option with this `referenceId`. */
+            /** @description **Decided by this contract (D02).** `NO_SUCH_TRANSACTION`: no transaction with this id exists for the merchant; `NOT_FOUND`: the transaction has no user-input option with this `referenceId`. */
             404: {
                 headers: {
                     /** @description Optional, not promised (D40); sent only when requests are limited. */
@@ -2464,7 +2464,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["TransactionNotFound"];
             /** @description **Decided by this contract (D17).** `INVALID_STATE`: the transaction is not in step `payment`. */
             409: {
                 headers: {
@@ -2526,7 +2526,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["TransactionNotFound"];
             /** @description **Decided by this contract (D18).** A transaction that has 10,000 refunds already (D24) answers `INVALID_STATE`; a `refund.id` used before with another amount answers `DUPLICATE_ID`. */
             409: {
                 headers: {
@@ -2572,7 +2572,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["TransactionNotFound"];
             /** @description **Decided by this contract (D37).** `INVALID_STATE`: the transaction is already final (`SUCCESS`, `FAILED` or `CANCELLED`) and is not changed. */
             409: {
                 headers: {

@@ -365,7 +365,7 @@ describe('flows with the package clients and webhook helpers', () => {
 
     const unknown = await web.GET('/api/transaction/status', { params: { query: { id: 'web_unknown' } } });
     expect(unknown.response.status).toBe(404);
-    expect(unknown.error?.message).toBe('TRANSACTION_NOT_FOUND');
+    expect(unknown.error?.message).toBe('NO_SUCH_TRANSACTION');
 
     // Refunds (D32): a part, too much, the rest (no amount), then nothing is left.
     const refund = (body: { transactionId: string; amount?: number }) => web.POST('/api/refund', { body });

@@ -49,7 +49,7 @@ describe('refunds (D18)', () => {
     expect((await refund(failed, { refund: { amount: 100 } })).body.errorCode).toBe('TRANSACTION_NOT_REFUNDABLE');
     const unknown = await refund('no_such_transaction', {});
     expect(unknown.status).toBe(404);
-    expect(unknown.body.errorCode).toBe('NOT_FOUND');
+    expect(unknown.body.errorCode).toBe('NO_SUCH_TRANSACTION');
   });
 
   it('refunds the whole remainder for an absent or 0 amount, then answers 400 ALREADY_REFUNDED (D02)', async () => {

@@ -412,7 +412,7 @@ describe('cancel (D37)', () => {
     expect((await t.transaction(auth, succeeded)).status).toBe('SUCCESS');
     const unknown = await t.call('GET', `/api/merchant/transaction/${t.id('none')}/cancel`, auth);
     expect(unknown.status).toBe(404);
-    expect(unknown.body.errorCode).toBe('NOT_FOUND');
+    expect(unknown.body.errorCode).toBe('NO_SUCH_TRANSACTION');
     expect((await t.call('GET', `/api/merchant/transaction/${succeeded}/cancel`, null)).status).toBe(401);
     // A refused cancel announces nothing: one transaction event for the one final status.
     const events = (await t.deliveries(cancelled)).filter((delivery) => delivery.family === 'gateway');
@@ -533,7 +533,7 @@ describe('isolation between merchants (D02)', () => {
     for (const [method, path, body] of calls) {
       const answer = await t.call(method, path, otherAuth, body);
       expect(answer.status, `${method} ${path}`).toBe(404);
-      expect(answer.body.errorCode).toBe('NOT_FOUND');
+      expect(answer.body.errorCode).toBe('NO_SUCH_TRANSACTION');
       expect(answer.body.message).not.toContain(merchant.id);
     }
     const list = await t.call('GET', '/api/merchant/transaction?limit=100', otherAuth);

@@ -351,7 +351,11 @@ export function plan(kit: Kit, op: Operation): Plan {
   if (status !== 401 && status !== 500 && schemeOf(kit, op) === 'transactionalApiBasic') need('transactional');
   const [made, , unknown] = TARGETS[op.path] ?? [];
   if (made && unknown && status === 401) return wrong(pathTo(op.path, pathValues(op.path, kit.state[made] || kit.id(unknown))));
-  if (unknown && status === 404) return expect('NOT_FOUND', pathTo(op.path, pathValues(op.path, kit.id(unknown))));
+  // An unknown transaction is NO_SUCH_TRANSACTION, an unknown merchant NOT_FOUND (D02).
+  if (unknown && status === 404) {
+    const code = op.path.startsWith('/api/merchant/transaction/') ? 'NO_SUCH_TRANSACTION' : 'NOT_FOUND';
+    return expect(code, pathTo(op.path, pathValues(op.path, kit.id(unknown))));
+  }
   if (unknown && status === 400 && op.method === 'GET') return expect('BAD_REQUEST', pathTo(op.path, pathValues(op.path, TOO_LONG_ID)));
 
   switch (`${op.method} ${op.path} ${status}`) {

@@ -36,7 +36,7 @@ export function registerRefunds(ctx: FamilyContext, state: GatewayState, engine:
     handle({ params, body, principal }) {
       const transaction = engine.find(principal.merchantId, params.transactionId);
       if (transaction === undefined) {
-        return errors.notFound(`No transaction with id '${params.transactionId}' exists for this merchant.`);
+        return errors.notFound(`No transaction with id '${params.transactionId}' exists for this merchant.`, 'NO_SUCH_TRANSACTION');
       }
       const badUrl = webhookUrlProblem(ctx, body.createConfiguration?.webhookUrl, '/createConfiguration/webhookUrl');
       if (badUrl !== undefined) return badUrl;

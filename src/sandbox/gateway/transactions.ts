@@ -59,7 +59,8 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
   const { checks, transactions, merchants } = state;
   const authenticate = transactionalApiAuth(ctx, state);
 
-  const notFound = (id: string) => errors.notFound(`No transaction with id '${id}' exists for this merchant.`);
+  // D02: an unknown transaction, or another merchant's, has the description's code in every family.
+  const notFound = (id: string) => errors.notFound(`No transaction with id '${id}' exists for this merchant.`, 'NO_SUCH_TRANSACTION');
 
   /** The stage, after issuing a new OTP option when the current one expired (D02 OTP_EXPIRED). */
   const withFreshOtp = (transaction: TransactionRecord): TransactionRecord => {
