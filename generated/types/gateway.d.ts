@@ -1172,11 +1172,8 @@ export interface components {
         RequestId: string;
         /** @description **Decided by this contract (D02).** The error body of the gateway and extras families. `errorCode` is for programs, `message` for people; `details` lists each invalid field of a validation error. */
         ApiError: {
-            /**
-             * @description **Decided by this contract (D02).** A machine-readable code; see the table in the decision record.
-             * @enum {string}
-             */
-            errorCode: "BAD_REQUEST" | "INVALID_OTP" | "OTP_EXPIRED" | "UNKNOWN_PRE_ELIGIBILITY_CHECK" | "DOWN_PAYMENT_AMOUNT_MISMATCH" | "AUTHORIZATION_FAILED" | "NOT_FOUND" | "NO_SUCH_TRANSACTION" | "DUPLICATE_ID" | "DUPLICATE_TRANSACTION_ID" | "INVALID_STATE" | "TRANSACTION_NOT_REFUNDABLE" | "REFUND_AMOUNT_TOO_LARGE" | "ALREADY_REFUNDED" | "PAYLOAD_TOO_LARGE" | "TOO_MANY_REQUESTS" | "INTERNAL_SERVER_ERROR";
+            /** @description **Decided by this contract (D02).** A machine-readable code. Each response lists the codes it can carry (its `errorCode` enum), so a client can switch over exactly those; the table in the decision record lists them all, one code per condition. */
+            errorCode: string;
             /** @description What is wrong, for a person. **Decided by this contract (D24).** At most 2000 characters, without control characters other than tabs and line breaks. */
             message: string;
             /** @description Present for validation errors, one entry per problem. **Decided by this contract (D24).** At most 20 entries: a request with more problems names the first 20. */
@@ -1802,7 +1799,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ApiError"];
+                "application/json": components["schemas"]["ApiError"] & {
+                    /** @enum {string} */
+                    errorCode?: "AUTHORIZATION_FAILED";
+                };
             };
         };
         /** @description **Decided by this contract (D24).** The request body exceeds 1 MiB (`PAYLOAD_TOO_LARGE`, the D02 error body). */
@@ -1815,7 +1815,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ApiError"];
+                "application/json": components["schemas"]["ApiError"] & {
+                    /** @enum {string} */
+                    errorCode?: "PAYLOAD_TOO_LARGE";
+                };
             };
         };
         /** @description **Decided by this contract (D24).** `TOO_MANY_REQUESTS`: the service, or a proxy on the way to it, asks the caller to slow down. No rate limit is promised; wait at least `Retry-After` seconds before sending again. */
@@ -1833,7 +1836,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ApiError"];
+                "application/json": components["schemas"]["ApiError"] & {
+                    /** @enum {string} */
+                    errorCode?: "TOO_MANY_REQUESTS";
+                };
             };
         };
         /** @description **Decided by this contract (D02).** The service failed (`INTERNAL_SERVER_ERROR`). Nothing was changed; retry later. */
@@ -1842,7 +1848,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ApiError"];
+                "application/json": components["schemas"]["ApiError"] & {
+                    /** @enum {string} */
+                    errorCode?: "INTERNAL_SERVER_ERROR";
+                };
             };
         };
         /** @description **Decided by this contract (D02).** The request is invalid: the body, a parameter or a header fails the contract (`BAD_REQUEST`), or a business rule of this operation rejects it (see its description for the codes it uses). `details` names each invalid field. */
@@ -1855,7 +1864,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ApiError"];
+                "application/json": components["schemas"]["ApiError"] & {
+                    /** @enum {string} */
+                    errorCode?: "BAD_REQUEST";
+                };
             };
         };
         /** @description **Decided by this contract (D02).** No merchant with this id was created with these Merchant API credentials (`NOT_FOUND`). */
@@ -1868,7 +1880,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ApiError"];
+                "application/json": components["schemas"]["ApiError"] & {
+                    /** @enum {string} */
+                    errorCode?: "NOT_FOUND";
+                };
             };
         };
         /** @description **Decided by this contract (D02).** No transaction of this merchant has this id (`NO_SUCH_TRANSACTION`, the description's code for an unknown transaction). A transaction of another merchant answers the same way, so ids of other merchants are never revealed. */
@@ -1881,7 +1896,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ApiError"];
+                "application/json": components["schemas"]["ApiError"] & {
+                    /** @enum {string} */
+                    errorCode?: "NO_SUCH_TRANSACTION";
+                };
             };
         };
     };
@@ -1947,7 +1965,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiError"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {string} */
+                        errorCode?: "BAD_REQUEST";
+                    };
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -1961,7 +1982,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiError"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {string} */
+                        errorCode?: "DUPLICATE_ID" | "INVALID_STATE";
+                    };
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -2001,7 +2025,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiError"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {string} */
+                        errorCode?: "BAD_REQUEST";
+                    };
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -2080,7 +2107,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiError"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {string} */
+                        errorCode?: "BAD_REQUEST";
+                    };
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -2095,7 +2125,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiError"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {string} */
+                        errorCode?: "INVALID_STATE";
+                    };
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -2182,7 +2215,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiError"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {string} */
+                        errorCode?: "DUPLICATE_ID" | "INVALID_STATE";
+                    };
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -2298,7 +2334,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiError"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {string} */
+                        errorCode?: "BAD_REQUEST" | "DUPLICATE_TRANSACTION_ID" | "UNKNOWN_PRE_ELIGIBILITY_CHECK";
+                    };
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -2386,7 +2425,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiError"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {string} */
+                        errorCode?: "BAD_REQUEST" | "INVALID_OTP" | "OTP_EXPIRED";
+                    };
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -2400,7 +2442,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiError"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {string} */
+                        errorCode?: "NOT_FOUND" | "NO_SUCH_TRANSACTION";
+                    };
                 };
             };
             /** @description **Decided by this contract (D02).** `INVALID_STATE`: the transaction is not in step `authenticate` (the OTP was already verified, or the transaction is final). */
@@ -2413,7 +2458,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiError"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {string} */
+                        errorCode?: "INVALID_STATE";
+                    };
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -2460,7 +2508,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiError"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {string} */
+                        errorCode?: "BAD_REQUEST" | "DOWN_PAYMENT_AMOUNT_MISMATCH";
+                    };
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -2475,7 +2526,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiError"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {string} */
+                        errorCode?: "INVALID_STATE";
+                    };
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -2522,7 +2576,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiError"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {string} */
+                        errorCode?: "ALREADY_REFUNDED" | "BAD_REQUEST" | "REFUND_AMOUNT_TOO_LARGE" | "TRANSACTION_NOT_REFUNDABLE";
+                    };
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -2537,7 +2594,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiError"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {string} */
+                        errorCode?: "DUPLICATE_ID" | "INVALID_STATE";
+                    };
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -2583,7 +2643,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiError"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {string} */
+                        errorCode?: "INVALID_STATE";
+                    };
                 };
             };
             429: components["responses"]["TooManyRequests"];
@@ -2627,7 +2690,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiError"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {string} */
+                        errorCode?: "BAD_REQUEST";
+                    };
                 };
             };
             401: components["responses"]["Unauthorized"];
