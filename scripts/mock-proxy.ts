@@ -22,7 +22,7 @@
  *   and an `X-Signature` of the wrong form is explained as the sandbox explains it (D28), rather
  *   than by the regular expression Prism quotes;
  * - 401 for a security violation (no or malformed Basic credentials, no partner id header) becomes
- *   `UNAUTHORIZED` / `AUTHORIZATION_FAILED` saying what is missing, instead of an example about a
+ *   `AUTHORIZATION_FAILED` saying what is missing, instead of an example about a
  *   wrong signature.
  *
  * The status and the `sl-violations` header stay as Prism sent them; every replaced body is valid
@@ -229,7 +229,7 @@ export function replacement(status: number, violations: readonly Violation[], or
 
 function errorBody(format: Format, kind: 'badRequest' | 'unauthorized' | 'internal', text: string, issues: Issue[]): object {
   if (format === 'apiError') {
-    const errorCode = kind === 'badRequest' ? 'BAD_REQUEST' : kind === 'unauthorized' ? 'UNAUTHORIZED' : 'INTERNAL_ERROR';
+    const errorCode = kind === 'badRequest' ? 'BAD_REQUEST' : kind === 'unauthorized' ? 'AUTHORIZATION_FAILED' : 'INTERNAL_SERVER_ERROR';
     return issues.length > 0 ? { errorCode, message: text, details: issues } : { errorCode, message: text };
   }
   const message = kind === 'badRequest' ? 'BAD_REQUEST' : kind === 'unauthorized' ? 'AUTHORIZATION_FAILED' : 'INTERNAL_SERVER_ERROR';

@@ -138,11 +138,8 @@ export interface components {
         RequestId: string;
         /** @description **Decided by this contract (D02).** The error body of the gateway and extras families. `errorCode` is for programs, `message` for people; `details` lists each invalid field of a validation error. */
         ApiError: {
-            /**
-             * @description **Decided by this contract (D02).** A machine-readable code; see the table in the decision record.
-             * @enum {string}
-             */
-            errorCode: "BAD_REQUEST" | "INVALID_OTP" | "OTP_EXPIRED" | "UNKNOWN_PRE_ELIGIBILITY_CHECK" | "DOWN_PAYMENT_AMOUNT_MISMATCH" | "UNAUTHORIZED" | "NOT_FOUND" | "DUPLICATE_ID" | "INVALID_STATE" | "REFUND_AMOUNT_TOO_LARGE" | "ALREADY_REFUNDED" | "PAYLOAD_TOO_LARGE" | "TOO_MANY_REQUESTS" | "INTERNAL_ERROR";
+            /** @description **Decided by this contract (D02).** A machine-readable code. Each response lists the codes it can carry (its `errorCode` enum), so a client can switch over exactly those; the table in the decision record lists them all, one code per condition. */
+            errorCode: string;
             /** @description What is wrong, for a person. **Decided by this contract (D24).** At most 2000 characters, without control characters other than tabs and line breaks. */
             message: string;
             /** @description Present for validation errors, one entry per problem. **Decided by this contract (D24).** At most 20 entries: a request with more problems names the first 20. */
@@ -206,10 +203,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ApiError"];
+                "application/json": components["schemas"]["ApiError"] & {
+                    /** @enum {string} */
+                    errorCode?: "BAD_REQUEST";
+                };
             };
         };
-        /** @description **Decided by this contract (D02).** Missing, malformed or wrong HTTP Basic credentials, or credentials issued for another API of the service (`UNAUTHORIZED`). */
+        /** @description **Decided by this contract (D02).** Missing, malformed or wrong HTTP Basic credentials, or credentials issued for another API of the service (`AUTHORIZATION_FAILED`). */
         Unauthorized: {
             headers: {
                 /** @description Optional, not promised (D40); sent only when requests are limited. */
@@ -219,7 +219,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ApiError"];
+                "application/json": components["schemas"]["ApiError"] & {
+                    /** @enum {string} */
+                    errorCode?: "AUTHORIZATION_FAILED";
+                };
             };
         };
         /** @description **Decided by this contract (D24).** `TOO_MANY_REQUESTS`: the service, or a proxy on the way to it, asks the caller to slow down. No rate limit is promised; wait at least `Retry-After` seconds before sending again. */
@@ -237,16 +240,22 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ApiError"];
+                "application/json": components["schemas"]["ApiError"] & {
+                    /** @enum {string} */
+                    errorCode?: "TOO_MANY_REQUESTS";
+                };
             };
         };
-        /** @description **Decided by this contract (D02).** The service failed (`INTERNAL_ERROR`). Nothing was changed; retry later. */
+        /** @description **Decided by this contract (D02).** The service failed (`INTERNAL_SERVER_ERROR`). Nothing was changed; retry later. */
         InternalError: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ApiError"];
+                "application/json": components["schemas"]["ApiError"] & {
+                    /** @enum {string} */
+                    errorCode?: "INTERNAL_SERVER_ERROR";
+                };
             };
         };
         /** @description **Decided by this contract (D24).** The request body exceeds 1 MiB (`PAYLOAD_TOO_LARGE`, the D02 error body). */
@@ -259,7 +268,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ApiError"];
+                "application/json": components["schemas"]["ApiError"] & {
+                    /** @enum {string} */
+                    errorCode?: "PAYLOAD_TOO_LARGE";
+                };
             };
         };
     };

@@ -44,7 +44,7 @@ export interface paths {
          *     integrations call it before showing the pay-later option and before each call, to choose the
          *     API generation and to hide the option for larger carts, so it is cheap and answers at once.
          *
-         *     Credentials that are not a merchant's Transactional API credentials answer 401 `UNAUTHORIZED`;
+         *     Credentials that are not a merchant's Transactional API credentials answer 401 `AUTHORIZATION_FAILED`;
          *     integrations read any answer other than 200 as "generation 1" (the web flow). The path is
          *     literal: `configuration` is a reserved merchant id (D04), so it never reads a merchant.
          */
@@ -232,7 +232,7 @@ export interface paths {
          *     eligible, or whose data differ from its check, is still created, in status `FAILED` (D15). An
          *     unknown `preEligibilityCheckId` answers 400 `UNKNOWN_PRE_ELIGIBILITY_CHECK` (D12); an amount
          *     above the merchant's `maxOrderAmount` answers 400 `BAD_REQUEST` (D35); a transaction id used
-         *     before answers 409 `DUPLICATE_ID`. `deviceInformation` is optional (D14), `transaction.notes`
+         *     before answers 400 `DUPLICATE_TRANSACTION_ID` (D02). `deviceInformation` is optional (D14), `transaction.notes`
          *     is any JSON object (D30), `transaction.mode` is `LIVE` or `TEST` (D36); `expiryTimestamp` is in
          *     epoch seconds (D13); the redirect and branding fields of `createConfiguration` are decided by
          *     D14, and an empty override means none (D31).
@@ -375,7 +375,7 @@ export interface paths {
          *     Name `refund.id` to make a retry safe: the same id and amount again answer 200 with the
          *     existing refund instead of refunding twice (compare `refund.createdAt` to tell a repeat); the
          *     same id with another amount answers 409 `DUPLICATE_ID`. Only a `SUCCESS` transaction can be
-         *     refunded (409 `INVALID_STATE`), and it takes at most 10,000 refunds, failed ones included (a new
+         *     refunded (400 `TRANSACTION_NOT_REFUNDABLE`, D02), and it takes at most 10,000 refunds, failed ones included (a new
          *     one after that answers 409 `INVALID_STATE`, D24); more than remains answers 400 `REFUND_AMOUNT_TOO_LARGE`,
          *     nothing remaining 400 `ALREADY_REFUNDED` (D02: the statuses the SDK-flow refund states for the
          *     same codes).
@@ -400,13 +400,13 @@ export interface paths {
         /**
          * Cancel a pending transaction
          * @description **Decided by this contract (D37).** Cancels a transaction that is still `PENDING`, for example
-         *     an order the shopper abandoned on the hosted page: it becomes `FAILED` with `failureReason`
-         *     `CANCELLED_BY_MERCHANT` (the stage's step becomes `failure`), the transaction webhook is sent
+         *     an order the shopper abandoned on the hosted page: it becomes `CANCELLED` with `failureReason`
+         *     `CANCELLED_BY_MERCHANT` (D15; the stage's step becomes `failure`), the transaction webhook is sent
          *     as for any final status (D23), and the answer is 200 with the transaction record. The method is
          *     `GET`, as the service's own integrations call it; it is not safe to repeat blindly, but a
-         *     repeat cannot do harm: a transaction that is already final (`SUCCESS` or `FAILED`, including
-         *     cancelled) answers 409 `INVALID_STATE` and is not changed. An unknown transaction, or one of
-         *     another merchant, answers 404 `NOT_FOUND`.
+         *     repeat cannot do harm: a transaction that is already final (`SUCCESS`, `FAILED` or
+         *     `CANCELLED`) answers 409 `INVALID_STATE` and is not changed. An unknown transaction, or one of
+         *     another merchant, answers 404 `NO_SUCH_TRANSACTION`.
          */
         get: operations["cancelTransaction"];
         put?: never;
@@ -1176,11 +1176,8 @@ export interface components {
         RequestId: string;
         /** @description **Decided by this contract (D02).** The error body of the gateway and extras families. `errorCode` is for programs, `message` for people; `details` lists each invalid field of a validation error. */
         ApiError: {
-            /**
-             * @description **Decided by this contract (D02).** A machine-readable code; see the table in the decision record.
-             * @enum {string}
-             */
-            errorCode: "BAD_REQUEST" | "INVALID_OTP" | "OTP_EXPIRED" | "UNKNOWN_PRE_ELIGIBILITY_CHECK" | "DOWN_PAYMENT_AMOUNT_MISMATCH" | "UNAUTHORIZED" | "NOT_FOUND" | "DUPLICATE_ID" | "INVALID_STATE" | "REFUND_AMOUNT_TOO_LARGE" | "ALREADY_REFUNDED" | "PAYLOAD_TOO_LARGE" | "TOO_MANY_REQUESTS" | "INTERNAL_ERROR";
+            /** @description **Decided by this contract (D02).** A machine-readable code. Each response lists the codes it can carry (its `errorCode` enum), so a client can switch over exactly those; the table in the decision record lists them all, one code per condition. */
+            errorCode: string;
             /** @description What is wrong, for a person. **Decided by this contract (D24).** At most 2000 characters, without control characters other than tabs and line breaks. */
             message: string;
             /** @description Present for validation errors, one entry per problem. **Decided by this contract (D24).** At most 20 entries: a request with more problems names the first 20. */
@@ -1294,22 +1291,22 @@ export interface components {
             };
         };
         /**
-         * @description A phone number with its country code, of the form +91 followed by digits. **Decided by this contract (D25).** Exactly ten digits follow +91; the same form in every family.
+         * @description A phone number with its country code, of the form +91 followed by digits. **Decided by this contract (D25).** Ten digits follow +91, or the country code once more and ten digits (`+9191` and ten digits), which is what a shop sends when it prefixes +91 to a number stored with its country code (the service's Magento module does). Both name the same number: the transaction's record and the check compare and show it as +91 and ten digits.
          * @example +919000000001
          */
-        PhoneNumber: string;
+        GatewayPhoneNumber: string;
         /**
-         * @description The person paying. `email` is optional. **Decided by this contract (D20):** `name` and `phoneNumber` are required.
+         * @description The person paying, as a payment gateway sends it. `email` is optional. **Decided by this contract (D20):** `name` and `phoneNumber` are required.
          * @example {
          *       "name": "Asha Rao",
          *       "phoneNumber": "+919000000001",
          *       "email": "asha.rao@example.in"
          *     }
          */
-        User: {
+        GatewayUser: {
             /** @description The user's name. **Decided by this contract (D24).** 1 to 100 characters, on one line (no control characters). */
             name: string;
-            phoneNumber: components["schemas"]["PhoneNumber"];
+            phoneNumber: components["schemas"]["GatewayPhoneNumber"];
             /**
              * Format: email
              * @description The user's email address. Optional.
@@ -1332,7 +1329,7 @@ export interface components {
         /** @description The body of a pre-eligibility check. */
         GatewayPreEligibilityRequest: {
             /** @description The user who would pay. */
-            user: components["schemas"]["User"];
+            user: components["schemas"]["GatewayUser"];
             /** @description The transaction the user would make. */
             transaction: {
                 /** @description The amount of the intended transaction in paise, an integer: ₹1,500 is `150000`. */
@@ -1372,22 +1369,22 @@ export interface components {
             preEligibilityCheck: components["schemas"]["GatewayPreEligibilityCheck"];
         };
         /**
-         * @description The transaction's status. `FAILED` is final (for example when the data differ from the referenced pre-eligibility check, or another attempt on the same check succeeded). **Decided by this contract (D15).** `PENDING` (not final) until the transaction reaches the step `success` (status `SUCCESS`, final) or `failure` (status `FAILED`, with a `failureReason`). Refunds do not change the status.
+         * @description The transaction's status. `FAILED` is final (for example when the data differ from the referenced pre-eligibility check, or another attempt on the same check succeeded). **Decided by this contract (D15).** `PENDING` (not final) until the transaction reaches the step `success` (status `SUCCESS`, final) or `failure`: status `CANCELLED` (final) when nobody completed it (the payment gateway cancelled it, D37; the shopper cancelled it on the hosted page; its expiry passed), `FAILED` (final) for every other reason; both carry a `failureReason`. Refunds do not change the status. `CANCELLED` is new in 3.0.0: an exhaustive switch over 2.x's three values must add it.
          * @example SUCCESS
          * @enum {string}
          */
-        GatewayTransactionStatus: "PENDING" | "SUCCESS" | "FAILED";
+        GatewayTransactionStatus: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED";
         /**
          * @description An id chosen by the caller, unique in its scope. **Decided by this contract (D24).** 1 to 64 characters: letters, digits, `_` and `-`.
          * @example txn_20261122_0001
          */
         Identifier: string;
         /**
-         * @description **Decided by this contract (D15).** Why a transaction is `FAILED`: the user is not eligible (`NOT_ELIGIBLE`); its `user.phoneNumber` or `transaction.amount` differs from the referenced check (`PRE_ELIGIBILITY_MISMATCH`); three wrong OTPs (`OTP_ATTEMPTS_EXCEEDED`); its expiry passed (`EXPIRED`); another attempt on the same check succeeded (`OTHER_ATTEMPT_SUCCEEDED`); the registered down payment was not confirmed (`PAYMENT_NOT_CONFIRMED`); the payment gateway cancelled it while `PENDING` (`CANCELLED_BY_MERCHANT`, D37).
+         * @description **Decided by this contract (D15).** Why a transaction ended without success. Status `FAILED`: the user is not eligible (`NOT_ELIGIBLE`); its `user.phoneNumber` or `transaction.amount` differs from the referenced check (`PRE_ELIGIBILITY_MISMATCH`); three wrong OTPs (`OTP_ATTEMPTS_EXCEEDED`); another attempt on the same check succeeded (`OTHER_ATTEMPT_SUCCEEDED`); the registered down payment was not confirmed (`PAYMENT_NOT_CONFIRMED`). Status `CANCELLED`: the payment gateway cancelled it while `PENDING` (`CANCELLED_BY_MERCHANT`, D37); the shopper cancelled it on the hosted page (`CANCELLED_BY_USER`); its expiry passed before anyone completed it (`EXPIRED`).
          * @example EXPIRED
          * @enum {string}
          */
-        GatewayFailureReason: "NOT_ELIGIBLE" | "PRE_ELIGIBILITY_MISMATCH" | "OTP_ATTEMPTS_EXCEEDED" | "EXPIRED" | "OTHER_ATTEMPT_SUCCEEDED" | "PAYMENT_NOT_CONFIRMED" | "CANCELLED_BY_MERCHANT";
+        GatewayFailureReason: "NOT_ELIGIBLE" | "PRE_ELIGIBILITY_MISMATCH" | "OTP_ATTEMPTS_EXCEEDED" | "EXPIRED" | "OTHER_ATTEMPT_SUCCEEDED" | "PAYMENT_NOT_CONFIRMED" | "CANCELLED_BY_MERCHANT" | "CANCELLED_BY_USER";
         /**
          * @description Free notes for the caller's own use. **Decided by this contract (D30).** Any JSON object: values of any JSON type (strings, numbers, booleans, null, nested objects, arrays). The service stores the object and gives it back unchanged; it interprets none of it, but for `webhook_url` in the web flow's initiate (D73). It is bounded only by the limits of every body: 1 MiB and 64 levels of nesting (D24).
          * @example {
@@ -1413,6 +1410,29 @@ export interface components {
          */
         Notes: {
             [key: string]: unknown;
+        };
+        /**
+         * @description A phone number with its country code, of the form +91 followed by digits. **Decided by this contract (D25).** Exactly ten digits follow +91; the same form in every family.
+         * @example +919000000001
+         */
+        PhoneNumber: string;
+        /**
+         * @description The person paying. `email` is optional. **Decided by this contract (D20):** `name` and `phoneNumber` are required.
+         * @example {
+         *       "name": "Asha Rao",
+         *       "phoneNumber": "+919000000001",
+         *       "email": "asha.rao@example.in"
+         *     }
+         */
+        User: {
+            /** @description The user's name. **Decided by this contract (D24).** 1 to 100 characters, on one line (no control characters). */
+            name: string;
+            phoneNumber: components["schemas"]["PhoneNumber"];
+            /**
+             * Format: email
+             * @description The user's email address. Optional.
+             */
+            email?: string;
         };
         /**
          * @description Information about a down payment the payment gateway collected; its schema depends on the mode of collection agreed at onboarding. **Decided by this contract (D17).** Three fields are common to every mode and required; any further mode-specific fields agreed at onboarding are allowed (this object is deliberately open).
@@ -1479,15 +1499,15 @@ export interface components {
             /** @description When its status last changed (UTC). */
             updatedAt: components["schemas"]["DateTime"];
         };
-        /** @description A gateway transaction. The GET answer and the transaction webhook carry the same record. **Decided by this contract (D14).** Its fields, below; `failureReason` is present exactly when `status` is `FAILED`, `downPayment` once a down payment is registered, `preEligibilityCheckId` when the transaction referenced a check. */
+        /** @description A gateway transaction. The GET answer and the transaction webhook carry the same record. **Decided by this contract (D14).** Its fields, below; `failureReason` is present exactly when `status` is `FAILED` or `CANCELLED` (D15), `downPayment` once a down payment is registered, `preEligibilityCheckId` when the transaction referenced a check. */
         GatewayTransaction: {
             /** @description The id chosen by the payment gateway at creation. */
             id: components["schemas"]["Identifier"];
             /** @description The amount, in paise. */
             amount: components["schemas"]["Amount"];
-            /** @description `FAILED` is named by the description. **Decided by this contract (D15).** `PENDING` (not final), `SUCCESS` or `FAILED` (final); act on `SUCCESS` only and treat any other value as not paid. */
+            /** @description `FAILED` is named by the description. **Decided by this contract (D15).** `PENDING` (not final), `SUCCESS`, `FAILED` or `CANCELLED` (final); act on `SUCCESS` only and treat any other value as not paid. */
             status: components["schemas"]["GatewayTransactionStatus"];
-            /** @description **Decided by this contract (D15).** Why the transaction failed; present only when `status` is `FAILED`. */
+            /** @description **Decided by this contract (D15).** Why the transaction ended without success; present only when `status` is `FAILED` or `CANCELLED`. */
             failureReason?: components["schemas"]["GatewayFailureReason"];
             /** @description **Decided by this contract (D30).** The notes sent at creation, unchanged (`{}` when none were sent). */
             notes: components["schemas"]["Notes"];
@@ -1510,7 +1530,7 @@ export interface components {
             createdAt: components["schemas"]["DateTime"];
             /** @description **Decided by this contract (D14).** When the record last changed (UTC). */
             updatedAt: components["schemas"]["DateTime"];
-            /** @description **Decided by this contract (D13).** When a transaction that is still `PENDING` fails with `EXPIRED`: `createConfiguration.expiryTimestamp`, or 15 minutes after creation. */
+            /** @description **Decided by this contract (D13).** When a transaction that is still `PENDING` becomes `CANCELLED` with `EXPIRED` (D15): `createConfiguration.expiryTimestamp`, or 15 minutes after creation. */
             expiresAt: components["schemas"]["DateTime"];
         };
         /** @description **Decided by this contract (D19).** One page of the merchant's transactions, newest first, and the cursor of the next page. */
@@ -1544,14 +1564,14 @@ export interface components {
             webhookUrl?: components["schemas"]["Url"];
             /**
              * Format: int64
-             * @description When the transaction expires. **Decided by this contract (D13).** Unix epoch **seconds** (as PHP's `time()` or `DateTime::getTimestamp()` gives them). A value of 10^12 or more is read as epoch milliseconds, so that a JavaScript `Date.now()` value also works (at most 9,999,999,999,999, D24). It must lie between 1 minute and 24 hours after creation (400 `BAD_REQUEST` otherwise). Without it the transaction expires 15 minutes after creation; an expired transaction becomes `FAILED` with reason `EXPIRED`.
+             * @description When the transaction expires. **Decided by this contract (D13).** Unix epoch **seconds** (as PHP's `time()` or `DateTime::getTimestamp()` gives them). A value of 10^12 or more is read as epoch milliseconds, so that a JavaScript `Date.now()` value also works (at most 9,999,999,999,999, D24). It must lie between 1 minute and 24 hours after creation (400 `BAD_REQUEST` otherwise). Without it the transaction expires 15 minutes after creation; an expired transaction becomes `CANCELLED` with reason `EXPIRED` (D15).
              */
             expiryTimestamp?: number;
             /** @description **Decided by this contract (D14).** Where the hosted page (`url`) sends the user after the transaction succeeds. The live service accepts it; without it the user stays on the hosted page. */
             successRedirectUrl?: components["schemas"]["Url"];
             /** @description **Decided by this contract (D14).** Where the hosted page sends the user after the transaction fails. */
             failureRedirectUrl?: components["schemas"]["Url"];
-            /** @description **Decided by this contract (D14).** Where the hosted page sends the user who leaves it with cancel. Leaving does not end the transaction: it stays `PENDING` and fails with `EXPIRED` at its expiry unless it is resumed. */
+            /** @description **Decided by this contract (D14, D15).** Where the hosted page sends the user who cancels there; the transaction becomes `CANCELLED` with `CANCELLED_BY_USER` and its webhook is sent. Without it the user goes to `failureRedirectUrl`, else stays on the hosted page. */
             cancelRedirectUrl?: components["schemas"]["Url"];
             /** @description **Decided by this contract (D14).** The URL of a logo used on the hosted page instead of the merchant's default logo. Use only when necessary. The empty string means no override (D31). */
             logoOverride?: components["schemas"]["LogoOverride"];
@@ -1575,7 +1595,7 @@ export interface components {
                 notes?: components["schemas"]["Notes"];
             };
             /** @description The user who pays. */
-            user: components["schemas"]["User"];
+            user: components["schemas"]["GatewayUser"];
             /** @description The device the user checks out on. **Decided by this contract (D14).** Optional: a payment gateway that sends the user to the hosted page (`transaction.url`) may omit it; one that runs the OTP and down-payment steps itself should send it (recommended). */
             deviceInformation?: components["schemas"]["DeviceInformation"];
             /** @description Optional but recommended: the id of a pre-eligibility check, whose precomputed checks are then reused (without it the checks run again). When the transaction's data differs from the check's, the transaction becomes `FAILED`. Several transactions may reference the same check; when one succeeds, the others fail. **Decided by this contract (D12).** The field is the top-level `preEligibilityCheckId`; an id that names no check of this merchant answers 400 `UNKNOWN_PRE_ELIGIBILITY_CHECK`; an expired check is treated as absent; the compared data are `user.phoneNumber` and `transaction.amount` (D15). */
@@ -1773,7 +1793,7 @@ export interface components {
         Signature: string;
     };
     responses: {
-        /** @description **Decided by this contract (D02).** Missing, malformed or wrong HTTP Basic credentials, or credentials issued for another API of the service (`UNAUTHORIZED`). */
+        /** @description **Decided by this contract (D02).** Missing, malformed or wrong HTTP Basic credentials, or credentials issued for another API of the service (`AUTHORIZATION_FAILED`). */
         Unauthorized: {
             headers: {
                 /** @description Optional, not promised (D40); sent only when requests are limited. */
@@ -1783,7 +1803,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ApiError"];
+                "application/json": components["schemas"]["ApiError"] & {
+                    /** @enum {string} */
+                    errorCode?: "AUTHORIZATION_FAILED";
+                };
             };
         };
         /** @description **Decided by this contract (D24).** The request body exceeds 1 MiB (`PAYLOAD_TOO_LARGE`, the D02 error body). */
@@ -1796,7 +1819,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ApiError"];
+                "application/json": components["schemas"]["ApiError"] & {
+                    /** @enum {string} */
+                    errorCode?: "PAYLOAD_TOO_LARGE";
+                };
             };
         };
         /** @description **Decided by this contract (D24).** `TOO_MANY_REQUESTS`: the service, or a proxy on the way to it, asks the caller to slow down. No rate limit is promised; wait at least `Retry-After` seconds before sending again. */
@@ -1814,16 +1840,22 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ApiError"];
+                "application/json": components["schemas"]["ApiError"] & {
+                    /** @enum {string} */
+                    errorCode?: "TOO_MANY_REQUESTS";
+                };
             };
         };
-        /** @description **Decided by this contract (D02).** The service failed (`INTERNAL_ERROR`). Nothing was changed; retry later. */
+        /** @description **Decided by this contract (D02).** The service failed (`INTERNAL_SERVER_ERROR`). Nothing was changed; retry later. */
         InternalError: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ApiError"];
+                "application/json": components["schemas"]["ApiError"] & {
+                    /** @enum {string} */
+                    errorCode?: "INTERNAL_SERVER_ERROR";
+                };
             };
         };
         /** @description **Decided by this contract (D02).** The request is invalid: the body, a parameter or a header fails the contract (`BAD_REQUEST`), or a business rule of this operation rejects it (see its description for the codes it uses). `details` names each invalid field. */
@@ -1836,7 +1868,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ApiError"];
+                "application/json": components["schemas"]["ApiError"] & {
+                    /** @enum {string} */
+                    errorCode?: "BAD_REQUEST";
+                };
             };
         };
         /** @description **Decided by this contract (D02).** No merchant with this id was created with these Merchant API credentials (`NOT_FOUND`). */
@@ -1849,11 +1884,14 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ApiError"];
+                "application/json": components["schemas"]["ApiError"] & {
+                    /** @enum {string} */
+                    errorCode?: "NOT_FOUND";
+                };
             };
         };
-        /** @description **Decided by this contract (D02).** The resource does not exist for these credentials (`NOT_FOUND`). A resource of another merchant answers the same way, so ids of other merchants are never revealed. */
-        NotFound: {
+        /** @description **Decided by this contract (D02).** No transaction of this merchant has this id (`NO_SUCH_TRANSACTION`, the description's code for an unknown transaction). A transaction of another merchant answers the same way, so ids of other merchants are never revealed. */
+        TransactionNotFound: {
             headers: {
                 /** @description Optional, not promised (D40); sent only when requests are limited. */
                 RateLimit?: components["schemas"]["RateLimit"];
@@ -1862,7 +1900,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ApiError"];
+                "application/json": components["schemas"]["ApiError"] & {
+                    /** @enum {string} */
+                    errorCode?: "NO_SUCH_TRANSACTION";
+                };
             };
         };
     };
@@ -1928,7 +1969,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiError"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {string} */
+                        errorCode?: "BAD_REQUEST";
+                    };
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -1942,7 +1986,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiError"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {string} */
+                        errorCode?: "DUPLICATE_ID" | "INVALID_STATE";
+                    };
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -1982,7 +2029,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiError"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {string} */
+                        errorCode?: "BAD_REQUEST";
+                    };
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -2061,7 +2111,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiError"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {string} */
+                        errorCode?: "BAD_REQUEST";
+                    };
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -2076,7 +2129,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiError"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {string} */
+                        errorCode?: "INVALID_STATE";
+                    };
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -2163,7 +2219,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiError"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {string} */
+                        errorCode?: "DUPLICATE_ID" | "INVALID_STATE";
+                    };
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -2269,7 +2328,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayTransactionEnvelope"];
                 };
             };
-            /** @description **Decided by this contract (D12).** `BAD_REQUEST` when the body fails the schema (a field the schema does not list is named, D34), when an `expiryTimestamp` is not between 1 minute and 24 hours after creation (D13), or when the amount exceeds the merchant's `maxOrderAmount` (D35); `UNKNOWN_PRE_ELIGIBILITY_CHECK` when `preEligibilityCheckId` names no check of this merchant. */
+            /** @description **Decided by this contract (D12).** `BAD_REQUEST` when the body fails the schema (a field the schema does not list is named, D34), when an `expiryTimestamp` is not between 1 minute and 24 hours after creation (D13), or when the amount exceeds the merchant's `maxOrderAmount` (D35); `UNKNOWN_PRE_ELIGIBILITY_CHECK` when `preEligibilityCheckId` names no check of this merchant; `DUPLICATE_TRANSACTION_ID` when the merchant already has a transaction with this id (D02, the description's code). */
             400: {
                 headers: {
                     /** @description Optional, not promised (D40); sent only when requests are limited. */
@@ -2279,23 +2338,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiError"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {string} */
+                        errorCode?: "BAD_REQUEST" | "DUPLICATE_TRANSACTION_ID" | "UNKNOWN_PRE_ELIGIBILITY_CHECK";
+                    };
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description **Decided by this contract (D02).** `DUPLICATE_ID`: the merchant already has a transaction with this id. */
-            409: {
-                headers: {
-                    /** @description Optional, not promised (D40); sent only when requests are limited. */
-                    RateLimit?: components["schemas"]["RateLimit"];
-                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
-                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ApiError"];
-                };
-            };
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -2331,7 +2380,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["TransactionNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2380,11 +2429,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiError"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {string} */
+                        errorCode?: "BAD_REQUEST" | "INVALID_OTP" | "OTP_EXPIRED";
+                    };
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description **Decided by this contract (D02).** `NOT_FOUND`: no transaction with this id exists for the merchant, or the transaction has no user-input option with this `referenceId`. */
+            /** @description **Decided by this contract (D02).** `NO_SUCH_TRANSACTION`: no transaction with this id exists for the merchant; `NOT_FOUND`: the transaction has no user-input option with this `referenceId`. */
             404: {
                 headers: {
                     /** @description Optional, not promised (D40); sent only when requests are limited. */
@@ -2394,7 +2446,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiError"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {string} */
+                        errorCode?: "NOT_FOUND" | "NO_SUCH_TRANSACTION";
+                    };
                 };
             };
             /** @description **Decided by this contract (D02).** `INVALID_STATE`: the transaction is not in step `authenticate` (the OTP was already verified, or the transaction is final). */
@@ -2407,7 +2462,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiError"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {string} */
+                        errorCode?: "INVALID_STATE";
+                    };
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -2454,11 +2512,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiError"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {string} */
+                        errorCode?: "BAD_REQUEST" | "DOWN_PAYMENT_AMOUNT_MISMATCH";
+                    };
                 };
             };
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["TransactionNotFound"];
             /** @description **Decided by this contract (D17).** `INVALID_STATE`: the transaction is not in step `payment`. */
             409: {
                 headers: {
@@ -2469,7 +2530,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiError"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {string} */
+                        errorCode?: "INVALID_STATE";
+                    };
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -2506,7 +2570,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayRefundEnvelope"];
                 };
             };
-            /** @description A refund larger than the remaining unrefunded amount fails. **Decided by this contract (D02).** It answers `REFUND_AMOUNT_TOO_LARGE`; nothing remaining answers `ALREADY_REFUNDED` (both 400, as in the SDK flow); a body that fails the schema answers `BAD_REQUEST`. */
+            /** @description A refund larger than the remaining unrefunded amount fails. **Decided by this contract (D02).** It answers `REFUND_AMOUNT_TOO_LARGE`; nothing remaining answers `ALREADY_REFUNDED` (both 400, as in the SDK flow); a transaction that is not `SUCCESS` answers `TRANSACTION_NOT_REFUNDABLE` (400, the web and SDK refunds' code); a body that fails the schema answers `BAD_REQUEST`. */
             400: {
                 headers: {
                     /** @description Optional, not promised (D40); sent only when requests are limited. */
@@ -2516,12 +2580,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiError"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {string} */
+                        errorCode?: "ALREADY_REFUNDED" | "BAD_REQUEST" | "REFUND_AMOUNT_TOO_LARGE" | "TRANSACTION_NOT_REFUNDABLE";
+                    };
                 };
             };
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            /** @description **Decided by this contract (D18).** A transaction that is not `SUCCESS`, or that has 100 refunds already (D24), answers `INVALID_STATE`; a `refund.id` used before with another amount answers `DUPLICATE_ID`. */
+            404: components["responses"]["TransactionNotFound"];
+            /** @description **Decided by this contract (D18).** A transaction that has 10,000 refunds already (D24) answers `INVALID_STATE`; a `refund.id` used before with another amount answers `DUPLICATE_ID`. */
             409: {
                 headers: {
                     /** @description Optional, not promised (D40); sent only when requests are limited. */
@@ -2531,7 +2598,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiError"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {string} */
+                        errorCode?: "DUPLICATE_ID" | "INVALID_STATE";
+                    };
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -2551,7 +2621,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description **Decided by this contract (D37).** The transaction is cancelled; the answer is its record, `FAILED` with `CANCELLED_BY_MERCHANT`. */
+            /** @description **Decided by this contract (D37).** The transaction is cancelled; the answer is its record, `CANCELLED` with `CANCELLED_BY_MERCHANT`. */
             200: {
                 headers: {
                     /** @description Optional, not promised (D40); sent only when requests are limited. */
@@ -2566,8 +2636,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            /** @description **Decided by this contract (D37).** `INVALID_STATE`: the transaction is already final (`SUCCESS` or `FAILED`) and is not changed. */
+            404: components["responses"]["TransactionNotFound"];
+            /** @description **Decided by this contract (D37).** `INVALID_STATE`: the transaction is already final (`SUCCESS`, `FAILED` or `CANCELLED`) and is not changed. */
             409: {
                 headers: {
                     /** @description Optional, not promised (D40); sent only when requests are limited. */
@@ -2577,7 +2647,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiError"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {string} */
+                        errorCode?: "INVALID_STATE";
+                    };
                 };
             };
             429: components["responses"]["TooManyRequests"];
@@ -2621,7 +2694,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiError"];
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {string} */
+                        errorCode?: "BAD_REQUEST";
+                    };
                 };
             };
             401: components["responses"]["Unauthorized"];

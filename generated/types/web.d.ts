@@ -57,7 +57,7 @@ export interface paths {
          *     the private key): a well-formed wrong one answers 401 `AUTHORIZATION_FAILED`, a malformed one
          *     400 `BAD_REQUEST` (D28). Signing is recommended: a sandbox started with
          *     `--require-status-signature` requires it. An id that names no transaction of this partner
-         *     (including one of another partner) answers 404 `TRANSACTION_NOT_FOUND`.
+         *     (including one of another partner) answers 404 `NO_SUCH_TRANSACTION` (D03).
          */
         get: operations["getWebTransactionStatus"];
         put?: never;
@@ -902,7 +902,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["authorizationFailed"];
-            /** @description **Decided by this contract (D21).** `TRANSACTION_NOT_FOUND` (the D03 error body): no transaction of this partner has this id. (`NO_SUCH_TRANSACTION` keeps its one status, 400, in the refunds.) */
+            /** @description **Decided by this contract (D21).** `NO_SUCH_TRANSACTION` (the D03 error body): no transaction of this partner has this id. The description's code for an unknown transaction, with the 404 of the live service's documentation for this read (the refunds, which name the transaction in their body, answer it 400, as the description states, D03). */
             404: {
                 headers: {
                     /** @description Optional, not promised (D40); sent only when requests are limited. */
@@ -914,7 +914,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["MessageError"] & {
                         /** @enum {string} */
-                        message?: "TRANSACTION_NOT_FOUND";
+                        message?: "NO_SUCH_TRANSACTION";
                     };
                 };
             };

@@ -29,7 +29,7 @@ export function mockPlan(op: Operation): Plan {
 
 /**
  * The generic plan of a response code against a real server. `codes` maps a status to the error
- * code a family answers for the generic cause (e.g. { 401: 'UNAUTHORIZED' }).
+ * code a family answers for the generic cause (e.g. { 401: 'AUTHORIZATION_FAILED' }).
  */
 export function genericPlan(kit: Kit, op: Operation, codes: Record<number, string> = {}): Plan {
   const status = Number(op.status);

@@ -35,6 +35,11 @@ export const TRIGGER_EVENTS: readonly TriggerEventInfo[] = [
     summary: 'gateway: the down payment is never confirmed -> transactionUpdated FAILED (PAYMENT_NOT_CONFIRMED)',
   },
   {
+    name: 'gateway.transaction.cancelled',
+    family: 'gateway',
+    summary: "gateway: the merchant cancels a pending transaction -> transactionUpdated CANCELLED (CANCELLED_BY_MERCHANT)",
+  },
+  {
     name: 'gateway.refund',
     family: 'gateway',
     summary: 'gateway: a successful transaction refunded in full -> transactionUpdated SUCCESS, refundUpdated SUCCESS',
@@ -65,7 +70,14 @@ const OPTIONS: Record<TriggerFamily, OptionSpec[]> = {
     { flags: '--webhook-url <URL>', description: "the transaction's webhook URL (default: none, or the merchant's default)" },
   ],
 };
-OPTIONS.web = OPTIONS.sdk;
+OPTIONS.web = [
+  ...OPTIONS.sdk,
+  {
+    flags: '--webhook-url <URL>',
+    description:
+      "put URL in the initiate's notes.webhook_url: the sandbox calls it with txnId and txnStatus, as the service's WooCommerce plugin reads them (D73)",
+  },
+];
 
 const SECRETS: Record<TriggerFamily, string> = {
   sdk: `The partner's private key is the --key-file FILE, else ${PRIVATE_KEY_VARIABLE}, else the

@@ -9,7 +9,8 @@
  *   (`/sandbox/web/transactions/{id}/otp`, `/pay`) for success, or `/fail`, `/cancel`;
  * - gateway.*: a merchant onboarded once (created, documents uploaded, the clock advanced past its
  *   verification), then a transaction through OTP, down payment and confirmation (clock +2 s), and
- *   for a refund a full refund confirmed 1 s (virtual) later.
+ *   for a refund a full refund confirmed 1 s (virtual) later; for a cancel, the merchant's cancel
+ *   of the new transaction (D37).
  *
  * Credentials: the sandbox's published test values (src/sandbox/config.ts) unless the environment
  * variables the sandbox itself reads, or the options, say otherwise. Secrets are never printed.
@@ -74,6 +75,7 @@ const FLOWS: Record<string, (ctx: Context) => Promise<string>> = {
   'web.cancelled': (ctx) => webFlow(ctx, 'cancel', 'CANCELLED'),
   'gateway.transaction.success': (ctx) => gatewayFlow(ctx, 'success'),
   'gateway.transaction.failure': (ctx) => gatewayFlow(ctx, 'failure'),
+  'gateway.transaction.cancelled': (ctx) => gatewayFlow(ctx, 'cancelled'),
   'gateway.refund': (ctx) => gatewayFlow(ctx, 'refund'),
 };
 
@@ -97,7 +99,9 @@ export async function trigger(
     const where =
       delivery.status === 'not_sent'
         ? 'not_sent: no webhook URL is configured; paylater listen forwards it'
-        : `${delivery.status}: sent to the configured webhook URL`;
+        : delivery.event === 'transactionResult'
+          ? `${delivery.status}: sent to notes.webhook_url with txnId and txnStatus (D73)`
+          : `${delivery.status}: sent to the configured webhook URL`;
     ctx.out(`  event ${delivery.eventId}  ${delivery.family} ${delivery.event}  (${where})`);
   }
   return 0;
@@ -139,8 +143,17 @@ async function webFlow(ctx: Context, action: 'pay' | 'fail' | 'cancel', status: 
   const client = createWebClient({ baseUrl: baseOf(ctx), timeoutMs: REQUEST_TIMEOUT_MS, ...(await partner(ctx)) });
   const id = newId('web');
   const user = ELIGIBLE();
+  // D73: with --webhook-url, the shop's per-transaction URL in notes.webhook_url.
+  const notesUrl = ctx.settings.webhookUrl;
   const initiated = await call(ctx, 'initiate the web transaction', () =>
-    client.POST('/api/transaction', { body: { id, amount: 150_000, user: { name: user.name, phoneNumber: user.phoneNumber } } }),
+    client.POST('/api/transaction', {
+      body: {
+        id,
+        amount: 150_000,
+        user: { name: user.name, phoneNumber: user.phoneNumber },
+        ...(notesUrl === undefined ? {} : { notes: { webhook_url: notesUrl } }),
+      },
+    }),
   );
   expectStatus(initiated, 200, 'initiate the web transaction', 'partner');
   let steps: string;
@@ -159,7 +172,7 @@ async function webFlow(ctx: Context, action: 'pay' | 'fail' | 'cancel', status: 
 
 type Merchant = GatewaySchemas['GatewayMerchant'];
 
-async function gatewayFlow(ctx: Context, outcome: 'success' | 'failure' | 'refund'): Promise<string> {
+async function gatewayFlow(ctx: Context, outcome: 'success' | 'failure' | 'cancelled' | 'refund'): Promise<string> {
   const merchantId = ctx.settings.merchant;
   const { merchant, onboarded } = await enabledMerchant(ctx, merchantId);
   const credentials = transactionalCredentials(merchant);
@@ -180,6 +193,21 @@ async function gatewayFlow(ctx: Context, outcome: 'success' | 'failure' | 'refun
     }),
   );
   expectStatus(created, 200, 'create the gateway transaction', 'transactional');
+  const merchantLine = `  merchant ${merchantId}${onboarded ? ' (created and enabled now)' : ''}; its webhooks are signed with its Transactional API password`;
+
+  if (outcome === 'cancelled') {
+    // D37: the merchant's cancel of a PENDING transaction, as the Magento module's cron sends it.
+    const cancelled = await call(ctx, 'cancel the transaction', () =>
+      client.GET('/api/merchant/transaction/{transactionId}/cancel', { params: { path: { transactionId: id } } }),
+    );
+    expectStatus(cancelled, 200, 'cancel the transaction', 'transactional');
+    const status = cancelled.data?.transaction.status;
+    if (status !== 'CANCELLED') throw failed(ctx, `the transaction ${id} is ${status ?? 'unknown'} after its cancel, not CANCELLED`);
+    ctx.out(`Triggered ${ctx.event} on the sandbox at ${shownUrl(ctx.base)}`);
+    ctx.out(merchantLine);
+    ctx.out(`  gateway transaction ${id}: created, then cancelled by the merchant -> ${status} (${cancelled.data?.transaction.failureReason ?? '?'})`);
+    return id;
+  }
 
   const stage = await call(ctx, 'read the transaction stage', () =>
     client.GET('/api/merchant/transaction/{id}', {
@@ -221,7 +249,7 @@ async function gatewayFlow(ctx: Context, outcome: 'success' | 'failure' | 'refun
   if (status !== expected) throw failed(ctx, `the transaction ${id} is ${status} after the down payment, not ${expected}`);
 
   const lines = [
-    `  merchant ${merchantId}${onboarded ? ' (created and enabled now)' : ''}; its webhooks are signed with its Transactional API password`,
+    merchantLine,
     `  gateway transaction ${id}: created, OTP, down payment of ${amount} paise${outcome === 'failure' ? ' never confirmed' : ' confirmed'} -> ${status}`,
   ];
   if (outcome === 'refund') {

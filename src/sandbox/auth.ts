@@ -10,6 +10,7 @@
  */
 import { credentialsEqual, type BasicCredentials, type SandboxConfig } from './config.js';
 import type { ErrorHelpers } from './errors.js';
+import { knownPartners } from './families/partner.js';
 import type { AuthResult, IncomingRequest } from './router.js';
 
 /** The credentials of an `Authorization: Basic ...` header, or undefined when absent or malformed. */
@@ -49,7 +50,8 @@ export const TRANSACTIONAL_API_CREDENTIALS: CredentialKind = {
 export const EXTRAS_CREDENTIALS: CredentialKind = {
   realm: 'paylater extras',
   name: 'extras credentials',
-  wanted: 'the extras credentials (HTTP Basic), distinct from both kinds of gateway credentials (D26)',
+  wanted:
+    "the extras credentials issued by the operator, or the direct integration's partner id and private key as username:password (HTTP Basic, D26)",
 };
 
 type Recognise = (credentials: BasicCredentials) => boolean;
@@ -133,7 +135,20 @@ export function fixedCredentials(expected: BasicCredentials): (credentials: Basi
   return (credentials) => (credentialsEqual(credentials, expected) ? true : undefined);
 }
 
-/** The `authenticate` of the extras (D26). */
+/**
+ * The `authenticate` of the extras (D26): the operator's extras pair, or a known partner's
+ * `partnerId:privateKey` (the service's own UPI sample calls the extras' host that way). Every
+ * pair is compared, in constant time, whichever matches.
+ */
 export function extrasAuth(config: SandboxConfig, errors: ErrorHelpers): (request: IncomingRequest) => AuthResult<true> {
-  return basicAuth(errors, EXTRAS_CREDENTIALS, fixedCredentials(config.extras), credentialKinds(config));
+  const accepted: BasicCredentials[] = [
+    config.extras,
+    ...knownPartners(config).map((partner) => ({ username: partner.id, password: partner.privateKey })),
+  ];
+  const identify = (credentials: BasicCredentials): true | undefined => {
+    let found = false;
+    for (const expected of accepted) found = credentialsEqual(credentials, expected) || found;
+    return found ? true : undefined;
+  };
+  return basicAuth(errors, EXTRAS_CREDENTIALS, identify, credentialKinds(config));
 }

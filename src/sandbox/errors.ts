@@ -44,7 +44,7 @@ export interface ErrorHelpers {
   badRequest(text: string, details?: ValidationIssue[]): ErrorReply;
   /** 400 BAD_REQUEST from validation issues of a location. */
   invalid(location: 'body' | ParameterLocation, issues: ValidationIssue[]): ErrorReply;
-  /** 401: `UNAUTHORIZED` (apiError) or `AUTHORIZATION_FAILED` (messageError). */
+  /** 401: `AUTHORIZATION_FAILED`, the description's code, in both formats (D02). */
   unauthorized(text: string): ErrorReply;
   /** 404 with `code` (default `NOT_FOUND`). */
   notFound(text: string, code?: string): ErrorReply;
@@ -52,7 +52,7 @@ export interface ErrorHelpers {
   methodNotAllowed(allowed: readonly string[]): ErrorReply;
   /** 413 PAYLOAD_TOO_LARGE (D24). */
   payloadTooLarge(limit: number): ErrorReply;
-  /** 500: `INTERNAL_ERROR` (apiError) or `INTERNAL_SERVER_ERROR` (messageError). */
+  /** 500: `INTERNAL_SERVER_ERROR`, the description's code, in both formats (D02). */
   internal(): ErrorReply;
 }
 
@@ -101,7 +101,7 @@ export function errorHelpers(format: ErrorFormat): ErrorHelpers {
       return badRequest(`${what}: ${described}.`, issues);
     },
     unauthorized(text) {
-      return error(401, format === 'apiError' ? 'UNAUTHORIZED' : 'AUTHORIZATION_FAILED', text);
+      return error(401, 'AUTHORIZATION_FAILED', text);
     },
     notFound(text, code = 'NOT_FOUND') {
       return error(404, code, text);
@@ -116,7 +116,7 @@ export function errorHelpers(format: ErrorFormat): ErrorHelpers {
     },
     internal() {
       return format === 'apiError'
-        ? error(500, 'INTERNAL_ERROR', 'The service could not complete the request. Retry later.')
+        ? error(500, 'INTERNAL_SERVER_ERROR', 'The service could not complete the request. Retry later.')
         : error(500, 'INTERNAL_SERVER_ERROR', 'The sandbox failed while handling the request. Retry later.');
     },
   };

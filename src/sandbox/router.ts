@@ -193,6 +193,16 @@ export class Router {
       // HEAD is answered like GET; Node leaves the body out.
       const lookup = method === 'HEAD' ? 'GET' : method;
       const found = METHODS.includes(lookup as Method) ? this.router.find(lookup as Method, pathname) : null;
+      if (found === null && !decodablePath(pathname)) {
+        // A path that is not valid percent-encoding (a lone %, %zz, a cut UTF-8 sequence) names no
+        // resource: the request is malformed, and the answer says how to fix it.
+        sendWithoutBody(
+          request,
+          response,
+          errors.badRequest('The path is not valid percent-encoding: write each reserved or non-ASCII byte of an id as %XX of its UTF-8 bytes.'),
+        );
+        return;
+      }
       if (found === null) {
         const allowed: string[] = METHODS.filter((candidate) => this.router.find(candidate, pathname) !== null);
         if (allowed.length > 0) {
@@ -398,3 +408,13 @@ function prefixOf(path: string): string {
   return path.split('/').slice(0, 3).join('/');
 }
 
+/** Whether every %-escape of the path is valid and the bytes are UTF-8 (as the router decodes ids). */
+function decodablePath(pathname: string): boolean {
+  if (!pathname.includes('%')) return true;
+  try {
+    decodeURIComponent(pathname);
+    return true;
+  } catch {
+    return false;
+  }
+}

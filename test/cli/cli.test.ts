@@ -369,6 +369,7 @@ describe.concurrent('version, help command and suggestions', SPAWNING, () => {
       'web.cancelled',
       'gateway.transaction.success',
       'gateway.transaction.failure',
+      'gateway.transaction.cancelled',
       'gateway.refund',
     ]);
   });

@@ -16,6 +16,7 @@ import type { Logger } from '../../src/sandbox/router.js';
 import { verifyGatewayWebhook, verifySdkWebhook, verifyWebWebhook } from '../../src/webhooks/index.js';
 import { PRIVATE_KEY, startReceiver, startSandbox, waitFor, type Receiver, type TestSandbox } from '../support/sandbox.js';
 import { CLI_ENTRY } from '../support/cli.js';
+import { startShopReceiver } from '../support/shop-receiver.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const QUIET: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -82,6 +83,7 @@ const EVENTS = [
   { name: 'web.cancelled', family: 'web', webhooks: [['transactionStatus', 'CANCELLED']] },
   { name: 'gateway.transaction.success', family: 'gateway', webhooks: [['transactionUpdated', 'SUCCESS']] },
   { name: 'gateway.transaction.failure', family: 'gateway', webhooks: [['transactionUpdated', 'FAILED']] },
+  { name: 'gateway.transaction.cancelled', family: 'gateway', webhooks: [['transactionUpdated', 'CANCELLED']] },
   { name: 'gateway.refund', family: 'gateway', webhooks: [['transactionUpdated', 'SUCCESS'], ['refundUpdated', 'SUCCESS']] },
 ] as const;
 
@@ -131,7 +133,7 @@ describe('paylater listen and trigger', () => {
           expected.set(match[1]!, { family: event.family, webhook, status, transactionId: transactionId! });
         });
       }
-      expect(expected.size).toBe(10);
+      expect(expected.size).toBe(11);
 
       // The receiver got each event once, and each verifies with the package's own functions.
       await waitFor(() => (receiver.received.length >= expected.size ? true : undefined), 30_000);
@@ -247,6 +249,25 @@ describe('paylater listen and trigger', () => {
     expect(trigger.stderr).toMatch(/^paylater: gateway\.refund: cannot read the merchant paylater_trigger: the sandbox at .* did not answer \(ECONNREFUSED\); is it running\?/);
   }, 180_000);
 
+  it('web events with --webhook-url call notes.webhook_url as the WooCommerce plugin reads it (D73)', async () => {
+    const shop = await startShopReceiver((_request, origin) => ({ status: 302, headers: { Location: `${origin}/checkout/order-received/` }, body: '' }));
+    try {
+      const hook = `${shop.origin}/?wc-api=Bharatx_Pay_In_3_Feature_Gateway_Webhook&key=wc_order_T1`;
+      const result = await finished(paylater(['trigger', 'web.success', '--sandbox', t.url, '--webhook-url', hook]));
+      expect(result.code, result.stderr).toBe(0);
+      const id = /web transaction (trg_web_\w+)/.exec(result.stdout)?.[1];
+      expect(id, result.stdout).toBeDefined();
+      await waitFor(() => (shop.received.length > 0 ? true : undefined), 30_000);
+      const call = shop.received[0]!;
+      expect(call.method).toBe('POST');
+      expect(call.url).toBe(`/?wc-api=Bharatx_Pay_In_3_Feature_Gateway_Webhook&key=wc_order_T1&txnId=${id}&txnStatus=SUCCESS`);
+      expect(result.stdout).toMatch(/web transactionResult {2}\(\w+: sent to notes\.webhook_url with txnId and txnStatus \(D73\)\)/);
+      expectNoSecret(result.stdout + result.stderr);
+    } finally {
+      await shop.close();
+    }
+  }, 120_000);
+
   it('reports wrong credentials without printing them', async () => {
     const wrongKey = 'not-the-sandbox-key-91f2';
     const wrongPassword = 'not-the-merchant-api-password-3c7a';
@@ -259,7 +280,7 @@ describe('paylater listen and trigger', () => {
       /^paylater: cannot initiate the SDK transaction: the sandbox answered HTTP 401 AUTHORIZATION_FAILED.*; is PAYLATER_PRIVATE_KEY \(or --key-file\) the sandbox's private key, and --partner-id its partner id\?\n$/,
     );
     expect(gateway.code).toBe(1);
-    expect(gateway.stderr).toMatch(/^paylater: cannot read the merchant other_merchant: the sandbox answered HTTP 401 UNAUTHORIZED/);
+    expect(gateway.stderr).toMatch(/^paylater: cannot read the merchant other_merchant: the sandbox answered HTTP 401 AUTHORIZATION_FAILED/);
     expect(gateway.stderr).toMatch(/are PAYLATER_MERCHANT_API_USERNAME and PAYLATER_MERCHANT_API_PASSWORD the sandbox's Merchant API credentials\?\n$/);
     expectNoSecret(sdk.stdout + sdk.stderr + gateway.stdout + gateway.stderr, [wrongKey, wrongPassword]);
   }, 120_000);

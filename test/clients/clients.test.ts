@@ -142,7 +142,7 @@ describe('gateway clients against the mock', () => {
       params: { path: { transactionId: 'txn_2' } },
     });
     expect(cancelled.response.status).toBe(200);
-    expect(cancelled.data?.transaction.status).toBe('FAILED');
+    expect(cancelled.data?.transaction.status).toBe('CANCELLED');
 
     const settlement = await client.GET('/api/merchant/settlement', { params: { query: {} } });
     expect(settlement.response.status).toBe(200);

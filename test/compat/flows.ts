@@ -10,13 +10,26 @@
  */
 import type { Flow } from './model.js';
 
-/** The WooCommerce order of the examples: ₹19.99, so floor(19.99 * 100) = 1998 paise. */
-const WC_ORDER = (site: string, uuid: () => string) => ({
+/** The line of the WooCommerce examples: one item at ₹19.99. */
+const LINE = { subtotal: 19.99, quantity: 1 };
+
+/** PHP's round($value, 2) for the values here (a float; PHP pre-rounds, which changes none of them). */
+const phpRound2 = (value: number): number => Math.round(value * 100) / 100;
+
+/**
+ * The WooCommerce order of the examples, its numbers computed as PHP computes them (double
+ * arithmetic, `(int)` truncating): `amount` = floor(19.99 * 100) = 1998 paise, and the item's
+ * `rate_per_item` = (int)(round(line_subtotal / qty, 2) * 100) = (int)(1998.9999999999998) = 1998
+ * (bharatx-in/BharatX-WooCommerce-Plugin at 73462dc4,
+ * bharatx-pay-in-3-plugin/admin/class-bharatx-pay-in-3-feature-plugin-gateway.php, get_redirect_url).
+ */
+export const WC_ORDER = (site: string, uuid: () => string) => ({
   site,
   orderId: 4711,
   orderKey: 'wc_order_Xq3vN8pLm2TzK',
   transactionId: uuid(),
-  amount: 1998,
+  amount: Math.floor(LINE.subtotal * 100),
+  ratePerItem: Math.trunc(phpRound2(LINE.subtotal / LINE.quantity) * 100),
   cartRupees: 19, // intval() of the cart total, compared with the configured limit
   color: '', // the "Primary Color" setting left empty
 });
@@ -88,6 +101,16 @@ export const FLOWS: readonly Flow[] = [
     steps: [{ call: 'node.create' }],
   },
   {
+    id: 'webview-sample-web',
+    integration: 'webview-sample',
+    title: 'Android WebView sample: the app signs and sends the initiate with the published test credentials, then opens redirectUrl',
+    given: ({ site }) => ({ site, partnerId: 'testPartnerId', privateKey: 'testPrivateKey', transactionId: '7', amount: 49_900 }),
+    steps: [
+      { call: 'webview.create' },
+      { service: { action: 'user-pays-web', page: '{{redirectUrl}}' } },
+    ],
+  },
+  {
     id: 'woocommerce-1.6-gateway',
     integration: 'woocommerce-1.6',
     title: 'WooCommerce 1.6.x, a version 2 (gateway) merchant: limit, version 2, create, OTP and down payment, return, status, webhook, refunds',
@@ -113,7 +136,7 @@ export const FLOWS: readonly Flow[] = [
   {
     id: 'magento-2-gateway',
     integration: 'magento-2',
-    title: 'Magento 2: create with expiry in seconds and mode, payment, webhook, return and status; a second order cancelled by the cron',
+    title: 'Magento 2: create with expiry in seconds and mode, payment, webhook, return and status',
     shop: 'magento.notify',
     given: ({ site, nowSeconds }) => ({
       site,
@@ -137,38 +160,98 @@ export const FLOWS: readonly Flow[] = [
       },
       { returnTo: 'magento.return' },
       { call: 'magento.status', expect: { outcome: 'paid' } },
-      // A second order, left pending: after 30 minutes the cron cancels it, then reads its status.
-      { call: 'magento.create', with: { orderIncrementId: '000000102', amount: 119_900, mode: 'LIVE' } },
+    ],
+  },
+  {
+    id: 'magento-2-cron-cancel',
+    integration: 'magento-2',
+    title: 'Magento 2: an abandoned order, cancelled by the cron as it runs (status first, PENDING and 30 minutes old), closed',
+    shop: 'magento.notify',
+    // Cron/UpdateOrdersToProcessing at 288fcd3: every 15 minutes (etc/crontab.xml), the orders
+    // created in the last hour. The onboarding moves the virtual clock 5 s; the order is placed
+    // then, and Request.php, 10 s later, sets the module's own expiry: its now + 30 minutes.
+    given: ({ site, nowSeconds }) => ({
+      site,
+      partnerId: 'testPartnerId',
+      privateKey: 'testPrivateKey',
+      orderIncrementId: '000000102',
+      amount: 119_900,
+      mode: 'LIVE',
+      expiryTimestamp: nowSeconds + 5 + 10 + 30 * 60,
+    }),
+    steps: [
+      { service: { action: 'onboard-merchant' } },
+      { call: 'magento.create' },
+      { service: { action: 'time-passes', minutes: 15, why: 'the cron\'s run with the order 15 minutes old' } },
+      { call: 'magento.status', expect: { outcome: 'pending' } },
+      { service: { action: 'time-passes', minutes: 15, why: 'the cron\'s run with the order 30 minutes old, just before its expiry' } },
+      // Status read first: PENDING and 30 minutes old, so the cron cancels the transaction (D37).
+      { call: 'magento.status', expect: { outcome: 'pending' } },
       {
         call: 'magento.cancel',
         expect: {
           decided: {
             decision: 'G9',
             status: 200,
-            fields: { 'transaction.id': '000000102', 'transaction.status': 'FAILED', 'transaction.failureReason': 'CANCELLED_BY_MERCHANT' },
+            fields: { 'transaction.id': '000000102', 'transaction.status': 'CANCELLED', 'transaction.failureReason': 'CANCELLED_BY_MERCHANT' },
           },
         },
       },
-      {
-        call: 'magento.status',
-        expect: {
-          outcome: 'unrecognised',
-          divergence: {
-            decision: 'G8',
-            value: 'FAILED',
-            explanation:
-              'the contract keeps FAILED (the interface description names it); the module knows FAILURE and CANCELLED, so its cron never cancels the Magento order',
-          },
-        },
-      },
-      {
-        webhook: 'magento.notify',
-        where: { field: 'transaction.id', equals: '000000102' },
-        expect: {
-          outcome: 'unrecognised',
-          divergence: { decision: 'G8', value: 'FAILED', explanation: 'the webhook says FAILED, which the module only logs' },
-        },
-      },
+      { webhook: 'magento.notify', where: { field: 'transaction.id', equals: '000000102' }, expect: { outcome: 'cancelled' } },
+      { service: { action: 'time-passes', minutes: 15, why: 'the cron\'s next run, the order 45 minutes old (still in its one-hour window)' } },
+      { call: 'magento.status', expect: { outcome: 'cancelled' } },
+    ],
+  },
+  {
+    id: 'magento-2-expired',
+    integration: 'magento-2',
+    title: 'Magento 2: an abandoned order past the module\'s own 30-minute expiry, closed by the cron\'s status read',
+    shop: 'magento.notify',
+    given: ({ site, nowSeconds }) => ({
+      site,
+      partnerId: 'testPartnerId',
+      privateKey: 'testPrivateKey',
+      orderIncrementId: '000000103',
+      amount: 59_900,
+      mode: 'LIVE',
+      expiryTimestamp: nowSeconds + 5 + 10 + 30 * 60,
+    }),
+    steps: [
+      { service: { action: 'onboard-merchant' } },
+      { call: 'magento.create' },
+      { service: { action: 'time-passes', minutes: 12, why: 'the cron\'s run with the order 12 minutes old' } },
+      { call: 'magento.status', expect: { outcome: 'pending' } },
+      { service: { action: 'time-passes', minutes: 15, why: 'the order 27 minutes old' } },
+      { call: 'magento.status', expect: { outcome: 'pending' } },
+      // The usual case: the first run past 30 minutes comes after the expiry (CANCELLED, EXPIRED, D15).
+      { service: { action: 'time-passes', minutes: 15, why: 'the order 42 minutes old, past its expiry' } },
+      { call: 'magento.status', expect: { outcome: 'cancelled' } },
+      { webhook: 'magento.notify', where: { field: 'transaction.id', equals: '000000103' }, expect: { outcome: 'cancelled' } },
+    ],
+  },
+  {
+    id: 'magento-2-shopper-cancels',
+    integration: 'magento-2',
+    title: 'Magento 2: the shopper cancels on the hosted page, comes back to the return URL, the order is cancelled',
+    shop: 'magento.notify',
+    given: ({ site, nowSeconds }) => ({
+      site,
+      partnerId: 'testPartnerId',
+      privateKey: 'testPrivateKey',
+      orderIncrementId: '000000104',
+      amount: 249_900,
+      mode: 'LIVE',
+      expiryTimestamp: nowSeconds + 30 * 60,
+    }),
+    steps: [
+      { service: { action: 'onboard-merchant' } },
+      { call: 'magento.create' },
+      // Request.php gives its return URL as cancelRedirectUrl too.
+      { service: { action: 'user-cancels-gateway', page: '{{transactionUrl}}' } },
+      { returnTo: 'magento.return' },
+      // Response::execute reads the status of a pending order: CANCELLED cancels it and restores the cart.
+      { call: 'magento.status', expect: { outcome: 'cancelled' } },
+      { webhook: 'magento.notify', where: { field: 'transaction.id', equals: '000000104' }, expect: { outcome: 'cancelled' } },
     ],
   },
 ];

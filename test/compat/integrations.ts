@@ -29,6 +29,12 @@ export const INTEGRATIONS: Record<IntegrationId, Integration> = {
     subject: 'the module',
     generation: 'version 2 (gateway) only',
   },
+  'webview-sample': {
+    id: 'webview-sample',
+    name: 'Android WebView sample',
+    subject: 'the sample',
+    generation: 'version 1 (web) only',
+  },
   'node-sample': {
     id: 'node-sample',
     name: 'Node.js web SDK sample',
@@ -49,11 +55,24 @@ const WC15_GATEWAY = {
   commit: 'cb617d3a222295e4f170ac1d8eb436d623e17f74',
   path: 'admin/class-bharatx-pay-in-3-feature-plugin-gateway.php',
 };
-const MAGENTO = { repository: 'bharatx-in/BharatX-Magento2-Module', commit: '15730db014defa4588dd428abe82d1e335404388' };
+/**
+ * The Magento module at 288fcd3 (the last revision whose transaction id is the order's increment
+ * id). The newest, 78d4c95, appends "_bx" to the id it creates and computes the cron's id as
+ * `$increment_id + "_bx"` from an undefined variable: on PHP 8 a TypeError ("Unsupported operand
+ * types: null + string") that its `catch (\Exception)` does not catch, so every cron run stops at
+ * the first pending order (docs/compatibility.md).
+ */
+const MAGENTO = { repository: 'bharatx-in/BharatX-Magento2-Module', commit: '288fcd33553fe29f9be42cbd37d6f358a849524f' };
 const NODE_SAMPLE = {
   repository: 'bharatx-in/BharatX-Sample-Web-SDK-NodeJS-Integration',
   commit: '868e8b54ab58e0d21eed610e38514c3c9530cc5d',
   path: 'index.js',
+};
+
+const WEBVIEW_SAMPLE = {
+  repository: 'bharatx-in/BharatX-SDK-WebView-Implementation',
+  commit: '58d017aa017988390fcd98fa4ca6d44a9be39db4',
+  path: 'app/src/main/java/com/mhirrr/testapppaylater/MainActivity.kt',
 };
 
 const source = (file: Omit<Source, 'where' | 'facts'>, where: string, facts: string): Source => ({ ...file, where, facts });
@@ -80,7 +99,7 @@ const WC_LOGO = 'https://d30flbpbaljuso.cloudfront.net/img/partner/logo/light/{{
 const WC_ITEM = {
   sku: 'Cotton Kurta – Indigo', // the item's name (not its SKU), verbatim: non-ASCII goes out as \u escapes
   quantity: 1, // integer
-  rate_per_item: 1999, // (int) round(line_subtotal / qty, 2) * 100
+  rate_per_item: '{{ratePerItem}}', // (int) (round(line_subtotal / qty, 2) * 100): 1998 for ₹19.99 (flows.ts)
   name: 'Cotton Kurta – Indigo',
   image:
     '<img width="300" height="300" src="{{site}}/wp-content/uploads/2024/05/kurta-indigo-300x300.jpg" ' +
@@ -644,7 +663,9 @@ const magentoCreate: CallSpec = {
           webhookUrl: '{{site}}/Bharatxpayment/standard/notify',
           expiryTimestamp: '{{expiryTimestamp}}', // DateTime::getTimestamp() of now + 30 minutes: Unix SECONDS
         },
-        user: { name: 'Asha Rao', phoneNumber: '+919000000001', email: 'asha.rao@example.in' },
+        // The telephone stored as "+91 90000 00001": non-digits and leading zeros stripped, then
+        // "+91" prefixed, so the country code comes twice (D25).
+        user: { name: 'Asha Rao', phoneNumber: '+91919000000001', email: 'asha.rao@example.in' },
         // no deviceInformation
       },
     },
@@ -667,7 +688,11 @@ const magentoCreate: CallSpec = {
 const MAGENTO_STATUS_CASES = [
   { name: 'paid', when: { equals: 'SUCCESS' }, does: 'invoices the order (processPayment)' },
   { name: 'cancelled', when: { oneOf: ['CANCELLED', 'FAILURE'] }, does: 'cancels the order and restores the cart' },
-  { name: 'pending', when: { equals: 'PENDING' }, does: 'restores the cart; its cron cancels the transaction after 30 minutes' },
+  {
+    name: 'pending',
+    when: { equals: 'PENDING' },
+    does: 'restores the cart; its cron (every 15 minutes, orders of the last hour) cancels the transaction once the order is 30 minutes old',
+  },
   {
     name: 'unrecognised',
     when: { otherwise: true },
@@ -716,7 +741,7 @@ const magentoCancel: CallSpec = {
   label: 'cancel a pending transaction (GET /api/merchant/transaction/{id}/cancel)',
   source: source(
     { ...MAGENTO, path: 'Payment/Controller/CfAbstract.php' },
-    'CfAbstract::cancelOrder (from Cron/UpdateOrdersToProcessing after 30 minutes PENDING)',
+    'CfAbstract::cancelOrder (from Cron/UpdateOrdersToProcessing::execute: status read first, PENDING and 30 minutes old)',
     '§4.3',
   ),
   request: {
@@ -804,6 +829,50 @@ const nodeCreate: CallSpec = {
   },
 };
 
+// -------------------------------------------------------------------------------------------------
+// Android WebView sample (bharatx-in/BharatX-SDK-WebView-Implementation): the app itself signs and
+// sends the web initiate with the published test credentials, then loads redirectUrl in a WebView.
+
+const webviewCreate: CallSpec = {
+  integration: 'webview-sample',
+  label: 'create transaction (POST /api/transaction), from the app',
+  source: source(WEBVIEW_SAMPLE, 'MainActivity.sendRequest; RetrofitApi.initiateTransaction; InitialTransactionRequest', '§3.1'),
+  request: {
+    host: 'web',
+    method: 'POST',
+    path: '/api/transaction',
+    headers: [
+      // Retrofit's GsonConverterFactory sets the body's type; the HeaderMap adds the two headers.
+      ['Content-Type', 'application/json; charset=UTF-8'],
+      ['X-Signature', '{{signature}}'],
+      ['X-Partner-Id', '{{partnerId}}'],
+    ],
+    body: {
+      // Gson writes the fields in declaration order, without spaces; it escapes none of these characters.
+      encoding: 'javascript',
+      value: {
+        amount: '{{amount}}', // parseInt of the amount field: paise
+        id: '{{transactionId}}', // (0..10).random().toString() in the sample: an id from "0" to "10"
+        user: { name: 'Asha Rao', email: 'asha.rao@example.in', phoneNumber: '+919000000001' }, // "+91" + the typed number
+        redirect: { url: 'https://bharatx.tech' }, // the data class's default
+      },
+    },
+    sign: { path: '/api/transaction', key: '{{privateKey}}' }, // SHA-256 of body + path + key, Base64.NO_WRAP
+  },
+  judge: {
+    acceptance: { kind: 'any-2xx', onRefused: 'Retrofit throws HttpException: the sample logs the response and shows nothing' },
+    decodes: 'json',
+    reads: [
+      {
+        field: 'redirectUrl',
+        type: 'http-url',
+        into: 'redirectUrl',
+        ifMissing: 'Gson leaves redirectUrl null and WebView.loadUrl(null) shows a blank page',
+      },
+    ],
+  },
+};
+
 export const CALLS = {
   'wc16.configuration': wc16Configuration,
   'wc16.storefrontConfiguration': wc16StorefrontConfiguration,
@@ -820,6 +889,7 @@ export const CALLS = {
   'magento.status': magentoStatus,
   'magento.cancel': magentoCancel,
   'node.create': nodeCreate,
+  'webview.create': webviewCreate,
 } as const satisfies Record<string, CallSpec>;
 
 export const RETURNS = {

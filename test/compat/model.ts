@@ -11,7 +11,7 @@
  */
 import type { JsonEncoding } from '../support/php-json.js';
 
-export type IntegrationId = 'woocommerce-1.6' | 'woocommerce-1.5' | 'magento-2' | 'node-sample';
+export type IntegrationId = 'woocommerce-1.6' | 'woocommerce-1.5' | 'magento-2' | 'node-sample' | 'webview-sample';
 
 /** Where a fact comes from: repository, commit, file, function, and the fact sheet's section. */
 export interface Source {
@@ -163,7 +163,11 @@ export type ServiceAction =
   /** The shopper cancels on the hosted page at `page`; sets `returnUrl`. */
   | { action: 'user-cancels-web'; page: Template }
   /** The shopper's OTP and down payment on the gateway's hosted page; sets `returnUrl`. */
-  | { action: 'user-pays-gateway'; transactionId: Template; page: Template };
+  | { action: 'user-pays-gateway'; transactionId: Template; page: Template }
+  /** The shopper cancels on the gateway's hosted page; sets `returnUrl` (its cancelRedirectUrl). */
+  | { action: 'user-cancels-gateway'; page: Template }
+  /** Time passes (the sandbox's virtual clock): a cron's next run, an expiry. */
+  | { action: 'time-passes'; minutes: number; why: string };
 
 export type FlowStep =
   | { call: string; with?: Record<string, unknown>; expect?: Expectation }

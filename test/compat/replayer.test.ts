@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { webSignature, verifyWebSignature } from '../../src/signature.js';
 import { encodeJson, phpJsonEncode } from '../support/php-json.js';
 import { sendRaw } from '../support/raw-http.js';
-import { FLOWS } from './flows.js';
+import { FLOWS, WC_ORDER } from './flows.js';
 import { CALLS, INTEGRATIONS, RETURNS, WEBHOOKS } from './integrations.js';
 import { buildRequest, judgeCall, judgeReturn, judgeWebhook, render, renderBody } from './replayer.js';
 
@@ -26,6 +26,7 @@ const values = {
   orderKey: 'wc_order_Xq3vN8pLm2TzK',
   transactionId: TRANSACTION,
   amount: 1998,
+  ratePerItem: WC_ORDER(SITE, () => TRANSACTION).ratePerItem,
   color: '',
 };
 
@@ -84,6 +85,8 @@ describe('the requests, as the integrations build them', () => {
     expect(body).toContain('"colorOverride":""');
     expect(body).toContain('"orderId":4711');
     expect(body).toContain('"sku":"Cotton Kurta \\u2013 Indigo"');
+    // (int)(round(19.99, 2) * 100) is 1998 in PHP: the double 1998.9999999999998, truncated.
+    expect(body).toContain('"quantity":1,"rate_per_item":1998,');
     expect(body.startsWith(`{"id":"${TRANSACTION}","amount":1998,"user":{"name":"Asha Rao","phoneNumber":"+919000000001"`)).toBe(true);
     const signature = request.headers.find(([name]) => name === 'x-signature')?.[1] ?? '';
     // The same digest as the project's own signer and verifier over the same bytes...
@@ -190,7 +193,7 @@ describe('the judges', () => {
   });
 
   it('plugin 1.6 configuration: any non-200 means version 1, 200 reads version loosely as PHP does', () => {
-    const refused = judgeCall(CALLS['wc16.configuration'], ok({ errorCode: 'UNAUTHORIZED' }, 401), values, true);
+    const refused = judgeCall(CALLS['wc16.configuration'], ok({ errorCode: 'AUTHORIZATION_FAILED' }, 401), values, true);
     expect(refused.problems).toEqual([]);
     expect(refused.outcome?.name).toBe('version 1');
     expect(judgeCall(CALLS['wc16.configuration'], ok({ version: '1' }), values, true).outcome?.name).toBe('version 1');

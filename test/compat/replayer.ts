@@ -395,6 +395,8 @@ const SERVICE_STEPS: Record<ServiceAction['action'], string> = {
   'user-pays-web': 'the shopper enters the OTP and pays on the hosted page',
   'user-cancels-web': 'the shopper cancels on the hosted page',
   'user-pays-gateway': 'the shopper\'s OTP and down payment (user-inputs, register-external)',
+  'user-cancels-gateway': 'the shopper cancels on the gateway\'s hosted page',
+  'time-passes': 'time passes',
 };
 
 function describeStep(step: FlowStep): string {
@@ -404,7 +406,10 @@ function describeStep(step: FlowStep): string {
   }
   if ('returnTo' in step) return (RETURNS[step.returnTo as keyof typeof RETURNS] as ReturnSpec | undefined)?.label ?? `unknown return ${step.returnTo}`;
   if ('webhook' in step) return (WEBHOOKS[step.webhook as keyof typeof WEBHOOKS] as WebhookSpec | undefined)?.label ?? `unknown webhook ${step.webhook}`;
-  return `[${SERVICE_STEPS[step.service.action]}]`;
+  const service = step.service;
+  return service.action === 'time-passes'
+    ? `[${SERVICE_STEPS[service.action]}: ${service.minutes} minutes; ${service.why}]`
+    : `[${SERVICE_STEPS[service.action]}]`;
 }
 
 function expectOutcome(expect: Expectation | undefined, judgement: Judgement, result: StepResult, subject: string): void {

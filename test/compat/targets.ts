@@ -152,6 +152,15 @@ export async function startSandboxTarget(options: { partnerWebhookUrl?: string }
         expectStatus('the shopper cancels on the hosted page', cancelled, 200);
         return redirectOf('the hosted page after the cancellation', cancelled);
       }
+      case 'user-cancels-gateway': {
+        const page = render(action.page, values);
+        const cancelled = await json(`${page}/cancel`, { body: {} });
+        expectStatus('the shopper cancels on the hosted page', cancelled, 200);
+        return redirectOf('the hosted page after the cancellation', cancelled);
+      }
+      case 'time-passes':
+        await advance(action.minutes * 60_000);
+        return {};
       case 'user-pays-gateway': {
         const page = render(action.page, values);
         const id = render(action.transactionId, values);

@@ -101,7 +101,7 @@ export const EXPECTED: Record<string, { status: number; fields: [string, string 
   refundTransaction: { status: 200, fields: [['refund.id', ID('rfnd_0001')], ['refund.amount', '50000'], ['refund.status', 'PENDING']] },
   cancelTransaction: {
     status: 200,
-    fields: [['transaction.id', ID('txn_20261122_0001')], ['transaction.status', 'FAILED'], ['transaction.failureReason', 'CANCELLED_BY_MERCHANT']],
+    fields: [['transaction.id', ID('txn_20261122_0001')], ['transaction.status', 'CANCELLED'], ['transaction.failureReason', 'CANCELLED_BY_MERCHANT']],
   },
   getSettlement: {
     status: 200,

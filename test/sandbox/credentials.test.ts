@@ -23,13 +23,14 @@ afterAll(async () => {
 const TRANSACTIONAL_WANTED =
   "This endpoint takes the merchant's Transactional API credentials (HTTP Basic), read from merchant.basicAuthDetails once the merchant is enabled";
 const MERCHANT_WANTED = "This endpoint takes the payment gateway's Merchant API credentials (HTTP Basic)";
-const EXTRAS_WANTED = 'This endpoint takes the extras credentials (HTTP Basic), distinct from both kinds of gateway credentials (D26)';
+const EXTRAS_WANTED =
+  "This endpoint takes the extras credentials issued by the operator, or the direct integration's partner id and private key as username:password (HTTP Basic, D26)";
 const EXTRAS_PATH = '/service/payments/merchant/user/credit/info?userPhoneNumber=%2B919000000001';
 
 async function unauthorized(method: string, path: string, authorization: string | null) {
   const answer = await t.call(method, path, authorization);
   expect(answer.status, answer.text).toBe(401);
-  expect(answer.body.errorCode).toBe('UNAUTHORIZED');
+  expect(answer.body.errorCode).toBe('AUTHORIZATION_FAILED');
   return { message: answer.body.message as string, realm: answer.headers.get('www-authenticate') };
 }
 

@@ -68,14 +68,34 @@ describe('credit info of the test users', () => {
   });
 });
 
+describe('credentials (D26)', () => {
+  it("takes a partner's partnerId:privateKey, as the service's UPI sample sends it, beside the extras pair", async () => {
+    for (const pair of ['partner_test:test_private_key', 'testPartnerId:testPrivateKey', 'extras_test:extras_test_secret']) {
+      const authorization = `Basic ${Buffer.from(pair).toString('base64')}`;
+      const answer = await t.extras(`${CREDIT}?userPhoneNumber=%2B919000000001`, undefined, { authorization });
+      expect(answer.status, pair.split(':')[0]).toBe(200);
+      const push = await t.extras(IDENTIFICATION, { userPhoneNumber: '+919000000001', identification: { panNumber: 'ABCDE1234F' } }, { authorization });
+      expect(push.status).toBe(200);
+    }
+    // A partner id with another partner's key, or the key alone, is refused and never echoed.
+    for (const pair of ['partner_test:testPrivateKey', 'testPartnerId:test_private_key', ':test_private_key']) {
+      const answer = await t.extras(`${CREDIT}?userPhoneNumber=%2B919000000001`, undefined, { authorization: `Basic ${Buffer.from(pair).toString('base64')}` });
+      expect(answer.status, pair).toBe(401);
+      expect(answer.text).not.toContain('private_key');
+      expect(answer.text).not.toContain('PrivateKey');
+      expect(answer.body.message).toContain("partner id and private key as username:password");
+    }
+  });
+});
+
 describe('errors', () => {
-  it('answers 401 UNAUTHORIZED without, with wrong or with malformed credentials', async () => {
+  it('answers 401 AUTHORIZATION_FAILED without, with wrong or with malformed credentials', async () => {
     const wrong = `Basic ${Buffer.from('extras_test:nope').toString('base64')}`;
     const gateway = `Basic ${Buffer.from('pg_test:pg_test_secret').toString('base64')}`;
     for (const authorization of [null, wrong, gateway, 'Basic !!!', 'Bearer abc', `Basic ${Buffer.from('nocolon').toString('base64')}`]) {
       const answer = await t.extras(`${CREDIT}?userPhoneNumber=%2B919000000001`, undefined, { authorization });
       expect(answer.status, String(authorization)).toBe(401);
-      expect(answer.body.errorCode).toBe('UNAUTHORIZED');
+      expect(answer.body.errorCode).toBe('AUTHORIZATION_FAILED');
       expect(answer.headers.get('www-authenticate')).toMatch(/^Basic realm=/);
     }
     const push = await t.extras(IDENTIFICATION, { userPhoneNumber: '+919000000001', identification: { panNumber: 'ABCDE1234F' } }, { authorization: wrong });

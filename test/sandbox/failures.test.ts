@@ -41,13 +41,13 @@ describe('an unexpected failure', () => {
     t.loggedErrors.length = 0;
   });
 
-  it('answers the extras family 500 INTERNAL_ERROR', async () => {
+  it('answers the extras family 500 INTERNAL_SERVER_ERROR', async () => {
     const answer = await t.request('POST', '/service/database/merchant/user/feed/identification', {
       body: JSON.stringify({ userPhoneNumber: '+919000000001', identification: { panNumber: 'ABCDE1234F' } }),
       headers: { 'Content-Type': 'application/json', Authorization: EXTRAS_AUTH },
     });
     expect(answer.status).toBe(500);
-    expect(answer.body).toEqual({ errorCode: 'INTERNAL_ERROR', message: 'The service could not complete the request. Retry later.' });
+    expect(answer.body).toEqual({ errorCode: 'INTERNAL_SERVER_ERROR', message: 'The service could not complete the request. Retry later.' });
     expect(t.loggedErrors).toHaveLength(1);
     expect(t.loggedErrors[0]).not.toContain('ABCDE1234F');
     expect(t.loggedErrors[0]).not.toContain('extras_test_secret');

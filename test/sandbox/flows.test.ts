@@ -365,7 +365,7 @@ describe('flows with the package clients and webhook helpers', () => {
 
     const unknown = await web.GET('/api/transaction/status', { params: { query: { id: 'web_unknown' } } });
     expect(unknown.response.status).toBe(404);
-    expect(unknown.error?.message).toBe('TRANSACTION_NOT_FOUND');
+    expect(unknown.error?.message).toBe('NO_SUCH_TRANSACTION');
 
     // Refunds (D32): a part, too much, the rest (no amount), then nothing is left.
     const refund = (body: { transactionId: string; amount?: number }) => web.POST('/api/refund', { body });
@@ -406,7 +406,7 @@ describe('flows with the package clients and webhook helpers', () => {
     const intruder = createExtrasClient({ baseUrl: t.url, credentials: { username: 'extras_test', password: 'guess' }, fetch: validatingFetch });
     const refused = await intruder.POST('/service/payments/merchant/user/credit/info', { params: { query: { userPhoneNumber: '+919000000003' } } });
     expect(refused.response.status).toBe(401);
-    expect(refused.error?.errorCode).toBe('UNAUTHORIZED');
+    expect(refused.error?.errorCode).toBe('AUTHORIZATION_FAILED');
   });
 
   it('SDK: every message of the description through the client', async () => {

@@ -1,7 +1,7 @@
 /**
  * Concurrency in the gateway sandbox: parallel refunds never exceed the amount, parallel attempts on
  * one check give exactly one success, parallel creates with one id give exactly one 200. And the
- * 500 INTERNAL_ERROR answer when the sandbox itself fails. Every answer is validated against the
+ * 500 INTERNAL_SERVER_ERROR answer when the sandbox itself fails. Every answer is validated against the
  * bundled document.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -66,13 +66,13 @@ describe('concurrency', () => {
     expect(deliveries).toHaveLength(20);
   });
 
-  it('50 parallel creates with one id: exactly one 200, the others 409 DUPLICATE_ID', async () => {
+  it('50 parallel creates with one id: exactly one 200, the others 400 DUPLICATE_TRANSACTION_ID', async () => {
     const id = t.id('same');
     const answers = await Promise.all(Array.from({ length: 50 }, () => t.createTransaction(auth, { id, amount: 10_000 })));
     expect(answers.filter((answer) => answer.status === 200)).toHaveLength(1);
-    const conflicts = answers.filter((answer) => answer.status === 409);
+    const conflicts = answers.filter((answer) => answer.status === 400);
     expect(conflicts).toHaveLength(49);
-    for (const answer of conflicts) expect(answer.body.errorCode).toBe('DUPLICATE_ID');
+    for (const answer of conflicts) expect(answer.body.errorCode).toBe('DUPLICATE_TRANSACTION_ID');
   });
 
   it('parallel merchant creates with one id: exactly one 201', async () => {
@@ -83,8 +83,8 @@ describe('concurrency', () => {
   });
 });
 
-describe('500 INTERNAL_ERROR (D02)', () => {
-  it('answers a failure of the sandbox itself as 500 INTERNAL_ERROR without details of the failure', async () => {
+describe('500 INTERNAL_SERVER_ERROR (D02)', () => {
+  it('answers a failure of the sandbox itself as 500 INTERNAL_SERVER_ERROR without details of the failure', async () => {
     // A store whose pre-eligibility checks cannot be written.
     const memory = new MemoryStore();
     const broken: Store = {
@@ -115,7 +115,7 @@ describe('500 INTERNAL_ERROR (D02)', () => {
         deviceInformation: DEVICE,
       });
       expect(answer.status).toBe(500);
-      expect(answer.body.errorCode).toBe('INTERNAL_ERROR');
+      expect(answer.body.errorCode).toBe('INTERNAL_SERVER_ERROR');
       expect(answer.text).not.toContain('disk full');
       expect(failing.loggedErrors).toHaveLength(1);
     } finally {

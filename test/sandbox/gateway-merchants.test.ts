@@ -88,11 +88,11 @@ describe('create merchant', () => {
 });
 
 describe('Merchant API credentials', () => {
-  it('answers 401 UNAUTHORIZED without, with wrong, and with Transactional API credentials', async () => {
+  it('answers 401 AUTHORIZATION_FAILED without, with wrong, and with Transactional API credentials', async () => {
     const { id, credentials } = await t.onboard();
     const none = await t.call('GET', `/api/merchant/${id}`, null);
     expect(none.status).toBe(401);
-    expect(none.body.errorCode).toBe('UNAUTHORIZED');
+    expect(none.body.errorCode).toBe('AUTHORIZATION_FAILED');
     expect(none.headers.get('www-authenticate')).toMatch(/^Basic /);
     const wrong = await t.call('GET', `/api/merchant/${id}`, basic('pg_test', 'nope'));
     expect(wrong.status).toBe(401);
@@ -225,7 +225,7 @@ describe('disable', () => {
 
     const revoked = await t.call('GET', '/api/merchant/transaction', credentials.auth);
     expect(revoked.status).toBe(401);
-    expect(revoked.body.errorCode).toBe('UNAUTHORIZED');
+    expect(revoked.body.errorCode).toBe('AUTHORIZATION_FAILED');
     const check = await t.call('POST', '/api/merchant/transaction/pre-eligibility', credentials.auth, {
       user: { name: 'A', phoneNumber: '+919000000001' },
       transaction: { amount: 1000 },

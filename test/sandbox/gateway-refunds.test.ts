@@ -38,18 +38,18 @@ const refundEvents = (receiver: Receiver, transactionId: string) =>
   receiver.received.filter((item) => JSON.parse(item.body).refund?.transactionId === transactionId);
 
 describe('refunds (D18)', () => {
-  it('refunds only a SUCCESS transaction (409 INVALID_STATE otherwise) and answers 404 for an unknown one', async () => {
+  it('refunds only a SUCCESS transaction (400 TRANSACTION_NOT_REFUNDABLE otherwise) and answers 404 for an unknown one', async () => {
     const pending = t.id('rp');
     await t.createTransaction(auth, { id: pending, amount: 10_000 });
     const notYet = await refund(pending, {});
-    expect(notYet.status).toBe(409);
-    expect(notYet.body.errorCode).toBe('INVALID_STATE');
+    expect(notYet.status).toBe(400);
+    expect(notYet.body.errorCode).toBe('TRANSACTION_NOT_REFUNDABLE');
     const failed = t.id('rf');
     await t.createTransaction(auth, { id: failed, amount: 10_000, phoneNumber: '+919000000002' });
-    expect((await refund(failed, { refund: { amount: 100 } })).body.errorCode).toBe('INVALID_STATE');
+    expect((await refund(failed, { refund: { amount: 100 } })).body.errorCode).toBe('TRANSACTION_NOT_REFUNDABLE');
     const unknown = await refund('no_such_transaction', {});
     expect(unknown.status).toBe(404);
-    expect(unknown.body.errorCode).toBe('NOT_FOUND');
+    expect(unknown.body.errorCode).toBe('NO_SUCH_TRANSACTION');
   });
 
   it('refunds the whole remainder for an absent or 0 amount, then answers 400 ALREADY_REFUNDED (D02)', async () => {

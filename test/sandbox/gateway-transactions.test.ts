@@ -91,7 +91,7 @@ describe('the merchant configuration (D35)', () => {
     for (const credentials of [null, 'Basic eDp5', `Basic ${Buffer.from('partner_test:test_private_key').toString('base64')}`]) {
       const refused = await t.call('GET', '/api/merchant/configuration', credentials);
       expect(refused.status, String(credentials)).toBe(401);
-      expect(refused.body.errorCode).toBe('UNAUTHORIZED');
+      expect(refused.body.errorCode).toBe('AUTHORIZATION_FAILED');
     }
     // The Merchant API credentials are not a merchant's: 401, and the literal path is not read as a merchant id.
     const merchantApi = await t.merchantApi('GET', '/api/merchant/configuration');
@@ -146,12 +146,12 @@ describe('create transaction', () => {
     expect(other.status).toBe(400);
   });
 
-  it('answers 409 DUPLICATE_ID for an id used before by this merchant; another merchant may use it', async () => {
+  it('answers 400 DUPLICATE_TRANSACTION_ID for an id used before by this merchant; another merchant may use it', async () => {
     const id = t.id('dup');
     expect((await t.createTransaction(auth, { id, amount: 10_000 })).status).toBe(200);
     const again = await t.createTransaction(auth, { id, amount: 10_000 });
-    expect(again.status).toBe(409);
-    expect(again.body.errorCode).toBe('DUPLICATE_ID');
+    expect(again.status).toBe(400);
+    expect(again.body.errorCode).toBe('DUPLICATE_TRANSACTION_ID');
     const other = await t.onboard();
     expect((await t.createTransaction(other.credentials.auth, { id, amount: 10_000 })).status).toBe(200);
   });
@@ -349,18 +349,18 @@ describe('steps and OTPs (D15, D16)', () => {
 });
 
 describe('expiry on the virtual clock (D13)', () => {
-  it('fails a PENDING transaction with EXPIRED after 15 minutes by default, and sends the webhook', async () => {
+  it('cancels a PENDING transaction with EXPIRED after 15 minutes by default (D15), and sends the webhook', async () => {
     const id = t.id('exp');
     await t.createTransaction(auth, { id, amount: 20_000 });
     await t.advance(14 * MINUTE);
     expect((await t.transaction(auth, id)).status).toBe('PENDING');
     await t.advance(MINUTE);
     const expired = await t.transaction(auth, id);
-    expect(expired).toMatchObject({ status: 'FAILED', failureReason: 'EXPIRED' });
+    expect(expired).toMatchObject({ status: 'CANCELLED', failureReason: 'EXPIRED' });
     expect(expired.updatedAt).toBe(expired.expiresAt);
     await waitFor(() => (webhooksOf(id).length === 1 ? true : undefined));
     const event = await checkWebhook(webhooksOf(id)[0]!, 'notifyTransactionUpdated', merchant.credentials.password);
-    expect(event.transaction.failureReason).toBe('EXPIRED');
+    expect(event.transaction).toMatchObject({ status: 'CANCELLED', failureReason: 'EXPIRED' });
   });
 
   it('honours expiryTimestamp, also in the payment and wait steps', async () => {
@@ -371,7 +371,7 @@ describe('expiry on the virtual clock (D13)', () => {
     await submit(id, referenceOf(await t.stage(auth, id)), '123456');
     await t.advance(2 * MINUTE);
     const stage = await t.stage(auth, id);
-    expect(stage.transaction).toMatchObject({ status: 'FAILED', failureReason: 'EXPIRED' });
+    expect(stage.transaction).toMatchObject({ status: 'CANCELLED', failureReason: 'EXPIRED' });
     const register = await t.call('POST', `/api/merchant/transaction/${id}/payment/register-external`, auth, {
       metaData: { paymentMode: 'UPI', pgPaymentId: 'p', amount: 5_000 },
     });
@@ -380,21 +380,21 @@ describe('expiry on the virtual clock (D13)', () => {
 });
 
 describe('cancel (D37)', () => {
-  it('moves a PENDING transaction to FAILED CANCELLED_BY_MERCHANT, answers the record and sends the webhook', async () => {
+  it('moves a PENDING transaction to CANCELLED CANCELLED_BY_MERCHANT, answers the record and sends the webhook', async () => {
     const id = t.id('cancel');
     expect((await t.createTransaction(auth, { id, amount: 10_000 })).status).toBe(200);
     await t.payDownPayment(auth, id);
     const answer = await t.call('GET', `/api/merchant/transaction/${id}/cancel`, auth, undefined, { Accept: 'application/json', 'Content-Type': 'application/json' });
     expect(answer.status, answer.text).toBe(200);
     expect(answer.operationId).toBe('cancelTransaction');
-    expect(answer.body.transaction).toMatchObject({ id, status: 'FAILED', failureReason: 'CANCELLED_BY_MERCHANT' });
+    expect(answer.body.transaction).toMatchObject({ id, status: 'CANCELLED', failureReason: 'CANCELLED_BY_MERCHANT' });
     expect(answer.body.transaction).toEqual(await t.transaction(auth, id));
     // The registered down payment is no longer confirmed.
     await t.advance(2_000);
-    expect((await t.transaction(auth, id)).status).toBe('FAILED');
+    expect((await t.transaction(auth, id)).status).toBe('CANCELLED');
     await waitFor(() => (webhooksOf(id).length === 1 ? true : undefined));
     const event = await checkWebhook(webhooksOf(id)[0]!, 'notifyTransactionUpdated', merchant.credentials.password);
-    expect(event.transaction).toMatchObject({ id, status: 'FAILED', failureReason: 'CANCELLED_BY_MERCHANT' });
+    expect(event.transaction).toMatchObject({ id, status: 'CANCELLED', failureReason: 'CANCELLED_BY_MERCHANT' });
   });
 
   it('answers 409 INVALID_STATE for a final transaction, 404 for an unknown one, 401 without credentials', async () => {
@@ -412,11 +412,90 @@ describe('cancel (D37)', () => {
     expect((await t.transaction(auth, succeeded)).status).toBe('SUCCESS');
     const unknown = await t.call('GET', `/api/merchant/transaction/${t.id('none')}/cancel`, auth);
     expect(unknown.status).toBe(404);
-    expect(unknown.body.errorCode).toBe('NOT_FOUND');
+    expect(unknown.body.errorCode).toBe('NO_SUCH_TRANSACTION');
     expect((await t.call('GET', `/api/merchant/transaction/${succeeded}/cancel`, null)).status).toBe(401);
     // A refused cancel announces nothing: one transaction event for the one final status.
     const events = (await t.deliveries(cancelled)).filter((delivery) => delivery.family === 'gateway');
     expect(events.map((delivery) => delivery.event)).toEqual(['transactionUpdated']);
+  });
+});
+
+describe('phone numbers as the Magento module writes them (D25)', () => {
+  it('reads +9191 and ten digits as +91 and those ten digits; refuses other lengths with a 400 naming the field', async () => {
+    // Request.php strips non-digits and leading zeros, then prefixes +91: a stored 919000000001 becomes +91919000000001.
+    const check = await t.call('POST', '/api/merchant/transaction/pre-eligibility', auth, {
+      user: { name: 'Asha Rao', phoneNumber: '+91919000000001' },
+      transaction: { amount: 30_000 },
+      deviceInformation: { userAgent: 'test', ipAddress: '127.0.0.1' },
+    });
+    expect(check.status, check.text).toBe(200);
+    const id = t.id('phone');
+    const created = await t.call('POST', '/api/merchant/transaction', auth, {
+      transaction: { id, amount: 30_000 },
+      user: { name: 'Asha Rao', phoneNumber: '+91919000000001' },
+      preEligibilityCheckId: check.body.id,
+    });
+    expect(created.status, created.text).toBe(200);
+    // The same number as the check's (no PRE_ELIGIBILITY_MISMATCH), shown in its ten-digit form.
+    expect(created.body.transaction).toMatchObject({ status: 'PENDING', user: { phoneNumber: '+919000000001' } });
+    const stage = await t.stage(auth, id);
+    expect(stage.transactionStage.nextStep.options.userInputOptions[0].description).toContain('90000 00001');
+    for (const phoneNumber of ['+9191900000000', '+919190000000011', '+92919000000001', '+91819000000001']) {
+      const refused = await t.call('POST', '/api/merchant/transaction', auth, {
+        transaction: { id: t.id('phone'), amount: 30_000 },
+        user: { name: 'Asha Rao', phoneNumber },
+      });
+      expect(refused.status, phoneNumber).toBe(400);
+      expect(refused.body.errorCode).toBe('BAD_REQUEST');
+      expect(JSON.stringify(refused.body.details)).toContain('/user/phoneNumber');
+    }
+  });
+});
+
+describe('the shopper cancels on the hosted page (D15)', () => {
+  it('ends the transaction CANCELLED CANCELLED_BY_USER, sends the webhook and the shopper to cancelRedirectUrl', async () => {
+    const id = t.id('usercancel');
+    const created = await t.call('POST', '/api/merchant/transaction', auth, {
+      transaction: { id, amount: 25_000 },
+      user: { name: 'Asha Rao', phoneNumber: '+919000000001' },
+      createConfiguration: {
+        successRedirectUrl: 'https://shop.example/return?cf_id=1',
+        failureRedirectUrl: 'https://shop.example/failed',
+        cancelRedirectUrl: 'https://shop.example/return?cf_id=1',
+      },
+    });
+    expect(created.status, created.text).toBe(200);
+    const page = new URL(created.body.transaction.url).pathname;
+    const cancelled = await t.request('POST', `${page}/cancel`, { headers: { 'Content-Type': 'application/json' }, body: '{}' });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    expect(cancelled.body).toMatchObject({ final: true, redirectTo: 'https://shop.example/return?cf_id=1' });
+    expect(cancelled.body.transaction).toMatchObject({ id, status: 'CANCELLED', failureReason: 'CANCELLED_BY_USER' });
+    expect(await t.transaction(auth, id)).toMatchObject({ status: 'CANCELLED', failureReason: 'CANCELLED_BY_USER' });
+    await waitFor(() => (webhooksOf(id).length === 1 ? true : undefined));
+    const event = await checkWebhook(webhooksOf(id)[0]!, 'notifyTransactionUpdated', merchant.credentials.password);
+    expect(event.transaction).toMatchObject({ id, status: 'CANCELLED', failureReason: 'CANCELLED_BY_USER' });
+    // Once final, neither the shopper nor the merchant can cancel it again.
+    const again = await t.request('POST', `${page}/cancel`, { headers: { 'Content-Type': 'application/json' }, body: '{}' });
+    expect(again.status).toBe(409);
+    expect((await t.call('GET', `/api/merchant/transaction/${id}/cancel`, auth)).status).toBe(409);
+    // The status filter of the list knows the new value.
+    const listed = await t.call('GET', '/api/merchant/transaction?status=CANCELLED&limit=100', auth);
+    expect(listed.status, listed.text).toBe(200);
+    expect(listed.body.transactions.map((transaction: { id: string }) => transaction.id)).toContain(id);
+  });
+
+  it('sends the shopper to failureRedirectUrl when there is no cancelRedirectUrl', async () => {
+    const id = t.id('usercancel');
+    const created = await t.call('POST', '/api/merchant/transaction', auth, {
+      transaction: { id, amount: 25_000 },
+      user: { name: 'Asha Rao', phoneNumber: '+919000000001' },
+      createConfiguration: { failureRedirectUrl: 'https://shop.example/failed' },
+    });
+    const cancelled = await t.request('POST', `${new URL(created.body.transaction.url).pathname}/cancel`, {
+      headers: { 'Content-Type': 'application/json' },
+      body: '{}',
+    });
+    expect(cancelled.body.redirectTo).toBe('https://shop.example/failed');
   });
 });
 
@@ -454,7 +533,7 @@ describe('isolation between merchants (D02)', () => {
     for (const [method, path, body] of calls) {
       const answer = await t.call(method, path, otherAuth, body);
       expect(answer.status, `${method} ${path}`).toBe(404);
-      expect(answer.body.errorCode).toBe('NOT_FOUND');
+      expect(answer.body.errorCode).toBe('NO_SUCH_TRANSACTION');
       expect(answer.body.message).not.toContain(merchant.id);
     }
     const list = await t.call('GET', '/api/merchant/transaction?limit=100', otherAuth);

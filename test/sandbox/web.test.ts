@@ -124,10 +124,10 @@ describe('status check', () => {
     expect(success.body).toEqual({ transactionId: id, status: 'SUCCESS', signature: statusSignature(id, 'SUCCESS', PRIVATE_KEY) });
   });
 
-  it('answers 404 TRANSACTION_NOT_FOUND for an unknown id (D21)', async () => {
+  it('answers 404 NO_SUCH_TRANSACTION for an unknown id (D21, D03)', async () => {
     const answer = await t.web('GET', statusPath('web_unknown'));
     expect(answer.status).toBe(404);
-    expect(answer.body).toEqual({ message: 'TRANSACTION_NOT_FOUND', detail: "No transaction with id 'web_unknown'." });
+    expect(answer.body).toEqual({ message: 'NO_SUCH_TRANSACTION', detail: "No transaction with id 'web_unknown'." });
   });
 
   it('answers with X-Partner-Id alone, even with a Content-Type on the GET (D21)', async () => {

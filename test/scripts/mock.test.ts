@@ -381,7 +381,7 @@ describe('startMocks', () => {
     const web = await call(`${base('web')}/api/transaction`, 'POST', { 'X-Signature': WELL_FORMED_SIGNATURE }, webBody());
     expect(web.body).toMatchObject({ message: 'AUTHORIZATION_FAILED', detail: expect.stringMatching(/^X-Partner-Id is missing/) });
     const gateway = await call(`${base('gateway')}/api/merchant/m_1`, 'GET', {});
-    expect(gateway.body).toEqual({ errorCode: 'UNAUTHORIZED', message: expect.stringMatching(/^Missing or malformed HTTP Basic credentials/) });
+    expect(gateway.body).toEqual({ errorCode: 'AUTHORIZATION_FAILED', message: expect.stringMatching(/^Missing or malformed HTTP Basic credentials/) });
     await expectDocumented('gateway', 'GET', '/api/merchant/m_1', gateway);
   });
 

@@ -151,7 +151,7 @@ function plan(flow: Flow, kit: Kit, op: Operation): Plan {
     case `${paths.status} 401`:
       return wrong(at.status(kit.state.existingId || unknown));
     case `${paths.status} 404`: // web only
-      return valid(at.status(unknown), 'TRANSACTION_NOT_FOUND');
+      return valid(at.status(unknown), 'NO_SUCH_TRANSACTION');
     case `${paths.status} 413`: // SDK only
       return large(at.status(unknown));
     case `${paths.refund} 200`:

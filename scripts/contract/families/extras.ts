@@ -11,7 +11,7 @@ import { isPublic, setBasic } from './auth.js';
 const CREDIT_INFO = '/service/payments/merchant/user/credit/info';
 
 export const codeField = 'errorCode';
-const CODES = { 400: 'BAD_REQUEST', 401: 'UNAUTHORIZED', 413: 'PAYLOAD_TOO_LARGE' };
+const CODES = { 400: 'BAD_REQUEST', 401: 'AUTHORIZATION_FAILED', 413: 'PAYLOAD_TOO_LARGE' };
 
 export function authenticate(kit: Kit, transaction: DreddTransaction, op: Operation, mode: AuthMode): void {
   if (isPublic(kit, op)) return;

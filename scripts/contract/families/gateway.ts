@@ -14,7 +14,7 @@
  *   transaction `<run>_t_fresh`    step authenticate (duplicate id, reads, wrong-state payment
  *                                  and refund)
  *   transaction `<run>_t_cancel`   step authenticate, without deviceInformation (the cancel)
- *   transaction `<run>_t_cancelled` cancelled by the setup: FAILED (a cancel of a final transaction)
+ *   transaction `<run>_t_cancelled` cancelled by the setup: CANCELLED (a cancel of a final transaction)
  *   transaction `<run>_t_otp`      step authenticate (the OTP that succeeds)
  *   transaction `<run>_t_otp_bad`  step authenticate (invalid and oversized user inputs)
  *   transaction `<run>_t_pay`      step payment (the down payment that succeeds; wrong-state OTP)
@@ -48,7 +48,7 @@ const CONFIGURATION = '/api/merchant/configuration';
 const SETTLEMENT = '/api/merchant/settlement';
 
 export const codeField = 'errorCode';
-const CODES = { 400: 'BAD_REQUEST', 401: 'UNAUTHORIZED', 404: 'NOT_FOUND', 413: 'PAYLOAD_TOO_LARGE' };
+const CODES = { 400: 'BAD_REQUEST', 401: 'AUTHORIZATION_FAILED', 404: 'NOT_FOUND', 413: 'PAYLOAD_TOO_LARGE' };
 
 /** The sandbox's correct test OTP (docs/sandbox.md). */
 const TEST_OTP = OTPS.correct;
@@ -337,7 +337,7 @@ export function plan(kit: Kit, op: Operation): Plan {
     edit: all(...edits),
   });
   const valid = (...edits: Edit[]): Plan => ({ auth: 'valid', edit: all(...edits) });
-  const wrong = (...edits: Edit[]): Plan => ({ auth: 'wrong', expectCode: 'UNAUTHORIZED', edit: all(...edits) });
+  const wrong = (...edits: Edit[]): Plan => ({ auth: 'wrong', expectCode: 'AUTHORIZATION_FAILED', edit: all(...edits) });
   const large = (...edits: Edit[]): Plan => expect('PAYLOAD_TOO_LARGE', ...edits, edit.padBodyOverLimit);
   const need = (key: string) => kit.need(key);
   /** The path to what the setup made (`key`). */
@@ -351,7 +351,11 @@ export function plan(kit: Kit, op: Operation): Plan {
   if (status !== 401 && status !== 500 && schemeOf(kit, op) === 'transactionalApiBasic') need('transactional');
   const [made, , unknown] = TARGETS[op.path] ?? [];
   if (made && unknown && status === 401) return wrong(pathTo(op.path, pathValues(op.path, kit.state[made] || kit.id(unknown))));
-  if (unknown && status === 404) return expect('NOT_FOUND', pathTo(op.path, pathValues(op.path, kit.id(unknown))));
+  // An unknown transaction is NO_SUCH_TRANSACTION, an unknown merchant NOT_FOUND (D02).
+  if (unknown && status === 404) {
+    const code = op.path.startsWith('/api/merchant/transaction/') ? 'NO_SUCH_TRANSACTION' : 'NOT_FOUND';
+    return expect(code, pathTo(op.path, pathValues(op.path, kit.id(unknown))));
+  }
   if (unknown && status === 400 && op.method === 'GET') return expect('BAD_REQUEST', pathTo(op.path, pathValues(op.path, TOO_LONG_ID)));
 
   switch (`${op.method} ${op.path} ${status}`) {
@@ -412,8 +416,6 @@ export function plan(kit: Kit, op: Operation): Plan {
       return expect('BAD_REQUEST', transactionBody(kit.id('t_invalid')), editJson((value) => delete value.user));
     case `POST ${TRANSACTIONS} 401`:
       return wrong(transactionBody(kit.id('t_unauthorized')));
-    case `POST ${TRANSACTIONS} 409`:
-      return expect('DUPLICATE_ID', transactionBody(need('freshId')));
     case `POST ${TRANSACTIONS} 413`:
       return large(transactionBody(kit.id('t_large')));
 
@@ -453,8 +455,10 @@ export function plan(kit: Kit, op: Operation): Plan {
     case `POST ${REFUND} 400`:
       return expect('BAD_REQUEST', refunded(), refundBody({ amount: 'not-a-number' }));
     case `POST ${REFUND} 409`:
-      // A transaction that is not SUCCESS (REFUND_AMOUNT_TOO_LARGE and ALREADY_REFUNDED are 400, D02).
-      return expect('INVALID_STATE', to(REFUND, 'freshId'), refundBody({ id: kit.id('r_pending'), amount: NEW_REFUND_AMOUNT }));
+      // The setup's refund id again, with another amount (a transaction that is not SUCCESS is a
+      // 400 TRANSACTION_NOT_REFUNDABLE, D02). Skipped when no transaction reached SUCCESS in time.
+      if (kit.state.successIdTimeout) return { skip: `needs a transaction that reached SUCCESS: ${kit.state.successIdTimeout}` };
+      return expect('DUPLICATE_ID', to(REFUND, 'successId'), refundBody({ id: kit.id('r0'), amount: NEW_REFUND_AMOUNT }));
     case `POST ${REFUND} 413`:
       return large(refunded(), refundBody({ id: kit.id('r_large'), amount: NEW_REFUND_AMOUNT }));
 

@@ -122,10 +122,10 @@ export function registerWeb(ctx: FamilyContext): void {
   ctx.route<operations['getWebTransactionStatus'], Partner>('getWebTransactionStatus', {
     authenticate: authenticateStatusCheck,
     handle({ query, principal }) {
-      // D21: an unknown id, or another partner's, is 404 TRANSACTION_NOT_FOUND.
+      // D21, D03: an unknown id, or another partner's, is 404 NO_SUCH_TRANSACTION.
       const transaction = find(query.id, principal);
       if (transaction === undefined) {
-        return errors.error(404, 'TRANSACTION_NOT_FOUND', `No transaction with id '${query.id}'.`);
+        return errors.error(404, 'NO_SUCH_TRANSACTION', `No transaction with id '${query.id}'.`);
       }
       return {
         status: 200,

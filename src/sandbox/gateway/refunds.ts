@@ -37,7 +37,7 @@ export function registerRefunds(ctx: FamilyContext, state: GatewayState, engine:
     handle({ params, body, principal }) {
       const transaction = engine.find(principal.merchantId, params.transactionId);
       if (transaction === undefined) {
-        return errors.notFound(`No transaction with id '${params.transactionId}' exists for this merchant.`);
+        return errors.notFound(`No transaction with id '${params.transactionId}' exists for this merchant.`, 'NO_SUCH_TRANSACTION');
       }
       const badUrl = webhookUrlProblem(ctx, body.createConfiguration?.webhookUrl, '/createConfiguration/webhookUrl');
       if (badUrl !== undefined) return badUrl;
@@ -59,9 +59,10 @@ export function registerRefunds(ctx: FamilyContext, state: GatewayState, engine:
         }
       }
 
-      const status = statusOf(transaction.step);
+      const status = statusOf(transaction);
       if (status !== 'SUCCESS') {
-        return errors.error(409, 'INVALID_STATE', `Only a SUCCESS transaction can be refunded; this one is ${status}.`);
+        // D02: the web and SDK refunds' code for the same condition, with their 400.
+        return errors.error(400, 'TRANSACTION_NOT_REFUNDABLE', `Only a SUCCESS transaction can be refunded; this one is ${status}.`);
       }
       // D18, D24: the record lists every refund, so a transaction takes a bounded number of them.
       if (transaction.refundCount >= MAX_REFUNDS_PER_TRANSACTION) {

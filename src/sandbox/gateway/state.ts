@@ -380,8 +380,18 @@ export function checkView(check: CheckRecord): PreEligibilityView {
   };
 }
 
-export function statusOf(step: Step): TransactionStatus {
-  return step === 'success' ? 'SUCCESS' : step === 'failure' ? 'FAILED' : 'PENDING';
+/**
+ * D15: the reasons that end a transaction as `CANCELLED` rather than `FAILED`: nobody completed it
+ * (the payment gateway cancelled it, the shopper cancelled it on the hosted page, or its expiry
+ * passed). Every other reason is a failure.
+ */
+const CANCEL_REASONS: ReadonlySet<FailureReason> = new Set<FailureReason>(['CANCELLED_BY_MERCHANT', 'CANCELLED_BY_USER', 'EXPIRED']);
+
+export function statusOf(transaction: { step: Step; failureReason?: FailureReason | undefined }): TransactionStatus {
+  const { step } = transaction;
+  if (step === 'success') return 'SUCCESS';
+  if (step !== 'failure') return 'PENDING';
+  return transaction.failureReason !== undefined && CANCEL_REASONS.has(transaction.failureReason) ? 'CANCELLED' : 'FAILED';
 }
 
 export function isFinal(step: Step): boolean {
@@ -406,12 +416,12 @@ export function refundedAmount(transaction: TransactionRecord): number {
 
 /** The contract's transaction, with its refunds (`state.refundsOf(transaction)`). */
 export function transactionView(transaction: TransactionRecord, refunds: readonly RefundRecord[]): TransactionView {
-  const status = statusOf(transaction.step);
+  const status = statusOf(transaction);
   return {
     id: transaction.id,
     amount: transaction.amount,
     status,
-    ...(status === 'FAILED' && transaction.failureReason !== undefined ? { failureReason: transaction.failureReason } : {}),
+    ...(status !== 'PENDING' && status !== 'SUCCESS' && transaction.failureReason !== undefined ? { failureReason: transaction.failureReason } : {}),
     notes: transaction.notesJson === undefined ? {} : readJson<Record<string, unknown>>(transaction.notesJson),
     user: { ...transaction.user },
     url: transaction.url,

@@ -34,6 +34,15 @@ import {
 } from './state.js';
 
 /** The list cursor: base64url of `<createdAt>:<id>` of the last transaction of the page. */
+/**
+ * D25: a gateway phone number in its one form, +91 and ten digits: `+9191` and ten digits (the
+ * country code written twice, as a shop that prefixes +91 to a number stored with its country code
+ * sends it) names the same number.
+ */
+export function tenDigitPhone(phoneNumber: string): string {
+  return phoneNumber.length === 15 && phoneNumber.startsWith('+9191') ? `+91${phoneNumber.slice(5)}` : phoneNumber;
+}
+
 export function encodeCursor(transaction: Pick<TransactionRecord, 'createdAt' | 'id'>): string {
   return Buffer.from(`${transaction.createdAt}:${transaction.id}`, 'utf8').toString('base64url');
 }
@@ -51,7 +60,8 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
   const { checks, transactions, merchants } = state;
   const authenticate = transactionalApiAuth(ctx, state);
 
-  const notFound = (id: string) => errors.notFound(`No transaction with id '${id}' exists for this merchant.`);
+  // D02: an unknown transaction, or another merchant's, has the description's code in every family.
+  const notFound = (id: string) => errors.notFound(`No transaction with id '${id}' exists for this merchant.`, 'NO_SUCH_TRANSACTION');
 
   /** The stage, after issuing a new OTP option when the current one expired (D02 OTP_EXPIRED). */
   const withFreshOtp = (transaction: TransactionRecord): TransactionRecord => {
@@ -76,11 +86,12 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
     authenticate,
     handle({ body, principal }) {
       const now = clock.now();
-      const result = gatewayEligibility(body.user.phoneNumber, body.transaction.amount);
+      const phoneNumber = tenDigitPhone(body.user.phoneNumber);
+      const result = gatewayEligibility(phoneNumber, body.transaction.amount);
       const check: CheckRecord = {
         id: randomUUID(),
         merchantId: principal.merchantId,
-        phoneNumber: body.user.phoneNumber,
+        phoneNumber,
         amount: body.transaction.amount,
         eligible: result.eligible,
         ...(result.eligible ? {} : { ineligibilityReason: result.reason }),
@@ -141,7 +152,8 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
 
       const key = transactionKey(merchantId, body.transaction.id);
       if (transactions.has(key)) {
-        return errors.error(409, 'DUPLICATE_ID', `A transaction with id '${body.transaction.id}' exists already for this merchant.`);
+        // D02: the description's code for a transaction id used before (the SDK flow's, 400).
+        return errors.error(400, 'DUPLICATE_TRANSACTION_ID', `A transaction with id '${body.transaction.id}' exists already for this merchant.`);
       }
 
       // D67: notes are kept as JSON text within the limits of members and depth and the notes budget.
@@ -157,12 +169,13 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
       // D15: a transaction that is not eligible or differs from its check starts in `failure`.
       let failure: FailureReason | undefined;
       const amount = body.transaction.amount;
+      const user = { ...body.user, phoneNumber: tenDigitPhone(body.user.phoneNumber) };
       if (check !== undefined && now < check.expiresAt) {
-        if (check.phoneNumber !== body.user.phoneNumber || check.amount !== amount) failure = 'PRE_ELIGIBILITY_MISMATCH';
+        if (check.phoneNumber !== user.phoneNumber || check.amount !== amount) failure = 'PRE_ELIGIBILITY_MISMATCH';
         else if (!check.eligible) failure = 'NOT_ELIGIBLE';
       } else {
         // No check, or an expired one (treated as absent): the checks run again (rule 2).
-        if (!gatewayEligibility(body.user.phoneNumber, amount).eligible) failure = 'NOT_ELIGIBLE';
+        if (!gatewayEligibility(user.phoneNumber, amount).eligible) failure = 'NOT_ELIGIBLE';
       }
       // Only one attempt on a check can succeed: once one has, a new attempt cannot.
       if (failure === undefined && check?.succeededTransactionId !== undefined) failure = 'OTHER_ATTEMPT_SUCCEEDED';
@@ -174,7 +187,7 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
         amount,
         notesJson: notes?.text,
         notesBytes: notes?.bytes ?? 0,
-        user: body.user,
+        user,
         ...(body.deviceInformation === undefined ? {} : { deviceInformation: body.deviceInformation }),
         ...(body.transaction.mode === undefined ? {} : { mode: body.transaction.mode }),
         url: `${origin}/sandbox/gateway/checkout/${encodeURIComponent(merchantId)}/${encodeURIComponent(body.transaction.id)}`,
@@ -219,7 +232,7 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
         return errors.error(
           409,
           'INVALID_STATE',
-          `The transaction is already ${statusOf(transaction.step)}${transaction.failureReason === undefined ? '' : ` (${transaction.failureReason})`}; only a PENDING transaction can be cancelled.`,
+          `The transaction is already ${statusOf(transaction)}${transaction.failureReason === undefined ? '' : ` (${transaction.failureReason})`}; only a PENDING transaction can be cancelled.`,
         );
       }
       const cancelled = engine.fail(transaction, 'CANCELLED_BY_MERCHANT', clock.now());
@@ -343,7 +356,7 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
         const transaction = engine.find(principal.merchantId, id);
         if (transaction === undefined) continue;
         if (from !== undefined && transaction.createdAt < from) break;
-        if (query.status !== undefined && statusOf(transaction.step) !== query.status) continue;
+        if (query.status !== undefined && statusOf(transaction) !== query.status) continue;
         const size = VIEW_BYTES + transaction.notesBytes + transaction.refundCount * REFUND_VIEW_BYTES;
         if (page.length === limit || (page.length > 0 && bytes + size > ctx.config.limits.pageBytes)) {
           more = true;
@@ -364,39 +377,64 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
   });
 
   // The hosted page (`transaction.url`): what it shows and where it sends the user.
+  const hostedPage = (merchantId: string, transactionId: string) => {
+    const merchant = merchants.get(merchantId);
+    const transaction = merchant === undefined ? undefined : engine.find(merchantId, transactionId);
+    return merchant === undefined || transaction === undefined ? undefined : { merchant, transaction };
+  };
+  const pageNotFound = (merchantId: string, transactionId: string) =>
+    ctx.sandboxErrors.notFound(`No gateway transaction '${transactionId}' of merchant '${merchantId}'.`);
+  const pageView = (merchant: NonNullable<ReturnType<typeof hostedPage>>['merchant'], transaction: TransactionRecord) => {
+    const config = transaction.configuration;
+    const status = statusOf(transaction);
+    // D14, D15: success and failure to their URLs; the shopper's own cancel to cancelRedirectUrl.
+    const redirectTo =
+      status === 'SUCCESS'
+        ? (config.successRedirectUrl ?? null)
+        : transaction.failureReason === 'CANCELLED_BY_USER'
+          ? (config.cancelRedirectUrl ?? config.failureRedirectUrl ?? null)
+          : status === 'PENDING'
+            ? null
+            : (config.failureRedirectUrl ?? null);
+    return {
+      merchant: {
+        id: merchant.id,
+        brandName: merchant.brandName,
+        brandHomePageUrl: merchant.brandHomePageUrl,
+        color: config.colorOverride ?? merchant.defaultColor ?? null,
+        logo: config.logoOverride ?? (merchant.hasLogo ? 'defaultLogo' : null),
+      },
+      transaction: transactionView(transaction, state.refundsOf(transaction)),
+      nextStep: nextStepOf(transaction),
+      final: isFinal(transaction.step),
+      cancelRedirectUrl: config.cancelRedirectUrl ?? null,
+      redirectTo,
+      now: time.iso(clock.now()),
+    };
+  };
   ctx.sandboxRoute('GET', '/sandbox/gateway/checkout/{merchantId}/{transactionId}', (request) => {
     const merchantId = request.params.merchantId ?? '';
     const transactionId = request.params.transactionId ?? '';
-    const merchant = merchants.get(merchantId);
-    const transaction = merchant === undefined ? undefined : engine.find(merchantId, transactionId);
-    if (merchant === undefined || transaction === undefined) {
-      return ctx.sandboxErrors.notFound(`No gateway transaction '${transactionId}' of merchant '${merchantId}'.`);
+    const found = hostedPage(merchantId, transactionId);
+    if (found === undefined) return pageNotFound(merchantId, transactionId);
+    return { status: 200, body: pageView(found.merchant, found.transaction) };
+  });
+  // D15: the shopper cancels on the hosted page: CANCELLED (CANCELLED_BY_USER), the webhook sent,
+  // the shopper sent to cancelRedirectUrl (the service's Magento module gives its return URL there).
+  ctx.sandboxRoute('POST', '/sandbox/gateway/checkout/{merchantId}/{transactionId}/cancel', (request) => {
+    const merchantId = request.params.merchantId ?? '';
+    const transactionId = request.params.transactionId ?? '';
+    const found = hostedPage(merchantId, transactionId);
+    if (found === undefined) return pageNotFound(merchantId, transactionId);
+    if (isFinal(found.transaction.step)) {
+      return ctx.sandboxErrors.error(
+        409,
+        'INVALID_STATE',
+        `The transaction is already ${statusOf(found.transaction)}; only a PENDING transaction can be cancelled on its page.`,
+      );
     }
-    const config = transaction.configuration;
-    const redirectTo =
-      transaction.step === 'success'
-        ? (config.successRedirectUrl ?? null)
-        : transaction.step === 'failure'
-          ? (config.failureRedirectUrl ?? null)
-          : null;
-    return {
-      status: 200,
-      body: {
-        merchant: {
-          id: merchant.id,
-          brandName: merchant.brandName,
-          brandHomePageUrl: merchant.brandHomePageUrl,
-          color: config.colorOverride ?? merchant.defaultColor ?? null,
-          logo: config.logoOverride ?? (merchant.hasLogo ? 'defaultLogo' : null),
-        },
-        transaction: transactionView(transaction, state.refundsOf(transaction)),
-        nextStep: nextStepOf(transaction),
-        final: isFinal(transaction.step),
-        cancelRedirectUrl: config.cancelRedirectUrl ?? null,
-        redirectTo,
-        now: time.iso(clock.now()),
-      },
-    };
+    const cancelled = engine.fail(found.transaction, 'CANCELLED_BY_USER', clock.now());
+    return { status: 200, body: pageView(found.merchant, cancelled) };
   });
 }
 
