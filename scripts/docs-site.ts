@@ -7,6 +7,7 @@
  *   site/openapi/<family>.json   the bundled documents, to download
  *   site/images/                 the guides' pictures (docs/images/)
  *   site/assets/                 the style sheet, the favicon and the logos
+ *   site/<file>.br, <file>.gz    Brotli and gzip copies of each text file, for the docs server
  *
  * Every page works without a network: the Redoc script is inlined (`--inlineBundle`), Redoc's
  * telemetry is switched off (REDOCLY_TELEMETRY=off sets `disableTelemetry` in the page), the
@@ -30,6 +31,7 @@ import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, re
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { Marked, type Tokens } from 'marked';
+import { precompress } from './docs-compress.js';
 import { FAMILIES, MOCK_PORTS, type Family } from './families.js';
 
 const root = resolve(import.meta.dirname, '..');
@@ -224,6 +226,8 @@ export async function buildDocs(options: DocsOptions = {}): Promise<SitePage[]> 
 
     writeFileSync(join(work, 'index.html'), renderHome(documents, guides, families));
     log('index.html  the landing page');
+
+    await precompress(work);
 
     rmSync(outDir, { recursive: true, force: true });
     mkdirSync(dirname(outDir), { recursive: true });
