@@ -32,6 +32,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { Marked, type Tokens } from 'marked';
 import { precompress } from './docs-compress.js';
+import { DiagramMissingError, replaceDiagrams } from './docs-diagrams.js';
 import { FAMILIES, MOCK_PORTS, type Family } from './families.js';
 
 const root = resolve(import.meta.dirname, '..');
@@ -207,7 +208,8 @@ export async function buildDocs(options: DocsOptions = {}): Promise<SitePage[]> 
 
     const pages: SitePage[] = [{ file: 'index.html', title: 'Pay-later API documentation', kind: 'home' }];
     const references = await mapLimit([...documents], 2, async ([family, document]) => {
-      const html = await renderReference(family, document);
+      // The rendered copy draws the Mermaid diagrams (scripts/docs-diagrams.ts); the download keeps them as text.
+      const html = await renderReference(family, withDrawings(document, join(work, 'assets')));
       writeFileSync(join(work, `${family}.html`), html);
       writeFileSync(join(work, 'openapi', `${family}.json`), `${JSON.stringify(document, null, 2)}\n`);
       const title = String((document.info as Record<string, unknown> | undefined)?.title ?? family);
@@ -254,6 +256,16 @@ async function mapLimit<T, R>(items: T[], limit: number, worker: (item: T) => Pr
 
 // ---------------------------------------------------------------------------------------------
 // API references
+
+/** The document with its Mermaid blocks as images of their committed drawings (scripts/docs-diagrams.ts). */
+function withDrawings(document: Record<string, unknown>, assetsDir: string): Record<string, unknown> {
+  try {
+    return replaceDiagrams(document, assetsDir);
+  } catch (error) {
+    if (error instanceof DiagramMissingError) throw new DocsBuildError(error.message);
+    throw error;
+  }
+}
 
 /** Renders one family with `redocly build-docs --inlineBundle` and makes the page self-contained. */
 async function renderReference(family: Family, document: Record<string, unknown>): Promise<string> {

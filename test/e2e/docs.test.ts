@@ -316,3 +316,35 @@ describe('the servers of the documents', () => {
     }
   });
 });
+
+describe('the flow diagrams', () => {
+  it.each(['gateway', 'web'] as const)('the %s reference shows its transaction flow as a drawing, not as Mermaid text', async (family) => {
+    const v = await visit(`${family}.html`);
+    try {
+      const { page } = v;
+      await page.waitForSelector('img[alt="redocly logo"]', { state: 'attached', timeout: 30_000 });
+      const drawing = page.locator('#redoc img[src^="assets/diagrams/"]');
+      await drawing.first().waitFor({ state: 'visible', timeout: 15_000 });
+      expect(await drawing.count()).toBe(1);
+      await drawing.first().scrollIntoViewIfNeeded();
+      const shown = await drawing.first().evaluate((img: HTMLImageElement) => ({
+        complete: img.complete,
+        naturalWidth: img.naturalWidth,
+        width: img.getBoundingClientRect().width,
+        alt: img.alt,
+      }));
+      expect(shown.complete).toBe(true);
+      expect(shown.naturalWidth).toBeGreaterThan(400);
+      expect(shown.width).toBeGreaterThan(300);
+      expect(shown.alt).toBe(family === 'gateway' ? 'Transaction flow: sequence diagram' : 'Flow: sequence diagram');
+      // A click opens it at full size.
+      expect(await drawing.first().evaluate((img) => img.closest('a')?.getAttribute('href'))).toBe(await drawing.first().getAttribute('src'));
+      expect(await contentText(page)).not.toMatch(/sequenceDiagram|participant \w+ as/);
+      await drawing.first().screenshot({ path: join(shotsDir, `${family}-flow-diagram.png`) });
+      await settle(page);
+      expectClean(v);
+    } finally {
+      await v.context.close();
+    }
+  }, 120_000);
+});
