@@ -4,6 +4,7 @@
  *   site/index.html              the landing page: the service, the four references, every guide
  *   site/<family>.html           the API reference of each family, rendered by Redocly (Redoc)
  *   site/<guide>.html            every docs/*.md, rendered from Markdown
+ *   site/changelog.html, ...     the pages of scripts/docs-pages/index.ts (changelog, contract changes)
  *   site/openapi/<family>.json   the bundled documents, to download
  *   site/images/                 the guides' pictures (docs/images/)
  *   site/assets/                 the style sheet, the favicon and the logos
@@ -33,6 +34,7 @@ import { basename, dirname, join, relative, resolve } from 'node:path';
 import { Marked, type Tokens } from 'marked';
 import { precompress } from './docs-compress.js';
 import { DiagramMissingError, replaceDiagrams } from './docs-diagrams.js';
+import { EXTRA_PAGES } from './docs-pages/index.js';
 import { FAMILIES, MOCK_PORTS, type Family } from './families.js';
 
 const root = resolve(import.meta.dirname, '..');
@@ -59,7 +61,7 @@ export interface SitePage {
   /** The file under the site, e.g. `sdk.html`. */
   file: string;
   title: string;
-  kind: 'home' | 'reference' | 'guide';
+  kind: 'home' | 'reference' | 'guide' | 'page';
   family?: Family;
   /** For a guide: its Markdown file name under docs/. */
   source?: string;
@@ -226,6 +228,14 @@ export async function buildDocs(options: DocsOptions = {}): Promise<SitePage[]> 
       pages.push({ file: guide.file, title: guide.title, kind: 'guide', source: guide.source });
     }
 
+    // The registry's pages (scripts/docs-pages/index.ts): the changelog, the contract changes, ...
+    const context = { root, documentsDir, markdown: (text: string) => renderMarkdown(text, guideFiles), escapeHtml };
+    for (const extra of EXTRA_PAGES) {
+      writeFileSync(join(work, extra.file), layout({ title: extra.title, current: extra.file, guides, families, main: extra.render(context) }));
+      log(`${extra.file}  ${extra.title}`);
+      pages.push({ file: extra.file, title: extra.title, kind: 'page' });
+    }
+
     writeFileSync(join(work, 'index.html'), renderHome(documents, guides, families));
     log('index.html  the landing page');
 
@@ -365,7 +375,8 @@ function hashRoutes(page: string, family: string): string {
 // ---------------------------------------------------------------------------------------------
 // Guides and the landing page
 
-function renderGuide(guide: Guide, markdown: string, guides: Guide[], families: readonly Family[], guideFiles: Set<string>): string {
+/** Markdown to HTML as the guides have it: anchored headings, links between guides to their pages. */
+function renderMarkdown(markdown: string, guideFiles: Set<string>): string {
   const marked = new Marked({ gfm: true });
   const slugs = new Map<string, number>();
   marked.use({
@@ -384,7 +395,11 @@ function renderGuide(guide: Guide, markdown: string, guides: Guide[], families: 
       },
     },
   });
-  const body = marked.parse(markdown, { async: false });
+  return marked.parse(markdown, { async: false });
+}
+
+function renderGuide(guide: Guide, markdown: string, guides: Guide[], families: readonly Family[], guideFiles: Set<string>): string {
+  const body = renderMarkdown(markdown, guideFiles);
   return layout({
     title: guide.title,
     current: guide.file,
@@ -497,6 +512,7 @@ function layout(page: {
     `<a href="index.html"${current('index.html')}>Home</a>`,
     ...featured,
     ...page.families.map((f) => `<a href="${f}.html">${escapeHtml(FAMILY_INTRO[f].label)}</a>`),
+    ...EXTRA_PAGES.map((extra) => `<a href="${extra.file}"${current(extra.file)}>${escapeHtml(extra.label)}</a>`),
   ].join('\n        ');
   const guideNav = (['integrators', 'implementers'] as const)
     .map((audience) => {
@@ -631,6 +647,11 @@ ul.cards { list-style: none; padding: 0; display: grid; grid-template-columns: r
 ul.guides { padding-left: 1.2em; }
 ul.guides li { margin: 0.6em 0; }
 ul.guides span { color: var(--muted); font-size: 0.93em; }
+td[class^="change-"] { white-space: nowrap; overflow-wrap: normal; }
+td.change-added { color: #0a7a33; font-weight: 600; }
+td.change-removed { color: #b42318; font-weight: 600; }
+td.change-changed { color: #9a6700; font-weight: 600; }
+table.contract-changes td:last-child { font-size: 0.9em; }
 footer { border-top: 1px solid var(--line); color: var(--muted); font-size: 0.85em; padding: 1em 1.5em; text-align: center; }
 @media (max-width: 760px) { .page { flex-direction: column; } nav.side { flex-basis: auto; } table { display: block; overflow-x: auto; } }
 `;

@@ -348,3 +348,34 @@ describe('the flow diagrams', () => {
     }
   }, 120_000);
 });
+
+describe('the changelog and the contract changes', () => {
+  it('the changelog page shows CHANGELOG.md and is linked from every page; the contract changes are generated', async () => {
+    const v = await visit('changelog.html');
+    try {
+      const { page } = v;
+      expect(await page.title()).toBe('Changelog | Pay-later API documentation');
+      const headings = await page.$$eval('main h2', (nodes) => nodes.map((n) => n.textContent ?? ''));
+      const released = [...readFileSync(join(root, 'CHANGELOG.md'), 'utf8').matchAll(/^## \[([^\]]+)\]/gm)].map((m) => m[1] as string);
+      expect(released).toContain('2.0.0');
+      for (const version of released) expect(headings.some((h) => h.replace(/^\[/, '').startsWith(version)), version).toBe(true);
+      await screenshot(page, 'changelog');
+      await page.click('header.top nav a[href="contract-changes.html"]');
+      await page.waitForURL(/contract-changes\.html$/);
+      const text = await page.locator('main').innerText();
+      expect(text).toMatch(/2\.0\.0 → \d+\.\d+\.\d+/);
+      expect(text).toContain('notesWebhookUrl');
+      await screenshot(page, 'contract-changes');
+      await settle(page);
+      expectClean(v);
+    } finally {
+      await v.context.close();
+    }
+    const home = await visit('index.html');
+    try {
+      expect(await home.page.locator('header.top nav a[href="changelog.html"]').count()).toBe(1);
+    } finally {
+      await home.context.close();
+    }
+  }, 120_000);
+});
