@@ -9,13 +9,15 @@
  * sirv lists the site's files once, when the server starts: only those files can be served (no
  * `..`, nothing outside the folder), and a site rebuilt while the server runs needs a restart.
  * Around it: GET and HEAD only (405 otherwise), a 404 that names the path, and every answer says
- * its content type (with its charset) and `nosniff`.
+ * its content type (with its charset) and `nosniff`. Under `/sandbox/` the try-it console's calls
+ * go on to a sandbox (scripts/docs-sandbox-proxy.ts).
  */
 import { existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, resolve } from 'node:path';
 import sirv from 'sirv';
+import { proxyToSandbox, SANDBOX_ROUTE } from './docs-sandbox-proxy.js';
 
 const root = resolve(import.meta.dirname, '..');
 
@@ -48,6 +50,11 @@ export interface ServeOptions {
   host?: string;
   /** Default 4080; 0 picks a free port. */
   port?: number;
+  /**
+   * The sandbox the try-it console calls (`/sandbox/<family>/...`, scripts/docs-sandbox-proxy.ts),
+   * e.g. `http://127.0.0.1:4000`; without it that route answers 503 saying how to set it.
+   */
+  sandbox?: string;
 }
 
 export interface DocsServer {
@@ -83,6 +90,13 @@ export async function serveDocs(options: ServeOptions = {}): Promise<DocsServer>
   });
 
   const server = createServer((request, response) => {
+    if (request.url?.startsWith(SANDBOX_ROUTE)) {
+      proxyToSandbox(request, response, options.sandbox).catch(() => {
+        if (!response.headersSent) send(response, 500, 'Internal error.');
+        else response.destroy();
+      });
+      return;
+    }
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       response.setHeader('Allow', 'GET, HEAD');
       send(response, 405, 'Only GET and HEAD are served.');

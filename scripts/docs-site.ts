@@ -229,9 +229,11 @@ export async function buildDocs(options: DocsOptions = {}): Promise<SitePage[]> 
     }
 
     // The registry's pages (scripts/docs-pages/index.ts): the changelog, the contract changes, ...
-    const context = { root, documentsDir, markdown: (text: string) => renderMarkdown(text, guideFiles), escapeHtml };
+    const context = { root, documentsDir, csp: CSP, markdown: (text: string) => renderMarkdown(text, guideFiles), escapeHtml };
     for (const extra of EXTRA_PAGES) {
-      writeFileSync(join(work, extra.file), layout({ title: extra.title, current: extra.file, guides, families, main: extra.render(context) }));
+      extra.write?.(work, context);
+      const main = extra.render(context);
+      writeFileSync(join(work, extra.file), extra.fullPage ? main : layout({ title: extra.title, current: extra.file, guides, families, main }));
       log(`${extra.file}  ${extra.title}`);
       pages.push({ file: extra.file, title: extra.title, kind: 'page' });
     }
@@ -284,6 +286,8 @@ async function renderReference(family: Family, document: Record<string, unknown>
     // The rendered copy only: the sidebar logo leads back to the landing page.
     const info = { ...(document.info as Record<string, unknown>) };
     info['x-logo'] = { url: 'assets/logo.svg', href: 'index.html', altText: 'Pay-later API documentation: home' };
+    // The try-it console of this family (scripts/docs-pages/console.ts), against the local sandbox.
+    info.description = `[Try it against the local sandbox](console.html?api=${family}) (served by \`npm run docs:serve\` beside \`npm start\`).\n\n${String(info.description ?? '')}`;
     const input = join(dir, `${family}.json`);
     const output = join(dir, `${family}.html`);
     const template = join(dir, 'reference.hbs');

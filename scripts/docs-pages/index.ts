@@ -5,6 +5,7 @@
  */
 import type { ExtraPage } from './page.js';
 import { changelogPage } from './changelog.js';
+import { consolePage } from './console.js';
 import { contractChangesPage } from './contract-changes.js';
 
 export type { ExtraPage, PageContext } from './page.js';
@@ -12,4 +13,5 @@ export type { ExtraPage, PageContext } from './page.js';
 export const EXTRA_PAGES: readonly ExtraPage[] = [
   changelogPage,
   contractChangesPage,
+  consolePage,
 ];

@@ -8,6 +8,8 @@ export interface PageContext {
   /** Markdown to HTML as the guides are rendered (heading anchors, links between guides rewritten). */
   markdown(text: string): string;
   escapeHtml(text: string): string;
+  /** The Content-Security-Policy of every page of the site (its own origin only). */
+  csp: string;
 }
 
 export interface ExtraPage {
@@ -17,6 +19,10 @@ export interface ExtraPage {
   title: string;
   /** Its short label in the top navigation. */
   label: string;
-  /** The page's main content, as HTML (the layout around it is the site's). */
+  /** The page's main content, as HTML (the layout around it is the site's), or with `fullPage` the whole page. */
   render(context: PageContext): string;
+  /** The page is a document of its own (its head and policy included), not inside the site's layout. */
+  fullPage?: boolean;
+  /** Writes what the page needs beside it under the site's folder (scripts, documents). */
+  write?(siteDir: string, context: PageContext): void;
 }

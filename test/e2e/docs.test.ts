@@ -19,6 +19,8 @@ import { shotsDir, siteDir, startDocsSite, type DocsSite } from './browser.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUDIENCE_HEADINGS, IMPLEMENTER_GUIDES, listGuides, type SitePage } from '../../scripts/docs-site.js';
 import { FAMILIES, type Family } from '../../scripts/families.js';
+import { serveDocs } from '../../scripts/docs-server.js';
+import { createSandbox } from '../../src/sandbox/server.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const guides = listGuides(join(root, 'docs'));
@@ -376,6 +378,50 @@ describe('the changelog and the contract changes', () => {
       expect(await home.page.locator('header.top nav a[href="changelog.html"]').count()).toBe(1);
     } finally {
       await home.context.close();
+    }
+  }, 120_000);
+});
+
+describe('the try-it console', () => {
+  it('a call from the web reference reaches a running sandbox, signed with its test key, and shows the answer', async () => {
+    if (!site) throw new Error('the browser or the server did not start');
+    const sandbox = await createSandbox({ logger: { info: () => undefined, warn: () => undefined, error: () => undefined } });
+    const sandboxUrl = await sandbox.listen(0, '127.0.0.1');
+    const docs = await serveDocs({ dir: siteDir, port: 0, sandbox: sandboxUrl });
+    const context = await site.browser.newContext({ viewport: { width: 1440, height: 900 } });
+    try {
+      const page = await context.newPage();
+      const problems: string[] = [];
+      const foreign: string[] = [];
+      const proxied: { status: number; signed: string | undefined }[] = [];
+      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+      page.on('request', (request) => {
+        const url = request.url();
+        if (!url.startsWith(`${docs.url}/`) && !url.startsWith('data:') && !url.startsWith('blob:') && url !== 'about:blank') foreign.push(url);
+      });
+      page.on('response', (response) => {
+        if (response.url().startsWith(`${docs.url}/sandbox/`)) proxied.push({ status: response.status(), signed: response.headers()['x-docs-signed'] });
+      });
+      // From the web reference (Redoc), its "Try it" link.
+      await page.goto(`${docs.url}/web.html`);
+      await page.locator('#redoc a[href="console.html?api=web"]').first().click();
+      await page.waitForURL(/console\.html\?api=web$/);
+      await page.getByText('Initiate a web-flow transaction').first().click();
+      await page.getByRole('button', { name: /Test Request/i }).first().click();
+      await page.getByRole('button', { name: /^Send/ }).first().click();
+      await page.getByText('TRANSACTION_INITIATED').first().waitFor({ timeout: 20_000 });
+      await page.screenshot({ path: join(shotsDir, 'console-web.png') });
+      expect(proxied).toEqual([{ status: 200, signed: "with the sandbox's test key" }]);
+      // The sandbox has the transaction, initiated by its test partner.
+      const status = await fetch(`${docs.url}/sandbox/web/api/transaction/status?id=web_20261122_0007`);
+      expect(status.status).toBe(200);
+      expect(await status.json()).toMatchObject({ transactionId: 'web_20261122_0007', status: 'PENDING' });
+      expect(foreign, 'requests to hosts other than the local server').toEqual([]);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+      await docs.close();
+      await sandbox.close();
     }
   }, 120_000);
 });

@@ -3,16 +3,20 @@
  * (scripts/docs-compress.ts): a browser that accepts Brotli gets the `.br` copy, one that accepts
  * only gzip the `.gz` one, one that accepts neither the page itself, each with a validator that a
  * second request turns into a 304. Only GET and HEAD are served, and nothing outside the site.
+ * Under /sandbox/ the try-it console's requests go on to a sandbox, signed with its test key.
  * Every server takes a free port.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { precompress } from '../../scripts/docs-compress.js';
 import { serveDocs, type DocsServer } from '../../scripts/docs-server.js';
+import { TEST_CREDENTIALS } from '../../src/sandbox/fixtures.js';
+import { verifySdkSignature, verifyWebSignature } from '../../src/signature.js';
 
 let dir: string;
 let server: DocsServer;
@@ -106,5 +110,86 @@ describe('the docs server', () => {
     expect(answer.status).toBe(404);
     expect(answer.body.toString()).toMatch(/^Not found: \//);
     expect(answer.body.toString()).not.toContain('not for the web');
+  });
+});
+
+describe('the sandbox route of the try-it console', () => {
+  it('answers 503 in the error form, saying how to give a sandbox, when it has none; 404 for an unknown family', async () => {
+    const none = await fetch(`${server.url}/sandbox/web/api/transaction`, { method: 'POST', body: '{}' });
+    expect(none.status).toBe(503);
+    expect(await none.json()).toEqual({ message: 'SANDBOX_NOT_CONFIGURED', detail: expect.stringContaining('--sandbox <url>') });
+    const unknown = await fetch(`${server.url}/sandbox/other/x`);
+    expect(unknown.status).toBe(404);
+    expect((await unknown.json()).message).toBe('NOT_FOUND');
+  });
+
+  it('signs web and SDK requests with the test key over the exact bytes and path sent, and passes the answer back', async () => {
+    const seen: { method: string; url: string; headers: Record<string, string | string[] | undefined>; body: string }[] = [];
+    const upstream = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        seen.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString() });
+        response.writeHead(201, { 'Content-Type': 'application/json', 'X-Upstream': 'yes' });
+        response.end('{"message":"TRANSACTION_INITIATED"}');
+      });
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+    const proxied = await serveDocs({ dir, port: 0, sandbox: origin });
+    try {
+      const body = '{"id":"web_1","amount":150000}';
+      const web = await fetch(`${proxied.url}/sandbox/web/api/transaction?a=b`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Signature': 'reader-value', Cookie: 'session=1' },
+        body,
+      });
+      expect(web.status).toBe(201);
+      expect(web.headers.get('x-docs-signed')).toBe("with the sandbox's test key");
+      expect(web.headers.get('x-upstream')).toBe('yes');
+      expect(await web.json()).toEqual({ message: 'TRANSACTION_INITIATED' });
+      const [first] = seen;
+      expect(first?.url).toBe('/api/transaction?a=b');
+      expect(first?.body).toBe(body);
+      expect(first?.headers['x-partner-id']).toBe(TEST_CREDENTIALS.partner.id);
+      expect(first?.headers.cookie).toBeUndefined();
+      expect(verifyWebSignature(first?.headers['x-signature'], body, '/api/transaction?a=b', TEST_CREDENTIALS.partner.privateKey)).toBe(true);
+
+      await fetch(`${proxied.url}/sandbox/sdk/merchant/credit/checkTransactionStatus`, { method: 'POST', headers: { 'X-Partnerid': 'p_other' }, body: '{}' });
+      expect(seen[1]?.headers['x-partnerid']).toBe('p_other');
+      expect(verifySdkSignature(seen[1]?.headers['x-signature'], '{}', TEST_CREDENTIALS.partner.privateKey)).toBe(true);
+
+      // Gateway: Basic credentials as the reader gave them, no signature.
+      await fetch(`${proxied.url}/sandbox/gateway/api/merchant/m_1`, { headers: { Authorization: 'Basic cGdfdGVzdDpwZ190ZXN0X3NlY3JldA==' } });
+      expect(seen[2]?.headers.authorization).toBe('Basic cGdfdGVzdDpwZ190ZXN0X3NlY3JldA==');
+      expect(seen[2]?.headers['x-signature']).toBeUndefined();
+
+      // A path that starts with // stays a path of the sandbox.
+      await fetch(`${proxied.url}/sandbox/gateway//evil.example/x`);
+      expect(seen[3]?.url).toBe('//evil.example/x');
+
+      const large = await fetch(`${proxied.url}/sandbox/web/api/transaction`, { method: 'POST', body: 'x'.repeat(1024 * 1024 + 1) });
+      expect(large.status).toBe(413);
+      expect((await large.json()).message).toBe('PAYLOAD_TOO_LARGE');
+      expect(seen).toHaveLength(4);
+    } finally {
+      await proxied.close();
+      await new Promise<void>((resolve) => upstream.close(() => resolve()));
+    }
+  });
+
+  it('answers 502 naming the sandbox when it cannot be reached', async () => {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const proxied = await serveDocs({ dir, port: 0, sandbox: `http://127.0.0.1:${port}` });
+    try {
+      const answer = await fetch(`${proxied.url}/sandbox/extras/x`);
+      expect(answer.status).toBe(502);
+      expect(await answer.json()).toEqual({ message: 'SANDBOX_UNREACHABLE', detail: `The sandbox at http://127.0.0.1:${port} could not be reached; start it with \`npm start\`.` });
+    } finally {
+      await proxied.close();
+    }
   });
 });
