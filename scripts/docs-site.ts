@@ -35,6 +35,7 @@ import { Marked, type Tokens } from 'marked';
 import { precompress } from './docs-compress.js';
 import { DiagramMissingError, replaceDiagrams } from './docs-diagrams.js';
 import { EXTRA_PAGES } from './docs-pages/index.js';
+import { withShortCalls } from './samples/short.js';
 import { FAMILIES, MOCK_PORTS, type Family } from './families.js';
 
 const root = resolve(import.meta.dirname, '..');
@@ -210,8 +211,9 @@ export async function buildDocs(options: DocsOptions = {}): Promise<SitePage[]> 
 
     const pages: SitePage[] = [{ file: 'index.html', title: 'Pay-later API documentation', kind: 'home' }];
     const references = await mapLimit([...documents], 2, async ([family, document]) => {
-      // The rendered copy draws the Mermaid diagrams (scripts/docs-diagrams.ts); the download keeps them as text.
-      const html = await renderReference(family, withDrawings(document, join(work, 'assets')));
+      // The rendered copy draws the Mermaid diagrams (scripts/docs-diagrams.ts) and shows each
+      // operation's short call first (scripts/samples/short.ts); the download keeps the bundle as it is.
+      const html = await renderReference(family, withShortCalls(family, withDrawings(document, join(work, 'assets'))));
       writeFileSync(join(work, `${family}.html`), html);
       writeFileSync(join(work, 'openapi', `${family}.json`), `${JSON.stringify(document, null, 2)}\n`);
       const title = String((document.info as Record<string, unknown> | undefined)?.title ?? family);
