@@ -6,7 +6,9 @@
  *   npm run check:generators -- --keep  keep the temporary folder (its path is printed)
  *
  * Each tool is installed at a pinned version (the newest that runs on Node 20) into a temporary
- * folder, never into the project. A generator must finish and its TypeScript output must compile
+ * folder, never into the project. Zod output is checked from two generators, hey-api's zod plugin
+ * and orval's `client: 'zod'`, besides openapi-zod-client, and compiled against zod 3.25 (whose
+ * root is the v3 API these versions write). orval stays on 7.x: every 8.x release needs Node 22.18. A generator must finish and its TypeScript output must compile
  * under `--strict`; a validator must finish its run (its own style findings are its business, a
  * crash is ours). CI runs it after the tests (`.ci/run`).
  */
@@ -84,12 +86,18 @@ function checkFamily(work: string, family: Family): Outcome[] {
 
   generator('@hey-api/openapi-ts', ['openapi-ts', '-i', document, '-o', join(out, 'hey-api')], join(out, 'hey-api'));
 
-  const orvalConfig = join(out, 'orval.config.cjs');
-  writeFileSync(
-    orvalConfig,
-    `module.exports = { api: { input: ${JSON.stringify(document)}, output: { target: ${JSON.stringify(join(out, 'orval', 'api.ts'))}, client: 'fetch' } } };\n`,
-  );
-  generator('orval (fetch client)', ['orval', '--config', orvalConfig], join(out, 'orval'));
+  // hey-api's zod plugin beside its types: the zod schemas of every request and response.
+  generator('@hey-api/openapi-ts (zod plugin)', ['openapi-ts', '-i', document, '-o', join(out, 'hey-api-zod'), '-p', '@hey-api/typescript', 'zod'], join(out, 'hey-api-zod'));
+
+  // orval twice: its fetch client, and its zod output (`client: 'zod'`).
+  for (const [client, folder] of [['fetch', 'orval'], ['zod', 'orval-zod']] as const) {
+    const orvalConfig = join(out, `${folder}.config.cjs`);
+    writeFileSync(
+      orvalConfig,
+      `module.exports = { api: { input: ${JSON.stringify(document)}, output: { target: ${JSON.stringify(join(out, folder, 'api.ts'))}, client: '${client}' } } };\n`,
+    );
+    generator(`orval (${client === 'fetch' ? 'fetch client' : 'zod schemas'})`, ['orval', '--config', orvalConfig], join(out, folder));
+  }
 
   generator(
     'swagger-typescript-api',

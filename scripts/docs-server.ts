@@ -1,12 +1,23 @@
 /**
- * A small static file server for the documentation site (site/), used by `npm run docs:serve` and
- * the browser tests. GET and HEAD only; files outside the site's folder are never served (no
- * `..`, no symbolic link leading out); every answer says its content type.
+ * The static server of the documentation site (site/), used by `npm run docs:serve` and the
+ * browser tests. The files are served by sirv (a maintained static server): it answers with the
+ * Brotli or gzip copy that `npm run docs` writes beside each page (scripts/docs-compress.ts) when
+ * the browser accepts it (`Vary: Accept-Encoding`), with validators (a weak `ETag` and
+ * `Last-Modified`; `If-None-Match` gets a 304) and `Cache-Control: public,max-age=0,must-revalidate`
+ * so that a browser asks again but downloads a page only when it changed.
+ *
+ * sirv lists the site's files once, when the server starts: only those files can be served (no
+ * `..`, nothing outside the folder), and a site rebuilt while the server runs needs a restart.
+ * Around it: GET and HEAD only (405 otherwise), a 404 that names the path, and every answer says
+ * its content type (with its charset) and `nosniff`. Under `/sandbox/` the try-it console's calls
+ * go on to a sandbox (scripts/docs-sandbox-proxy.ts).
  */
-import { createReadStream, existsSync, realpathSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { extname, join, resolve, sep } from 'node:path';
+import { extname, join, resolve } from 'node:path';
+import sirv from 'sirv';
+import { proxyToSandbox, SANDBOX_ROUTE } from './docs-sandbox-proxy.js';
 
 const root = resolve(import.meta.dirname, '..');
 
@@ -39,6 +50,11 @@ export interface ServeOptions {
   host?: string;
   /** Default 4080; 0 picks a free port. */
   port?: number;
+  /**
+   * The sandbox the try-it console calls (`/sandbox/<family>/...`, scripts/docs-sandbox-proxy.ts),
+   * e.g. `http://127.0.0.1:4000`; without it that route answers 503 saying how to set it.
+   */
+  sandbox?: string;
 }
 
 export interface DocsServer {
@@ -60,13 +76,37 @@ export async function serveDocs(options: ServeOptions = {}): Promise<DocsServer>
   if (!existsSync(join(dir, 'index.html'))) {
     throw new ServeError(`${dir} has no index.html; build the site first with \`npm run docs\`.`);
   }
-  const base = realpathSync(dir);
+  const files = sirv(dir, {
+    etag: true,
+    gzip: true,
+    brotli: true,
+    maxAge: 0,
+    extensions: ['html'],
+    setHeaders: (response, pathname) => {
+      const type = extname(pathname) === '' ? CONTENT_TYPES['.html'] : CONTENT_TYPES[extname(pathname).toLowerCase()];
+      if (type) response.setHeader('Content-Type', type);
+      response.setHeader('X-Content-Type-Options', 'nosniff');
+    },
+  });
 
   const server = createServer((request, response) => {
+    if (request.url?.startsWith(SANDBOX_ROUTE)) {
+      proxyToSandbox(request, response, options.sandbox).catch(() => {
+        if (!response.headersSent) send(response, 500, 'Internal error.');
+        else response.destroy();
+      });
+      return;
+    }
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      response.setHeader('Allow', 'GET, HEAD');
+      send(response, 405, 'Only GET and HEAD are served.');
+      return;
+    }
     try {
-      handle(base, request, response);
+      files(request, response, () => send(response, 404, `Not found: ${pathOf(request)}`));
     } catch {
-      send(response, 500, 'Internal error.');
+      if (!response.headersSent) send(response, 500, 'Internal error.');
+      else response.destroy();
     }
   });
 
@@ -94,61 +134,16 @@ export async function serveDocs(options: ServeOptions = {}): Promise<DocsServer>
   };
 }
 
-function handle(base: string, request: IncomingMessage, response: ServerResponse): void {
-  if (request.method !== 'GET' && request.method !== 'HEAD') {
-    response.setHeader('Allow', 'GET, HEAD');
-    send(response, 405, 'Only GET and HEAD are served.');
-    return;
-  }
-  let path: string;
+/** The path asked for, as text for a message (never more than 200 characters). */
+function pathOf(request: IncomingMessage): string {
+  const raw = (request.url ?? '/').split('?')[0] ?? '/';
+  let path = raw;
   try {
-    path = decodeURIComponent(new URL(request.url ?? '/', 'http://localhost').pathname);
+    path = decodeURIComponent(raw);
   } catch {
-    send(response, 400, 'Malformed path.');
-    return;
+    // shown as sent
   }
-  if (path.includes('\0') || path.split(/[\\/]/).includes('..')) {
-    send(response, 400, 'Malformed path.');
-    return;
-  }
-  let file = resolve(base, `.${path}`);
-  if (!inside(base, file)) {
-    send(response, 403, 'Forbidden.');
-    return;
-  }
-  if (existsSync(file) && statSync(file).isDirectory()) {
-    if (!path.endsWith('/')) {
-      response.setHeader('Location', `${path}/`);
-      send(response, 301, 'Moved.');
-      return;
-    }
-    file = join(file, 'index.html');
-  }
-  if (!existsSync(file) || !statSync(file).isFile()) {
-    send(response, 404, `Not found: ${path}`);
-    return;
-  }
-  // A symbolic link inside the site must not lead out of it.
-  if (!inside(base, realpathSync(file))) {
-    send(response, 403, 'Forbidden.');
-    return;
-  }
-  const size = statSync(file).size;
-  response.writeHead(200, {
-    'Content-Type': CONTENT_TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream',
-    'Content-Length': size,
-    'Cache-Control': 'no-cache',
-    'X-Content-Type-Options': 'nosniff',
-  });
-  if (request.method === 'HEAD') {
-    response.end();
-    return;
-  }
-  createReadStream(file).pipe(response);
-}
-
-function inside(base: string, file: string): boolean {
-  return file === base || file.startsWith(base.endsWith(sep) ? base : `${base}${sep}`);
+  return path.length > 200 ? `${path.slice(0, 200)}...` : path;
 }
 
 function send(response: ServerResponse, status: number, text: string): void {

@@ -4,9 +4,11 @@
  *   site/index.html              the landing page: the service, the four references, every guide
  *   site/<family>.html           the API reference of each family, rendered by Redocly (Redoc)
  *   site/<guide>.html            every docs/*.md, rendered from Markdown
+ *   site/changelog.html, ...     the pages of scripts/docs-pages/index.ts (changelog, contract changes)
  *   site/openapi/<family>.json   the bundled documents, to download
  *   site/images/                 the guides' pictures (docs/images/)
  *   site/assets/                 the style sheet, the favicon and the logos
+ *   site/<file>.br, <file>.gz    Brotli and gzip copies of each text file, for the docs server
  *
  * Every page works without a network: the Redoc script is inlined (`--inlineBundle`), Redoc's
  * telemetry is switched off (REDOCLY_TELEMETRY=off sets `disableTelemetry` in the page), the
@@ -30,6 +32,10 @@ import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, re
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { Marked, type Tokens } from 'marked';
+import { precompress } from './docs-compress.js';
+import { DiagramMissingError, replaceDiagrams } from './docs-diagrams.js';
+import { EXTRA_PAGES } from './docs-pages/index.js';
+import { withShortCalls } from './samples/short.js';
 import { FAMILIES, MOCK_PORTS, type Family } from './families.js';
 import { expandWorkflows } from './docs-workflows.js';
 
@@ -57,7 +63,7 @@ export interface SitePage {
   /** The file under the site, e.g. `sdk.html`. */
   file: string;
   title: string;
-  kind: 'home' | 'reference' | 'guide';
+  kind: 'home' | 'reference' | 'guide' | 'page';
   family?: Family;
   /** For a guide: its Markdown file name under docs/. */
   source?: string;
@@ -208,7 +214,9 @@ export async function buildDocs(options: DocsOptions = {}): Promise<SitePage[]> 
 
     const pages: SitePage[] = [{ file: 'index.html', title: 'Pay-later API documentation', kind: 'home' }];
     const references = await mapLimit([...documents], 2, async ([family, document]) => {
-      const html = await renderReference(family, document);
+      // The rendered copy draws the Mermaid diagrams (scripts/docs-diagrams.ts) and shows each
+      // operation's short call first (scripts/samples/short.ts); the download keeps the bundle as it is.
+      const html = await renderReference(family, withShortCalls(family, withDrawings(document, join(work, 'assets'))));
       writeFileSync(join(work, `${family}.html`), html);
       writeFileSync(join(work, 'openapi', `${family}.json`), `${JSON.stringify(document, null, 2)}\n`);
       const title = String((document.info as Record<string, unknown> | undefined)?.title ?? family);
@@ -225,8 +233,20 @@ export async function buildDocs(options: DocsOptions = {}): Promise<SitePage[]> 
       pages.push({ file: guide.file, title: guide.title, kind: 'guide', source: guide.source });
     }
 
+    // The registry's pages (scripts/docs-pages/index.ts): the changelog, the contract changes, ...
+    const context = { root, documentsDir, csp: CSP, markdown: (text: string) => renderMarkdown(text, guideFiles), escapeHtml };
+    for (const extra of EXTRA_PAGES) {
+      extra.write?.(work, context);
+      const main = extra.render(context);
+      writeFileSync(join(work, extra.file), extra.fullPage ? main : layout({ title: extra.title, current: extra.file, guides, families, main }));
+      log(`${extra.file}  ${extra.title}`);
+      pages.push({ file: extra.file, title: extra.title, kind: 'page' });
+    }
+
     writeFileSync(join(work, 'index.html'), renderHome(documents, guides, families));
     log('index.html  the landing page');
+
+    await precompress(work);
 
     rmSync(outDir, { recursive: true, force: true });
     mkdirSync(dirname(outDir), { recursive: true });
@@ -254,6 +274,16 @@ async function mapLimit<T, R>(items: T[], limit: number, worker: (item: T) => Pr
 // ---------------------------------------------------------------------------------------------
 // API references
 
+/** The document with its Mermaid blocks as images of their committed drawings (scripts/docs-diagrams.ts). */
+function withDrawings(document: Record<string, unknown>, assetsDir: string): Record<string, unknown> {
+  try {
+    return replaceDiagrams(document, assetsDir);
+  } catch (error) {
+    if (error instanceof DiagramMissingError) throw new DocsBuildError(error.message);
+    throw error;
+  }
+}
+
 /** Renders one family with `redocly build-docs --inlineBundle` and makes the page self-contained. */
 async function renderReference(family: Family, document: Record<string, unknown>): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), `paylater-docs-${family}-`));
@@ -261,6 +291,8 @@ async function renderReference(family: Family, document: Record<string, unknown>
     // The rendered copy only: the sidebar logo leads back to the landing page.
     const info = { ...(document.info as Record<string, unknown>) };
     info['x-logo'] = { url: 'assets/logo.svg', href: 'index.html', altText: 'Pay-later API documentation: home' };
+    // The try-it console of this family (scripts/docs-pages/console.ts), against the local sandbox.
+    info.description = `[Try it against the local sandbox](console.html?api=${family}) (served by \`npm run docs:serve\` beside \`npm start\`).\n\n${String(info.description ?? '')}`;
     const input = join(dir, `${family}.json`);
     const output = join(dir, `${family}.html`);
     const template = join(dir, 'reference.hbs');
@@ -352,7 +384,8 @@ function hashRoutes(page: string, family: string): string {
 // ---------------------------------------------------------------------------------------------
 // Guides and the landing page
 
-function renderGuide(guide: Guide, markdown: string, guides: Guide[], families: readonly Family[], guideFiles: Set<string>): string {
+/** Markdown to HTML as the guides have it: anchored headings, links between guides to their pages. */
+function renderMarkdown(markdown: string, guideFiles: Set<string>): string {
   const marked = new Marked({ gfm: true });
   const slugs = new Map<string, number>();
   marked.use({
@@ -371,7 +404,11 @@ function renderGuide(guide: Guide, markdown: string, guides: Guide[], families: 
       },
     },
   });
-  const body = marked.parse(markdown, { async: false });
+  return marked.parse(markdown, { async: false });
+}
+
+function renderGuide(guide: Guide, markdown: string, guides: Guide[], families: readonly Family[], guideFiles: Set<string>): string {
+  const body = renderMarkdown(markdown, guideFiles);
   return layout({
     title: guide.title,
     current: guide.file,
@@ -484,6 +521,7 @@ function layout(page: {
     `<a href="index.html"${current('index.html')}>Home</a>`,
     ...featured,
     ...page.families.map((f) => `<a href="${f}.html">${escapeHtml(FAMILY_INTRO[f].label)}</a>`),
+    ...EXTRA_PAGES.map((extra) => `<a href="${extra.file}"${current(extra.file)}>${escapeHtml(extra.label)}</a>`),
   ].join('\n        ');
   const guideNav = (['integrators', 'implementers'] as const)
     .map((audience) => {
@@ -618,6 +656,11 @@ ul.cards { list-style: none; padding: 0; display: grid; grid-template-columns: r
 ul.guides { padding-left: 1.2em; }
 ul.guides li { margin: 0.6em 0; }
 ul.guides span { color: var(--muted); font-size: 0.93em; }
+td[class^="change-"] { white-space: nowrap; overflow-wrap: normal; }
+td.change-added { color: #0a7a33; font-weight: 600; }
+td.change-removed { color: #b42318; font-weight: 600; }
+td.change-changed { color: #9a6700; font-weight: 600; }
+table.contract-changes td:last-child { font-size: 0.9em; }
 footer { border-top: 1px solid var(--line); color: var(--muted); font-size: 0.85em; padding: 1em 1.5em; text-align: center; }
 @media (max-width: 760px) { .page { flex-direction: column; } nav.side { flex-basis: auto; } table { display: block; overflow-x: auto; } }
 `;

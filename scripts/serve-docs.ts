@@ -1,6 +1,7 @@
 /**
  * `npm run docs:serve`: serves the built site (site/, see `npm run docs`) on
- * http://127.0.0.1:4080. Options: --port <n>, --host <address>, --dir <folder>. Ctrl-C (SIGINT),
+ * http://127.0.0.1:4080. Options: --port <n>, --host <address>, --dir <folder>, --sandbox <url>
+ * (where the try-it console's requests go; default the sandbox of `npm start`). Ctrl-C (SIGINT),
  * SIGTERM or SIGHUP stop it, and so does the end of the npm process that started it (npm passes
  * signals to a shell that does not pass them on; src/cli/launcher.ts).
  * Exit codes: 0 after a stop, 1 when it cannot serve (port in use, no site), 2 for a usage error.
@@ -9,11 +10,12 @@ import { parseArgs } from 'node:util';
 import { watchLauncher } from '../src/cli/launcher.js';
 import { ServeError, serveDocs } from './docs-server.js';
 
-const USAGE = `Usage: npm run docs:serve -- [--port <n>] [--host <address>] [--dir <folder>]
+const USAGE = `Usage: npm run docs:serve -- [--port <n>] [--host <address>] [--dir <folder>] [--sandbox <url>]
 
   --port <n>          default 4080 (0 picks a free port)
   --host <address>    default 127.0.0.1
   --dir <folder>      default site/
+  --sandbox <url>     the sandbox the try-it console calls; default http://127.0.0.1:4000 (npm start)
   --help              show this text`;
 
 function usageError(message: string): never {
@@ -21,10 +23,10 @@ function usageError(message: string): never {
   process.exit(2);
 }
 
-let values: { port?: string; host?: string; dir?: string; help?: boolean };
+let values: { port?: string; host?: string; dir?: string; sandbox?: string; help?: boolean };
 try {
   ({ values } = parseArgs({
-    options: { port: { type: 'string' }, host: { type: 'string' }, dir: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: { port: { type: 'string' }, host: { type: 'string' }, dir: { type: 'string' }, sandbox: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
   }));
 } catch (error) {
   usageError((error as Error).message);
@@ -36,8 +38,11 @@ if (values.help) {
 const port = Number(values.port ?? '4080');
 if (!/^\d+$/.test(values.port ?? '4080') || port > 65_535) usageError(`--port must be a number from 0 to 65535 (got '${values.port}').`);
 
+const sandbox = values.sandbox ?? 'http://127.0.0.1:4000';
+if (!/^https?:\/\/[^/?#]+\/?$/.test(sandbox)) usageError(`--sandbox must be an http(s) origin such as http://127.0.0.1:4000 (got '${sandbox}').`);
+
 try {
-  const server = await serveDocs({ port, ...(values.host ? { host: values.host } : {}), ...(values.dir ? { dir: values.dir } : {}) });
+  const server = await serveDocs({ port, sandbox, ...(values.host ? { host: values.host } : {}), ...(values.dir ? { dir: values.dir } : {}) });
   process.stdout.write(`Serving the documentation on ${server.url}/ (Ctrl-C stops)\n`);
   let stopping = false;
   const stop = () => {

@@ -164,6 +164,7 @@ describe('the tarball', () => {
       'dist/cli/main.js',
       'dist/browser/sdk.js',
       'dist/browser/sdk.d.ts',
+      'dist/node-only/clients-web.js',
       'generated/types/gateway.d.ts',
       'generated/openapi/gateway.json',
       'package.json',

@@ -1210,9 +1210,8 @@ export interface components {
          */
         GatewayMerchantConfiguration: {
             /**
-             * Format: int32
              * @description **Decided by this contract (D35).** The API generation of the merchant: `2` for a merchant of the gateway integration (`/api/merchant/...` with HTTP Basic), which every merchant whose credentials are accepted here is; `1` names the web flow (`/api/transaction` with `X-Partner-Id` and `X-Signature`). Integrations read any answer other than 200 as generation 1.
-             * @enum {integer}
+             * @enum {unknown}
              */
             version: 1 | 2;
             /** @description **Decided by this contract (D35).** The largest amount, in paise, of a transaction (or a pre-eligibility check) this merchant may create; a larger one answers 400 `BAD_REQUEST`. At most the ceiling of every amount (D24). */

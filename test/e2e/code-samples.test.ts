@@ -1,8 +1,10 @@
 /**
  * The code samples in the rendered reference (`npm run docs`), in Chromium: on an operation's page
  * the request-samples panel offers the four languages (Redoc shows `x-codeSamples` as a language
- * menu over the code), switching changes the code to that language's program from the bundle, and
- * every switch is captured in artifacts/screenshots/code-samples-*.png. On a webhook's page (where
+ * menu over the code), switching changes the code to that language's short call (the request
+ * itself, scripts/samples/short.ts), and the complete program of the bundle is one click away, a
+ * collapsible block per language at the end of the operation's description; every switch is
+ * captured in artifacts/screenshots/code-samples-*.png. On a webhook's page (where
  * Redoc shows the payload only) the four receivers are collapsible blocks of its description.
  *
  * Needs Chromium at /usr/bin/chromium (or CHROMIUM_PATH): `bash .ci/e2e-setup.sh`. See docs/e2e.md.
@@ -12,21 +14,22 @@ import { join, resolve } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shotsDir, startDocsSite, type DocsSite } from './browser.js';
+import { withShortCalls } from '../../scripts/samples/short.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 
-/** The operation looked at, and its samples as the bundle carries them. */
+/** The operation looked at, its complete programs as the bundle carries them, and its short calls. */
 const OPERATION = 'initiateSdkTransaction';
-const samples: { lang: string; label: string; source: string }[] = JSON.parse(
-  readFileSync(join(root, 'generated', 'openapi', 'sdk.json'), 'utf8'),
-).paths['/merchant/credit/initiateTransaction'].post['x-codeSamples'];
+const bundle = JSON.parse(readFileSync(join(root, 'generated', 'openapi', 'sdk.json'), 'utf8'));
+const samples: { lang: string; label: string; source: string }[] = bundle.paths['/merchant/credit/initiateTransaction'].post['x-codeSamples'];
+const shortCalls: { lang: string; label: string; source: string }[] = withShortCalls('sdk', bundle).paths['/merchant/credit/initiateTransaction'].post['x-codeSamples'];
 
 /** What Redoc's menu calls each sample (it names the language by `lang`), and a line only that program has. */
 const LANGUAGES = [
   { label: 'curl', menu: 'curl', marker: 'openssl dgst -sha256 -binary | base64' },
   { label: 'Node', menu: 'Node.js', marker: "from 'paylater-api'" },
   { label: 'PHP', menu: 'PHP', marker: "hash('sha256'" },
-  { label: 'Python', menu: 'Python', marker: 'import urllib.request' },
+  { label: 'Python', menu: 'Python', marker: 'urllib.request' },
 ] as const;
 
 let site: DocsSite | undefined;
@@ -65,7 +68,7 @@ async function shownCode(panel: Locator): Promise<string> {
 }
 
 describe('the code samples of an operation in the reference', () => {
-  it('offer curl, Node, PHP and Python, and switching shows each program', async () => {
+  it('offer curl, Node, PHP and Python, switching shows each short call, and the complete programs are a click away', async () => {
     expect(samples.map((sample) => sample.label)).toEqual(LANGUAGES.map((language) => language.label));
     const context = await site!.browser.newContext({ viewport: { width: 1440, height: 900 } });
     const problems: string[] = [];
@@ -105,12 +108,24 @@ describe('the code samples of an operation in the reference', () => {
         await expect.poll(() => shownCode(panel)).toContain(language.marker);
         const code = await shownCode(panel);
         expect(code).not.toBe(previous);
-        const source = samples.find((sample) => sample.label === language.label)!.source;
-        // The program shown is the bundle's, line for line (the first lines suffice: the rest may be scrolled away).
+        const source = shortCalls.find((sample) => sample.label === language.label)!.source;
+        const full = samples.find((sample) => sample.label === language.label)!.source;
+        // The short call shown, line for line (the first lines suffice: the rest may be scrolled away), much shorter than the program.
         expect(code.split('\n').slice(0, 5)).toEqual(source.split('\n').slice(0, 5));
+        expect(source.split('\n').length * 2).toBeLessThan(full.split('\n').length);
         await page.screenshot({ path: join(shotsDir, `code-samples-${language.label.toLowerCase()}.png`) });
         previous = code;
       }
+
+      // The complete programs: one collapsible block per language in the operation's description, the bundle's program.
+      const blocks = page.locator('details.full-program').filter({ hasText: `(${OPERATION})` });
+      expect(await blocks.locator('summary').allTextContents()).toEqual(LANGUAGES.map((language) => `${language.label}: the complete program`));
+      const curlBlock = blocks.first();
+      await curlBlock.locator('summary').click();
+      await expect.poll(() => curlBlock.evaluate((node) => (node as HTMLDetailsElement).open)).toBe(true);
+      const program = (await curlBlock.locator('pre').innerText()).replace(/\u00a0/g, ' ');
+      expect(program.split('\n').slice(0, 5)).toEqual(samples[0]!.source.split('\n').slice(0, 5));
+      await curlBlock.screenshot({ path: join(shotsDir, 'code-samples-complete-program.png') });
       expect(problems).toEqual([]);
     } finally {
       await context.close();

@@ -19,6 +19,8 @@ import { shotsDir, siteDir, startDocsSite, type DocsSite } from './browser.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUDIENCE_HEADINGS, IMPLEMENTER_GUIDES, listGuides, type SitePage } from '../../scripts/docs-site.js';
 import { FAMILIES, type Family } from '../../scripts/families.js';
+import { serveDocs } from '../../scripts/docs-server.js';
+import { createSandbox } from '../../src/sandbox/server.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const guides = listGuides(join(root, 'docs'));
@@ -315,4 +317,111 @@ describe('the servers of the documents', () => {
       expect(server.description ?? '').not.toBe('');
     }
   });
+});
+
+describe('the flow diagrams', () => {
+  it.each(['gateway', 'web'] as const)('the %s reference shows its transaction flow as a drawing, not as Mermaid text', async (family) => {
+    const v = await visit(`${family}.html`);
+    try {
+      const { page } = v;
+      await page.waitForSelector('img[alt="redocly logo"]', { state: 'attached', timeout: 30_000 });
+      const drawing = page.locator('#redoc img[src^="assets/diagrams/"]');
+      await drawing.first().waitFor({ state: 'visible', timeout: 15_000 });
+      expect(await drawing.count()).toBe(1);
+      await drawing.first().scrollIntoViewIfNeeded();
+      const shown = await drawing.first().evaluate((img: HTMLImageElement) => ({
+        complete: img.complete,
+        naturalWidth: img.naturalWidth,
+        width: img.getBoundingClientRect().width,
+        alt: img.alt,
+      }));
+      expect(shown.complete).toBe(true);
+      expect(shown.naturalWidth).toBeGreaterThan(400);
+      expect(shown.width).toBeGreaterThan(300);
+      expect(shown.alt).toBe(family === 'gateway' ? 'Transaction flow: sequence diagram' : 'Flow: sequence diagram');
+      // A click opens it at full size.
+      expect(await drawing.first().evaluate((img) => img.closest('a')?.getAttribute('href'))).toBe(await drawing.first().getAttribute('src'));
+      expect(await contentText(page)).not.toMatch(/sequenceDiagram|participant \w+ as/);
+      await drawing.first().screenshot({ path: join(shotsDir, `${family}-flow-diagram.png`) });
+      await settle(page);
+      expectClean(v);
+    } finally {
+      await v.context.close();
+    }
+  }, 120_000);
+});
+
+describe('the changelog and the contract changes', () => {
+  it('the changelog page shows CHANGELOG.md and is linked from every page; the contract changes are generated', async () => {
+    const v = await visit('changelog.html');
+    try {
+      const { page } = v;
+      expect(await page.title()).toBe('Changelog | Pay-later API documentation');
+      const headings = await page.$$eval('main h2', (nodes) => nodes.map((n) => n.textContent ?? ''));
+      const released = [...readFileSync(join(root, 'CHANGELOG.md'), 'utf8').matchAll(/^## \[([^\]]+)\]/gm)].map((m) => m[1] as string);
+      expect(released).toContain('2.0.0');
+      for (const version of released) expect(headings.some((h) => h.replace(/^\[/, '').startsWith(version)), version).toBe(true);
+      await screenshot(page, 'changelog');
+      await page.click('header.top nav a[href="contract-changes.html"]');
+      await page.waitForURL(/contract-changes\.html$/);
+      const text = await page.locator('main').innerText();
+      expect(text).toMatch(/2\.0\.0 → \d+\.\d+\.\d+/);
+      expect(text).toContain('notesWebhookUrl');
+      await screenshot(page, 'contract-changes');
+      await settle(page);
+      expectClean(v);
+    } finally {
+      await v.context.close();
+    }
+    const home = await visit('index.html');
+    try {
+      expect(await home.page.locator('header.top nav a[href="changelog.html"]').count()).toBe(1);
+    } finally {
+      await home.context.close();
+    }
+  }, 120_000);
+});
+
+describe('the try-it console', () => {
+  it('a call from the web reference reaches a running sandbox, signed with its test key, and shows the answer', async () => {
+    if (!site) throw new Error('the browser or the server did not start');
+    const sandbox = await createSandbox({ logger: { info: () => undefined, warn: () => undefined, error: () => undefined } });
+    const sandboxUrl = await sandbox.listen(0, '127.0.0.1');
+    const docs = await serveDocs({ dir: siteDir, port: 0, sandbox: sandboxUrl });
+    const context = await site.browser.newContext({ viewport: { width: 1440, height: 900 } });
+    try {
+      const page = await context.newPage();
+      const problems: string[] = [];
+      const foreign: string[] = [];
+      const proxied: { status: number; signed: string | undefined }[] = [];
+      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+      page.on('request', (request) => {
+        const url = request.url();
+        if (!url.startsWith(`${docs.url}/`) && !url.startsWith('data:') && !url.startsWith('blob:') && url !== 'about:blank') foreign.push(url);
+      });
+      page.on('response', (response) => {
+        if (response.url().startsWith(`${docs.url}/sandbox/`)) proxied.push({ status: response.status(), signed: response.headers()['x-docs-signed'] });
+      });
+      // From the web reference (Redoc), its "Try it" link.
+      await page.goto(`${docs.url}/web.html`);
+      await page.locator('#redoc a[href="console.html?api=web"]').first().click();
+      await page.waitForURL(/console\.html\?api=web$/);
+      await page.getByText('Initiate a web-flow transaction').first().click();
+      await page.getByRole('button', { name: /Test Request/i }).first().click();
+      await page.getByRole('button', { name: /^Send/ }).first().click();
+      await page.getByText('TRANSACTION_INITIATED').first().waitFor({ timeout: 20_000 });
+      await page.screenshot({ path: join(shotsDir, 'console-web.png') });
+      expect(proxied).toEqual([{ status: 200, signed: "with the sandbox's test key" }]);
+      // The sandbox has the transaction, initiated by its test partner.
+      const status = await fetch(`${docs.url}/sandbox/web/api/transaction/status?id=web_20261122_0007`);
+      expect(status.status).toBe(200);
+      expect(await status.json()).toMatchObject({ transactionId: 'web_20261122_0007', status: 'PENDING' });
+      expect(foreign, 'requests to hosts other than the local server').toEqual([]);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+      await docs.close();
+      await sandbox.close();
+    }
+  }, 120_000);
 });

@@ -17,6 +17,7 @@ export const SLOW_TESTS: readonly string[] = [
   'test/samples/node.test.ts',
   'test/samples/php.test.ts',
   'test/samples/python.test.ts',
+  'test/samples/short-calls.test.ts',
   'test/scripts/contract-kit.test.ts',
   'test/sandbox/conformance.test.ts',
   'test/package.test.ts',

@@ -1,0 +1,195 @@
+/**
+ * The docs server (scripts/docs-server.ts, sirv) with the build's precompressed copies
+ * (scripts/docs-compress.ts): a browser that accepts Brotli gets the `.br` copy, one that accepts
+ * only gzip the `.gz` one, one that accepts neither the page itself, each with a validator that a
+ * second request turns into a 304. Only GET and HEAD are served, and nothing outside the site.
+ * Under /sandbox/ the try-it console's requests go on to a sandbox, signed with its test key.
+ * Every server takes a free port.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { precompress } from '../../scripts/docs-compress.js';
+import { serveDocs, type DocsServer } from '../../scripts/docs-server.js';
+import { TEST_CREDENTIALS } from '../../src/sandbox/fixtures.js';
+import { verifySdkSignature, verifyWebSignature } from '../../src/signature.js';
+
+let dir: string;
+let server: DocsServer;
+const page = `<!doctype html><title>reference</title>\n${'<p>A paragraph of the reference, repeated.</p>\n'.repeat(2000)}`;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'paylater-docs-server-'));
+  mkdirSync(join(dir, 'openapi'));
+  writeFileSync(join(dir, 'index.html'), '<!doctype html><title>home</title>\n');
+  writeFileSync(join(dir, 'gateway.html'), page);
+  writeFileSync(join(dir, 'openapi', 'gateway.json'), JSON.stringify({ openapi: '3.1.1', padding: 'x'.repeat(5000) }));
+  writeFileSync(join(dir, '.secret'), 'not for the web');
+  const written = await precompress(dir);
+  expect(written.map((f) => f.file.slice(dir.length)).sort()).toEqual(['/gateway.html', '/openapi/gateway.json']);
+  server = await serveDocs({ dir, port: 0 });
+});
+
+afterAll(async () => {
+  await server?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
+
+/** A raw request (fetch would decompress and hide the encoding). */
+function get(path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(`${server.url}${path}`, { method, headers, agent: false }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }));
+    });
+    request.once('error', reject);
+    request.end();
+  });
+}
+
+describe('the docs server', () => {
+  it('answers Brotli to a browser that accepts it, with an ETag, and a 304 to the same ETag', async () => {
+    const first = await get('/gateway.html', { 'accept-encoding': 'gzip, deflate, br' });
+    expect(first.status).toBe(200);
+    expect(first.headers['content-encoding']).toBe('br');
+    expect(first.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(first.headers.vary).toBe('Accept-Encoding');
+    expect(first.headers['cache-control']).toBe('public,max-age=0,must-revalidate');
+    expect(first.body.length).toBeLessThan(page.length / 10);
+    expect(brotliDecompressSync(first.body).toString()).toBe(page);
+    const etag = String(first.headers.etag);
+    expect(etag).toMatch(/^W\/"\d+-\d+"$/);
+    const again = await get('/gateway.html', { 'accept-encoding': 'gzip, deflate, br', 'if-none-match': etag });
+    expect(again.status).toBe(304);
+    expect(again.body.length).toBe(0);
+  });
+
+  it('answers gzip to a browser that accepts only gzip, and the page itself to one that accepts neither', async () => {
+    const gzipped = await get('/gateway.html', { 'accept-encoding': 'gzip' });
+    expect(gzipped.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gzipped.body).toString()).toBe(page);
+    const plain = await get('/gateway.html');
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.body.toString()).toBe(page);
+    expect(new Set([gzipped.headers.etag, plain.headers.etag]).size).toBe(2);
+  });
+
+  it('serves the downloads with their type, and the landing page at /', async () => {
+    const document = await get('/openapi/gateway.json', { 'accept-encoding': 'br' });
+    expect(document.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(document.headers['x-content-type-options']).toBe('nosniff');
+    expect(JSON.parse(brotliDecompressSync(document.body).toString()).openapi).toBe('3.1.1');
+    const home = await get('/');
+    expect(home.status).toBe(200);
+    expect(home.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(home.body.toString()).toContain('<title>home</title>');
+  });
+
+  it('answers HEAD without a body, and 405 to other methods', async () => {
+    const head = await get('/gateway.html', { 'accept-encoding': 'br' }, 'HEAD');
+    expect(head.status).toBe(200);
+    expect(head.body.length).toBe(0);
+    const post = await get('/gateway.html', {}, 'POST');
+    expect(post.status).toBe(405);
+    expect(post.headers.allow).toBe('GET, HEAD');
+  });
+
+  it.each(['/missing.html', '/../package.json', '/%2e%2e/package.json', '/.secret', '/%E0%A4%A'])('answers 404 to %s, naming the path', async (path) => {
+    const answer = await get(path);
+    expect(answer.status).toBe(404);
+    expect(answer.body.toString()).toMatch(/^Not found: \//);
+    expect(answer.body.toString()).not.toContain('not for the web');
+  });
+});
+
+describe('the sandbox route of the try-it console', () => {
+  it('answers 503 in the error form, saying how to give a sandbox, when it has none; 404 for an unknown family', async () => {
+    const none = await fetch(`${server.url}/sandbox/web/api/transaction`, { method: 'POST', body: '{}' });
+    expect(none.status).toBe(503);
+    expect(await none.json()).toEqual({ message: 'SANDBOX_NOT_CONFIGURED', detail: expect.stringContaining('--sandbox <url>') });
+    const unknown = await fetch(`${server.url}/sandbox/other/x`);
+    expect(unknown.status).toBe(404);
+    expect((await unknown.json()).message).toBe('NOT_FOUND');
+  });
+
+  it('signs web and SDK requests with the test key over the exact bytes and path sent, and passes the answer back', async () => {
+    const seen: { method: string; url: string; headers: Record<string, string | string[] | undefined>; body: string }[] = [];
+    const upstream = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        seen.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString() });
+        response.writeHead(201, { 'Content-Type': 'application/json', 'X-Upstream': 'yes' });
+        response.end('{"message":"TRANSACTION_INITIATED"}');
+      });
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+    const proxied = await serveDocs({ dir, port: 0, sandbox: origin });
+    try {
+      const body = '{"id":"web_1","amount":150000}';
+      const web = await fetch(`${proxied.url}/sandbox/web/api/transaction?a=b`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Signature': 'reader-value', Cookie: 'session=1' },
+        body,
+      });
+      expect(web.status).toBe(201);
+      expect(web.headers.get('x-docs-signed')).toBe("with the sandbox's test key");
+      expect(web.headers.get('x-upstream')).toBe('yes');
+      expect(await web.json()).toEqual({ message: 'TRANSACTION_INITIATED' });
+      const [first] = seen;
+      expect(first?.url).toBe('/api/transaction?a=b');
+      expect(first?.body).toBe(body);
+      expect(first?.headers['x-partner-id']).toBe(TEST_CREDENTIALS.partner.id);
+      expect(first?.headers.cookie).toBeUndefined();
+      expect(verifyWebSignature(first?.headers['x-signature'], body, '/api/transaction?a=b', TEST_CREDENTIALS.partner.privateKey)).toBe(true);
+
+      await fetch(`${proxied.url}/sandbox/sdk/merchant/credit/checkTransactionStatus`, { method: 'POST', headers: { 'X-Partnerid': 'p_other' }, body: '{}' });
+      expect(seen[1]?.headers['x-partnerid']).toBe('p_other');
+      expect(verifySdkSignature(seen[1]?.headers['x-signature'], '{}', TEST_CREDENTIALS.partner.privateKey)).toBe(true);
+
+      // Gateway: Basic credentials as the reader gave them, no signature.
+      await fetch(`${proxied.url}/sandbox/gateway/api/merchant/m_1`, { headers: { Authorization: 'Basic cGdfdGVzdDpwZ190ZXN0X3NlY3JldA==' } });
+      expect(seen[2]?.headers.authorization).toBe('Basic cGdfdGVzdDpwZ190ZXN0X3NlY3JldA==');
+      expect(seen[2]?.headers['x-signature']).toBeUndefined();
+
+      // A path that starts with // stays a path of the sandbox.
+      await fetch(`${proxied.url}/sandbox/gateway//evil.example/x`);
+      expect(seen[3]?.url).toBe('//evil.example/x');
+
+      const large = await fetch(`${proxied.url}/sandbox/web/api/transaction`, { method: 'POST', body: 'x'.repeat(1024 * 1024 + 1) });
+      expect(large.status).toBe(413);
+      expect((await large.json()).message).toBe('PAYLOAD_TOO_LARGE');
+      expect(seen).toHaveLength(4);
+    } finally {
+      await proxied.close();
+      await new Promise<void>((resolve) => upstream.close(() => resolve()));
+    }
+  });
+
+  it('answers 502 naming the sandbox when it cannot be reached', async () => {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const proxied = await serveDocs({ dir, port: 0, sandbox: `http://127.0.0.1:${port}` });
+    try {
+      const answer = await fetch(`${proxied.url}/sandbox/extras/x`);
+      expect(answer.status).toBe(502);
+      expect(await answer.json()).toEqual({ message: 'SANDBOX_UNREACHABLE', detail: `The sandbox at http://127.0.0.1:${port} could not be reached; start it with \`npm start\`.` });
+    } finally {
+      await proxied.close();
+    }
+  });
+});
