@@ -108,6 +108,7 @@ export const IMPLEMENTER_GUIDES = [
   'testing.md',
   'toolchain.md',
   'decisions.md',
+  'code-decisions.md',
 ];
 
 export const AUDIENCE_HEADINGS: Record<Audience, string> = {

@@ -2,6 +2,8 @@
  * The decision record and the documents agree: every `x-decision` of openapi/ names a decision of
  * docs/decisions.md, every decision is used, every decided element says so in its description,
  * and every "not shown" of the interface description has a row in the record's coverage table.
+ * Decisions about the code are in docs/code-decisions.md: no x-decision names one, and the two
+ * files share one numbering.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -13,12 +15,15 @@ import { DESCRIPTION, DESCRIPTION_DATA_FILE, markdownCells, normaliseSpace } fro
 const RECORD_FILE = 'docs/decisions.md';
 const MARK = 'Decided by this contract';
 
+const CODE_RECORD_FILE = 'docs/code-decisions.md';
 const record = readFileSync(join(ROOT, RECORD_FILE), 'utf8');
-const decisions = new Set([...record.matchAll(/^## (D[0-9]{2})\b/gm)].map((match) => match[1] as string));
-/** Decisions about the code rather than the contract (`- **Scope:** the code`): no x-decision carries them. */
-const CODE_DECISIONS = new Set(
-  [...record.matchAll(/^## (D[0-9]{2})\b[^\n]*\n- \*\*Scope:\*\* the code\b/gm)].map((match) => match[1] as string),
-);
+const codeRecord = readFileSync(join(ROOT, CODE_RECORD_FILE), 'utf8');
+const headings = (text: string) => [...text.matchAll(/^## (D[0-9]{2})\b/gm)].map((match) => match[1] as string);
+/** Decisions of a record whose scope is the code (`- **Scope:** the code`). */
+const codeScoped = (text: string) => [...text.matchAll(/^## (D[0-9]{2})\b[^\n]*\n- \*\*Scope:\*\* the code\b/gm)].map((match) => match[1] as string);
+const decisions = new Set(headings(record));
+/** Decisions about the code rather than the contract: no x-decision carries them. */
+const CODE_DECISIONS = new Set(headings(codeRecord));
 
 interface Carrier {
   /** `openapi/paths/sdk/x.yaml#/post/responses/400` */
@@ -111,6 +116,14 @@ describe(`x-decision in openapi/ and ${RECORD_FILE}`, () => {
     expect(decisions.size, `no "## Dnn" heading in ${RECORD_FILE}`).toBeGreaterThan(0);
     expect(UNREADABLE, `YAML files that do not parse:\n${UNREADABLE.join('\n')}`).toEqual([]);
     expect(CARRIERS.length, 'no x-decision anywhere under openapi/').toBeGreaterThan(0);
+  });
+
+  it(`the contract's decisions are in ${RECORD_FILE}, the code's in ${CODE_RECORD_FILE}, each number once`, () => {
+    expect(codeScoped(record), `decisions about the code belong in ${CODE_RECORD_FILE}`).toEqual([]);
+    expect(codeScoped(codeRecord).sort()).toEqual([...CODE_DECISIONS].sort());
+    expect(CODE_DECISIONS.size).toBeGreaterThan(0);
+    const all = [...headings(record), ...headings(codeRecord)];
+    expect(all.filter((id, index) => all.indexOf(id) !== index), 'numbers used twice').toEqual([]);
   });
 
   it(`(a) every x-decision names a "## Dnn" decision of ${RECORD_FILE}`, () => {
