@@ -312,23 +312,39 @@ interface FlowState {
   popup: Window | undefined;
 }
 
-function initiateServiceTransactionOnElementClick(options: InitiateServiceTransactionOptions): void {
-  const problems = check(options);
+/**
+ * What both entry points check before a flow: the options (`failed` words the refusal), unknown
+ * options, where sdk.js was loaded from, and http(s) for a popup. The service's origin, or
+ * undefined when the flow cannot run (the reason is on the console).
+ */
+function serviceOriginFor(
+  options: InitiateBharatXTransactionOptions,
+  failed: string,
+  isUnknown: (key: string) => boolean,
+  withSelector: boolean,
+): string | undefined {
+  const problems = check(options, withSelector);
   if (problems.length > 0) {
-    console.error(`${PREFIX} initiateServiceTransactionOnElementClick was not set up:\n- ${problems.join('\n- ')}`);
-    return;
+    console.error(`${PREFIX} ${failed}:\n- ${problems.join('\n- ')}`);
+    return undefined;
   }
-  const unknown = Object.keys(options).filter((key) => !KNOWN_OPTIONS.includes(key));
+  const unknown = Object.keys(options).filter(isUnknown);
   if (unknown.length > 0) console.warn(`${PREFIX} unknown option(s) ignored: ${unknown.join(', ')}`);
   const origin = serviceOrigin;
   if (origin === undefined) {
     console.error(`${PREFIX} cannot tell where sdk.js was loaded from; load it with <script src="<service>/sdk.js">.`);
-    return;
+    return undefined;
   }
   if (options.type === 'popup' && !/^https?:$/.test(window.location.protocol)) {
     console.error(`${PREFIX} the popup flow needs a page served over http(s) (this page is ${window.location.protocol}).`);
-    return;
+    return undefined;
   }
+  return origin;
+}
+
+function initiateServiceTransactionOnElementClick(options: InitiateServiceTransactionOptions): void {
+  const origin = serviceOriginFor(options, 'initiateServiceTransactionOnElementClick was not set up', (key) => !KNOWN_OPTIONS.includes(key), true);
+  if (origin === undefined) return;
   if (document.querySelector(options.btnSelector) === null) {
     console.warn(`${PREFIX} no element matches ${JSON.stringify(options.btnSelector)} yet; a matching element added later is bound too.`);
   }
@@ -359,22 +375,8 @@ function initiateServiceTransactionOnElementClick(options: InitiateServiceTransa
 const immediateState: FlowState = { running: false, popup: undefined };
 
 function initiateBharatXTransaction(options: InitiateBharatXTransactionOptions): void {
-  const problems = check(options, false);
-  if (problems.length > 0) {
-    console.error(`${PREFIX} initiateBharatXTransaction did not start:\n- ${problems.join('\n- ')}`);
-    return;
-  }
-  const unknown = Object.keys(options).filter((key) => key === 'btnSelector' || !KNOWN_OPTIONS.includes(key));
-  if (unknown.length > 0) console.warn(`${PREFIX} unknown option(s) ignored: ${unknown.join(', ')}`);
-  const origin = serviceOrigin;
-  if (origin === undefined) {
-    console.error(`${PREFIX} cannot tell where sdk.js was loaded from; load it with <script src="<service>/sdk.js">.`);
-    return;
-  }
-  if (options.type === 'popup' && !/^https?:$/.test(window.location.protocol)) {
-    console.error(`${PREFIX} the popup flow needs a page served over http(s) (this page is ${window.location.protocol}).`);
-    return;
-  }
+  const origin = serviceOriginFor(options, 'initiateBharatXTransaction did not start', (key) => key === 'btnSelector' || !KNOWN_OPTIONS.includes(key), false);
+  if (origin === undefined) return;
   if (immediateState.running) {
     // One flow at a time: bring its popup forward.
     immediateState.popup?.focus();
