@@ -17,6 +17,7 @@ import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import type { TestProject } from 'vitest/node';
 
+// Not hermetic.ts's REPOSITORY: importing that module wraps node:fs in the process that runs the setup.
 const REPOSITORY = resolve(import.meta.dirname, '../..');
 const PREFIX = '.test-build-';
 
