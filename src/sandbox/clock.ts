@@ -62,6 +62,8 @@ class Timer implements ClockTimer {
 const MAX_DELAY = 2 ** 31 - 1;
 /** The longest run of timer callbacks before the clock yields to the event loop (when it may). */
 export const SLICE_MS = 10;
+/** How long a runner that failed (the shared store's database away) waits before trying again. */
+const RUNNER_RETRY_MS = 1000;
 /** The heap is rebuilt when more entries than this are cancelled and they outnumber the live ones. */
 const COMPACT_MIN = 1024;
 /** Timers popped one by one in a firing run before the due ones are taken out of the heap at once. */
@@ -100,6 +102,8 @@ export class VirtualClock {
   /** Sliced advances asked for and not finished. */
   private slicedAdvances = 0;
   private readonly onError: (error: unknown) => void;
+  private runner: ((fire: () => void) => unknown) | undefined;
+  private runnerQueued = false;
 
   constructor(options: ClockOptions = {}) {
     this.base = options.start ?? Date.now();
@@ -375,10 +379,43 @@ export class VirtualClock {
     }
   }
 
+  /**
+   * Makes the timers that real time brings due fire through `runner` (the shared store's unit of
+   * work, store.ts): `runner(fire)` calls `fire` when it can and answers a promise that rejects
+   * when it could not (the database away: tried again a second later).
+   */
+  setRunner(runner: (fire: () => void) => unknown): void {
+    this.runner = runner;
+  }
+
   /** Fires the timers that are due by real time, a slice at a time. */
   private fireDue(): void {
     this.armed = undefined;
     this.armedFor = undefined;
+    if (this.runner === undefined) {
+      this.fireDueNow();
+      return;
+    }
+    if (this.runnerQueued || this.stopped) return;
+    this.runnerQueued = true;
+    const result = this.runner(() => {
+      this.runnerQueued = false;
+      this.fireDueNow();
+    });
+    if (result instanceof Promise) {
+      result.catch(() => {
+        if (!this.runnerQueued) return;
+        this.runnerQueued = false;
+        if (this.stopped) return;
+        this.disarm();
+        this.armedFor = Number.NEGATIVE_INFINITY;
+        this.armed = setTimeout(() => this.fireDue(), RUNNER_RETRY_MS);
+        this.armed.unref();
+      });
+    }
+  }
+
+  private fireDueNow(): void {
     if (this.firing || this.stopped) return;
     this.firing = true;
     let finished: boolean;

@@ -65,6 +65,11 @@ export class FinalRecords implements Trimmable {
     return true;
   }
 
+  /** Counts the bytes of a record another process admitted (shared store): held, never refused. */
+  hold(bytes: number): void {
+    this.usedBytes += bytes;
+  }
+
   /** Gives back the bytes of a pending record that was not kept after all. */
   release(bytes: number): void {
     this.usedBytes -= bytes;

@@ -45,6 +45,7 @@ import {
   type SandboxHandler,
   type SandboxRequest,
 } from './route-types.js';
+import { StoreUnavailableError } from './store.js';
 import { validateRequest, type Contract, type ContractOperation, type FamilyName } from './validation.js';
 
 export * from './route-types.js';
@@ -82,6 +83,11 @@ export interface RouterOptions {
   log: Logger;
   /** The error format for paths no family claims. */
   fallbackErrors: ErrorHelpers;
+  /**
+   * Runs a request's authentication and work as one unit of work (store.ts `Store.unit`); default:
+   * at once. The shared store's units answer 503 with `Retry-After` when its database is away.
+   */
+  unit?: <T>(work: () => T) => T | Promise<Awaited<T>>;
 }
 
 export class Router {
@@ -246,21 +252,30 @@ export class Router {
     const rawBody = await receiveBody(request, response, errors, this.options.bodyLimit, pipeline.readsBody);
     if (rawBody === undefined) return;
     const incoming = incomingRequest(request, rawBody);
-    let principal: unknown;
-    if (pipeline.authenticate !== undefined) {
-      const result = pipeline.authenticate(incoming);
-      if (!result.ok) {
-        send(response, result.reply);
-        return;
+    const work = (): Reply | Promise<Reply> => {
+      let principal: unknown;
+      if (pipeline.authenticate !== undefined) {
+        const result = pipeline.authenticate(incoming);
+        if (!result.ok) return result.reply;
+        principal = result.principal;
       }
-      principal = result.principal;
-    }
+      return pipeline.run(incoming, principal, params);
+    };
     let reply: Reply;
     try {
-      reply = await pipeline.run(incoming, principal, params);
+      reply = await (this.options.unit === undefined ? work() : this.options.unit(work));
     } catch (error) {
       if (error instanceof RequestError) {
         reply = error.reply;
+      } else if (error instanceof StoreUnavailableError) {
+        reply = {
+          ...errors.error(
+            503,
+            'SERVICE_UNAVAILABLE',
+            `The sandbox cannot reach its database, so nothing was done: ${error.message}. Try again in ${error.retryAfterSeconds} s.`,
+          ),
+          headers: { 'Retry-After': String(error.retryAfterSeconds) },
+        };
       } else {
         this.options.log.error(`unexpected error ${pipeline.describe(incoming)} (${assignRequestId(request, response)})`, error);
         reply = errors.internal();

@@ -52,6 +52,11 @@ export interface SandboxOptions {
   env?: Record<string, string | undefined>;
   /** Default: a new in-memory store. */
   store?: Store;
+  /**
+   * Keep the state in this PostgreSQL database (`postgres://...`), shared by every sandbox process
+   * started with the same URL (postgres/store.ts). Overrides `store`.
+   */
+  databaseUrl?: string;
   /** Default: a new virtual clock at the real time. */
   clock?: VirtualClock;
   /** Default: console, prefixed `sandbox:`. */
@@ -124,9 +129,12 @@ function describeError(error: unknown): string {
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const config = resolveConfig(options.config, options.env);
   const log = options.logger ?? consoleLogger;
-  const store = options.store ?? new MemoryStore();
+  const shared = options.databaseUrl === undefined ? undefined : await sharedStore(options.databaseUrl, log);
+  const store: Store = shared ?? options.store ?? new MemoryStore();
   const clock =
     options.clock ?? new VirtualClock({ onError: (error) => log.error('a scheduled task failed', error) });
+  // Shared: the timers that real time brings due fire in units of work too.
+  if (store.shared) clock.setRunner((fire) => store.unit(fire));
   const deliveries = new DeliveryDispatcher({
     clock,
     log: (level, message) => log[level](message),
@@ -134,7 +142,12 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
   });
   const sandboxErrors = errorHelpers('apiError');
-  const router = new Router({ bodyLimit: config.bodyLimit, log, fallbackErrors: sandboxErrors });
+  const router = new Router({
+    bodyLimit: config.bodyLimit,
+    log,
+    fallbackErrors: sandboxErrors,
+    ...(store.shared ? { unit: <T>(work: () => T) => store.unit(work) } : {}),
+  });
   const sandboxRoute = (method: SandboxMethod, path: string, handler: Parameters<Router['addSandbox']>[3]) =>
     router.addSandbox(sandboxErrors, method, path, handler);
   // Pages outside /sandbox/ and the contract: the landing page and the hosted checkout page (web).
@@ -176,6 +189,19 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   }
   const unknown = wanted.filter((family) => !FAMILY_MODULES.some((module) => module.family === family));
   if (unknown.length > 0) throw new Error(`no sandbox module for the family ${unknown.join(', ')}`);
+
+  if (shared !== undefined) {
+    // Every family observes its collections now: reading the records rebuilds what they derive.
+    shared.attachClock(clock);
+    try {
+      await shared.open();
+    } catch (error) {
+      clock.stop();
+      await deliveries.stop();
+      await shared.close();
+      throw new ConfigError(`The shared sandbox cannot start: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
 
   // The request being answered on each connection, so that a timeout can be answered in its
   // family's format.
@@ -303,11 +329,13 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       clock.stop();
       await webhookStream.close();
       await deliveries.stop();
-      if (!server.listening) return;
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      if (server.listening) {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+      }
+      await shared?.close();
     },
     clock,
     store,
@@ -316,6 +344,20 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     server,
     routes: router.list(),
   };
+}
+
+/** The shared store of `databaseUrl`; `pg` is loaded only for it. */
+async function sharedStore(databaseUrl: string, log: Logger) {
+  const { checkDatabaseUrl, DatabaseUrlError } = await import('./postgres/database-url.js');
+  let url: string;
+  try {
+    url = checkDatabaseUrl(databaseUrl);
+  } catch (error) {
+    if (error instanceof DatabaseUrlError) throw new ConfigError(error.message);
+    throw error;
+  }
+  const { PostgresStore } = await import('./postgres/store.js');
+  return new PostgresStore({ url, log: { warn: (message) => log.warn(message), error: (message) => log.error(message) } });
 }
 
 /** `300 ms`, `30 s`. */

@@ -1,7 +1,8 @@
 /**
  * Where the sandbox keeps its state. Every family reads and writes through a {@link Store}: named
- * collections of records keyed by id. The in-memory store is the default; a persistent store
- * (a file, SQLite) can implement the same interface later.
+ * collections of records keyed by id. Two implementations: {@link MemoryStore}, the default, and
+ * the shared store on PostgreSQL (postgres/store.ts, `--database-url`), which any number of
+ * processes use as one sandbox. The families do not know which one they have.
  *
  * Rules for callers, so that another implementation behaves the same:
  * - the interface is synchronous: a handler checks and updates state without an `await` in
@@ -29,11 +30,48 @@ export interface Collection<T> {
   readonly size: number;
 }
 
+/**
+ * Told of a record this process did not write itself: loaded when the sandbox started, or written
+ * by another process on the same database. `value` is undefined when the record was deleted;
+ * `previous` is what this process held before (undefined when it held nothing).
+ */
+export type ExternalChange<T> = (id: string, value: T | undefined, previous: T | undefined) => void;
+
 export interface Store {
   /** The collection of this name; the same name always gives the same collection. */
   collection<T>(name: string): Collection<T>;
   /** Empties every collection. */
   clear(): void;
+  /**
+   * Runs `work` as one unit of work: what it reads is current, and what it writes is kept
+   * together or not at all. Every change of state runs in one: a request (router.ts), the timers
+   * that fall due (clock.ts), a webhook attempt's outcome.
+   * - Memory: runs `work` at once and answers its result.
+   * - Shared: queued; runs after every other process's writes were read, inside one database
+   *   transaction holding the sandbox's lock, and answers a promise that settles once the writes
+   *   are committed (rejected with a {@link StoreUnavailableError} when the database is not there).
+   */
+  unit<T>(work: () => T): T | Promise<Awaited<T>>;
+  /**
+   * Registers what rebuilds the state a family derives from the records of a collection (timers,
+   * counters, indexes) for records this process did not write ({@link ExternalChange}). The memory
+   * store never calls it: it holds no record it did not write.
+   */
+  observe<T>(name: string, listener: ExternalChange<T>): void;
+  /** True when other processes may share the state (the families then also rebuild it from records). */
+  readonly shared: boolean;
+}
+
+/** The shared store's database cannot be reached: answered 503 with `Retry-After`. */
+export class StoreUnavailableError extends Error {
+  constructor(
+    message: string,
+    /** Seconds after which to try again. */
+    readonly retryAfterSeconds: number = 5,
+  ) {
+    super(message);
+    this.name = 'StoreUnavailableError';
+  }
 }
 
 /** The embedded default: everything in memory, lost when the process ends. */
@@ -52,10 +90,20 @@ export class MemoryStore implements Store {
   clear(): void {
     for (const collection of this.collections.values()) collection.clear();
   }
+
+  unit<T>(work: () => T): T {
+    return work();
+  }
+
+  observe(): void {
+    // Nothing to observe: every record held here was written by this process.
+  }
+
+  readonly shared = false;
 }
 
 /** Freezes a plain-data value and everything in it; frozen parts are taken as they are. */
-function deepFreeze<T>(value: T): T {
+export function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
     Object.freeze(value);
     // for...in over a plain object or array: its own keys, without allocating a list of them.

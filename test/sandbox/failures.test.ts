@@ -17,6 +17,11 @@ class BrokenStore implements Store {
   clear(): void {
     this.inner.clear();
   }
+  unit<T>(work: () => T): T {
+    return work();
+  }
+  observe(): void {}
+  readonly shared = false;
 }
 
 let t: TestSandbox;

@@ -105,6 +105,9 @@ describe('500 INTERNAL_SERVER_ERROR (D02)', () => {
         };
       },
       clear: () => memory.clear(),
+      unit: (work) => work(),
+      observe: () => undefined,
+      shared: false,
     };
     const failing = await startGateway({ store: broken });
     try {

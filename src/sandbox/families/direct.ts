@@ -45,6 +45,8 @@ export const MAX_RUPEE_WARNINGS = 20;
 
 export interface DirectLifecycleSettings<T extends DirectRecord> {
   collection: Collection<T>;
+  /** The collection's name in the store (to observe records written by other processes). */
+  collectionName: string;
   idOf(transaction: T): string;
   /**
    * The exact webhook body of a transaction's final status (D21, D23); the lifecycle signs and
@@ -216,6 +218,31 @@ export function directLifecycle<T extends DirectRecord>(ctx: FamilyContext, sett
     pendingCount.set(transaction.partnerId, (pendingCount.get(transaction.partnerId) ?? 0) + 1);
     expiries.set(id, clock.schedule(transaction.expiresAt, expire, id));
   }
+
+  // Shared store (store.ts): a record written by another process, or read at start. What this
+  // process derives from the records follows: the expiry timer and count of a PENDING one, the
+  // retention queue and bytes of a final one.
+  ctx.store.observe<T>(settings.collectionName, (id, value, previous) => {
+    const wasPending = previous?.status === 'PENDING';
+    const isPending = value?.status === 'PENDING';
+    if (wasPending && !isPending) {
+      expiries.get(id)?.cancel();
+      expiries.delete(id);
+      const left = (pendingCount.get(previous.partnerId) ?? 1) - 1;
+      if (left > 0) pendingCount.set(previous.partnerId, left);
+      else pendingCount.delete(previous.partnerId);
+      if (value === undefined) retention.release(bytesOf(previous));
+    }
+    if (value === undefined) return;
+    if (isPending && !wasPending) {
+      retention.hold(bytesOf(value));
+      pendingCount.set(value.partnerId, (pendingCount.get(value.partnerId) ?? 0) + 1);
+      expiries.set(id, clock.schedule(value.expiresAt, expire, id));
+    } else if (!isPending && (previous === undefined || wasPending)) {
+      if (previous === undefined) retention.hold(bytesOf(value));
+      retention.add(ctx.family, id, bytesOf(value));
+    }
+  });
 
   /** Registers the user's actions; `answer` gives each family's reply body. */
   function registerUserActions(answer: (updated: T) => unknown): void {

@@ -52,6 +52,7 @@ export function registerSdk(ctx: FamilyContext): void {
 
   const lifecycle = directLifecycle(ctx, {
     collection: transactions,
+    collectionName: SDK_TRANSACTIONS,
     idOf: (transaction) => transaction.merchantTransactionId,
     webhookBody: (merchantTransactionId, status) => JSON.stringify({ merchantTransactionId, status }),
     successStatus: 200,

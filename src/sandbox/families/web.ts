@@ -46,6 +46,7 @@ export function registerWeb(ctx: FamilyContext): void {
 
   const lifecycle = directLifecycle(ctx, {
     collection: transactions,
+    collectionName: WEB_TRANSACTIONS,
     idOf: (transaction) => transaction.id,
     webhookBody: (transactionId, status, privateKey) => {
       const event: components['schemas']['WebWebhookEvent'] = {

@@ -1,0 +1,90 @@
+/**
+ * The shared sandbox's schema in PostgreSQL, versioned here: numbered migrations, each applied once
+ * in order, recorded in `sandbox_schema_migrations`. Applied when a sandbox starts, inside one
+ * transaction under an advisory lock, so processes starting together apply each migration once.
+ * A database migrated further than this version knows is refused with what to do.
+ *
+ * Hand-written rather than a migration tool: the schema is two tables and a sequence, applied by
+ * the sandbox itself at start (no separate command to run), and a tool would bring its own CLI,
+ * configuration and lock table for that. Add a migration by appending to {@link MIGRATIONS}; never
+ * change one that was released.
+ */
+import type { PoolClient } from 'pg';
+
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = Object.freeze([
+  {
+    version: 1,
+    name: 'records',
+    sql: `
+      -- Every record of every collection (store.ts): one row per record, its JSON text in data.
+      -- A deleted record keeps its row a while with data NULL, so that other processes learn of it.
+      CREATE SEQUENCE sandbox_seq;
+      CREATE TABLE sandbox_records (
+        collection text NOT NULL,
+        id text NOT NULL,
+        data text,
+        seq bigint NOT NULL,
+        deleted_at timestamptz,
+        PRIMARY KEY (collection, id)
+      );
+      -- Each process reads what changed after the last change it saw: WHERE seq > $seen.
+      CREATE INDEX sandbox_records_seq ON sandbox_records (seq);
+    `,
+  },
+]);
+
+/** The newest schema version this sandbox knows. */
+export const SCHEMA_VERSION: number = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+
+/** The advisory lock taken while migrating (any number, the same in every process). */
+const MIGRATION_LOCK = 7_207_001;
+
+export class SchemaTooNewError extends Error {
+  constructor(
+    readonly found: number,
+    readonly known: number,
+    where: string,
+  ) {
+    super(
+      `The database ${where} has the sandbox schema version ${found}, newer than this paylater-api knows (${known}): ` +
+        'a newer version of the sandbox migrated it. Upgrade paylater-api to that version, or give --database-url another database.',
+    );
+    this.name = 'SchemaTooNewError';
+  }
+}
+
+/** Applies the migrations this database lacks; answers the versions applied now. */
+export async function migrate(client: PoolClient, where: string): Promise<number[]> {
+  await client.query('BEGIN');
+  try {
+    await client.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS sandbox_schema_migrations (
+         version integer PRIMARY KEY,
+         name text NOT NULL,
+         applied_at timestamptz NOT NULL DEFAULT now()
+       )`,
+    );
+    const result = await client.query<{ version: number | null }>('SELECT max(version) AS version FROM sandbox_schema_migrations');
+    const current = result.rows[0]?.version ?? 0;
+    if (current > SCHEMA_VERSION) throw new SchemaTooNewError(current, SCHEMA_VERSION, where);
+    const applied: number[] = [];
+    for (const migration of MIGRATIONS) {
+      if (migration.version <= current) continue;
+      await client.query(migration.sql);
+      await client.query('INSERT INTO sandbox_schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
+      applied.push(migration.version);
+    }
+    await client.query('COMMIT');
+    return applied;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}

@@ -1,0 +1,504 @@
+/**
+ * The shared store (`--database-url`): the sandbox's records in PostgreSQL, so that any number of
+ * sandbox processes on one database behave as one sandbox and a restart loses nothing.
+ *
+ * How it works: each process holds every record in memory (a cache read synchronously, as the
+ * families expect of a {@link Store}) and PostgreSQL is the truth.
+ * - Every change of state runs in a unit of work ({@link Store.unit}). Units run one at a time
+ *   per process, several in one database transaction when they queue up (group commit): BEGIN,
+ *   the sandbox's advisory lock (so units of all processes run one at a time: a refund race split
+ *   over two processes cannot overspend), then the records other processes changed since this one
+ *   last looked (`seq > seen`), applied to the cache and told to the families
+ *   ({@link Store.observe}), then the units themselves, then the records they changed, written,
+ *   with `NOTIFY`, and COMMIT. Only then do the units' promises settle: an answer is sent once
+ *   what it says is stored.
+ * - A deleted record keeps its row with `data` NULL for {@link TOMBSTONE_MINUTES} minutes, so that
+ *   every process learns of it; a process that has not looked for longer reads everything again.
+ * - Other processes' changes reach this one at its next unit, and at once through
+ *   `LISTEN paylater_sandbox` (a change on another process runs an empty unit here), so the live
+ *   stream and the clock follow without a request.
+ * - The virtual clock's offset is a record too ({@link CLOCK_COLLECTION}): an advance on any
+ *   process moves every process's clock, and each fires its timers; what they do is checked
+ *   against the current records, so an expiry happens once.
+ * - When the database cannot be reached (down at start, gone while running, a full disk), units
+ *   fail with a {@link StoreUnavailableError} (503 with `Retry-After`); what they changed in the
+ *   cache is put back, nothing is half written, and the next unit tries again: the sandbox
+ *   recovers by itself when the database is back.
+ *
+ * Hand-written on `pg` rather than an ORM or query builder: the whole schema is one table of JSON
+ * records, and the unit of work (group commit under one lock, the change feed) is the point.
+ */
+import pg from 'pg';
+import { deepFreeze, StoreUnavailableError, type Collection, type ExternalChange, type Store } from '../store.js';
+import { describeDatabase } from './database-url.js';
+import { migrate } from './schema.js';
+
+/** The collection of the shared virtual clock: one record, `clock`, `{ offsetMs }`. */
+export const CLOCK_COLLECTION = 'sandbox.clock';
+/** How long a deleted record's row stays for other processes to learn of it. */
+export const TOMBSTONE_MINUTES = 10;
+/** The advisory lock every unit of work holds (any number, the same in every process). */
+const UNIT_LOCK = 7_207_002;
+/** Units of work run in one database transaction, at most. */
+const MAX_BATCH = 256;
+/** Records written per INSERT statement. */
+const ROWS_PER_STATEMENT = 500;
+/** Seconds a client is asked to wait when the database cannot be reached. */
+const RETRY_AFTER_SECONDS = 5;
+/** The notification channel. */
+const CHANNEL = 'paylater_sandbox';
+
+/** What the shared store needs of the virtual clock. */
+export interface SharedClock {
+  readonly offsetMs: number;
+  /** Moves the clock forward by `ms`, firing the timers due on the way. */
+  advance(ms: number): void;
+}
+
+export interface PostgresStoreOptions {
+  /** The database URL (`postgres://...`), already checked (database-url.ts). */
+  url: string;
+  /** Warnings and errors (never the URL's password). */
+  log?: { warn(message: string): void; error(message: string, error?: unknown): void };
+  /** Connections of the pool (units run one at a time; the others serve maintenance). Default 3. */
+  poolSize?: number;
+}
+
+interface QueuedUnit {
+  work: () => unknown;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+interface Row {
+  seq: string;
+  collection: string;
+  id: string;
+  data: string | null;
+}
+
+const ABSENT = Symbol('absent');
+
+class SharedCollection<T> implements Collection<T> {
+  readonly records = new Map<string, T>();
+  readonly listeners: ExternalChange<T>[] = [];
+
+  constructor(
+    private readonly store: PostgresStore,
+    readonly name: string,
+  ) {}
+
+  get(id: string): T | undefined {
+    return this.records.get(id);
+  }
+
+  set(id: string, value: T): void {
+    this.store.touched(this as SharedCollection<unknown>, id, this.records.has(id) ? this.records.get(id) : ABSENT);
+    this.records.set(id, deepFreeze(value));
+  }
+
+  has(id: string): boolean {
+    return this.records.has(id);
+  }
+
+  delete(id: string): boolean {
+    if (!this.records.has(id)) return false;
+    this.store.touched(this as SharedCollection<unknown>, id, this.records.get(id));
+    return this.records.delete(id);
+  }
+
+  values(): T[] {
+    return [...this.records.values()];
+  }
+
+  get size(): number {
+    return this.records.size;
+  }
+
+  /** A change from the database: the cache follows and the listeners are told. */
+  applyExternal(id: string, value: T | undefined): void {
+    const previous = this.records.get(id);
+    if (value === undefined) {
+      if (!this.records.delete(id)) return;
+    } else {
+      this.records.set(id, deepFreeze(value));
+    }
+    for (const listener of this.listeners) listener(id, value, previous);
+  }
+}
+
+interface Touched {
+  collection: SharedCollection<unknown>;
+  id: string;
+  /** The value before the unit changed it ({@link ABSENT}: there was none). */
+  previous: unknown;
+}
+
+export class PostgresStore implements Store {
+  readonly shared = true;
+  private readonly pool: pg.Pool;
+  private readonly collections = new Map<string, SharedCollection<unknown>>();
+  /** Records changed by the units of the running batch (or outside any unit), by `collection\0id`. */
+  private touchedRecords = new Map<string, Touched>();
+  private queue: QueuedUnit[] = [];
+  private draining = false;
+  private inUnit = false;
+  /** Settled when the running batch commits: units started while it runs (inline). */
+  private inlineWaiters: { resolve(): void; reject(error: unknown): void }[] = [];
+  /** The highest `seq` this process has seen (as a decimal string: bigint in the database). */
+  private seen = '0';
+  private lastLook = 0;
+  private clock: SharedClock | undefined;
+  private writtenOffset = 0;
+  private listener: pg.Client | undefined;
+  private closed = false;
+  private readonly where: string;
+  private readonly log: NonNullable<PostgresStoreOptions['log']>;
+  private purgeTimer: NodeJS.Timeout | undefined;
+  private lastFailure: string | undefined;
+  private flushScheduled = false;
+
+  constructor(private readonly options: PostgresStoreOptions) {
+    this.where = describeDatabase(options.url);
+    this.log = options.log ?? { warn: (message) => console.warn(message), error: (message) => console.error(message) };
+    this.pool = new pg.Pool({
+      connectionString: options.url,
+      max: options.poolSize ?? 3,
+      connectionTimeoutMillis: 5000,
+      idleTimeoutMillis: 30_000,
+      application_name: 'paylater-sandbox',
+    });
+    // An idle connection dropped by the server: the next unit connects again.
+    this.pool.on('error', () => undefined);
+  }
+
+  /** Where the records are: the database URL without its password. */
+  get description(): string {
+    return this.where;
+  }
+
+  collection<T>(name: string): Collection<T> {
+    return this.sharedCollection<T>(name);
+  }
+
+  private sharedCollection<T>(name: string): SharedCollection<T> {
+    let collection = this.collections.get(name);
+    if (collection === undefined) {
+      collection = new SharedCollection<unknown>(this, name);
+      this.collections.set(name, collection);
+    }
+    return collection as SharedCollection<T>;
+  }
+
+  observe<T>(name: string, listener: ExternalChange<T>): void {
+    this.sharedCollection<T>(name).listeners.push(listener);
+  }
+
+  /** Makes the virtual clock shared: its offset is stored, and other processes' advances move it. */
+  attachClock(clock: SharedClock): void {
+    this.clock = clock;
+    this.writtenOffset = clock.offsetMs;
+  }
+
+  clear(): void {
+    for (const collection of this.collections.values()) {
+      for (const id of [...collection.records.keys()]) collection.delete(id);
+    }
+  }
+
+  /**
+   * Connects, applies the schema's migrations and reads every record (the families rebuild what
+   * they derive from them). Throws with the cause when the database cannot be used.
+   */
+  async open(): Promise<void> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw new StoreUnavailableError(`cannot connect to ${this.where}: ${describeFailure(error)}`);
+    }
+    try {
+      await migrate(client, this.where);
+      await client.query('BEGIN');
+      await client.query(`SELECT pg_advisory_xact_lock(${UNIT_LOCK})`);
+      await this.catchUp(client, true);
+      await client.query('COMMIT');
+      client.release();
+    } catch (error) {
+      client.release(true);
+      if (error instanceof Error && error.name === 'SchemaTooNewError') throw error;
+      throw new StoreUnavailableError(`cannot read ${this.where}: ${describeFailure(error)}`);
+    }
+    this.purgeTimer = setInterval(() => void this.purge(), 60_000);
+    this.purgeTimer.unref();
+    void this.listen();
+  }
+
+  unit<T>(work: () => T): Promise<Awaited<T>> {
+    if (this.closed) return Promise.reject(new StoreUnavailableError('the sandbox is stopping'));
+    if (this.inUnit) {
+      // Started while a unit runs (a timer fired by it, a request answered during an await of
+      // it): it runs now, inside the running transaction, and settles when that commits.
+      return new Promise((resolve, reject) => {
+        let value: T;
+        try {
+          value = work();
+        } catch (error) {
+          reject(error);
+          return;
+        }
+        this.inlineWaiters.push({ resolve: () => resolve(value as Awaited<T>), reject });
+      });
+    }
+    return new Promise((resolve, reject) => {
+      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.draining) void this.drain();
+    });
+  }
+
+  /** Called by a collection before it changes a record. */
+  touched(collection: SharedCollection<unknown>, id: string, previous: unknown): void {
+    const key = `${collection.name}\0${id}`;
+    if (!this.touchedRecords.has(key)) this.touchedRecords.set(key, { collection, id, previous });
+    // A change outside any unit (it should not happen): written by a unit of its own soon.
+    if (!this.inUnit && !this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => {
+        this.flushScheduled = false;
+        void this.unit(() => undefined).catch(() => undefined);
+      });
+    }
+  }
+
+  /** Stops listening and closes the connections; queued units fail. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.purgeTimer !== undefined) clearInterval(this.purgeTimer);
+    while (this.draining) await new Promise((resolve) => setTimeout(resolve, 5));
+    for (const unit of this.queue.splice(0)) unit.reject(new StoreUnavailableError('the sandbox is stopping'));
+    const listener = this.listener;
+    this.listener = undefined;
+    await listener?.end().catch(() => undefined);
+    await this.pool.end().catch(() => undefined);
+  }
+
+  private async drain(): Promise<void> {
+    this.draining = true;
+    try {
+      while (this.queue.length > 0) {
+        const batch = this.queue.splice(0, MAX_BATCH);
+        await this.runBatch(batch);
+      }
+    } finally {
+      this.draining = false;
+    }
+  }
+
+  private async runBatch(batch: QueuedUnit[]): Promise<void> {
+    let client: pg.PoolClient | undefined;
+    try {
+      client = await this.pool.connect();
+      await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${UNIT_LOCK})`);
+      await this.catchUp(client, Date.now() - this.lastLook > (TOMBSTONE_MINUTES * 60_000) / 2);
+    } catch (error) {
+      if (client !== undefined) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        client.release(true);
+      }
+      const failure = this.unavailable(error);
+      this.rollbackCache(this.takeTouched());
+      for (const unit of batch) unit.reject(failure);
+      return;
+    }
+    const outcomes: { ok: boolean; value: unknown }[] = [];
+    this.inUnit = true;
+    try {
+      for (const unit of batch) {
+        try {
+          let value = unit.work();
+          if (value instanceof Promise) value = await value;
+          outcomes.push({ ok: true, value });
+        } catch (error) {
+          outcomes.push({ ok: false, value: error });
+        }
+      }
+    } finally {
+      this.inUnit = false;
+    }
+    const inline = this.inlineWaiters;
+    this.inlineWaiters = [];
+    if (this.clock !== undefined && this.clock.offsetMs !== this.writtenOffset) {
+      this.sharedCollection<{ offsetMs: number }>(CLOCK_COLLECTION).set('clock', { offsetMs: this.clock.offsetMs });
+    }
+    const touched = this.takeTouched();
+    try {
+      await this.commit(client, touched);
+      client.release();
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      client.release(true);
+      const failure = this.unavailable(error);
+      this.rollbackCache(touched);
+      for (const unit of batch) unit.reject(failure);
+      for (const waiter of inline) waiter.reject(failure);
+      return;
+    }
+    this.lastFailure = undefined;
+    batch.forEach((unit, index) => {
+      const outcome = outcomes[index]!;
+      if (outcome.ok) unit.resolve(outcome.value);
+      else unit.reject(outcome.value);
+    });
+    for (const waiter of inline) waiter.resolve();
+  }
+
+  /** Reads what other processes changed (everything when `full`) into the cache. */
+  private async catchUp(client: pg.PoolClient, full: boolean): Promise<void> {
+    const result = full
+      ? await client.query<Row>('SELECT seq::text AS seq, collection, id, data FROM sandbox_records ORDER BY seq')
+      : await client.query<Row>(`SELECT seq::text AS seq, collection, id, data FROM sandbox_records WHERE seq > ${this.seen} ORDER BY seq`);
+    this.lastLook = Date.now();
+    const rows = result.rows;
+    if (rows.length === 0) return;
+    let clockRow: Row | undefined;
+    const present = full ? new Set<string>() : undefined;
+    for (const row of rows) {
+      if (row.collection === CLOCK_COLLECTION) {
+        clockRow = row;
+        continue;
+      }
+      present?.add(`${row.collection}\0${row.id}`);
+      this.sharedCollection(row.collection).applyExternal(row.id, row.data === null ? undefined : JSON.parse(row.data));
+    }
+    if (present !== undefined) {
+      // Read again in full: what this process holds and the database no longer has was deleted.
+      for (const collection of this.collections.values()) {
+        if (collection.name === CLOCK_COLLECTION) continue;
+        for (const id of [...collection.records.keys()]) {
+          if (!present.has(`${collection.name}\0${id}`)) collection.applyExternal(id, undefined);
+        }
+      }
+    }
+    this.seen = rows[rows.length - 1]!.seq;
+    if (clockRow?.data != null && this.clock !== undefined) {
+      const offsetMs = (JSON.parse(clockRow.data) as { offsetMs: number }).offsetMs;
+      const ahead = offsetMs - this.clock.offsetMs;
+      // Another process advanced the clock: this one's timers due on the way fire now, in this unit.
+      if (ahead > 0) this.clock.advance(ahead);
+      this.writtenOffset = this.clock.offsetMs;
+    }
+  }
+
+  /** Writes the records the batch changed, tells the other processes, commits. */
+  private async commit(client: pg.PoolClient, touched: Touched[]): Promise<void> {
+    if (touched.length === 0) {
+      await client.query('COMMIT');
+      return;
+    }
+    const statements: string[] = [];
+    for (let start = 0; start < touched.length; start += ROWS_PER_STATEMENT) {
+      const values = touched.slice(start, start + ROWS_PER_STATEMENT).map(({ collection, id }) => {
+        const value = collection.records.get(id);
+        const data = value === undefined ? 'NULL' : client.escapeLiteral(JSON.stringify(value));
+        const deletedAt = value === undefined ? 'now()' : 'NULL';
+        return `(${client.escapeLiteral(collection.name)}, ${client.escapeLiteral(id)}, ${data}, nextval('sandbox_seq'), ${deletedAt})`;
+      });
+      statements.push(
+        `INSERT INTO sandbox_records (collection, id, data, seq, deleted_at) VALUES ${values.join(', ')} ` +
+          'ON CONFLICT (collection, id) DO UPDATE SET data = EXCLUDED.data, seq = EXCLUDED.seq, deleted_at = EXCLUDED.deleted_at',
+      );
+    }
+    statements.push(`SELECT currval('sandbox_seq')::text AS seq`, `NOTIFY ${CHANNEL}`, 'COMMIT');
+    const results = (await client.query(statements.join('; '))) as unknown as pg.QueryResult<{ seq: string }>[];
+    const seqResult = results[results.length - 3];
+    const seq = seqResult?.rows[0]?.seq;
+    if (seq !== undefined) this.seen = seq;
+    if (this.clock !== undefined) this.writtenOffset = this.clock.offsetMs;
+  }
+
+  /** The records changed since the last commit; later changes start a new list. */
+  private takeTouched(): Touched[] {
+    const touched = [...this.touchedRecords.values()];
+    this.touchedRecords = new Map();
+    return touched;
+  }
+
+  /** Puts back what the failed units changed in the cache. */
+  private rollbackCache(touched: Touched[]): void {
+    for (const { collection, id, previous } of touched.reverse()) {
+      if (previous === ABSENT) collection.records.delete(id);
+      else collection.records.set(id, previous);
+    }
+  }
+
+  private unavailable(error: unknown): StoreUnavailableError {
+    const cause = describeFailure(error);
+    if (this.lastFailure !== cause) {
+      this.lastFailure = cause;
+      this.log.error(`the database ${this.where} failed: ${cause}; answering 503 until it is back`);
+    }
+    return new StoreUnavailableError(`the sandbox's database cannot be used (${cause})`, RETRY_AFTER_SECONDS);
+  }
+
+  /** Drops the rows of records deleted long enough ago for every process to have seen it. */
+  private async purge(): Promise<void> {
+    if (this.closed) return;
+    await this.pool
+      .query(`DELETE FROM sandbox_records WHERE data IS NULL AND deleted_at < now() - interval '${TOMBSTONE_MINUTES} minutes'`)
+      .catch(() => undefined);
+  }
+
+  /** Listens for other processes' changes; connects again after a failure. */
+  private async listen(): Promise<void> {
+    if (this.closed) return;
+    const client = new pg.Client({ connectionString: this.options.url, application_name: 'paylater-sandbox-listen' });
+    const retry = () => {
+      if (this.listener !== client) return;
+      this.listener = undefined;
+      void client.end().catch(() => undefined);
+      setTimeout(() => void this.listen(), 1000).unref();
+    };
+    this.listener = client;
+    client.on('error', retry);
+    client.on('end', retry);
+    client.on('notification', () => {
+      // Another process (or this one) committed: read its changes, unless a unit will anyway.
+      if (!this.draining && this.queue.length === 0) void this.unit(() => undefined).catch(() => undefined);
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CHANNEL}`);
+    } catch {
+      retry();
+    }
+  }
+}
+
+/** What went wrong with the database, for a log line or a 503: never the URL or a password. */
+export function describeFailure(error: unknown): string {
+  if (error instanceof StoreUnavailableError) return error.message;
+  const code = (error as { code?: unknown } | undefined)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'connection refused: is PostgreSQL running and listening there?';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'the host name does not resolve';
+    case 'ETIMEDOUT':
+      return 'the connection timed out';
+    case '53100':
+      return `the database's disk is full (${message})`;
+    case '28P01':
+    case '28000':
+      return 'the user or password was refused';
+    case '3D000':
+      return `the database does not exist (${message}): create it (createdb) or correct the URL`;
+    case '57P01':
+    case '57P02':
+    case '57P03':
+      return `the database server is shutting down or starting (${message})`;
+    default:
+      return message.replace(/postgres(?:ql)?:\/\/[^\s]*/g, '[database URL]');
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * The shared store (postgres/store.ts) on a real PostgreSQL: two sandboxes on one database behave
+ * as one sandbox, and a sandbox started again on it has everything. (test/sandbox/shared-processes
+ * does the same with separate processes, one killed with SIGKILL.)
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { startSandbox, type TestSandbox } from '../support/sandbox.js';
+import { postgresUnavailable, startPostgres, type PostgresCluster } from '../support/postgres.js';
+
+const unavailable = postgresUnavailable();
+if (unavailable !== undefined) console.warn(`shared-store tests skipped: ${unavailable}`);
+
+describe.skipIf(unavailable !== undefined)('two sandboxes on one PostgreSQL database', () => {
+  let cluster: PostgresCluster;
+  let databaseUrl: string;
+  let a: TestSandbox;
+  let b: TestSandbox;
+
+  beforeAll(async () => {
+    cluster = (await startPostgres())!;
+    databaseUrl = await cluster.createDatabase();
+    a = await startSandbox({ databaseUrl });
+    b = await startSandbox({ databaseUrl });
+  }, 60_000);
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await cluster?.stop();
+  });
+
+  const initiate = (t: TestSandbox, id: string, amount = 10_000) =>
+    t.sdk('/merchant/credit/initiateTransaction', {
+      merchantTransactionId: id,
+      userPhoneNumber: '+919876543210',
+      userId: 'user-1',
+      amount,
+    });
+  const status = async (t: TestSandbox, id: string) =>
+    (await t.sdk('/merchant/credit/checkTransactionStatus', { merchantTransactionId: id })).body;
+
+  it('reads on one what was written on the other', async () => {
+    expect((await initiate(a, 'shared-1')).status).toBe(201);
+    expect(await status(b, 'shared-1')).toEqual({ message: 'PENDING' });
+    // One id once, whichever process is asked.
+    expect((await initiate(b, 'shared-1')).body).toMatchObject({ message: 'DUPLICATE_TRANSACTION_ID' });
+  });
+
+  it('accepts exactly two of 24 concurrent 40% refunds split across both', async () => {
+    expect((await initiate(a, 'shared-refunds', 10_000)).status).toBe(201);
+    expect((await b.request('POST', '/sandbox/sdk/transactions/shared-refunds/confirm')).status).toBe(200);
+    const answers = await Promise.all(
+      Array.from({ length: 24 }, (_, index) =>
+        (index % 2 === 0 ? a : b).sdk('/merchant/credit/refundTransaction', { merchantTransactionId: 'shared-refunds', amount: 4_000 }),
+      ),
+    );
+    const accepted = answers.filter((answer) => answer.status === 200);
+    expect(accepted).toHaveLength(2);
+    expect(answers.filter((answer) => answer.status === 400)).toHaveLength(22);
+    const record = await a.request('GET', '/sandbox/sdk/transactions/shared-refunds');
+    expect(record.body.refundedAmount).toBe(8_000);
+  });
+
+  it('moves both clocks when one advances: a pending transaction expires once, read on the other', async () => {
+    expect((await initiate(b, 'shared-expiry')).status).toBe(201);
+    await a.advance(61_000);
+    expect(await status(b, 'shared-expiry')).toEqual({ message: 'FAILURE' });
+    expect(await status(a, 'shared-expiry')).toEqual({ message: 'FAILURE' });
+    const clockA = (await a.request('GET', '/sandbox/clock')).body;
+    const clockB = (await b.request('GET', '/sandbox/clock')).body;
+    expect(Math.abs(Date.parse(clockA.now) - Date.parse(clockB.now))).toBeLessThan(5_000);
+    expect(Date.parse(clockB.now) - Date.now()).toBeGreaterThan(55_000);
+  });
+
+  it('has everything after a restart on the same database', async () => {
+    expect((await initiate(a, 'shared-restart')).status).toBe(201);
+    await a.close();
+    a = await startSandbox({ databaseUrl });
+    expect(await status(a, 'shared-restart')).toEqual({ message: 'PENDING' });
+    // Expired by the advance on the other sandbox, and still so.
+    expect(await status(a, 'shared-1')).toEqual({ message: 'FAILURE' });
+    const record = await a.request('GET', '/sandbox/sdk/transactions/shared-refunds');
+    expect(record.body.refundedAmount).toBe(8_000);
+  });
+
+  it('keeps each record as one row of JSON in sandbox_records, with the applied schema version', async () => {
+    const client = new pg.Client(databaseUrl);
+    await client.connect();
+    try {
+      const row = await client.query("SELECT data FROM sandbox_records WHERE collection = 'sdk.transactions' AND id = 'shared-1'");
+      expect(JSON.parse(row.rows[0].data)).toMatchObject({
+        merchantTransactionId: 'shared-1',
+        status: 'FAILURE',
+        failureReason: 'EXPIRED',
+      });
+      const versions = await client.query('SELECT version FROM sandbox_schema_migrations ORDER BY version');
+      expect(versions.rows.map((r) => r.version)).toEqual([1]);
+    } finally {
+      await client.end();
+    }
+  });
+});

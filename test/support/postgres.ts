@@ -1,0 +1,102 @@
+/**
+ * A private PostgreSQL cluster for the tests: Debian's `postgresql` binaries (initdb, pg_ctl), a
+ * cluster in a temporary folder, listening on 127.0.0.1 on a free port, with its socket in that
+ * folder. Run as root (CI, these machines), the binaries run as the `postgres` user, as PostgreSQL
+ * refuses to run as root. Nothing is mocked: the tests talk to a real server.
+ *
+ *   const cluster = await startPostgres();   // undefined when no PostgreSQL binaries are present
+ *   ... cluster.url ...                        // postgres://postgres@127.0.0.1:PORT/postgres
+ *   const url = await cluster.createDatabase(); // a fresh, empty database of its own
+ *   await cluster.stop();
+ */
+import { execFile, execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { freePort } from './processes.js';
+
+const run = promisify(execFile);
+
+/** Where the binaries are: Debian keeps them under /usr/lib/postgresql/<major>/bin. */
+export function postgresBinaries(): string | undefined {
+  const root = '/usr/lib/postgresql';
+  if (existsSync(root)) {
+    const majors = readdirSync(root)
+      .filter((name) => /^\d+$/.test(name))
+      .sort((a, b) => Number(b) - Number(a));
+    for (const major of majors) {
+      const bin = join(root, major, 'bin');
+      if (existsSync(join(bin, 'pg_ctl')) && existsSync(join(bin, 'initdb'))) return bin;
+    }
+  }
+  try {
+    const found = execFileSync('sh', ['-c', 'command -v pg_ctl'], { encoding: 'utf8' }).trim();
+    return found === '' ? undefined : found.replace(/\/pg_ctl$/, '');
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why the PostgreSQL tests cannot run here, or undefined when they can. */
+export function postgresUnavailable(): string | undefined {
+  return postgresBinaries() === undefined
+    ? 'no PostgreSQL binaries (initdb, pg_ctl) on this machine: install Debian\'s postgresql package (.ci/run does)'
+    : undefined;
+}
+
+export interface PostgresCluster {
+  /** The cluster's `postgres` database, as the superuser. */
+  readonly url: string;
+  readonly port: number;
+  /** Creates an empty database and answers its URL. */
+  createDatabase(): Promise<string>;
+  /** Stops the server at once (`pg_ctl -m immediate`) and deletes the folder. */
+  stop(): Promise<void>;
+  /** Stops the server, keeping the folder, so that {@link start} starts it again (a database going away). */
+  pause(): Promise<void>;
+  start(): Promise<void>;
+}
+
+let databases = 0;
+
+export async function startPostgres(): Promise<PostgresCluster | undefined> {
+  const bin = postgresBinaries();
+  if (bin === undefined) return undefined;
+  const folder = mkdtempSync(join(tmpdir(), 'paylater-pg-'));
+  chmodSync(folder, 0o777);
+  const data = join(folder, 'data');
+  const log = join(folder, 'server.log');
+  const asRoot = process.getuid?.() === 0;
+  const exec = async (command: string, args: string[]) => {
+    if (!asRoot) return run(join(bin, command), args);
+    const quoted = [join(bin, command), ...args].map((part) => `'${part.replace(/'/g, `'\\''`)}'`).join(' ');
+    return run('su', ['postgres', '-s', '/bin/sh', '-c', quoted]);
+  };
+  await exec('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C']);
+  const port = await freePort();
+  const options = `-p ${port} -k ${folder} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`;
+  const start = () => exec('pg_ctl', ['-D', data, '-o', options, '-l', log, '-w', 'start']);
+  await start();
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  return {
+    url,
+    port,
+    async createDatabase() {
+      databases += 1;
+      const name = `sandbox_${process.pid}_${databases}`;
+      await exec('psql', ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-q', '-c', `CREATE DATABASE ${name}`]);
+      return `postgres://postgres@127.0.0.1:${port}/${name}`;
+    },
+    async stop() {
+      await exec('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']).catch(() => undefined);
+      rmSync(folder, { recursive: true, force: true });
+    },
+    async pause() {
+      await exec('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']);
+    },
+    async start() {
+      await start();
+    },
+  };
+}
