@@ -69,6 +69,10 @@ Options:
                       refuse the service's published test credentials testPartnerId /
                       testPrivateKey (accepted by default beside the partner below, D72)
                                                    [${ENVIRONMENT.publishedTestPartner}=0]
+  --database-url URL  keep the state in PostgreSQL (postgres://USER:PASSWORD@HOST:5432/DB): it
+                      survives restarts, and every sandbox started with the same URL shares it
+                      (docs/sandbox.md, "A shared sandbox"). Default: in memory, lost at exit.
+                                                      [${ENVIRONMENT.databaseUrl}]
   --quiet             do not print a line per request
   -h, --help          show this help
 
@@ -99,6 +103,7 @@ const OPTIONS = {
   'max-json-depth': { type: 'string' },
   'max-page-bytes': { type: 'string' },
   'no-published-test-partner': { type: 'boolean' },
+  'database-url': { type: 'string' },
   quiet: { type: 'boolean' },
 } as const;
 
@@ -173,7 +178,14 @@ export async function runSandbox(argv: string[], options: RunSandboxOptions = {}
 
   let sandbox;
   try {
-    sandbox = await createSandbox({ config: overrides, env: options.env ?? process.env, logRequests: line.values.quiet !== true });
+    const env = options.env ?? process.env;
+    const databaseUrl = values['database-url'] ?? env[ENVIRONMENT.databaseUrl];
+    sandbox = await createSandbox({
+      config: overrides,
+      env,
+      logRequests: line.values.quiet !== true,
+      ...(databaseUrl === undefined ? {} : { databaseUrl }),
+    });
     await sandbox.listen();
   } catch (error) {
     await sandbox?.close();
@@ -183,7 +195,7 @@ export async function runSandbox(argv: string[], options: RunSandboxOptions = {}
     throw error;
   }
 
-  write(banner(sandbox.url, sandbox.config));
+  write(banner(sandbox.url, sandbox.config, sandbox.stateDescription));
 
   let stop = options.until;
   if (stop === undefined) {
@@ -265,10 +277,11 @@ export function webhookUrlLines(config: SandboxConfig): string[] {
 }
 
 /** What the sandbox prints on start: its address and its (published, test-only) credentials. */
-export function banner(url: string, config: SandboxConfig): string {
+export function banner(url: string, config: SandboxConfig, state = 'in memory (lost when the sandbox stops)'): string {
   const defaults = DEFAULT_CONFIG;
   return [
     `Pay-later sandbox listening on ${url}`,
+    `State: ${state}`,
     '',
     'Sandbox test credentials (test values for this local sandbox only, see docs/sandbox.md):',
     `  Merchant API (gateway) Basic:  ${config.merchantApi.username} / ${shown(config.merchantApi.password, defaults.merchantApi.password, ENVIRONMENT.merchantApiPassword)}`,

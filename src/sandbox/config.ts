@@ -199,6 +199,7 @@ export const ENVIRONMENT = {
   maxJsonMembers: 'PAYLATER_MAX_JSON_MEMBERS',
   maxJsonDepth: 'PAYLATER_MAX_JSON_DEPTH',
   maxPageBytes: 'PAYLATER_MAX_PAGE_BYTES',
+  databaseUrl: 'PAYLATER_DATABASE_URL',
 } as const;
 
 /** Each limit: its variable, the name of its flag, and its largest value. */

@@ -92,6 +92,8 @@ export interface Sandbox {
   readonly server: Server;
   /** Every route served (contract operations and sandbox endpoints). */
   readonly routes: readonly RouteInfo[];
+  /** Where the state is kept, for a person: in memory, or the shared database (without its password). */
+  readonly stateDescription: string;
 }
 
 // Request lines are gathered and written once per turn of the event loop: a write to a file or a
@@ -238,6 +240,11 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     },
   );
 
+  // Shared store: an answer waits for its database transaction. A client that ends its side of the
+  // connection once its request is sent (`nc`, HTTP/1.0 tools) still gets it: Node's HTTP server
+  // then ends the connection after the last answer instead of at once (its `httpAllowHalfOpen`).
+  if (store.shared) (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
+
   // A request Node cannot parse, or one that is not received in time, never reaches (or leaves) the
   // router; it gets a short JSON answer written here: 408 for a timeout (in the family's format when
   // the request line was read), 431 for headers over Node's limit, 400 otherwise.
@@ -343,6 +350,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     config,
     server,
     routes: router.list(),
+    stateDescription:
+      shared === undefined ? 'in memory (lost when the sandbox stops)' : `PostgreSQL ${shared.description} (shared, kept across restarts)`,
   };
 }
 

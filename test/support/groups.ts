@@ -28,6 +28,20 @@ export const SLOW_TESTS: readonly string[] = [
 
 export const E2E_TESTS: readonly string[] = ['test/e2e/**/*.test.ts'];
 
+/**
+ * `npm run test:shared` (vitest.shared.config.ts) runs these again with every sandbox on the
+ * shared store (PostgreSQL): a second run of files of the groups above, not a group of its own.
+ * The sandbox's tests, except those about the memory store itself or slow in any store.
+ */
+export const SHARED_STORE_TESTS: readonly string[] = ['test/sandbox/**/*.test.ts'];
+export const NOT_ON_SHARED_STORE: readonly string[] = [
+  // Slow in any store; run by test:slow.
+  'test/sandbox/volume.test.ts',
+  'test/sandbox/conformance.test.ts',
+  // Starts its own databases.
+  'test/sandbox/shared-store.test.ts',
+];
+
 /** What every group shares: the global setup (browser bundles, the transpiled CLI) and the guard. */
 export const SHARED_TEST_OPTIONS = {
   globalSetup: ['test/support/build-browser.ts', 'test/support/build-sources.ts'],

@@ -60,6 +60,23 @@ export interface PostgresCluster {
 
 let databases = 0;
 
+/** Creates an empty database on the cluster of `adminUrl` (its `postgres` database) and answers its URL. */
+export async function createTestDatabase(adminUrl: string): Promise<string> {
+  databases += 1;
+  const name = `sandbox_${process.pid}_${databases}`;
+  const { default: pg } = await import('pg');
+  const client = new pg.Client(adminUrl);
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
 export async function startPostgres(): Promise<PostgresCluster | undefined> {
   const bin = postgresBinaries();
   if (bin === undefined) return undefined;
@@ -82,12 +99,7 @@ export async function startPostgres(): Promise<PostgresCluster | undefined> {
   return {
     url,
     port,
-    async createDatabase() {
-      databases += 1;
-      const name = `sandbox_${process.pid}_${databases}`;
-      await exec('psql', ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-q', '-c', `CREATE DATABASE ${name}`]);
-      return `postgres://postgres@127.0.0.1:${port}/${name}`;
-    },
+    createDatabase: () => createTestDatabase(url),
     async stop() {
       await exec('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']).catch(() => undefined);
       rmSync(folder, { recursive: true, force: true });

@@ -5,13 +5,14 @@
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, inject } from 'vitest';
 import { sdkSignature, webSignature } from '../../src/signature.js';
 import { createSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/server.js';
 import type { Logger } from '../../src/sandbox/router.js';
 import { APPROVED_TEST_USER, TEST_CREDENTIALS } from '../../src/sandbox/fixtures.js';
 import { loadContract, validateResponse, type Contract } from '../../src/sandbox/validation.js';
 import { matchOperation } from './contract-paths.js';
+import { createTestDatabase } from './postgres.js';
 
 export const PARTNER_ID: string = TEST_CREDENTIALS.partner.id;
 export const PRIVATE_KEY: string = TEST_CREDENTIALS.partner.privateKey;
@@ -142,7 +143,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<TestSa
     warn: () => undefined,
     error: (message, error) => loggedErrors.push(`${message}: ${error instanceof Error ? error.stack : String(error)}`),
   };
-  const sandbox = await createSandbox({ logger, ...options });
+  // `npm run test:shared`: every sandbox on a fresh database of the run's PostgreSQL cluster.
+  const postgresUrl = inject('postgresUrl');
+  const onDatabase =
+    postgresUrl !== undefined && options.store === undefined && options.databaseUrl === undefined
+      ? { databaseUrl: await createTestDatabase(postgresUrl) }
+      : {};
+  const sandbox = await createSandbox({ logger, ...options, ...onDatabase });
+  if ('databaseUrl' in onDatabase && !sandbox.stateDescription.startsWith('PostgreSQL')) {
+    throw new Error(`the sandbox keeps its state ${sandbox.stateDescription}, not on the shared store`);
+  }
   const url = await sandbox.listen(0, '127.0.0.1');
 
   const request: TestSandbox['request'] = async (method, pathAndQuery, init = {}) => {

@@ -100,6 +100,26 @@ export function registerExtras(ctx: FamilyContext): void {
     }
   };
 
+  // Shared store (store.ts): pushes and identifications written by another process, or read at
+  // start, join this process's retention order as its own do.
+  ctx.store.observe<StoredPush>(EXTRAS_MERCHANT_DATA_PUSHES, (key, value, previous) => {
+    if (value === undefined || previous !== undefined) return;
+    const at = key.lastIndexOf('#');
+    const phoneNumber = key.slice(0, at);
+    const bytes = Buffer.byteLength(value.dataJson, 'utf8');
+    numbers.delete(phoneNumber);
+    numbers.set(phoneNumber, true);
+    queue.push(phoneNumber);
+    queue.push(Number(key.slice(at + 1)));
+    queue.push(bytes);
+    keptBytes += bytes;
+  });
+  ctx.store.observe<StoredIdentification>(EXTRAS_IDENTIFICATIONS, (phoneNumber, value, previous) => {
+    if (value === undefined || previous !== undefined) return;
+    numbers.delete(phoneNumber);
+    numbers.set(phoneNumber, true);
+  });
+
   ctx.route<operations['getCreditInfo'], true>('getCreditInfo', {
     authenticate,
     handle({ query }) {

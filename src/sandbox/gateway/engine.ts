@@ -22,6 +22,7 @@ import { finalRecords, FinalRecords } from '../retention.js';
 import { findTestUser } from '../fixtures.js';
 import { preEligibility } from '../test-users.js';
 import {
+  COLLECTIONS,
   GATEWAY,
   isFinal,
   refundView,
@@ -174,6 +175,35 @@ export function createEngine(ctx: FamilyContext, state: GatewayState): Transacti
     return 'evicted';
   });
 
+  // Shared store (store.ts): a transaction written by another process, or read at start. What this
+  // process derives follows: the merchant's list, the count of open ones, the retention queue and
+  // the timer of what falls due next.
+  ctx.store.observe<TransactionRecord>(COLLECTIONS.transactions, (key, value, previous) => {
+    const wasOpen = previous !== undefined && !isFinal(previous.step);
+    const isOpen = value !== undefined && !isFinal(value.step);
+    if (wasOpen && !isOpen) {
+      const left = (pendingCount.get(previous.merchantId) ?? 1) - 1;
+      if (left > 0) pendingCount.set(previous.merchantId, left);
+      else pendingCount.delete(previous.merchantId);
+    }
+    if (value === undefined) {
+      timers.get(key)?.cancel();
+      timers.delete(key);
+      if (previous !== undefined) {
+        if (wasOpen) retention.release(previous.notesBytes);
+        state.index.forget(previous.merchantId);
+      }
+      return;
+    }
+    if (previous === undefined) {
+      state.index.add(value.merchantId, value.id, value.createdAt);
+      retention.hold(value.notesBytes);
+    }
+    if (isOpen && !wasOpen) pendingCount.set(value.merchantId, (pendingCount.get(value.merchantId) ?? 0) + 1);
+    if (!isOpen && (previous === undefined || wasOpen)) retention.add('gateway', key, value.notesBytes);
+    reschedule(value);
+  });
+
   // Pre-eligibility checks are kept up to the same number; one with an attempt still running stays.
   // A check lists only its open attempts (a final one leaves the list), so appending one copies
   // the attempts running at once, never every attempt ever made on the check.
@@ -188,6 +218,10 @@ export function createEngine(ctx: FamilyContext, state: GatewayState): Transacti
     if (running) return 'keep';
     checks.delete(id);
     return 'evicted';
+  });
+
+  ctx.store.observe<CheckRecord>(COLLECTIONS.checks, (id, value, previous) => {
+    if (value !== undefined && previous === undefined) checkRetention.add('check', id);
   });
 
   const addToSettlement = (merchantId: string, at: number, change: { gross?: number; refunded?: number; count?: number }) => {

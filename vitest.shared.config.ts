@@ -1,0 +1,18 @@
+import { defineConfig } from 'vitest/config';
+import { NOT_ON_SHARED_STORE, SHARED_STORE_TESTS, SHARED_TEST_OPTIONS } from './test/support/groups.js';
+
+// `npm run test:shared`: the sandbox's tests again, each sandbox on a fresh database of a private
+// PostgreSQL cluster (the shared store, --database-url), through the same harness
+// (test/support/sandbox.ts). `.ci/run` always runs it.
+export default defineConfig({
+  test: {
+    globalSetup: [...SHARED_TEST_OPTIONS.globalSetup, 'test/support/postgres-setup.ts'],
+    setupFiles: [...SHARED_TEST_OPTIONS.setupFiles],
+    include: [...SHARED_STORE_TESTS],
+    exclude: [...NOT_ON_SHARED_STORE, 'node_modules/**'],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    fileParallelism: true,
+    maxWorkers: 2,
+  },
+});
