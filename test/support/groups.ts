@@ -38,8 +38,6 @@ export const NOT_ON_SHARED_STORE: readonly string[] = [
   // Slow in any store; run by test:slow.
   'test/sandbox/volume.test.ts',
   'test/sandbox/conformance.test.ts',
-  // Starts its own databases.
-  'test/sandbox/shared-store.test.ts',
 ];
 
 /** What every group shares: the global setup (browser bundles, the transpiled CLI) and the guard. */

@@ -96,6 +96,11 @@ export async function checkAgainstContract(method: string, pathAndQuery: string,
     const matched = matchOperation(contract, method, pathname);
     if (matched === undefined) continue;
     const { operation } = matched;
+    // The shared sandbox's answer while its database is away: the sandbox's own, not the service's
+    // (docs/sandbox.md, "A shared sandbox"); its body is checked by test/shared/faults.test.ts.
+    if (answer.status === 503 && (answer.body?.message === 'SERVICE_UNAVAILABLE' || answer.body?.errorCode === 'SERVICE_UNAVAILABLE')) {
+      return operation.operationId;
+    }
     const result = validateResponse(operation, answer.status, answer.body, answer.headers.get('content-type') ?? '');
     expect(result.documented, `${operation.operationId} answered ${answer.status}, which its contract does not list`).toBe(true);
     expect(result.issues, `${operation.operationId} ${answer.status} body ${answer.text} violates the contract`).toEqual([]);

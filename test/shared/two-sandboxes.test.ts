@@ -1,6 +1,6 @@
 /**
  * The shared store (postgres/store.ts) on a real PostgreSQL: two sandboxes on one database behave
- * as one sandbox, and a sandbox started again on it has everything. (test/sandbox/shared-processes
+ * as one sandbox, and a sandbox started again on it has everything. (test/shared/processes.test.ts
  * does the same with separate processes, one killed with SIGKILL.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
