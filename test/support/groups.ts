@@ -24,6 +24,7 @@ export const SLOW_TESTS: readonly string[] = [
   'test/scripts/servers.test.ts',
   'test/sandbox/volume.test.ts',
   'test/scripts/workflows-real.test.ts',
+  'test/shared/processes.test.ts',
 ];
 
 export const E2E_TESTS: readonly string[] = ['test/e2e/**/*.test.ts'];
