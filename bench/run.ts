@@ -1,19 +1,20 @@
 /**
  * `npm run bench`: every figure is a ratio taken side by side in one run, because the machines
  * are shared and noisy. `--only signatures,clients,size,sandbox` runs a subset. `soak` (the sandbox
- * under a load test, bench/soak.ts) runs only when named: `--only soak [--transactions N] [--timers N] [--sandbox-node-options="..."]`.
+ * under a load test, bench/soak.ts), `attack` and `shared` (the sandbox on PostgreSQL, bench/shared.ts) run only when named: `--only soak [--transactions N] [--timers N] [--sandbox-node-options="..."]`.
  */
 import { parseArgs } from 'node:util';
 import { ATTACK_NAMES, benchAttack, type AttackName } from './attack/index.js';
 import { benchClients } from './client.js';
 import { benchSandbox } from './sandbox.js';
+import { benchShared } from './shared.js';
 import { benchSignatures } from './signatures.js';
 import { benchSoak } from './soak.js';
 import { benchSizes } from './size.js';
 
 const ALL = ['signatures', 'clients', 'size', 'sandbox'] as const;
 /** Run only when named with --only (they take minutes). */
-const ON_REQUEST = ['soak', 'attack'] as const;
+const ON_REQUEST = ['soak', 'attack', 'shared'] as const;
 const USAGE = `Usage: npm run bench [-- --only ${[...ALL, ...ON_REQUEST].join(',')}] [--transactions N] [--timers N] [--sandbox-node-options="--cpu-prof ..."] [--attack ${ATTACK_NAMES.join(',')}] [--sandbox-flags="..."]\n`;
 const values = ((): ReturnType<typeof readOptions> => {
   try {
@@ -73,6 +74,26 @@ if (only.includes('sandbox')) {
     out(`  ${r.operation.padEnd(16)} ${r.server.padEnd(8)} ${fmt(r.requestsPerSecond, 0).padStart(7)} req/s   p99 ${fmt(r.p99Ms, 1)} ms   non-2xx ${r.non2xx}   errors ${r.errors}`);
   }
   for (const r of ratios) out(`  ${r.operation.padEnd(16)} sandbox ÷ prism ${fmt(r.ratio, 1)}x   sandbox p99 ${fmt(r.sandboxP99Ms, 1)} ms`);
+}
+if (only.includes('shared')) {
+  out('\n== Shared sandbox on PostgreSQL vs in memory: autocannon, 20 connections, same run');
+  out('   (targets: PostgreSQL >= 0.25x memory on the SDK initiate, p99 < 25 ms, no failed request; two processes >= one)');
+  const f = await benchShared(out);
+  if (f !== undefined) {
+    for (const r of f.rows) {
+      out(`  ${r.operation.padEnd(13)} ${r.setup.padEnd(12)} ${fmt(r.requestsPerSecond, 0).padStart(7)} req/s   p99 ${fmt(r.p99Ms, 1)} ms   non-2xx ${r.non2xx}   errors ${r.errors}`);
+    }
+    for (const operation of ['SDK initiate', 'SDK status'] as const) {
+      const of = (setup: string) => f.summary.find((s) => s.setup === setup && s.operation === operation)!;
+      const memory = of('memory');
+      const one = of('postgres x1');
+      const two = of('postgres x2');
+      out(
+        `  ${operation.padEnd(13)} postgres x1 ÷ memory ${fmt(one.requestsPerSecond / memory.requestsPerSecond)}   x2 ÷ x1 ${fmt(two.requestsPerSecond / one.requestsPerSecond)}   ` +
+          `p99 memory ${fmt(memory.p99Ms, 1)} / x1 ${fmt(one.p99Ms, 1)} / x2 ${fmt(two.p99Ms, 1)} ms   failed ${memory.failed + one.failed + two.failed}`,
+      );
+    }
+  }
 }
 if (only.includes('soak')) {
   const count = (name: string, value: string | undefined, fallback: number): number => {
