@@ -14,6 +14,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import autocannon from 'autocannon';
+
+type LoadResult = Awaited<ReturnType<typeof autocannon>>;
 import { sdkSignature } from '../src/signature.js';
 import { postgresUnavailable, startPostgres } from '../test/support/postgres.js';
 
@@ -71,7 +73,7 @@ function signed(body: string) {
   return { 'Content-Type': 'application/json', 'X-Partnerid': PARTNER.id, 'X-Signature': sdkSignature(body, PARTNER.key) };
 }
 
-async function load(url: string, operation: Operation, connections: number, duration: number): Promise<autocannon.Result> {
+async function load(url: string, operation: Operation, connections: number, duration: number): Promise<LoadResult> {
   if (operation === 'SDK status') {
     const body = JSON.stringify({ merchantTransactionId: 'ord_bench_status' });
     return autocannon({ url: `${url}/merchant/credit/checkTransactionStatus`, method: 'POST', connections, duration, body, headers: signed(body) });
@@ -96,7 +98,7 @@ async function load(url: string, operation: Operation, connections: number, dura
 /** One measurement of a setup: its processes share the connections; figures summed, worst p99. */
 async function measure(urls: string[], operation: Operation, duration = SECONDS): Promise<Omit<SharedRow, 'setup' | 'operation'>> {
   const share = Math.floor(CONNECTIONS / urls.length);
-  const results: autocannon.Result[] = await Promise.all(urls.map((url) => load(url, operation, share, duration)));
+  const results: LoadResult[] = await Promise.all(urls.map((url) => load(url, operation, share, duration)));
   return {
     requestsPerSecond: results.reduce((sum, r) => sum + r.requests.average, 0),
     p99Ms: Math.max(...results.map((r) => r.latency.p99)),
