@@ -195,6 +195,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   if (shared !== undefined) {
     // Every family observes its collections now: reading the records rebuilds what they derive.
     shared.attachClock(clock);
+    deliveries.share(shared, shared.processId, () => shared.liveProcesses());
     try {
       await shared.open();
     } catch (error) {

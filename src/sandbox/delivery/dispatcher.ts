@@ -20,11 +20,13 @@
 import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { VirtualClock } from '../clock.js';
+import type { Store } from '../store.js';
 import { DEFAULT_PAGE_BYTES, DEFAULT_RETAIN_DELIVERIES, DEFAULT_WEBHOOK_CONCURRENCY, DEFAULT_WEBHOOK_MAX_SOCKETS, type LimitSettings, type RetentionSettings, type WebhookSettings } from '../config.js';
 import { fetchSender, httpSender, type WebhookSender } from '../webhook-client.js';
 import { safeUrl, WebhookTargets, type ListeningAddress, type TargetProblem } from '../webhook-targets.js';
 import { DeliveryHistory } from './history.js';
 import { DeliveryIds } from './ids.js';
+import { DeliveryJournal, type JournalHost } from './journal.js';
 import { DeliveryPages } from './paging.js';
 import { MAX_PENDING_PER_RECEIVER, OrderingQueues, receiverOf, Receivers } from './queue.js';
 import { ATTEMPT_TIMEOUT_MS, describeFetchError, errorCode, MAX_ATTEMPTS, MAX_LOCAL_RETRIES, RetrySchedule } from './retry.js';
@@ -69,6 +71,8 @@ export class DeliveryDispatcher {
   private readonly epoch: number;
   /** The reason of an event beyond a receiver's backlog (one string for all of them). */
   private readonly backlogReason: string;
+  /** Shared store only: the durable queue (journal.ts). */
+  private journal: DeliveryJournal | undefined;
 
   constructor(options: DispatcherOptions) {
     this.clock = options.clock;
@@ -94,6 +98,56 @@ export class DeliveryDispatcher {
     this.pages = new DeliveryPages(this.history, ids, (delivery) => this.views.view(delivery), options.config?.limits?.pageBytes ?? DEFAULT_PAGE_BYTES);
     this.receivers = new Receivers(concurrency, maxPending, (seq) => this.attempt(seq), () => this.stopped);
     this.retries = new RetrySchedule(this.clock, (seq) => this.startAttempt(seq), this.log, options.localRetryDelayMs);
+  }
+
+  /**
+   * Keeps the deliveries in the shared store (journal.ts): each one is written with the state
+   * change that causes it, this process delivers those it records, every process reads all of
+   * them, and the deliveries of a process that died are taken over. `owner` names this process;
+   * `liveOwners` answers the owners whose processes are connected now.
+   */
+  share(store: Store, owner: string, liveOwners: () => Promise<Set<string>>): void {
+    const host: JournalHost = {
+      epoch: this.epoch,
+      get: (seq) => this.history.get(seq),
+      idOf: (delivery) => delivery.id ?? this.views.ids.idOf(delivery.seq),
+      eventIdOf: (delivery) => this.views.eventIdOf(delivery),
+      localSeqOf: (id) => this.views.ids.seqOf(id),
+      adopt: (delivery) => this.adopt(delivery),
+      replace: (seq, delivery) => this.replace(seq, delivery),
+      takeOver: (seq) => this.takeOver(seq),
+    };
+    this.journal = new DeliveryJournal(host, store, owner, liveOwners);
+    this.history.onForget = (delivery) => this.journal?.forgotten(delivery);
+  }
+
+  /** Holds a delivery another process recorded; it delivers it, this one shows it. */
+  private adopt(input: Omit<StoredDelivery, 'seq'>): number {
+    const seq = this.history.takeSeq();
+    const delivery: StoredDelivery = { ...input, seq };
+    this.history.add(delivery);
+    if (this.enqueueListeners.size > 0) this.notifyEnqueued(this.views.view(delivery));
+    this.history.ordered(delivery);
+    return seq;
+  }
+
+  /** Another process changed a delivery held here (an attempt made, a delivery taken over). */
+  private replace(seq: number, delivery: StoredDelivery): void {
+    const before = this.history.get(seq);
+    this.history.set(seq, delivery);
+    if (before?.status === 'pending' && delivery.status !== 'pending') this.history.complete(seq);
+  }
+
+  /** Starts delivering a pending delivery of a process that died, from where it was. */
+  private takeOver(seq: number): void {
+    const delivery = this.history.get(seq);
+    if (this.stopped || delivery === undefined || delivery.status !== 'pending' || delivery.url === null) return;
+    const receiver = receiverOf(delivery.url);
+    this.receivers.added(receiver, this.receivers.backlog(receiver));
+    if (!this.ordering.add(orderingKeyOf(delivery), seq)) return;
+    const due = delivery.nextAttemptAt === null ? undefined : this.epoch + delivery.nextAttemptAt;
+    if (due !== undefined && due > this.clock.now()) this.retries.schedule(seq, due);
+    else this.startAttempt(seq);
   }
 
   /** Tells the dispatcher where the sandbox listens, so that webhooks to itself are refused. */
@@ -141,6 +195,7 @@ export class DeliveryDispatcher {
     if (input.orderingKey === undefined && orderingScope === undefined) throw new Error('a webhook event needs an orderingKey, or an orderingScope and a transactionId');
     const delivery: StoredDelivery = {
       seq,
+      id: undefined,
       eventId: input.eventId,
       family: input.family,
       event: input.event,
@@ -164,6 +219,7 @@ export class DeliveryDispatcher {
     // Never changed once made (a change writes a new record, see `changed`); not frozen, which would
     // cost a call into V8's runtime per event, since nothing outside the dispatcher sees it.
     this.history.add(delivery);
+    this.journal?.written(seq);
     if (this.enqueueListeners.size > 0) this.notifyEnqueued(this.views.view(delivery));
     if (delivery.status !== 'not_sent') this.receivers.added(receiver!, waiting);
     this.history.ordered(delivery);
@@ -222,7 +278,7 @@ export class DeliveryDispatcher {
   }
 
   get(id: string): Delivery | undefined {
-    const seq = this.views.ids.seqOf(id);
+    const seq = this.views.ids.seqOf(id) ?? this.journal?.seqOf(id);
     const delivery = seq === undefined ? undefined : this.history.get(seq);
     return delivery === undefined ? undefined : this.views.view(delivery);
   }
@@ -245,6 +301,7 @@ export class DeliveryDispatcher {
   /** Cancels scheduled attempts and aborts running ones. Records stay readable. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.journal?.stop();
     this.retries.stop();
     this.receivers.stop();
     this.shutdown.abort();
@@ -282,6 +339,8 @@ export class DeliveryDispatcher {
     this.retries.started(seq);
     const delivery = this.history.get(seq);
     if (this.stopped || delivery === undefined || delivery.status !== 'pending' || delivery.url === null) return;
+    // Taken over by another process that thought this one gone: it delivers it now.
+    if (this.journal !== undefined && !this.journal.owns(seq)) return;
 
     const number = delivery.attempts.length + 1;
     const at = this.clock.now();
@@ -327,6 +386,7 @@ export class DeliveryDispatcher {
     if (succeeded) {
       const delivered = changed(current, attempts, 'delivered', null, this.clock.now() - this.epoch);
       this.history.set(seq, delivered);
+      this.journal?.written(seq);
       this.finish(delivered);
       return;
     }
@@ -337,6 +397,7 @@ export class DeliveryDispatcher {
     if (refused || number >= MAX_ATTEMPTS) {
       const abandoned = changed(current, attempts, 'abandoned', null, this.clock.now() - this.epoch);
       this.history.set(seq, abandoned);
+      this.journal?.written(seq);
       const eventId = this.views.eventIdOf(abandoned);
       this.log(
         'warn',
@@ -349,6 +410,7 @@ export class DeliveryDispatcher {
     }
     const nextAt = this.retries.nextAttemptAt(number);
     this.history.set(seq, changed(current, attempts, 'pending', nextAt - this.epoch, null));
+    this.journal?.written(seq);
     this.retries.schedule(seq, nextAt);
   }
 

@@ -28,6 +28,8 @@ export class DeliveryHistory {
   /** Sequence numbers of the pending deliveries. */
   private readonly pending = new Set<number>();
   private readonly trimming: Trimming;
+  /** Told of each completed delivery forgotten (the shared store's journal deletes its record). */
+  onForget: ((delivery: StoredDelivery) => void) | undefined;
 
   constructor(
     clock: VirtualClock,
@@ -102,7 +104,12 @@ export class DeliveryHistory {
   /** Forgets up to `count` of the oldest completed deliveries beyond the limit. */
   private forgetOldest(count: number): void {
     for (let left = count; left > 0 && this.completed.length > this.retain; left--) {
-      this.deliveries.delete(this.completed.shift()!);
+      const seq = this.completed.shift()!;
+      if (this.onForget !== undefined) {
+        const delivery = this.deliveries.get(seq);
+        if (delivery !== undefined) this.onForget(delivery);
+      }
+      this.deliveries.delete(seq);
       this.forgotten++;
     }
     const seqs = this.seqs;

@@ -23,6 +23,11 @@ export interface StoredAttempt {
  */
 export interface StoredDelivery {
   readonly seq: number;
+  /**
+   * The id, only when it does not follow from `seq`: a delivery another process recorded (shared
+   * store, journal.ts), which keeps the id and event id it was given there.
+   */
+  readonly id: string | undefined;
   /** Only when given to `enqueue`. */
   readonly eventId: string | undefined;
   readonly family: string;
@@ -71,6 +76,7 @@ export function changed(
 ): StoredDelivery {
   return {
     seq: current.seq,
+    id: current.id,
     eventId: current.eventId,
     family: current.family,
     event: current.event,

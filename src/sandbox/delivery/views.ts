@@ -52,7 +52,7 @@ export class DeliveryViews {
     const body = this.bodyOf(delivery);
     const iso = (at: number | null) => (at === null ? null : this.clock.iso(this.epoch + at));
     const view: Delivery = {
-      id: this.ids.idOf(delivery.seq),
+      id: delivery.id ?? this.ids.idOf(delivery.seq),
       eventId: this.eventIdOf(delivery),
       family: delivery.family,
       event: delivery.event,

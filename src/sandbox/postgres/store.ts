@@ -28,6 +28,7 @@
  * Hand-written on `pg` rather than an ORM or query builder: the whole schema is one table of JSON
  * records, and the unit of work (group commit under one lock, the change feed) is the point.
  */
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { deepFreeze, StoreUnavailableError, type Collection, type ExternalChange, type Store } from '../store.js';
 import { describeDatabase } from './database-url.js';
@@ -134,8 +135,16 @@ interface Touched {
   previous: unknown;
 }
 
+/** The `application_name` prefix of a sandbox's connections; the process's id follows. */
+const APPLICATION = 'paylater-sandbox:';
+
 export class PostgresStore implements Store {
   readonly shared = true;
+  /**
+   * This process among the sandboxes on the database: its connections carry it in their
+   * `application_name`, so the others can tell whether it is still there (delivery/journal.ts).
+   */
+  readonly processId: string = randomBytes(8).toString('hex');
   private readonly pool: pg.Pool;
   private readonly collections = new Map<string, SharedCollection<unknown>>();
   /** Records changed by the units of the running batch (or outside any unit), by `collection\0id`. */
@@ -166,7 +175,7 @@ export class PostgresStore implements Store {
       max: options.poolSize ?? 3,
       connectionTimeoutMillis: 5000,
       idleTimeoutMillis: 30_000,
-      application_name: 'paylater-sandbox',
+      application_name: `${APPLICATION}${this.processId}`,
     });
     // An idle connection dropped by the server: the next unit connects again.
     this.pool.on('error', () => undefined);
@@ -268,6 +277,16 @@ export class PostgresStore implements Store {
         void this.unit(() => undefined).catch(() => undefined);
       });
     }
+  }
+
+  /** The ids of the sandbox processes connected to the database now (this one's included). */
+  async liveProcesses(): Promise<Set<string>> {
+    const result = await this.pool.query<{ name: string }>(
+      `SELECT DISTINCT application_name AS name FROM pg_stat_activity WHERE application_name LIKE '${APPLICATION}%'`,
+    );
+    const live = new Set(result.rows.map((row) => row.name.slice(APPLICATION.length)));
+    live.add(this.processId);
+    return live;
   }
 
   /** Stops listening and closes the connections; queued units fail. */
@@ -451,7 +470,7 @@ export class PostgresStore implements Store {
   /** Listens for other processes' changes; connects again after a failure. */
   private async listen(): Promise<void> {
     if (this.closed) return;
-    const client = new pg.Client({ connectionString: this.options.url, application_name: 'paylater-sandbox-listen' });
+    const client = new pg.Client({ connectionString: this.options.url, application_name: `${APPLICATION}${this.processId}` });
     const retry = () => {
       if (this.listener !== client) return;
       this.listener = undefined;

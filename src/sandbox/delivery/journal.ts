@@ -1,0 +1,238 @@
+/**
+ * Webhook delivery on the shared store (`--database-url`, postgres/store.ts): a durable queue of
+ * events in PostgreSQL, delivered by any process.
+ *
+ * - Each delivery is a record of {@link DELIVERIES_COLLECTION}, keyed by its id, written in the unit
+ *   of work of the state change that causes it (so in the same database transaction), and again
+ *   after each attempt.
+ * - The process that recorded an event delivers it: it is the event's owner. Every other process
+ *   reads it (the deliveries list, the live stream and `paylater listen` show it) and does not send it.
+ * - When a process dies (SIGKILL, a crash, a lost machine) its pending deliveries are taken over:
+ *   every {@link TAKEOVER_INTERVAL_MS} each process looks for pending deliveries whose owner is no
+ *   longer connected to the database (its `application_name` gone from `pg_stat_activity`), and
+ *   takes them in one unit of work, under the sandbox's lock, so that one process takes each: it
+ *   writes itself as the owner, then attempts them from where they were, on the same retry
+ *   schedule (D23), in the same order per transaction and within the same per-receiver limits. An
+ *   attempt that was under way when its process died is made again, with the same event id: at
+ *   least once, as with any retry.
+ *
+ * Written here rather than with a job-queue library (pg-boss, graphile-worker): their jobs run at
+ * real times, and the sandbox's retries fall due on its virtual clock, which an advance moves for
+ * every pending retry at once; the ordering per transaction and the per-receiver limits are the
+ * dispatcher's already (queue.ts). A library would be a second scheduler beside the clock, with its
+ * own tables and workers, to do what the unit of work and the owner field do here.
+ */
+import type { Collection, Store } from '../store.js';
+import { orderingKeyOf, type StoredDelivery } from './stored.js';
+import type { DeliveryStatus, SuccessStatus } from './types.js';
+
+/** The collection of the shared store that holds the deliveries. */
+export const DELIVERIES_COLLECTION = 'sandbox.deliveries';
+/** How often a process looks for deliveries of processes that died. */
+export const TAKEOVER_INTERVAL_MS = 2_000;
+
+/** A delivery as the database keeps it: plain JSON, times in virtual epoch milliseconds. */
+export interface PersistedDelivery {
+  id: string;
+  eventId: string;
+  /** The process that delivers it ({@link DeliveryJournal}). */
+  owner: string;
+  family: string;
+  event: string;
+  transactionId: string | null;
+  url: string | null;
+  body: string | null;
+  template: string | null;
+  data: string | null;
+  signingKey: string | null;
+  headers: Record<string, string> | null;
+  orderingKey: string;
+  successStatus: SuccessStatus;
+  status: DeliveryStatus;
+  reason: string | null;
+  attempts: { after: number; durationMs: number; statusCode: number | null; error: string | null }[];
+  createdAt: number;
+  nextAttemptAt: number | null;
+  completedAt: number | null;
+}
+
+/** What the journal needs of the dispatcher. */
+export interface JournalHost {
+  /** The virtual time the dispatcher's record times count from. */
+  readonly epoch: number;
+  get(seq: number): StoredDelivery | undefined;
+  idOf(delivery: StoredDelivery): string;
+  eventIdOf(delivery: StoredDelivery): string;
+  /** The sequence number of a delivery this dispatcher recorded, by id. */
+  localSeqOf(id: string): number | undefined;
+  /** Holds a delivery another process recorded (not sending it); answers its sequence number. */
+  adopt(delivery: Omit<StoredDelivery, 'seq'>): number;
+  /** Replaces the record of a delivery held, after another process changed it. */
+  replace(seq: number, delivery: StoredDelivery): void;
+  /** Starts delivering a pending delivery taken over from a process that died. */
+  takeOver(seq: number): void;
+}
+
+export class DeliveryJournal {
+  private readonly records: Collection<PersistedDelivery>;
+  /** Deliveries recorded by other processes: id to this dispatcher's sequence number. */
+  private readonly foreign = new Map<string, number>();
+  /** Pending deliveries another process delivers: sequence number to its owner. */
+  private readonly owners = new Map<number, string>();
+  private readonly timer: NodeJS.Timeout;
+  private looking = false;
+
+  constructor(
+    private readonly host: JournalHost,
+    private readonly store: Store,
+    /** This process's name as an owner. */
+    private readonly owner: string,
+    /** The owners whose processes are connected to the database now. */
+    private readonly liveOwners: () => Promise<Set<string>>,
+  ) {
+    this.records = store.collection<PersistedDelivery>(DELIVERIES_COLLECTION);
+    store.observe<PersistedDelivery>(DELIVERIES_COLLECTION, (id, value) => this.external(id, value));
+    this.timer = setInterval(() => void this.takeOverOrphans(), TAKEOVER_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  /** Whether this process delivers the delivery `seq` (false once another process took it over). */
+  owns(seq: number): boolean {
+    return !this.owners.has(seq);
+  }
+
+  /** The sequence number of a delivery another process recorded, by id. */
+  seqOf(id: string): number | undefined {
+    return this.foreign.get(id);
+  }
+
+  /** A delivery this process delivers was recorded or changed: written (with the running unit of work). */
+  written(seq: number): void {
+    const delivery = this.host.get(seq);
+    if (delivery === undefined || !this.owns(seq)) return;
+    this.records.set(this.host.idOf(delivery), this.persisted(delivery));
+  }
+
+  /** A completed delivery left the history (retention): its record goes. */
+  forgotten(delivery: StoredDelivery): void {
+    const id = this.host.idOf(delivery);
+    this.foreign.delete(id);
+    this.owners.delete(delivery.seq);
+    this.records.delete(id);
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  private persisted(delivery: StoredDelivery): PersistedDelivery {
+    const { epoch } = this.host;
+    return {
+      id: this.host.idOf(delivery),
+      eventId: this.host.eventIdOf(delivery),
+      owner: this.owner,
+      family: delivery.family,
+      event: delivery.event,
+      transactionId: delivery.transactionId ?? null,
+      url: delivery.url,
+      body: delivery.body ?? null,
+      template: delivery.template ?? null,
+      data: delivery.data ?? null,
+      signingKey: delivery.signingKey ?? null,
+      headers: delivery.headers ?? null,
+      orderingKey: orderingKeyOf(delivery),
+      successStatus: delivery.successStatus,
+      status: delivery.status,
+      reason: delivery.reason ?? null,
+      attempts: delivery.attempts.map((attempt) => ({
+        after: attempt.after,
+        durationMs: attempt.durationMs,
+        statusCode: attempt.statusCode ?? null,
+        error: attempt.error ?? null,
+      })),
+      createdAt: epoch + delivery.createdAt,
+      nextAttemptAt: delivery.nextAttemptAt === null ? null : epoch + delivery.nextAttemptAt,
+      completedAt: delivery.completedAt === null ? null : epoch + delivery.completedAt,
+    };
+  }
+
+  private restored(record: PersistedDelivery): Omit<StoredDelivery, 'seq'> {
+    const { epoch } = this.host;
+    return {
+      id: record.id,
+      eventId: record.eventId,
+      family: record.family,
+      event: record.event,
+      transactionId: record.transactionId ?? undefined,
+      url: record.url,
+      body: record.body ?? undefined,
+      template: record.template ?? undefined,
+      data: record.data ?? undefined,
+      signingKey: record.signingKey ?? undefined,
+      headers: record.headers ?? undefined,
+      orderingScope: undefined,
+      orderingKey: record.orderingKey,
+      successStatus: record.successStatus,
+      status: record.status,
+      reason: record.reason ?? undefined,
+      attempts: record.attempts.map((attempt) => ({
+        after: attempt.after,
+        durationMs: attempt.durationMs,
+        statusCode: attempt.statusCode ?? undefined,
+        error: attempt.error ?? undefined,
+      })),
+      createdAt: record.createdAt - epoch,
+      nextAttemptAt: record.nextAttemptAt === null ? null : record.nextAttemptAt - epoch,
+      completedAt: record.completedAt === null ? null : record.completedAt - epoch,
+    };
+  }
+
+  /** A delivery written by another process (or read at start). */
+  private external(id: string, record: PersistedDelivery | undefined): void {
+    // Deleted there by its retention: this process forgets it by its own.
+    if (record === undefined) return;
+    const seq = this.foreign.get(id) ?? this.host.localSeqOf(id);
+    if (seq === undefined) {
+      const adopted = this.host.adopt(this.restored(record));
+      this.foreign.set(id, adopted);
+      if (record.status === 'pending') this.owners.set(adopted, record.owner);
+      return;
+    }
+    this.host.replace(seq, { ...this.restored(record), seq, id: this.foreign.has(id) ? id : undefined });
+    if (record.status === 'pending' && record.owner !== this.owner) this.owners.set(seq, record.owner);
+    else this.owners.delete(seq);
+  }
+
+  /** Takes over the pending deliveries of processes that are gone. */
+  private async takeOverOrphans(): Promise<void> {
+    if (this.looking || this.owners.size === 0) return;
+    this.looking = true;
+    try {
+      const live = await this.liveOwners();
+      if ([...this.owners.values()].every((owner) => live.has(owner))) return;
+      const taken = new Map<number, string>();
+      // One unit of work: what other processes changed is read first, and the lock makes this
+      // process the only one to take these deliveries.
+      try {
+        await this.store.unit(() => {
+          for (const [seq, owner] of [...this.owners]) {
+            if (live.has(owner)) continue;
+            this.owners.delete(seq);
+            if (this.host.get(seq)?.status !== 'pending') continue;
+            taken.set(seq, owner);
+            this.written(seq);
+          }
+        });
+      } catch {
+        // The database is away: nothing was taken; looked at again at the next interval.
+        for (const [seq, owner] of taken) if (!this.owners.has(seq)) this.owners.set(seq, owner);
+        return;
+      }
+      for (const seq of taken.keys()) this.host.takeOver(seq);
+    } catch {
+      // The owners could not be read (the database is away): looked at again at the next interval.
+    } finally {
+      this.looking = false;
+    }
+  }
+}
