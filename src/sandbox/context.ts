@@ -8,7 +8,7 @@
  */
 import type { VirtualClock } from './clock.js';
 import type { SandboxConfig } from './config.js';
-import type { DeliveryDispatcher } from './delivery.js';
+import type { WebhookDeliveries } from './delivery/index.js';
 import type { ErrorHelpers } from './errors.js';
 import type { Logger, OperationRoute, OperationShape, LooseOperation, SandboxHandler } from './router.js';
 import type { Store } from './store.js';
@@ -45,7 +45,7 @@ export interface FamilyContext {
   readonly store: Store;
   readonly clock: VirtualClock;
   /** Webhook delivery (D23): `ctx.deliveries.enqueue({...})`. */
-  readonly deliveries: DeliveryDispatcher;
+  readonly deliveries: WebhookDeliveries;
   readonly config: SandboxConfig;
   /** The origin URLs handed out by the sandbox start with (`http://127.0.0.1:4000`), no trailing slash. */
   publicUrl(): string;

@@ -7,7 +7,7 @@
  * Families add their own (user actions) through `ctx.sandboxRoute`.
  */
 import type { VirtualClock } from './clock.js';
-import { DELIVERY_STATUSES, DeliveryQueryError, MAX_PAGE_LIMIT, type DeliveryDispatcher, type DeliveryStatus } from './delivery.js';
+import { DELIVERY_STATUSES, DeliveryQueryError, MAX_PAGE_LIMIT, type DeliveryDispatcher, type DeliveryStatus } from './delivery/index.js';
 import type { ErrorHelpers } from './errors.js';
 import { RequestError, type Reply, type SandboxHandler } from './router.js';
 import { shownWebhookUrl } from './shown-url.js';

@@ -14,7 +14,7 @@ import { ConfigError, ENVIRONMENT, partnerWebhookUrls, resolveConfig, type Confi
 import { limitConnections, TurnBatches } from './connections.js';
 import type { FamilyContext, RegisterFamily, SandboxMethod } from './context.js';
 import { registerControl } from './control.js';
-import { DeliveryDispatcher } from './delivery.js';
+import { DeliveryDispatcher } from './delivery/index.js';
 import { errorHelpers, type ErrorFormat, type ErrorHelpers } from './errors.js';
 import { registerExtras } from './families/extras.js';
 import { registerGateway } from './families/gateway.js';

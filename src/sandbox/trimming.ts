@@ -1,6 +1,6 @@
 /**
  * When the sandbox forgets what lies beyond its retention limits (D66): the oldest final
- * transactions (retention.ts) and the oldest completed webhook deliveries (delivery.ts). Forgetting
+ * transactions (retention.ts) and the oldest completed webhook deliveries (delivery/history.ts). Forgetting
  * is part of no answer; it only keeps the memory bounded. So:
  * - as a rule it is done at once, a bounded number of records each time one is added
  *   ({@link Trimming.added}), which keeps the history at its limit at a small, steady cost;

@@ -26,7 +26,7 @@
  * before routing (server.ts); its errors use the sandbox endpoints' `{ errorCode, message }` format.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Delivery } from './delivery.js';
+import type { Delivery } from './delivery/index.js';
 import type { ErrorHelpers } from './errors.js';
 import { send } from './router.js';
 

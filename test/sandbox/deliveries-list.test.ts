@@ -7,7 +7,7 @@ import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type TestSandbox } from '../support/sandbox.js';
 import { VirtualClock } from '../../src/sandbox/clock.js';
-import { DeliveryDispatcher } from '../../src/sandbox/delivery.js';
+import { DeliveryDispatcher } from '../../src/sandbox/delivery/index.js';
 
 let t: TestSandbox;
 const created: { id: string; family: string; transactionId: string }[] = [];

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/sandbox/clock.js';
-import { DeliveryDispatcher } from '../../src/sandbox/delivery.js';
+import { DeliveryDispatcher } from '../../src/sandbox/delivery/index.js';
 import { shownWebhookUrl, urlFingerprint } from '../../src/sandbox/shown-url.js';
 import { startReceiver, startSandbox, waitFor, type Receiver, type TestSandbox } from '../support/sandbox.js';
 

@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/sandbox/clock.js';
-import { DeliveryDispatcher } from '../../src/sandbox/delivery.js';
+import { DeliveryDispatcher } from '../../src/sandbox/delivery/index.js';
 import { httpSender } from '../../src/sandbox/webhook-client.js';
 import { waitFor } from '../support/sandbox.js';
 

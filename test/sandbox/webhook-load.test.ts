@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/sandbox/clock.js';
-import { DeliveryDispatcher, MAX_LOCAL_RETRIES, type EnqueueInput } from '../../src/sandbox/delivery.js';
+import { DeliveryDispatcher, MAX_LOCAL_RETRIES, type EnqueueInput } from '../../src/sandbox/delivery/index.js';
 import { WebhookTargets } from '../../src/sandbox/webhook-targets.js';
 import { startSandbox, waitFor, type TestSandbox } from '../support/sandbox.js';
 

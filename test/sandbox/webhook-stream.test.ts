@@ -8,7 +8,7 @@ import { connect, type AddressInfo, type Socket } from 'node:net';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SseParser, type SseEvent } from '../../src/cli/sse.js';
-import type { Delivery } from '../../src/sandbox/delivery.js';
+import type { Delivery } from '../../src/sandbox/delivery/index.js';
 import { errorHelpers } from '../../src/sandbox/errors.js';
 import { WebhookStream, type WebhookStreamLimits } from '../../src/sandbox/webhook-stream.js';
 import { verifySdkWebhook, verifyWebWebhook } from '../../src/webhooks/index.js';

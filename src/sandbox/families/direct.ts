@@ -10,7 +10,7 @@ import type { DirectFlow } from '../config.js';
 import type { FamilyContext } from '../context.js';
 import { paiseAndRupees, rupeeLookingWarning } from '../amounts.js';
 import { finalRecords } from '../retention.js';
-import type { SuccessStatus } from '../delivery.js';
+import type { SuccessStatus } from '../delivery/index.js';
 import type { ErrorHelpers, ErrorReply } from '../errors.js';
 import type { ChildRecords, Collection } from '../store.js';
 import { knownPartners, partnerKey } from './partner.js';

@@ -1,0 +1,118 @@
+/**
+ * The deliveries held, and their retention: completed deliveries beyond `retention.deliveries`
+ * (default 100,000) are forgotten, oldest first, a few per delivery completed and, during a sliced
+ * clock advance, after it (trimming.ts, D66); pending ones are always kept.
+ *
+ * Records are keyed by sequence number, small integers, not the id strings: recording and
+ * forgetting an event hashes no string (D62). The creation order is an array of those numbers,
+ * ascending (an id follows from its number); forgotten ones stay in it until it is compacted.
+ */
+import Denque from 'denque';
+import type { VirtualClock } from '../clock.js';
+import { Trimming } from '../trimming.js';
+import type { StoredDelivery } from './stored.js';
+
+export class DeliveryHistory {
+  private readonly deliveries = new Map<number, StoredDelivery>();
+  private nextSeq = 1;
+  private seqs: number[] = [];
+  private forgotten = 0;
+  /**
+   * Where the deliveries held begin in {@link order}: every number before it is forgotten. The
+   * oldest completed deliveries go first, so most forgotten ones lie there, and a page from the
+   * start begins here rather than scanning them (a first page must show a delivery when any is held).
+   */
+  private start = 0;
+  /** Sequence numbers of the completed deliveries held, in the order they completed. */
+  private readonly completed = new Denque<number>();
+  /** Sequence numbers of the pending deliveries. */
+  private readonly pending = new Set<number>();
+  private readonly trimming: Trimming;
+
+  constructor(
+    clock: VirtualClock,
+    private readonly retain: number,
+  ) {
+    this.trimming = new Trimming(clock, {
+      excess: () => this.completed.length - this.retain,
+      trim: (count) => this.forgetOldest(count),
+    });
+  }
+
+  /** The sequence number of the next delivery. */
+  takeSeq(): number {
+    return this.nextSeq++;
+  }
+
+  get(seq: number): StoredDelivery | undefined {
+    return this.deliveries.get(seq);
+  }
+
+  /** Replaces the record of a delivery held. */
+  set(seq: number, delivery: StoredDelivery): void {
+    this.deliveries.set(seq, delivery);
+  }
+
+  /** Holds a new delivery, readable by {@link get}; {@link ordered} then places it. */
+  add(delivery: StoredDelivery): void {
+    this.deliveries.set(delivery.seq, delivery);
+  }
+
+  /** After {@link add}: the delivery joins the creation order, and the pending or the completed ones. */
+  ordered(delivery: StoredDelivery): void {
+    this.seqs.push(delivery.seq);
+    if (delivery.status === 'not_sent') this.retire(delivery.seq);
+    else this.pending.add(delivery.seq);
+  }
+
+  /** A pending delivery completed (delivered or abandoned). */
+  complete(seq: number): void {
+    if (this.pending.delete(seq)) this.retire(seq);
+  }
+
+  /** The sequence numbers held, ascending; forgotten ones among them (see {@link get}). */
+  get order(): readonly number[] {
+    return this.seqs;
+  }
+
+  /** Where the deliveries held begin in {@link order}. */
+  get orderStart(): number {
+    return this.start;
+  }
+
+  /** Deliveries not yet delivered or abandoned. */
+  get pendingCount(): number {
+    return this.pending.size;
+  }
+
+  /** Deliveries held (the pending ones and the retained completed ones). */
+  get size(): number {
+    return this.deliveries.size;
+  }
+
+  /**
+   * A delivery is complete: it joins the retained ones, and the oldest beyond the limit go (a few
+   * per delivery completed; during a sliced clock advance, after it: trimming.ts, D66).
+   */
+  private retire(seq: number): void {
+    this.completed.push(seq);
+    this.trimming.added();
+  }
+
+  /** Forgets up to `count` of the oldest completed deliveries beyond the limit. */
+  private forgetOldest(count: number): void {
+    for (let left = count; left > 0 && this.completed.length > this.retain; left--) {
+      this.deliveries.delete(this.completed.shift()!);
+      this.forgotten++;
+    }
+    const seqs = this.seqs;
+    while (this.start < seqs.length && !this.deliveries.has(seqs[this.start]!)) this.start++;
+    if (this.forgotten > 1024 && this.forgotten * 2 > this.seqs.length) this.compact();
+  }
+
+  private compact(): void {
+    this.seqs = this.seqs.filter((seq) => this.deliveries.has(seq));
+    this.forgotten = 0;
+    this.start = 0;
+  }
+}

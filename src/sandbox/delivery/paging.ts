@@ -1,0 +1,87 @@
+/**
+ * The deliveries held, a page at a time, in creation order and filtered by transaction id, family
+ * and status (D64, D67): at most `limit` deliveries and about `limits.pageBytes` bytes of them, at
+ * most 20,000 records looked at per page, and a signed cursor (ids.ts) to go on from.
+ */
+import { upperBound } from '../sorted.js';
+import type { DeliveryHistory } from './history.js';
+import type { DeliveryIds } from './ids.js';
+import type { StoredDelivery } from './stored.js';
+import { TransactionIndex } from './transaction-index.js';
+import { DEFAULT_PAGE_LIMIT, DeliveryQueryError, MAX_PAGE_LIMIT, type Delivery, type DeliveryPage, type DeliveryQuery } from './types.js';
+
+/** Records looked at for one page at most; a page may then be short, with a `nextCursor`. */
+const MAX_SCAN = 20_000;
+/** What a delivery's view takes besides its body (ids, URL, headers, times), and each attempt, about. */
+const VIEW_OVERHEAD_BYTES = 1024;
+const ATTEMPT_VIEW_BYTES = 160;
+
+export class DeliveryPages {
+  private readonly index: TransactionIndex;
+
+  /** `pageBytes`: the bytes of one page, about (D67). */
+  constructor(
+    private readonly history: DeliveryHistory,
+    private readonly ids: DeliveryIds,
+    private readonly view: (delivery: StoredDelivery) => Delivery,
+    private readonly pageBytes: number,
+  ) {
+    this.index = new TransactionIndex(history);
+  }
+
+  /**
+   * One page of deliveries in creation order, filtered by transaction id, family and status. A
+   * page may hold fewer than `limit` deliveries while `nextCursor` is not null (at most 20,000
+   * records are looked at per page, and a page filtered by transaction indexes at most 20,000 more,
+   * D64). Throws {@link DeliveryQueryError} for a bad limit or cursor.
+   */
+  page(query: DeliveryQuery = {}): DeliveryPage {
+    const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_LIMIT) {
+      throw new DeliveryQueryError('limit', `limit must be a whole number from 1 to ${MAX_PAGE_LIMIT}.`);
+    }
+    const scope = `${query.transactionId ?? ''}\u0000${query.family ?? ''}\u0000${query.status ?? ''}`;
+    const afterSeq = query.after === undefined ? 0 : this.ids.readCursor(query.after, scope);
+    const matches = (delivery: StoredDelivery) =>
+      (query.family === undefined || delivery.family === query.family) &&
+      (query.status === undefined || delivery.status === query.status) &&
+      (query.transactionId === undefined || delivery.transactionId === query.transactionId);
+
+    // The candidates: one transaction's deliveries, or all of them, from just after the cursor. The
+    // index of transactions covers the deliveries up to `indexed` (all of them when it caught up).
+    const indexed = query.transactionId === undefined || this.index.catchUp(MAX_SCAN) ? Number.POSITIVE_INFINITY : this.index.upTo;
+    const seqs = query.transactionId === undefined ? this.history.order : this.index.seqsOf(query.transactionId);
+    const found: StoredDelivery[] = [];
+    let lastSeq = afterSeq;
+    let scanned = 0;
+    let index = upperBound(seqs, afterSeq);
+    if (query.transactionId === undefined) index = Math.max(index, this.history.orderStart);
+    // At most `limit` deliveries and about `pageBytes` bytes of them (at least one).
+    let bytes = 0;
+    for (; index < seqs.length && found.length <= limit && scanned < MAX_SCAN; index++, scanned++) {
+      const seq = seqs[index]!;
+      const delivery = this.history.get(seq);
+      if (delivery !== undefined && matches(delivery)) {
+        if (found.length === limit) break;
+        const size = sizeOf(delivery);
+        if (found.length > 0 && bytes + size > this.pageBytes) break;
+        bytes += size;
+        found.push(delivery);
+      }
+      lastSeq = seq;
+    }
+    let more = index < seqs.length;
+    if (!more && indexed !== Number.POSITIVE_INFINITY) {
+      // Not indexed yet beyond `indexed`: the next page goes on from there (never back).
+      more = true;
+      lastSeq = Math.max(lastSeq, indexed);
+    }
+    return { deliveries: found.map((delivery) => this.view(delivery)), nextCursor: more ? this.ids.writeCursor(lastSeq, scope) : null };
+  }
+}
+
+/** About how many bytes a delivery's view takes in a page: its body, and a bound for the rest. */
+function sizeOf(delivery: StoredDelivery): number {
+  const body = delivery.body ?? '';
+  return body.length + VIEW_OVERHEAD_BYTES + delivery.attempts.length * ATTEMPT_VIEW_BYTES;
+}
