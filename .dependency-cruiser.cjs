@@ -4,12 +4,18 @@
  *   generated/  ->  library (src/clients, src/signature.ts, src/webhooks*, src/contract*, src/http,
  *                   src/browser, src/index.ts)  ->  src/sandbox  ->  src/cli, scripts, bench, test
  *
- * A module may import from its own layer and the layers to its left, never to its right. Run by
+ * A module may import from its own layer and the layers to its left, never to its right. Inside the
+ * sandbox, the families and the gateway engine reach the scale machinery (webhook delivery,
+ * retention) only through its entry modules. Run by
  * test/layers.test.ts (so CI fails on a regression) and by hand: `npm run lint:layers`.
  */
 const LIBRARY = '^src/(clients/|signature\\.ts$|webhooks|contract|http/|browser/|index\\.ts$)';
 const SANDBOX = '^src/sandbox/';
 const TOP = '^(src/cli/|scripts/|bench/|test/|examples/)';
+/** The sandbox's domain modules: the families and the gateway engine. */
+const DOMAIN = '^src/sandbox/(families|gateway)/';
+/** The machinery behind the small interfaces the domain modules use (delivery/index.ts, retention.ts, clock.ts). */
+const MACHINERY_INTERNALS = '^src/sandbox/(delivery/|trimming\\.ts$)';
 /** Entries a browser bundle may include: nothing from Node in them or what they import. */
 const BROWSER_SAFE = '^src/(browser/|clients/(gateway|extras|transport|retry-safety)\\.ts$)';
 
@@ -42,6 +48,14 @@ module.exports = {
       comment: 'The sandbox imports nothing from the CLI, scripts, bench or tests.',
       from: { path: SANDBOX },
       to: { path: TOP },
+    },
+    {
+      name: 'domain-through-machinery-entries',
+      severity: 'error',
+      comment:
+        "The families and the gateway engine use the sandbox's scale machinery through its small interfaces: webhook delivery through delivery/index.ts only, retention through retention.ts, never trimming.ts or another file of delivery/.",
+      from: { path: DOMAIN },
+      to: { path: MACHINERY_INTERNALS, pathNot: '^src/sandbox/delivery/index\\.ts$' },
     },
     {
       name: 'cli-not-into-tools',

@@ -3,8 +3,8 @@
  *   generated/ -> library -> src/sandbox -> src/cli, scripts, bench, tests.
  * The repository breaks no rule; and each rule does fail on a small tree that breaks it, so a
  * regression (a cycle, an import against the layers, a devDependency at run time, Node in a
- * browser-safe entry) fails CI. Importing any module of src/ starts nothing (package.json's
- * `sideEffects` relies on it).
+ * browser-safe entry, a family reaching past the entry modules of the sandbox's machinery) fails
+ * CI. Importing any module of src/ starts nothing (package.json's `sideEffects` relies on it).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -107,6 +107,13 @@ describe('each rule', () => {
   write('src/sandbox/assets.ts', "import { build } from 'esbuild';\nexport const bundle = build;\n");
   write('src/clients/gateway.ts', "import { createHash } from 'node:crypto';\nimport createClient from 'openapi-fetch';\nexport const client = [createHash, createClient];\n");
 
+  // A family and the gateway engine reach into the machinery behind its entry modules.
+  write('src/sandbox/delivery/index.ts', "export type { Receivers } from './queue.js';\n");
+  write('src/sandbox/delivery/queue.ts', 'export type Receivers = 1;\n');
+  write('src/sandbox/trimming.ts', 'export const trim = 1;\n');
+  write('src/sandbox/families/sdk.ts', "import type { Receivers } from '../delivery/index.js';\nimport type { Receivers as Queue } from '../delivery/queue.js';\nexport type Sdk = Receivers | Queue;\n");
+  write('src/sandbox/gateway/engine.ts', "import { trim } from '../trimming.js';\nexport const engine = trim;\n");
+
   it('fails on a tree that breaks it', async () => {
     const found = await violations(fixture, ['src']);
     expect(found).toEqual(
@@ -116,7 +123,10 @@ describe('each rule', () => {
         expect.stringMatching(/^no-circular: src\/sandbox\/web(-checkout)?\.ts -> /),
         expect.stringMatching(/^no-dev-dependency-at-run-time: src\/sandbox\/assets\.ts -> .*node_modules\/esbuild\//),
         'browser-safe-without-node: src/clients/gateway.ts -> crypto',
+        'domain-through-machinery-entries: src/sandbox/families/sdk.ts -> src/sandbox/delivery/queue.ts',
+        'domain-through-machinery-entries: src/sandbox/gateway/engine.ts -> src/sandbox/trimming.ts',
       ]),
     );
+    expect(found).not.toContain('domain-through-machinery-entries: src/sandbox/families/sdk.ts -> src/sandbox/delivery/index.ts');
   });
 });

@@ -5,7 +5,8 @@
  * of each test is generous (the earlier quadratic code did not finish 8,000 refunds in 50 s).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COLLECTIONS, GATEWAY, type CheckRecord, type InvitationRecord, type MerchantRecord } from '../../src/sandbox/gateway/state.js';
+import { COLLECTIONS, type CheckRecord, type InvitationRecord, type MerchantRecord } from '../../src/sandbox/gateway/records.js';
+import { GATEWAY } from '../../src/sandbox/gateway/values.js';
 import { MemoryStore } from '../../src/sandbox/store.js';
 import { sdkSignature } from '../../src/signature.js';
 import { DEVICE, startGateway, type GatewayTest } from '../support/gateway.js';

@@ -34,7 +34,7 @@ import { changed, NO_ATTEMPTS, orderingKeyOf, scopeOf, shared, type StoredAttemp
 import { isReceived, MAX_PAGE_LIMIT, type BodyTemplate, type Delivery, type DeliveryPage, type DeliveryQuery, type EnqueueInput, type TemplatedBody } from './types.js';
 import { DeliveryViews } from './views.js';
 
-export interface DispatcherOptions {
+interface DispatcherOptions {
   clock: VirtualClock;
   log?: (level: 'info' | 'warn', message: string) => void;
   /** The fetch used for attempts (tests may replace it). */

@@ -10,22 +10,9 @@
  */
 import type { DeliveryDispatcher } from './dispatcher.js';
 
-export { DeliveryDispatcher, type DispatcherOptions } from './dispatcher.js';
+export { DeliveryDispatcher } from './dispatcher.js';
 export { MAX_LOCAL_RETRIES } from './retry.js';
-export {
-  DELIVERY_STATUSES,
-  DeliveryQueryError,
-  MAX_PAGE_LIMIT,
-  type BodyTemplate,
-  type Delivery,
-  type DeliveryAttempt,
-  type DeliveryPage,
-  type DeliveryQuery,
-  type DeliveryStatus,
-  type EnqueueInput,
-  type SuccessStatus,
-  type TemplatedBody,
-} from './types.js';
+export { DELIVERY_STATUSES, DeliveryQueryError, MAX_PAGE_LIMIT, type Delivery, type DeliveryStatus, type EnqueueInput, type SuccessStatus } from './types.js';
 
 /**
  * What a family uses of webhook delivery: `record` (or `enqueue`, which also answers the view) an

@@ -25,7 +25,7 @@ export function isReceived(successStatus: SuccessStatus, statusCode: number): bo
   return statusCode >= 200 && statusCode < 400;
 }
 
-export interface DeliveryAttempt {
+interface DeliveryAttempt {
   /** 1 for the first attempt. */
   attempt: number;
   /** When it started (virtual time, RFC 3339). */

@@ -16,12 +16,10 @@
 import type { FamilyContext } from '../context.js';
 import { createEngine } from '../gateway/engine.js';
 import { registerMerchants } from '../gateway/merchants.js';
+import { gatewayState } from '../gateway/records.js';
 import { registerRefunds } from '../gateway/refunds.js';
 import { registerSettlement } from '../gateway/settlement.js';
-import { gatewayState } from '../gateway/state.js';
 import { registerTransactions } from '../gateway/transactions.js';
-
-export { GATEWAY } from '../gateway/state.js';
 
 export function registerGateway(ctx: FamilyContext): void {
   const state = gatewayState(ctx);

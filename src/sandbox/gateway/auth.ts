@@ -18,7 +18,7 @@ import {
 import { secretEquals, type BasicCredentials } from '../config.js';
 import type { FamilyContext } from '../context.js';
 import type { AuthResult, IncomingRequest } from '../router.js';
-import type { GatewayState, MerchantPrincipal } from './state.js';
+import type { GatewayState, MerchantPrincipal } from './records.js';
 
 /** Compared against when the username is unknown, so that both cases cost the same. */
 const NO_PASSWORD = randomBytes(24).toString('base64url');

@@ -21,23 +21,10 @@ import type { ErrorReply } from '../errors.js';
 import { finalRecords, FinalRecords } from '../retention.js';
 import { findTestUser } from '../fixtures.js';
 import { preEligibility } from '../test-users.js';
-import {
-  COLLECTIONS,
-  GATEWAY,
-  isFinal,
-  refundView,
-  sendWebhook,
-  transactionKey,
-  transactionView,
-  transactionWebhookUrl,
-  type FailureReason,
-  type GatewayState,
-  type IneligibilityReason,
-  type OtpState,
-  type CheckRecord,
-  type RefundRecord,
-  type TransactionRecord,
-} from './state.js';
+import { COLLECTIONS, transactionKey, type CheckRecord, type FailureReason, type GatewayState, type IneligibilityReason, type OtpState, type RefundRecord, type TransactionRecord } from './records.js';
+import { GATEWAY } from './values.js';
+import { isFinal, refundView, transactionView } from './views.js';
+import { sendWebhook, transactionWebhookUrl } from './webhooks.js';
 import { addDays, istDate } from './ist-dates.js';
 
 export type Eligibility = { eligible: true } | { eligible: false; reason: IneligibilityReason };

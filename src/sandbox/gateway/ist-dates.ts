@@ -1,5 +1,5 @@
 /** Calendar days in India Standard Time, as settlement (D19) counts them. */
-import { time } from './state.js';
+import { time } from './values.js';
 
 /** India Standard Time is UTC+05:30 all year. */
 const IST_OFFSET_MS = 330 * time.MINUTE;

@@ -14,16 +14,10 @@ import Denque from 'denque';
 import type { operations } from '../../../generated/types/gateway.js';
 import type { FamilyContext } from '../context.js';
 import { issueCredentials, merchantApiAuth } from './auth.js';
-import {
-  GATEWAY,
-  merchantView,
-  time,
-  type DocumentType,
-  type GatewayState,
-  type MerchantRecord,
-  type StoredDocument,
-  webhookUrlProblem,
-} from './state.js';
+import type { DocumentType, GatewayState, MerchantRecord, StoredDocument } from './records.js';
+import { GATEWAY, time } from './values.js';
+import { merchantView } from './views.js';
+import { webhookUrlProblem } from './webhooks.js';
 
 /** What the first bytes of a file say it is (D08 accepts PDF, PNG and JPEG only). */
 export function detectFormat(bytes: Buffer): StoredDocument['format'] | undefined {

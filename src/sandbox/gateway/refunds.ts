@@ -15,15 +15,10 @@ import { paiseAndRupees } from '../amounts.js';
 import type { FamilyContext } from '../context.js';
 import { transactionalApiAuth } from './auth.js';
 import type { TransactionEngine } from './engine.js';
-import {
-  GATEWAY,
-  refundedAmount,
-  refundView,
-  statusOf,
-  type GatewayState,
-  type MerchantPrincipal,
-  webhookUrlProblem,
-} from './state.js';
+import type { GatewayState, MerchantPrincipal } from './records.js';
+import { GATEWAY } from './values.js';
+import { refundedAmount, refundView, statusOf } from './views.js';
+import { webhookUrlProblem } from './webhooks.js';
 
 /** D24: the most refunds one transaction takes, failed ones included (its record lists them all). */
 export const MAX_REFUNDS_PER_TRANSACTION = 10_000;

@@ -14,12 +14,15 @@
  * every transaction of the merchant, and transactions forgotten by retention still count.
  */
 import { createHash } from 'node:crypto';
-import type { operations } from '../../../generated/types/gateway.js';
+import type { components, operations } from '../../../generated/types/gateway.js';
 import type { FamilyContext } from '../context.js';
 import { transactionalApiAuth } from './auth.js';
 import type { TransactionEngine } from './engine.js';
 import { addDays, istDate } from './ist-dates.js';
-import { GATEWAY, time, type GatewayState, type MerchantPrincipal, type SettlementView } from './state.js';
+import type { GatewayState, MerchantPrincipal } from './records.js';
+import { GATEWAY, time } from './values.js';
+
+type SettlementView = components['schemas']['GatewaySettlement'];
 
 function daysBetween(from: string, to: string): number {
   return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / time.DAY);

@@ -14,24 +14,11 @@ import type { FamilyContext } from '../context.js';
 import { keepJson, type KeptJson } from '../stored-json.js';
 import { transactionalApiAuth } from './auth.js';
 import { gatewayEligibility, newOtp, type TransactionEngine } from './engine.js';
-import {
-  GATEWAY,
-  checkView,
-  downPaymentFor,
-  isFinal,
-  nextStepOf,
-  stageView,
-  statusOf,
-  time,
-  transactionKey,
-  transactionView,
-  type CheckRecord,
-  type FailureReason,
-  type GatewayState,
-  type MerchantPrincipal,
-  type TransactionRecord,
-  webhookUrlProblem,
-} from './state.js';
+import { downPaymentFor } from '../fixtures.js';
+import { transactionKey, type CheckRecord, type FailureReason, type GatewayState, type MerchantPrincipal, type TransactionRecord } from './records.js';
+import { GATEWAY, time } from './values.js';
+import { checkView, isFinal, nextStepOf, stageView, statusOf, transactionView } from './views.js';
+import { webhookUrlProblem } from './webhooks.js';
 
 /** The list cursor: base64url of `<createdAt>:<id>` of the last transaction of the page. */
 /**
