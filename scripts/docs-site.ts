@@ -36,7 +36,7 @@ import { precompress } from './docs-compress.js';
 import { DiagramMissingError, replaceDiagrams } from './docs-diagrams.js';
 import { EXTRA_PAGES } from './docs-pages/index.js';
 import { withShortCalls } from './samples/short.js';
-import { FAMILIES, MOCK_PORTS, type Family } from './families.js';
+import { FAMILIES, familyInfo, MOCK_PORTS, type Family } from './families.js';
 import { expandWorkflows } from './docs-workflows.js';
 
 const root = resolve(import.meta.dirname, '..');
@@ -122,12 +122,8 @@ const FEATURED_GUIDES: [string, string][] = [
   ['web-checkout.md', 'Web checkout'],
 ];
 
-const FAMILY_INTRO: Record<Family, { audience: string; label: string }> = {
-  gateway: { label: 'Gateway integration', audience: 'Payment gateways: merchant onboarding (Merchant API) and transactions, OTPs, down payments, refunds, settlement (Transactional API).' },
-  extras: { label: 'Extras', audience: 'Merchants of the direct integration: a user\'s credit info, identification and data pushes.' },
-  web: { label: 'Web flow', audience: 'Merchants\' websites: a signed initiate, the browser script sdk.js, status checks and webhooks.' },
-  sdk: { label: 'SDK flow', audience: 'Merchants\' mobile apps: a signed initiate, confirmation in the mobile SDK, status checks, refunds and webhooks.' },
-};
+/** A link to a family's document (`openapi/sdk.yaml`, `../generated/openapi/sdk.json`): its page instead. */
+const FAMILY_DOCUMENT_LINK = new RegExp(`^(?:\\.\\./)?(?:generated/)?openapi/(${FAMILIES.join('|')})\\.(?:ya?ml|json)$`);
 
 /** The CDN addresses of the "API docs by Redocly" logo in Redoc's page, and their local copies. */
 const REDOC_LOGOS: [string, string][] = [
@@ -426,7 +422,7 @@ function renderGuide(guide: Guide, markdown: string, guides: Guide[], families: 
 function rewriteLink(href: string, guideFiles: Set<string>): string {
   const match = href.match(/^(?:\.\/)?(?:docs\/)?([^/?#]+\.md)(#.*)?$/);
   if (match && guideFiles.has(match[1] as string)) return `${(match[1] as string).slice(0, -3)}.html${match[2] ?? ''}`;
-  const family = href.match(/^(?:\.\.\/)?(?:generated\/)?openapi\/(gateway|extras|web|sdk)\.(?:ya?ml|json)$/);
+  const family = href.match(FAMILY_DOCUMENT_LINK);
   if (family) return `${family[1]}.html`;
   return href;
 }
@@ -448,9 +444,9 @@ function renderHome(documents: Map<Family, Record<string, unknown>>, guides: Gui
       const operations = countOperations(document);
       return `      <li class="card">
         <h3><a href="${family}.html">${escapeHtml(String(info.title ?? family))}</a></h3>
-        <p class="label">${escapeHtml(FAMILY_INTRO[family].label)} · version ${escapeHtml(String(info.version ?? ''))} · ${operations.operations} operations${operations.webhooks ? `, ${operations.webhooks} webhook${operations.webhooks > 1 ? 's' : ''}` : ''}</p>
+        <p class="label">${escapeHtml(familyInfo(family).label)} · version ${escapeHtml(String(info.version ?? ''))} · ${operations.operations} operations${operations.webhooks ? `, ${operations.webhooks} webhook${operations.webhooks > 1 ? 's' : ''}` : ''}</p>
         <p>${escapeHtml(String(info.summary ?? ''))}</p>
-        <p class="audience">${escapeHtml(FAMILY_INTRO[family].audience)}</p>
+        <p class="audience">${escapeHtml(familyInfo(family).audience)}</p>
         <p class="links"><a href="${family}.html">Reference</a> · <a href="openapi/${family}.json" download>OpenAPI document</a> · mock on port <code>${MOCK_PORTS[family]}</code></p>
       </li>`;
     })
@@ -521,7 +517,7 @@ function layout(page: {
   const nav = [
     `<a href="index.html"${current('index.html')}>Home</a>`,
     ...featured,
-    ...page.families.map((f) => `<a href="${f}.html">${escapeHtml(FAMILY_INTRO[f].label)}</a>`),
+    ...page.families.map((f) => `<a href="${f}.html">${escapeHtml(familyInfo(f).label)}</a>`),
     ...EXTRA_PAGES.map((extra) => `<a href="${extra.file}"${current(extra.file)}>${escapeHtml(extra.label)}</a>`),
   ].join('\n        ');
   const guideNav = (['integrators', 'implementers'] as const)

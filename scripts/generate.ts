@@ -5,6 +5,8 @@
  *   generated/types/<family>.d.ts              openapi-typescript types, made from the bundles
  *   generated/operations/<family>.js (+ .d.ts)  each operation's method, path and retry safety
  *                                              (`x-retry-safe`, D60), read by the typed clients
+ *   generated/webhooks.js (+ .d.ts)             every family's webhooks by name, with their literal
+ *                                              types: the one list of webhook events (src/contract/webhooks.ts)
  *
  * `--check` writes nothing and exits 1 when a committed file is stale.
  */
@@ -41,6 +43,7 @@ function bundles(): Map<string, string> {
   try {
     run(bin('redocly'), ['bundle', ...FAMILIES, '--output', dir, '--ext', 'json', '--lint-config', 'off']);
     const files = new Map<string, string>();
+    const webhooks: Record<string, WebhookInfo[]> = {};
     for (const family of FAMILIES) {
       const bundled = JSON.parse(readFileSync(join(dir, `${family}.json`), 'utf8')) as Record<string, unknown>;
       const document = withCodeSamples(family, bundled);
@@ -48,7 +51,10 @@ function bundles(): Map<string, string> {
       files.set(`generated/openapi/${family}.yaml`, `# ${HEADER}\n${stringify(document, { lineWidth: 0 })}`);
       files.set(`generated/operations/${family}.js`, operationsModule(family, document));
       files.set(`generated/operations/${family}.d.ts`, OPERATIONS_TYPES);
+      webhooks[family] = webhooksOf(family, document);
     }
+    files.set('generated/webhooks.js', webhooksModule(webhooks));
+    files.set('generated/webhooks.d.ts', webhooksTypes(webhooks));
     return files;
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -71,6 +77,62 @@ function operationsModule(family: string, document: Record<string, unknown>): st
     }
   }
   return `// ${HEADER}\n/** The operations of the ${family} family: method, path template and retry safety (x-retry-safe, D60). */\nexport const operations = ${JSON.stringify(operations, null, 2)};\n`;
+}
+
+interface WebhookInfo {
+  name: string;
+  method: string;
+  /** The body's only property, when the body is that one object (`{ transaction }`, `{ refund }`). */
+  envelope?: string;
+}
+
+/** The webhooks of a bundled document, in its order. */
+function webhooksOf(family: string, document: Record<string, unknown>): WebhookInfo[] {
+  const found: WebhookInfo[] = [];
+  for (const [name, item] of Object.entries((document.webhooks ?? {}) as Record<string, Record<string, unknown>>)) {
+    for (const method of HTTP_METHODS) {
+      const operation = item[method] as { requestBody?: { content?: Record<string, { schema?: unknown }> } } | undefined;
+      if (operation === undefined) continue;
+      const envelope = envelopeOf(document, operation.requestBody?.content?.['application/json']?.schema);
+      found.push(envelope === undefined ? { name, method: method.toUpperCase() } : { name, method: method.toUpperCase(), envelope });
+    }
+    if (!found.some((webhook) => webhook.name === name)) throw new Error(`${family}: the webhook ${name} has no operation`);
+  }
+  return found;
+}
+
+/** The one property of an object schema that has exactly one, required, and no other; else undefined. */
+function envelopeOf(document: Record<string, unknown>, schema: unknown): string | undefined {
+  let node = schema as { $ref?: string; properties?: Record<string, unknown>; required?: string[]; additionalProperties?: unknown } | undefined;
+  for (let depth = 0; depth < 8 && typeof node?.$ref === 'string'; depth++) {
+    node = node.$ref.slice(2).split('/').reduce<any>((value, key) => value?.[key], document);
+  }
+  const keys = Object.keys(node?.properties ?? {});
+  return keys.length === 1 && node?.additionalProperties === false && node.required?.includes(keys[0]!) ? keys[0] : undefined;
+}
+
+function webhooksModule(webhooks: Record<string, WebhookInfo[]>): string {
+  return `// ${HEADER}
+/** Each family's webhooks, in its document's order: name, method, and the body's envelope property if any. */
+export const webhooks = ${JSON.stringify(webhooks, null, 2)};
+`;
+}
+
+/** The same as literal types, so that the families with webhooks and the event names are types too. */
+function webhooksTypes(webhooks: Record<string, WebhookInfo[]>): string {
+  const entry = (webhook: WebhookInfo) =>
+    `{ readonly name: ${JSON.stringify(webhook.name)}; readonly method: ${JSON.stringify(webhook.method)}${
+      webhook.envelope === undefined ? '' : `; readonly envelope: ${JSON.stringify(webhook.envelope)}`
+    } }`;
+  const families = Object.entries(webhooks).map(
+    ([family, list]) => `  readonly ${family}: readonly [${list.map((webhook) => `\n    ${entry(webhook)},`).join('')}${list.length > 0 ? '\n  ' : ''}];`,
+  );
+  return `// ${HEADER}
+/** Each family's webhooks, in its document's order: name, method, and the body's envelope property if any. */
+export declare const webhooks: {
+${families.join('\n')}
+};
+`;
 }
 
 const OPERATIONS_TYPES = `// ${HEADER}

@@ -35,7 +35,7 @@ import { Agent, createServer, request as httpRequest, type IncomingHttpHeaders, 
 import type { AddressInfo } from 'node:net';
 import { amountIssue, amountProblemOf, isAmountField } from '../src/sandbox/amounts.js';
 import { malformedSignatureDetail } from '../src/sandbox/families/partner.js';
-import type { Family } from './families.js';
+import { familyInfo, type Family } from './families.js';
 
 export interface ErrorProxyOptions {
   family: Family;
@@ -91,7 +91,7 @@ const HOP_BY_HOP = new Set([
 
 export async function startErrorProxy(options: ErrorProxyOptions): Promise<ErrorProxy> {
   const names = documentedNames(options.document);
-  const format: Format = options.family === 'gateway' || options.family === 'extras' ? 'apiError' : 'messageError';
+  const format: Format = familyInfo(options.family).errorFormat;
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
 
   const server = createServer((incoming, outgoing) => {

@@ -27,7 +27,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
-import { FAMILIES, MOCK_PORTS, type Family } from './families.js';
+import { FAMILIES, familyInfo, MOCK_PORTS, type Family } from './families.js';
 import { startErrorProxy, type ErrorProxy } from './mock-proxy.js';
 
 const root = resolve(import.meta.dirname, '..');
@@ -45,13 +45,10 @@ function prismEntry(): string | undefined {
   }
 }
 
-/** What each family's mock serves, for people reading the start-up lines. */
-export const FAMILY_LABELS: Record<Family, string> = {
-  gateway: 'Merchant and Transactional API',
-  extras: 'Extras API: credit information',
-  web: 'Web-initiated flow API',
-  sdk: 'SDK flow API',
-};
+/** What each family's mock serves, for people reading the start-up lines (`apis` of its row). */
+export function familyLabel(family: Family): string {
+  return familyInfo(family).apis;
+}
 
 export interface MockOptions {
   /** The families to serve; default all four. */

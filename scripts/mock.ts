@@ -14,7 +14,7 @@
 import { parseArgs } from 'node:util';
 import { watchLauncher } from '../src/cli/launcher.js';
 import { FAMILIES, MOCK_PORTS, isFamily, type Family } from './families.js';
-import { FAMILY_LABELS, MockStartError, startMocks, type RunningMocks } from './mock-servers.js';
+import { familyLabel, MockStartError, startMocks, type RunningMocks } from './mock-servers.js';
 
 const USAGE = `Usage: npm run mock -- [--family <name>]... [--host <address>] [--port-offset <n>] [--quiet]
 
@@ -117,7 +117,7 @@ try {
 
 for (const family of families) {
   process.stdout.write(
-    `${family.padEnd(width)}  ${mocks.urls[family]}  (${FAMILY_LABELS[family]}; its Prism, internal: 127.0.0.1:${mocks.internalPorts[family]})\n`,
+    `${family.padEnd(width)}  ${mocks.urls[family]}  (${familyLabel(family)}; its Prism, internal: 127.0.0.1:${mocks.internalPorts[family]})\n`,
   );
 }
 process.stdout.write(

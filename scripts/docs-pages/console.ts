@@ -19,10 +19,9 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TEST_CREDENTIALS } from '../../src/sandbox/fixtures.js';
-import { FAMILIES, type Family } from '../families.js';
+import { FAMILIES, familyInfo, type Family } from '../families.js';
 import type { ExtraPage, PageContext } from './page.js';
 
-const SIGNED: ReadonlySet<Family> = new Set(['web', 'sdk']);
 
 /** The console's copy of a family's document: servers and signature headers for the sandbox route. */
 export function consoleDocument(family: Family, document: Record<string, unknown>): Record<string, unknown> {
@@ -30,12 +29,12 @@ export function consoleDocument(family: Family, document: Record<string, unknown
   copy.servers = [
     {
       url: `/sandbox/${family}`,
-      description: SIGNED.has(family)
+      description: familyInfo(family).signed
         ? "The local sandbox, through the docs server, which signs each request with the sandbox's test key"
         : 'The local sandbox, through the docs server (test credentials: see the sandbox guide)',
     },
   ];
-  if (SIGNED.has(family)) signatureHeaders(copy, family);
+  if (familyInfo(family).signed) signatureHeaders(copy, family);
   return copy;
 }
 

@@ -253,10 +253,10 @@ export function nodeWebhook(plan: WebhookPlan): string {
     `  family: '${plan.family}',`,
     '  secret,',
     '  onEvent(event) {',
-    ...(plan.family === 'gateway'
+    ...(plan.envelope !== undefined
       ? [
-          `    // Transaction and refund webhooks arrive at the same URL; this sample handles the ${plan.name === 'refundUpdated' ? 'refund' : 'transaction'} ones.`,
-          `    if (event.kind !== '${plan.name === 'refundUpdated' ? 'refund' : 'transaction'}') return;`,
+          `    // Transaction and refund webhooks arrive at the same URL; this sample handles the ${plan.envelope} ones.`,
+          `    if (event.kind !== '${plan.envelope}') return;`,
         ]
       : []),
     '    // Verified. Deduplicate on event.eventId (the same on every retry), record the event, answer quickly.',

@@ -73,6 +73,11 @@ export interface WebhookPlan {
   secret: 'privateKey' | 'transactionalPassword';
   /** The web flow's body carries the status signature of `transactionId` and `status` too (D22). */
   statusSignature: boolean;
+  /**
+   * The body's one property when it wraps one object (`{ transaction }`, `{ refund }`): the `kind`
+   * of the verified event, which tells apart the webhooks that share one URL.
+   */
+  envelope?: string;
   /** Fields of the verified body the receiver prints. */
   print: readonly JsonPath[];
 }
@@ -580,19 +585,31 @@ function sdkPlans(contract: Contract): OperationPlan[] {
   ];
 }
 
-const WEBHOOK_FIELDS: Record<string, readonly JsonPath[]> = {
-  'sdk/transactionStatus': [['merchantTransactionId'], ['status']],
-  'web/transactionStatus': [['transactionId'], ['status']],
-  'gateway/transactionUpdated': [['transaction', 'id'], ['transaction', 'status']],
-  'gateway/refundUpdated': [['refund', 'id'], ['refund', 'transactionId'], ['refund', 'status']],
-};
+/** A field a webhook receiver prints: an id (`id`, `transactionId`, ...) or the status. */
+const PRINTED_FIELD = /^(?:id|[a-z][A-Za-z]*Id|status)$/;
+
+/**
+ * What a webhook's receiver prints, read from its body's schema: the required ids and the status,
+ * in the schema's order (the pair to deduplicate on), inside the body's envelope if it has one.
+ */
+function webhookFields(document: Document, operation: any): { envelope?: string; print: JsonPath[] } {
+  const body = resolve(document, resolve(document, operation.requestBody)?.content?.['application/json']?.schema);
+  const keys = Object.keys(body?.properties ?? {});
+  const envelope = keys.length === 1 && body.additionalProperties === false && body.required?.includes(keys[0]) ? keys[0] : undefined;
+  const inner = envelope === undefined ? body : resolve(document, body.properties[envelope]);
+  const required = new Set<string>(inner?.required ?? []);
+  const fields = Object.keys(inner?.properties ?? {}).filter((key) => required.has(key) && PRINTED_FIELD.test(key));
+  const print = fields.map((key) => (envelope === undefined ? [key] : [envelope, key]));
+  return envelope === undefined ? { print } : { envelope, print };
+}
 
 function webhookPlans(family: Family, document: Document): WebhookPlan[] {
   const plans: WebhookPlan[] = [];
   for (const [name, item] of Object.entries<any>(document.webhooks ?? {})) {
     const operation = item.post;
-    const print = WEBHOOK_FIELDS[`${family}/${name}`];
-    if (operation === undefined || print === undefined) throw new Error(`no sample plan for the webhook ${family}/${name}`);
+    if (operation === undefined) throw new Error(`no sample plan for the webhook ${family}/${name}: it is not a POST`);
+    const { envelope, print } = webhookFields(document, operation);
+    if (!print.some((path) => path.at(-1) === 'status')) throw new Error(`no sample plan for the webhook ${family}/${name}: its body has no required status`);
     plans.push({
       kind: 'webhook',
       family,
@@ -601,6 +618,7 @@ function webhookPlans(family: Family, document: Document): WebhookPlan[] {
       summary: operation.summary,
       secret: family === 'gateway' ? 'transactionalPassword' : 'privateKey',
       statusSignature: family === 'web',
+      ...(envelope === undefined ? {} : { envelope }),
       print,
     });
   }

@@ -2,10 +2,9 @@
  * The `paylater listen` command: its options and help; the work is in listen.ts, loaded when the
  * command runs.
  */
+import { isWebhookFamily, WEBHOOK_FAMILIES as FAMILIES } from '../contract/webhooks.js';
 import { requireOption, stringOption, UsageError, type Program } from './command-line.js';
 import { DEFAULT_SANDBOX_URL, DEPRECATED_SANDBOX_URL_VARIABLE, httpUrl, SANDBOX_URL_VARIABLE, sandboxUrl } from './urls.js';
-
-const FAMILIES = ['sdk', 'web', 'gateway'] as const;
 
 const AFTER = `Every webhook event the sandbox records is forwarded, whether or not the sandbox has a
 webhook URL configured (events it records as not_sent included): with the exact body and
@@ -36,7 +35,7 @@ export function registerListen(program: Program): void {
   program.leaf(program.root, {
     name: 'listen',
     summary: "forward the sandbox's webhook events, live, to a local receiver",
-    usage: '--forward-to URL [--sandbox URL] [--family sdk,web,gateway]',
+    usage: `--forward-to URL [--sandbox URL] [--family ${FAMILIES.join(',')}]`,
     description: "Follow the sandbox's webhook events live and forward each one to a local receiver.",
     options: [
       { flags: '--forward-to <URL>', description: 'the receiver to POST each event to, e.g. http://127.0.0.1:8080/webhook (required)' },
@@ -79,7 +78,7 @@ export function registerListen(program: Program): void {
 function familiesOf(value: string | undefined, command: string): string[] | undefined {
   if (value === undefined) return undefined;
   const given = value.split(',').map((family) => family.trim());
-  const unknown = given.filter((family) => !(FAMILIES as readonly string[]).includes(family));
+  const unknown = given.filter((family) => !isWebhookFamily(family));
   if (given.length === 0 || unknown.length > 0) {
     throw new UsageError(`--family takes ${FAMILIES.join(', ')} or several of them separated by commas`, command);
   }

@@ -20,13 +20,15 @@ import { createSdkClient } from '../clients/sdk.js';
 import { createMerchantApiClient, createTransactionalApiClient, isStageResponse, transactionalCredentials, type GatewaySchemas } from '../clients/gateway.js';
 import { createWebClient } from '../clients/web.js';
 import type { BasicCredentials } from '../clients/transport.js';
+import type { WebhookFamily } from '../contract/webhooks.js';
 import { DEFAULT_CONFIG, ENVIRONMENT } from '../sandbox/config.js';
 import { TEST_OTP as OTPS, TEST_USERS } from '../sandbox/fixtures.js';
 import { CommandFailed } from './command-line.js';
 import { readPrivateKey } from './input.js';
 import { httpUrl, sandboxEndpoint, sandboxUrl, shownUrl } from './urls.js';
 
-export type TriggerFamily = 'sdk' | 'web' | 'gateway';
+/** The families whose webhooks a trigger makes the sandbox send: every family with webhooks. */
+export type TriggerFamily = WebhookFamily;
 
 /** What the options say; `undefined`: the environment or the sandbox's default. */
 export interface TriggerSettings {

@@ -4,7 +4,7 @@
  * pointers are all the resolution it needs.
  */
 import { readFileSync } from 'node:fs';
-import { FAMILIES, isFamily, type Family } from './families.js';
+import { FAMILIES, familyInfo, isFamily } from './families.js';
 
 /** The parts of an OpenAPI 3.1 document the model reads. */
 export interface OpenApiDocument {
@@ -28,20 +28,12 @@ export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** One literal URL per family, so that bundlers see the files the model reads. */
-const DOCUMENT_URLS: Record<Family, () => URL> = {
-  gateway: () => new URL('../../generated/openapi/gateway.json', import.meta.url),
-  extras: () => new URL('../../generated/openapi/extras.json', import.meta.url),
-  web: () => new URL('../../generated/openapi/web.json', import.meta.url),
-  sdk: () => new URL('../../generated/openapi/sdk.json', import.meta.url),
-};
-
 /** The bundled document of a family, in the package layout (`dist/contract/` or `src/contract/`). */
 export function documentUrl(family: string): URL {
   if (!isFamily(family)) {
     throw new Error(`no bundled document for the family ${JSON.stringify(family)}; the families are ${FAMILIES.join(', ')}`);
   }
-  return DOCUMENT_URLS[family]();
+  return familyInfo(family).document();
 }
 
 /** Reads and parses a bundled document; the error names the file and how to make it. */

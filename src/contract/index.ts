@@ -2,7 +2,16 @@
  * The contract model: the API families, their bundled documents loaded once, and every schema of
  * them compiled with one Ajv configuration. See ./model.ts.
  */
-export { FAMILIES, isFamily, type Family } from './families.js';
+export { FAMILIES, familyInfo, isFamily, type Family, type FamilyErrorFormat, type FamilyInfo } from './families.js';
+export {
+  isWebhookFamily,
+  WEBHOOK_EVENTS,
+  WEBHOOK_FAMILIES,
+  webhookEvents,
+  type WebhookEvent,
+  type WebhookFamily,
+  type WebhookName,
+} from './webhooks.js';
 export {
   derefObject,
   escapePointer,

@@ -6,12 +6,14 @@
  */
 import type { components as GatewayComponents } from '../../generated/types/gateway.js';
 import type { components as SdkComponents } from '../../generated/types/sdk.js';
+import type { FamilyErrorFormat } from '../contract/families.js';
 import { describeIssues, type ParameterLocation, type ValidationIssue } from './validation.js';
 
 type GatewaySchemas = GatewayComponents['schemas'];
 type SdkSchemas = SdkComponents['schemas'];
 
-export type ErrorFormat = 'apiError' | 'messageError';
+/** A family's error format, as its row of the contract's families says (src/contract/families.ts). */
+export type ErrorFormat = FamilyErrorFormat;
 
 /**
  * The gateway and extras error body (D02), as generated. `errorCode` is widened to any code: the

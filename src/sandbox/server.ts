@@ -15,7 +15,8 @@ import { limitConnections, TurnBatches } from './connections.js';
 import type { FamilyContext, RegisterFamily, SandboxMethod } from './context.js';
 import { registerControl } from './control.js';
 import { DeliveryDispatcher } from './delivery/index.js';
-import { errorHelpers, type ErrorFormat, type ErrorHelpers } from './errors.js';
+import { familyInfo } from '../contract/families.js';
+import { errorHelpers, type ErrorHelpers } from './errors.js';
 import { registerExtras } from './families/extras.js';
 import { registerGateway } from './families/gateway.js';
 import { registerSdk } from './families/sdk.js';
@@ -26,24 +27,20 @@ import { MemoryStore, type Store } from './store.js';
 import { loadContract, type FamilyName } from './validation.js';
 import { WebhookStream } from './webhook-stream.js';
 
-interface FamilyModule {
-  family: FamilyName;
-  errorFormat: ErrorFormat;
-  register: RegisterFamily;
-}
-
 /**
- * The families the sandbox serves, registered in this order.
- * GATEWAY: the gateway family plugs in here with one import and one entry:
- *   import { registerGateway } from './families/gateway.js';
- *   { family: 'gateway', errorFormat: 'apiError', register: registerGateway },
+ * The module that serves each family of the contract (src/contract/families.ts), registered in
+ * this order; a family of the contract missing here fails `tsc`. Each answers errors in its
+ * family's format (`errorFormat` of the family's row).
  */
-export const FAMILY_MODULES: readonly FamilyModule[] = [
-  { family: 'sdk', errorFormat: 'messageError', register: registerSdk },
-  { family: 'web', errorFormat: 'messageError', register: registerWeb },
-  { family: 'extras', errorFormat: 'apiError', register: registerExtras },
-  { family: 'gateway', errorFormat: 'apiError', register: registerGateway },
-];
+export const FAMILY_MODULES = {
+  sdk: registerSdk,
+  web: registerWeb,
+  extras: registerExtras,
+  gateway: registerGateway,
+} as const satisfies Record<FamilyName, RegisterFamily>;
+
+/** The families the sandbox serves, in the order of {@link FAMILY_MODULES}. */
+const SERVED = Object.keys(FAMILY_MODULES) as FamilyName[];
 
 export interface SandboxOptions {
   /** Settings over the documented defaults (environment variables are read only when `env` is given). */
@@ -165,19 +162,19 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   registerControl({ sandboxRoute, clock, deliveries, errors: sandboxErrors });
   // GET /sandbox/webhooks/stream streams its answer, so it is served before the router (webhook-stream.ts).
   const webhookStream = new WebhookStream(deliveries, sandboxErrors);
-  pageRoute('/', () => landingPage(options.families ?? FAMILY_MODULES.map((module) => module.family)));
+  pageRoute('/', () => landingPage(options.families ?? SERVED));
 
-  const wanted = options.families ?? FAMILY_MODULES.map((module) => module.family);
-  for (const module of FAMILY_MODULES) {
-    if (!wanted.includes(module.family)) continue;
-    const contract = await loadContract(module.family);
-    const errors = errorHelpers(module.errorFormat);
+  const wanted = options.families ?? SERVED;
+  for (const family of SERVED) {
+    if (!wanted.includes(family)) continue;
+    const contract = await loadContract(family);
+    const errors = errorHelpers(familyInfo(family).errorFormat);
     const ctx: FamilyContext = {
-      family: module.family,
+      family,
       contract,
       errors,
       sandboxErrors,
-      route: (operationId, route) => router.addOperation(module.family, contract, errors, operationId, route),
+      route: (operationId, route) => router.addOperation(family, contract, errors, operationId, route),
       sandboxRoute,
       pageRoute,
       store,
@@ -187,9 +184,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       publicUrl,
       log,
     };
-    module.register(ctx);
+    FAMILY_MODULES[family](ctx);
   }
-  const unknown = wanted.filter((family) => !FAMILY_MODULES.some((module) => module.family === family));
+  const unknown = wanted.filter((family) => !Object.hasOwn(FAMILY_MODULES, family));
   if (unknown.length > 0) throw new Error(`no sandbox module for the family ${unknown.join(', ')}`);
 
   if (shared !== undefined) {

@@ -26,14 +26,12 @@
  * before routing (server.ts); its errors use the sandbox endpoints' `{ errorCode, message }` format.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isWebhookFamily, WEBHOOK_FAMILIES } from '../contract/webhooks.js';
 import type { Delivery } from './delivery/index.js';
 import type { ErrorHelpers } from './errors.js';
 import { send } from './router.js';
 
 export const STREAM_PATH = '/sandbox/webhooks/stream';
-
-/** The families that send webhooks. */
-export const WEBHOOK_FAMILIES: readonly string[] = Object.freeze(['sdk', 'web', 'gateway']);
 
 export interface WebhookStreamLimits {
   /** Streams open at once; one more answers 503. */
@@ -274,7 +272,7 @@ export class WebhookStream {
     const query = new URLSearchParams(url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
     const given = query.getAll('family').flatMap((value) => value.split(',')).map((value) => value.trim());
     if (given.length === 0) return undefined;
-    const unknown = given.filter((family) => !WEBHOOK_FAMILIES.includes(family));
+    const unknown = given.filter((family) => !isWebhookFamily(family));
     if (unknown.length > 0 || given.includes('')) {
       return this.errors.badRequest(
         `family must be one or more of ${WEBHOOK_FAMILIES.join(', ')}, separated by commas or repeated.`,

@@ -4,9 +4,9 @@
  * `X-Event-Id`), with Ajv's errors worded as {@link WebhookPayloadIssue}s.
  */
 import type { ErrorObject } from 'ajv/dist/2020.js';
-import { contractOf, type ContractOperation } from '../contract/index.js';
+import { contractOf, type ContractOperation, type WebhookFamily } from '../contract/index.js';
 
-export type WebhookFamily = 'sdk' | 'web' | 'gateway';
+export type { WebhookFamily };
 
 /** One schema violation: a JSON pointer into the body (`` for the body itself) and what is wrong. */
 export interface WebhookPayloadIssue {

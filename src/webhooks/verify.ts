@@ -43,7 +43,7 @@ import { types } from 'node:util';
 import type { webhooks as GatewayWebhooks } from '../../generated/types/gateway.js';
 import type { webhooks as SdkWebhooks } from '../../generated/types/sdk.js';
 import type { webhooks as WebWebhooks } from '../../generated/types/web.js';
-import { isObject, type ContractOperation } from '../contract/index.js';
+import { isObject, isWebhookFamily, WEBHOOK_FAMILIES, webhookEvents, type ContractOperation } from '../contract/index.js';
 import { jsonContentTypeProblem } from '../http/json.js';
 import { SIGNATURE_PATTERN, verifySdkSignature, verifyStatusSignature } from '../signature.js';
 import { summary, toIssues, webhookOf, type WebhookFamily, type WebhookPayloadIssue } from './contract.js';
@@ -59,12 +59,12 @@ export type SdkWebhookPayload =
 /** The body of the web-flow webhook `transactionStatus`. */
 export type WebWebhookPayload =
   WebWebhooks['transactionStatus']['post']['requestBody']['content']['application/json'];
+/** The body of a gateway webhook, by its name. */
+type GatewayPayload<W extends keyof GatewayWebhooks> = GatewayWebhooks[W]['post']['requestBody']['content']['application/json'];
 /** The body of the gateway webhook `transactionUpdated`: `{ transaction }`. */
-export type GatewayTransactionWebhookPayload =
-  GatewayWebhooks['transactionUpdated']['post']['requestBody']['content']['application/json'];
+export type GatewayTransactionWebhookPayload = GatewayPayload<'transactionUpdated'>;
 /** The body of the gateway webhook `refundUpdated`: `{ refund }`. */
-export type GatewayRefundWebhookPayload =
-  GatewayWebhooks['refundUpdated']['post']['requestBody']['content']['application/json'];
+export type GatewayRefundWebhookPayload = GatewayPayload<'refundUpdated'>;
 
 /** A verified webhook's event. */
 interface VerifiedEvent<P> {
@@ -79,12 +79,15 @@ export interface VerifiedSdkWebhook extends VerifiedEvent<SdkWebhookPayload> {}
 /** A verified web-flow webhook; both its signatures held. */
 export interface VerifiedWebWebhook extends VerifiedEvent<WebWebhookPayload> {}
 
-/** A verified gateway webhook: a transaction or a refund that reached a final status. */
-export type VerifiedGatewayWebhook =
-  | (VerifiedEvent<GatewayTransactionWebhookPayload> & { readonly kind: 'transaction' })
-  | (VerifiedEvent<GatewayRefundWebhookPayload> & { readonly kind: 'refund' });
+/**
+ * A verified gateway webhook: a transaction or a refund that reached a final status. `kind` is the
+ * body's one property (`transaction`, `refund`), one per webhook of the document.
+ */
+export type VerifiedGatewayWebhook = {
+  [W in keyof GatewayWebhooks]: VerifiedEvent<GatewayPayload<W>> & { readonly kind: keyof GatewayPayload<W> & string };
+}[keyof GatewayWebhooks];
 
-/** The verified event of each family. */
+/** The verified event of each family with webhooks (a family missing here fails `tsc` below). */
 export interface VerifiedWebhooks {
   sdk: VerifiedSdkWebhook;
   web: VerifiedWebWebhook;
@@ -142,7 +145,8 @@ export class WebhookVerificationError extends Error {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The verify functions: one verification, the families differing only by their row of WEBHOOKS.
+// The verify functions: one verification, the families differing only by their webhooks in the
+// contract (src/contract/webhooks.ts) and the web flow's status signature.
 
 /** Verifies and parses an SDK-flow webhook (`X-Signature` keyed with the merchant's private key). */
 export function verifySdkWebhook(
@@ -181,22 +185,7 @@ export function verifyGatewayWebhook(
   return verifyWebhook('gateway', rawBody, headers, transactionalPassword, options);
 }
 
-/**
- * Each family's webhooks by their names in the document. A gateway body is the webhook whose
- * `kind` it has as a top-level property, and the event carries that `kind`.
- */
-const WEBHOOKS: { readonly [F in WebhookFamily]: readonly { name: string; kind?: 'transaction' | 'refund' }[] } = {
-  sdk: [{ name: 'transactionStatus' }],
-  web: [{ name: 'transactionStatus' }],
-  gateway: [
-    { name: 'transactionUpdated', kind: 'transaction' },
-    { name: 'refundUpdated', kind: 'refund' },
-  ],
-};
-
-export function isWebhookFamily(value: unknown): value is WebhookFamily {
-  return typeof value === 'string' && Object.hasOwn(WEBHOOKS, value);
-}
+export { isWebhookFamily };
 
 /** Verifies a webhook of `family`: the checks of the module's header, in their order. */
 export function verifyWebhook<F extends WebhookFamily>(
@@ -206,18 +195,19 @@ export function verifyWebhook<F extends WebhookFamily>(
   secret: string,
   options: VerifyWebhookOptions = {},
 ): VerifiedWebhook<F> {
-  const rows = WEBHOOKS[family];
+  if (!isWebhookFamily(family)) throw new TypeError(`the family must be one of ${WEBHOOK_FAMILIES.join(', ')} (got ${describe(family)})`);
+  const rows = webhookEvents(family);
   // The document says whether X-Signature is required (it is, in every family today).
   const required = webhookOf(family, rows[0]!.name).parameter('header', 'x-signature')?.required === true;
   authenticate(rawBody, headers, secret, options, required);
   const value = parseJson(rawBody);
-  const row = rows.length === 1 ? rows[0] : rows.find(({ kind }) => isObject(value) && Object.hasOwn(value, kind!));
+  // One webhook per family, or several each wrapped in its own property: the body's tells which.
+  const row = rows.length === 1 ? rows[0] : rows.find(({ envelope }) => isObject(value) && envelope !== undefined && Object.hasOwn(value, envelope));
   if (row === undefined) {
-    throw new WebhookVerificationError(
-      'invalid_payload',
-      'the body is neither a transaction webhook ({ transaction }) nor a refund webhook ({ refund })',
-      [{ path: '', message: "must have property 'transaction' or 'refund'" }],
-    );
+    const wrapped = rows.map(({ name, envelope }) => `a ${name} webhook ({ ${envelope ?? '...'} })`);
+    throw new WebhookVerificationError('invalid_payload', `the body is neither ${wrapped.join(' nor ')}`, [
+      { path: '', message: `must have property ${rows.map(({ envelope }) => `'${envelope}'`).join(' or ')}` },
+    ]);
   }
   const webhook = webhookOf(family, row.name);
   refuseInvalid(webhook.checkBody(value), `the body does not match the ${row.name} webhook's schema`);
@@ -230,7 +220,7 @@ export function verifyWebhook<F extends WebhookFamily>(
       );
     }
   }
-  const event = { ...(row.kind === undefined ? {} : { kind: row.kind }), payload: value };
+  const event = { ...(rows.length === 1 || row.envelope === undefined ? {} : { kind: row.envelope }), payload: value };
   const eventId = eventIdOf(webhook, headers);
   return (eventId === undefined ? event : { ...event, eventId }) as VerifiedWebhook<F>;
 }

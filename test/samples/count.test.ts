@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FAMILIES } from '../../scripts/families.js';
+import { WEBHOOK_EVENTS } from '../../src/contract/webhooks.js';
 import { withCodeSamples } from '../../scripts/samples/index.js';
 import { LABELS, ROOT, bundledSamples } from './support.js';
 
@@ -18,9 +19,10 @@ describe('the code samples in the bundles', () => {
     const operations = entries.filter((entry) => entry.kind === 'operation');
     const webhooks = entries.filter((entry) => entry.kind === 'webhook');
     expect(operations).toHaveLength(25);
-    expect(webhooks).toHaveLength(4);
+    expect(webhooks).toHaveLength(WEBHOOK_EVENTS.length);
+    expect(WEBHOOK_EVENTS.length).toBeGreaterThan(0);
     for (const entry of entries) expect(entry.labels, `${entry.family} ${entry.operationId}`).toEqual([...LABELS]);
-    expect(samples).toHaveLength((25 + 4) * LABELS.length);
+    expect(samples).toHaveLength((25 + WEBHOOK_EVENTS.length) * LABELS.length);
   });
 
   it('name their language for the highlighting and hold a program that names its operation', () => {

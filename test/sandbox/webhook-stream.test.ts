@@ -77,7 +77,7 @@ describe('the webhook stream of the sandbox', () => {
     expect(reader.status).toBe(200);
     expect(reader.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     const [ready] = await reader.next('ready');
-    expect(JSON.parse(ready!.data)).toMatchObject({ families: ['sdk', 'web', 'gateway'], heartbeatMs: 15_000 });
+    expect(JSON.parse(ready!.data)).toMatchObject({ families: ['gateway', 'web', 'sdk'], heartbeatMs: 15_000 });
 
     const id = `stream_${Date.now()}`;
     await initiateSdk(t, id);
@@ -124,8 +124,8 @@ describe('the webhook stream of the sandbox', () => {
     expect(unknown.status).toBe(400);
     expect(await unknown.json()).toEqual({
       errorCode: 'BAD_REQUEST',
-      message: 'family must be one or more of sdk, web, gateway, separated by commas or repeated.',
-      details: [{ field: 'family', issue: 'must be one of sdk, web, gateway' }],
+      message: 'family must be one or more of gateway, web, sdk, separated by commas or repeated.',
+      details: [{ field: 'family', issue: 'must be one of gateway, web, sdk' }],
       requestId: unknown.headers.get('x-request-id'),
     });
     const post = await fetch(`${t.url}/sandbox/webhooks/stream`, { method: 'POST' });

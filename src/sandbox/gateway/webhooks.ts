@@ -2,6 +2,7 @@
  * The gateway family's webhooks (D23): sending one through the dispatcher (delivery/index.ts),
  * checking the webhook URLs a request gives, and which URL a transaction's webhook goes to.
  */
+import type { WebhookName } from '../../contract/webhooks.js';
 import type { FamilyContext } from '../context.js';
 import type { MerchantRecord, TransactionRecord } from './records.js';
 
@@ -13,7 +14,8 @@ import type { MerchantRecord, TransactionRecord } from './records.js';
 export function sendWebhook(
   ctx: FamilyContext,
   merchant: MerchantRecord,
-  event: 'transactionUpdated' | 'refundUpdated',
+  /** One of the gateway document's webhooks (the generated list, contract/webhooks.ts). */
+  event: WebhookName<'gateway'>,
   url: string | undefined,
   transactionId: string,
   payload: unknown,

@@ -2,16 +2,10 @@
  * `GET /`: a tiny HTML page that says what this server is: the families it serves, where their
  * documentation is, the sandbox-only endpoints, the browser script, and the example merchant.
  */
+import { familyInfo } from '../../contract/families.js';
 import type { Reply } from '../router.js';
 import type { FamilyName } from '../validation.js';
 import { escapeHtml, htmlReply, newNonce } from './html.js';
-
-const FAMILY_LABELS: Record<string, { label: string; paths: string }> = {
-  gateway: { label: 'Gateway integration', paths: '/api/merchant/...' },
-  extras: { label: 'Extras', paths: '/service/...' },
-  web: { label: 'Web flow', paths: '/api/transaction, /sdk.js, hosted page /checkout/{id}' },
-  sdk: { label: 'SDK flow', paths: '/merchant/credit/...' },
-};
 
 /** The default address of examples/merchant/server.ts. */
 export const EXAMPLE_MERCHANT_URL = 'http://127.0.0.1:4001/';
@@ -20,8 +14,8 @@ export function landingPage(families: readonly FamilyName[]): Reply {
   const nonce = newNonce();
   const items = families
     .map((family) => {
-      const known = FAMILY_LABELS[family];
-      return `<li><strong>${escapeHtml(known?.label ?? family)}</strong> <code>${escapeHtml(known?.paths ?? '')}</code>
+      const { label, paths } = familyInfo(family);
+      return `<li><strong>${escapeHtml(label)}</strong> <code>${escapeHtml(paths)}</code>
         — contract <code>openapi/${escapeHtml(family)}.yaml</code></li>`;
     })
     .join('\n');
