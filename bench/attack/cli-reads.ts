@@ -12,7 +12,7 @@ import type { Check } from './verdict.js';
 /** A size with its unit, as a message naming a limit says it. */
 const SIZE = /\b[0-9][0-9,.]*\s?(?:bytes|[kKMG]i?B)\b/;
 
-export const CLI_READS: readonly { label: string; args: string[]; stdin?: 'zero'; env?: NodeJS.ProcessEnv }[] = [
+const CLI_READS: readonly { label: string; args: string[]; stdin?: 'zero'; env?: NodeJS.ProcessEnv }[] = [
   { label: 'trigger sdk.success --key-file /dev/zero', args: ['trigger', 'sdk.success', '--key-file', '/dev/zero', '--sandbox', 'http://127.0.0.1:9'] },
   { label: 'sign sdk --key-file /dev/zero package.json', args: ['sign', 'sdk', '--key-file', '/dev/zero', 'package.json'] },
   { label: 'sign sdk /dev/zero', args: ['sign', 'sdk', '/dev/zero'], env: { PAYLATER_PRIVATE_KEY: 'test_private_key' } },

@@ -11,7 +11,7 @@ import { startReceiver, type Receiver, type ReceiverOptions } from './http.js';
 import { acceptedFlags, BOUNDS, KILL_ABOVE_MB, SANDBOX_FLAGS, type AttackName } from './settings.js';
 import { under, verdict, type AttackRow, type Check } from './verdict.js';
 
-export interface AttackContext {
+interface AttackContext {
   readonly name: AttackName;
   log(line: string): void;
   /** Aborted at the attack's deadline: loops stop. */
@@ -30,7 +30,7 @@ export interface AttackContext {
   recordPeak(mb: number): void;
 }
 
-export interface AttackResult {
+interface AttackResult {
   checks: Check[];
   /** Said when the attack held: what was done and seen. */
   note: string;

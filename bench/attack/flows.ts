@@ -9,14 +9,14 @@ import { onboard, target } from '../soak.js';
 import { request, type Reply, type RequestOptions } from './http.js';
 import { rawRequest } from './pipeline.js';
 
-export const PARTNER = { id: 'partner_test', key: 'test_private_key' };
+const PARTNER = { id: 'partner_test', key: 'test_private_key' };
 export const MERCHANT_API = `Basic ${Buffer.from('pg_test:pg_test_secret').toString('base64')}`;
 export const EXTRAS = `Basic ${Buffer.from('extras_test:extras_test_secret').toString('base64')}`;
 /** Approved: a gateway transaction stays pending (no webhook at once). */
-export const APPROVED = '+919000000001';
+const APPROVED = '+919000000001';
 /** Risk-declined: a gateway transaction is created FAILED, and its webhook is sent at once. */
 export const DECLINED = '+919000000002';
-export const DEVICE = { userAgent: 'attack', ipAddress: '127.0.0.1' };
+const DEVICE = { userAgent: 'attack', ipAddress: '127.0.0.1' };
 /** The sandbox's body limit (D24): bodies the attacks build stay just under it. */
 export const BODY_LIMIT = 1024 * 1024;
 

@@ -102,7 +102,7 @@ const WARM_UP = 5;
 /** How long the warm-up may take before the attack goes on anyway (recording from then on). */
 const WARM_UP_LIMIT_MS = 15_000;
 
-export interface ProbeFigures {
+interface ProbeFigures {
   /** The longest stall charged to the sandbox: a wait less the run-queue delays during it, ms. */
   worstMs: number;
   /** The wall-clock time of that wait, ms. */

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseProcStatus } from './verdict.js';
 
-export const ROOT = resolve(import.meta.dirname, '../..');
+const ROOT = resolve(import.meta.dirname, '../..');
 const CLI = 'dist/cli/main.js';
 /** What one sandbox may print that the suite keeps (to look for secrets in it): the first 8 MiB. */
 const MAX_OUTPUT = 8 * 1024 * 1024;
@@ -42,7 +42,7 @@ function track(child: ChildProcess): void {
 }
 
 /** Samples a process's memory until it ends; kills it when its RSS passes `killAboveMb`. */
-export class MemoryWatch {
+class MemoryWatch {
   peakKb = 0;
   /** Set when the watch killed the process for its memory. */
   killedAtMb: number | undefined;

@@ -22,7 +22,7 @@ const READERS = 16;
 const STREAM_EVENTS = 100_000;
 
 /** Writes `bytes` on a new connection; resolves to what came back (up to 4 KiB) when it closes or after `timeoutMs`. */
-export function rawExchange(url: string, bytes: string, timeoutMs = 5_000): Promise<string> {
+function rawExchange(url: string, bytes: string, timeoutMs = 5_000): Promise<string> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve) => {
     const socket = connect(Number(port), hostname);

@@ -15,7 +15,7 @@ import type { Kit } from './kit.js';
 import * as edit from './request-edit.js';
 import type { Operation, Plan } from './types.js';
 
-export const NO_REQUEST_CAUSES: Record<number, string> = {
+const NO_REQUEST_CAUSES: Record<number, string> = {
   500: '500 INTERNAL_SERVER_ERROR: no request can cause a service failure',
   502: '502: no request can cause a gateway failure',
   503: '503: no request can make the service unavailable',

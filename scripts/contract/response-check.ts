@@ -25,7 +25,7 @@ export function header(headers: Record<string, string | string[] | undefined> | 
   return undefined;
 }
 
-export function excerpt(text: string | undefined): string {
+function excerpt(text: string | undefined): string {
   const flat = String(text ?? '').replace(/\s+/g, ' ').trim();
   return flat.length > EXCERPT ? `${flat.slice(0, EXCERPT)}...` : flat;
 }

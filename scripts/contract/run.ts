@@ -52,7 +52,7 @@ export interface ContractOptions {
   onResult?: (result: TransactionResult) => void;
 }
 
-export type TransactionStatus = 'pass' | 'fail' | 'skip';
+type TransactionStatus = 'pass' | 'fail' | 'skip';
 
 export interface TransactionResult {
   name: string;

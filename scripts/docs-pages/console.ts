@@ -24,7 +24,7 @@ import type { ExtraPage, PageContext } from './page.js';
 
 
 /** The console's copy of a family's document: servers and signature headers for the sandbox route. */
-export function consoleDocument(family: Family, document: Record<string, unknown>): Record<string, unknown> {
+function consoleDocument(family: Family, document: Record<string, unknown>): Record<string, unknown> {
   const copy = structuredClone(document);
   copy.servers = [
     {

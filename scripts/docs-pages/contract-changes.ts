@@ -74,7 +74,7 @@ function section(from: Version, to: Version, context: PageContext): string {
   return `<h2 id="${escapeHtml(to.label)}">${escapeHtml(from.label)} → ${escapeHtml(to.label)}</h2>\n${families.join('\n')}`;
 }
 
-export function renderContractChanges(context: PageContext): string {
+function renderContractChanges(context: PageContext): string {
   const versions: Version[] = releasedVersions(context.root).map((label) => ({ label, documents: load(join(context.root, 'openapi', 'releases', label)) }));
   const current = load(context.documentsDir);
   const currentVersion = String((current.values().next().value?.info as Record<string, unknown> | undefined)?.version ?? 'current');

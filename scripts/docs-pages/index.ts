@@ -8,7 +8,7 @@ import { changelogPage } from './changelog.js';
 import { consolePage } from './console.js';
 import { contractChangesPage } from './contract-changes.js';
 
-export type { ExtraPage, PageContext } from './page.js';
+export type { ExtraPage } from './page.js';
 
 export const EXTRA_PAGES: readonly ExtraPage[] = [
   changelogPage,

@@ -12,7 +12,7 @@ import { phpOperation, phpWebhook } from './php.js';
 import { samplePlans, type OperationPlan, type WebhookPlan } from './plan.js';
 import { pythonOperation, pythonWebhook } from './python.js';
 
-export interface SampleLanguage {
+interface SampleLanguage {
   /** Redocly's `lang` (the highlighting). */
   lang: string;
   /** The tab's name. */
@@ -23,14 +23,14 @@ export interface SampleLanguage {
   webhook(plan: WebhookPlan): string;
 }
 
-export const LANGUAGES: readonly SampleLanguage[] = [
+const LANGUAGES: readonly SampleLanguage[] = [
   { lang: 'Shell', label: 'curl', file: { operation: 'sample.sh', webhook: 'receiver.cgi' }, operation: curlOperation, webhook: curlWebhook },
   { lang: 'JavaScript', label: 'Node', file: { operation: 'sample.mjs', webhook: 'receiver.mjs' }, operation: nodeOperation, webhook: nodeWebhook },
   { lang: 'PHP', label: 'PHP', file: { operation: 'sample.php', webhook: 'receiver.php' }, operation: phpOperation, webhook: phpWebhook },
   { lang: 'Python', label: 'Python', file: { operation: 'sample.py', webhook: 'receiver.py' }, operation: pythonOperation, webhook: pythonWebhook },
 ];
 
-export interface CodeSample {
+interface CodeSample {
   lang: string;
   label: string;
   source: string;

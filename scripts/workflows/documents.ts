@@ -49,7 +49,7 @@ interface RawWorkflow {
 const text = (value: unknown): string => (typeof value === 'string' ? value.trim() : '');
 
 /** `$sourceDescriptions.<source>.<operationId>` split into its parts. */
-export function splitOperation(operationId: string): { source: string; operationId: string } {
+function splitOperation(operationId: string): { source: string; operationId: string } {
   const match = /^\$sourceDescriptions\.([A-Za-z0-9_-]+)\.(.+)$/.exec(operationId);
   if (match === null) throw new Error(`a workflow step must name its operation as $sourceDescriptions.<source>.<operationId> (got ${operationId})`);
   return { source: match[1]!, operationId: match[2]! };

@@ -6,9 +6,9 @@
  */
 import type { Workflow } from './documents.js';
 
-export type StepStatus = 'pass' | 'fail' | 'skip';
+type StepStatus = 'pass' | 'fail' | 'skip';
 
-export interface StepResult {
+interface StepResult {
   stepId: string;
   /** `<source>.<operationId>`, e.g. `gateway.createMerchant` or `sandbox.advanceClock`. */
   operation: string;

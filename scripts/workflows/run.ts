@@ -70,7 +70,7 @@ export interface WorkflowsReport {
 }
 
 /** A fresh run id: letters and digits, so `<runId>_<suffix>` is a valid id of every family (D24). */
-export function newRunId(): string {
+function newRunId(): string {
   return `wf${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
 }
 
@@ -94,7 +94,7 @@ export function serversOf(values: readonly string[]): Record<Family, string> {
 }
 
 /** The sandbox's virtual time, or undefined when `base` is not the sandbox. */
-export async function probeSandbox(base: string): Promise<number | undefined> {
+async function probeSandbox(base: string): Promise<number | undefined> {
   try {
     const answer = await fetch(`${base}/sandbox/clock`, { signal: AbortSignal.timeout(5_000) });
     if (answer.status !== 200) return undefined;

@@ -36,7 +36,7 @@ const DROPPED_REQUEST_HEADERS = new Set([
 /** Answer headers not handed back: fetch has decoded the body, and Node frames the answer itself. */
 const DROPPED_ANSWER_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'content-encoding']);
 
-export type SignedFamily = 'web' | 'sdk';
+type SignedFamily = 'web' | 'sdk';
 
 export interface SigningProxyOptions {
   family: SignedFamily;
@@ -54,7 +54,7 @@ export interface SigningProxy {
 }
 
 /** The signature of one request of the family, over the exact bytes the server receives. */
-export function signRequest(family: SignedFamily, body: Uint8Array, pathAndQuery: string, privateKey: string): string {
+function signRequest(family: SignedFamily, body: Uint8Array, pathAndQuery: string, privateKey: string): string {
   return family === 'web' ? webSignature(body, pathAndQuery, privateKey) : sdkSignature(body, privateKey);
 }
 

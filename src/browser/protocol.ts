@@ -23,7 +23,7 @@ export const QUERY = {
   phoneNumber: 'phoneNumber',
 } as const;
 
-export const FINAL_STATUSES: readonly FinalStatus[] = ['SUCCESS', 'FAILURE', 'CANCELLED'];
+const FINAL_STATUSES: readonly FinalStatus[] = ['SUCCESS', 'FAILURE', 'CANCELLED'];
 
 /** The path of the hosted page of a transaction. */
 export function checkoutPath(transactionId: string): string {

@@ -45,14 +45,6 @@ export class UsageError extends CliError {
   }
 }
 
-/** A command run directly with its arguments (`paylater sandbox` passes them to `runSandbox`). */
-export interface Command {
-  /** One line for the list of commands in the help of the parent. */
-  summary: string;
-  /** Runs the command and resolves to the process exit code. */
-  run(argv: string[]): Promise<number>;
-}
-
 // ---------------------------------------------------------------------------------------------
 // The commander layer
 
@@ -367,7 +359,7 @@ export interface ParseOptionSpec {
   type: 'string' | 'boolean';
 }
 
-export type ParsedValues<O extends Record<string, ParseOptionSpec>> = {
+type ParsedValues<O extends Record<string, ParseOptionSpec>> = {
   [K in keyof O]?: O[K]['type'] extends 'string' ? string : boolean;
 };
 

@@ -10,8 +10,6 @@ import { packageVersion } from './package-data.js';
 import { registerSignatureCommands } from './signature-commands.js';
 import { registerTrigger } from './trigger-command.js';
 
-export type { Command } from './command-line.js';
-
 /** Builds the whole program; `run` is how `paylater help ...` runs it again with `--help`. */
 export function buildProgram(): Program {
   const program = new Program({

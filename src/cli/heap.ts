@@ -22,7 +22,7 @@
 import { setFlagsFromString } from 'node:v8';
 
 /** The heap may grow to (1 + this / 100) times the memory in use after a collection. */
-export const HEAP_GROWING_PERCENT = 100;
+const HEAP_GROWING_PERCENT = 100;
 
 /** The flags `paylater sandbox` sets, with the name by which a flag given by the user is found. */
 export const SANDBOX_HEAP_FLAGS: readonly { name: string; flag: string }[] = Object.freeze([

@@ -26,9 +26,9 @@ import { shownWebhookUrl } from '../sandbox/shown-url.js';
 import type { StreamedDelivery } from '../sandbox/webhook-stream.js';
 
 /** Events waiting to be forwarded, at most. */
-export const MAX_PENDING = 1000;
+const MAX_PENDING = 1000;
 /** The time limit of one forward, as the service's own attempts (D23). */
-export const FORWARD_TIMEOUT_MS = 10_000;
+const FORWARD_TIMEOUT_MS = 10_000;
 const FIRST_BACKOFF_MS = 500;
 const MAX_BACKOFF_MS = 5_000;
 
@@ -335,7 +335,7 @@ async function errorOf(response: Response): Promise<string> {
  * A network error in a few words: `connection refused (ECONNREFUSED)`, `no answer within 10 s`.
  * Credentials that a message might quote from a URL are masked.
  */
-export function describeError(error: unknown): string {
+function describeError(error: unknown): string {
   return describeErrorText(error).replace(/\/\/[^/@\s]*@/g, '//***@');
 }
 

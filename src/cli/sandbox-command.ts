@@ -4,7 +4,7 @@
  * Settings: flags over environment variables over the documented defaults (docs/sandbox.md).
  * Exit codes: 0 after a stop, 1 when it cannot listen (port in use, ...), 2 for a usage error.
  */
-import { parseCommandLine, UsageError, CliError, type Command } from './command-line.js';
+import { parseCommandLine, UsageError, CliError } from './command-line.js';
 import { watchLauncher } from './launcher.js';
 import {
   ConfigError,
@@ -266,7 +266,7 @@ function webhookUrlOverrides(both: string | undefined, web: string | undefined, 
 }
 
 /** The banner's lines of the partner's webhook URLs: one when both flows share it (web and SDK), else one per flow. */
-export function webhookUrlLines(config: SandboxConfig): string[] {
+function webhookUrlLines(config: SandboxConfig): string[] {
   const { web, sdk } = config.partner.webhookUrls;
   const none = '(none: events are recorded as not_sent)';
   if (web === sdk) return [`  Partner webhook URL:           ${web === undefined ? none : shownUrl(web)}`];
@@ -300,9 +300,3 @@ export function banner(url: string, config: SandboxConfig, state = 'in memory (l
     '',
   ].join('\n');
 }
-
-/** The command for the `paylater` command line. */
-export const sandboxCommand: Command = {
-  summary: 'run the stateful sandbox of the service locally',
-  run: (argv) => runSandbox(argv),
-};

@@ -19,7 +19,7 @@ import { PRIVATE_KEY, readBody, readPrivateKey, type SecretSource } from './inpu
 import { webTransactionStatuses } from './package-data.js';
 
 /** The gateway webhook's secret: the merchant's Transactional API password (D23). */
-export const TRANSACTIONAL_PASSWORD: SecretSource = {
+const TRANSACTIONAL_PASSWORD: SecretSource = {
   variable: 'PAYLATER_TRANSACTIONAL_PASSWORD',
   what: 'Transactional API password',
 };

@@ -17,7 +17,7 @@ export interface SseEvent {
   id: string | undefined;
 }
 
-export class SseFormatError extends Error {
+class SseFormatError extends Error {
   override name = 'SseFormatError';
 }
 

@@ -46,7 +46,7 @@ export const TRIGGER_EVENTS: readonly TriggerEventInfo[] = [
   },
 ];
 
-export const DEFAULT_MERCHANT_ID = 'paylater_trigger';
+const DEFAULT_MERCHANT_ID = 'paylater_trigger';
 
 const SANDBOX_OPTION: OptionSpec = {
   flags: '--sandbox <URL>',

@@ -14,7 +14,7 @@ export const DEPRECATED_SANDBOX_URL_VARIABLE = 'PAYLATER_SANDBOX_URL';
 export const DEFAULT_SANDBOX_URL = 'http://127.0.0.1:4000';
 
 /** The line written when only the deprecated name is set. */
-export const DEPRECATION_LINE = `${DEPRECATED_SANDBOX_URL_VARIABLE} is deprecated and will be removed: set ${SANDBOX_URL_VARIABLE} instead (the same value).`;
+const DEPRECATION_LINE = `${DEPRECATED_SANDBOX_URL_VARIABLE} is deprecated and will be removed: set ${SANDBOX_URL_VARIABLE} instead (the same value).`;
 
 /**
  * The base URL from the environment: `PAYLATER_BASE_URL`, else the deprecated

@@ -47,7 +47,7 @@ export class RequestTimeoutError extends Error {
 }
 
 /** What a retry decision sees of a request. */
-export interface OutgoingRequest {
+interface OutgoingRequest {
   method: string;
   url: string;
   /** The exact body bytes, or `undefined` for none. */
@@ -58,7 +58,7 @@ export interface OutgoingRequest {
 export type SafeToRepeat = (request: OutgoingRequest) => boolean;
 
 /** Computes the signature headers of a request from its exact body (a string is sent as UTF-8) and path and query. */
-export type Signer = (body: string | Uint8Array, pathAndQuery: string) => Record<string, string>;
+type Signer = (body: string | Uint8Array, pathAndQuery: string) => Record<string, string>;
 
 /** How a client authenticates: fixed headers (HTTP Basic), a signature, or both. */
 export interface Authentication {
@@ -100,7 +100,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * not twice (building it twice cost a local round trip about 15 % in the benchmarks). Middleware
  * works on real `Request` objects (see {@link buildClient}).
  */
-export class PreparedRequest {
+class PreparedRequest {
   constructor(
     readonly url: string,
     readonly init: RequestInit = {},
@@ -131,7 +131,7 @@ const bytesOf = (body: string | Uint8Array | undefined): Uint8Array | undefined 
  * a time limit per attempt (until the response headers arrive), and, when `retry` is set, again
  * for a safe request after a network error, a timeout, or HTTP 429/500/502/503/504.
  */
-export function createTransport(
+function createTransport(
   options: ClientOptions,
   safeToRepeat: SafeToRepeat,
   auth: Authentication = {},

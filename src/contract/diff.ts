@@ -16,7 +16,7 @@
  */
 import { HTTP_METHODS, isObject, operationEntries, resolveRef, type JsonObject } from './document.js';
 
-export type ChangeKind = 'added' | 'removed' | 'changed';
+type ChangeKind = 'added' | 'removed' | 'changed';
 
 export interface ContractChange {
   kind: ChangeKind;

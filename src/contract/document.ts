@@ -16,7 +16,7 @@ export interface OpenApiDocument {
   [key: string]: unknown;
 }
 
-export interface PathItem {
+interface PathItem {
   $ref?: string;
   parameters?: unknown[];
   [method: string]: unknown;
@@ -62,7 +62,7 @@ function unescapePointer(segment: string): string {
 }
 
 /** The value at a local pointer (`#/components/schemas/Amount`; percent-encoding allowed), or undefined. */
-export function pointerGet(document: unknown, pointer: string): unknown {
+function pointerGet(document: unknown, pointer: string): unknown {
   if (pointer === '#') return document;
   if (!pointer.startsWith('#/')) return undefined;
   let node: unknown = document;

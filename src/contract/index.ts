@@ -2,13 +2,12 @@
  * The contract model: the API families, their bundled documents loaded once, and every schema of
  * them compiled with one Ajv configuration. See ./model.ts.
  */
-export { FAMILIES, familyInfo, isFamily, type Family, type FamilyErrorFormat, type FamilyInfo } from './families.js';
+export { FAMILIES, familyInfo, isFamily, type Family } from './families.js';
 export {
   isWebhookFamily,
   WEBHOOK_EVENTS,
   WEBHOOK_FAMILIES,
   webhookEvents,
-  type WebhookEvent,
   type WebhookFamily,
   type WebhookName,
 } from './webhooks.js';
@@ -18,7 +17,6 @@ export {
   HTTP_METHODS,
   isObject,
   operationEntries,
-  resolveRef,
   safeDecode,
   type JsonObject,
   type OpenApiDocument,
@@ -30,7 +28,6 @@ export {
   isJsonType,
   type Contract,
   type ContractOperation,
-  type ContractParameter,
   type ParameterLocation,
   type RequestInput,
   type RequestProblem,

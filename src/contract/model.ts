@@ -45,7 +45,7 @@ export type RequestProblem =
   | { location: 'body'; name: ''; kind: 'invalid'; errors: ErrorObject[] };
 
 /** Path, then query, then headers, then the body: the first location with a problem is reported. */
-export type RequestCheck =
+type RequestCheck =
   | { ok: true; value: ValidRequest }
   | { ok: false; location: 'body' | ParameterLocation; problems: RequestProblem[] };
 
@@ -60,7 +60,7 @@ export interface ResponseCheck {
   errors: ErrorObject[];
 }
 
-export interface ContractParameter {
+interface ContractParameter {
   readonly name: string;
   readonly in: ParameterLocation;
   readonly required: boolean;

@@ -11,7 +11,7 @@ import type { IncomingMessage } from 'node:http';
 export type BodyRead = { ok: true; body: Buffer } | { ok: false; reason: 'too-large' | 'aborted' };
 
 /** After an answer that does not read the body, at most this much more is thrown away before the connection is cut. */
-export const DISCARD_LIMIT = 16 * 1024 * 1024;
+const DISCARD_LIMIT = 16 * 1024 * 1024;
 
 /**
  * Reads the body up to `limit` bytes. A declared `Content-Length` over the limit fails at once;

@@ -74,7 +74,7 @@ export function parseJsonBody(bytes: Uint8Array, maxDepth = MAX_JSON_DEPTH): Jso
 }
 
 /** Whether arrays and objects nest more than `limit` levels (the value itself is level 1); iterative. */
-export function nestedDeeperThan(value: unknown, limit: number): boolean {
+function nestedDeeperThan(value: unknown, limit: number): boolean {
   const pending: [unknown, number][] = [[value, 1]];
   while (pending.length > 0) {
     const [node, level] = pending.pop()!;

@@ -4,7 +4,7 @@
  */
 import type { ServerResponse } from 'node:http';
 
-export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /**
  * Writes status, headers and body. A string or bytes are sent as they are when `headers` name a

@@ -9,10 +9,10 @@
  */
 
 /** The unit in one phrase, with an example. */
-export const AMOUNT_UNIT = 'amounts are integers in paise (₹1 = 100 paise: ₹1,500 is 150000)';
+const AMOUNT_UNIT = 'amounts are integers in paise (₹1 = 100 paise: ₹1,500 is 150000)';
 
 /** Below this many paise (₹100), an amount may have been meant in rupees. */
-export const RUPEE_LOOKING_BELOW = 10_000;
+const RUPEE_LOOKING_BELOW = 10_000;
 
 /** Whether a field (a JSON pointer, or a parameter name) holds an amount: its name ends in `amount`. */
 export function isAmountField(field: string): boolean {

@@ -14,7 +14,7 @@ import { knownPartners } from './families/partner.js';
 import type { AuthResult, IncomingRequest } from './router.js';
 
 /** The credentials of an `Authorization: Basic ...` header, or undefined when absent or malformed. */
-export function parseBasicAuthorization(header: string | undefined): BasicCredentials | undefined {
+function parseBasicAuthorization(header: string | undefined): BasicCredentials | undefined {
   if (header === undefined) return undefined;
   const match = /^Basic[ ]+([A-Za-z0-9+/]+={0,2})[ ]*$/i.exec(header);
   if (match === null) return undefined;
@@ -47,7 +47,7 @@ export const TRANSACTIONAL_API_CREDENTIALS: CredentialKind = {
     "the merchant's Transactional API credentials (HTTP Basic), read from merchant.basicAuthDetails once the merchant is enabled",
 };
 
-export const EXTRAS_CREDENTIALS: CredentialKind = {
+const EXTRAS_CREDENTIALS: CredentialKind = {
   realm: 'paylater extras',
   name: 'extras credentials',
   wanted:

@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 export type BrowserAssetName = 'sdk' | 'checkout';
 
 /** The file of each asset under dist/browser/. */
-export const BROWSER_ASSET_FILES: Record<BrowserAssetName, string> = {
+const BROWSER_ASSET_FILES: Record<BrowserAssetName, string> = {
   sdk: 'sdk.js',
   checkout: 'checkout.js',
 };

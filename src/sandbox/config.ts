@@ -14,7 +14,7 @@ import { WebhookTargets } from './webhook-targets.js';
 export type BasicCredentials = GatewayComponents['schemas']['GatewayBasicAuthDetails'];
 
 /** The one partner of the direct integration (web and SDK flows) that the sandbox knows. */
-export interface PartnerConfig {
+interface PartnerConfig {
   /** The value of `X-Partner-Id` (web) and `X-Partnerid` (SDK). */
   id: string;
   /** The private key: signs requests, webhooks and status signatures. */
@@ -32,13 +32,12 @@ export interface PartnerConfig {
 
 /** The two flows of the direct integration, each with its own webhook receiver (D76). */
 export type DirectFlow = 'web' | 'sdk';
-export const DIRECT_FLOWS: readonly DirectFlow[] = ['web', 'sdk'];
 
 /**
  * Overrides of the partner's settings. `webhookUrl` is the shorthand for both flows' receivers; a
  * flow's own entry in `webhookUrls` wins over it (an explicit `undefined` means none).
  */
-export interface PartnerOverrides extends Partial<Omit<PartnerConfig, 'webhookUrls'>> {
+interface PartnerOverrides extends Partial<Omit<PartnerConfig, 'webhookUrls'>> {
   webhookUrl?: string | undefined;
   webhookUrls?: Partial<Record<DirectFlow, string | undefined>>;
 }
@@ -112,34 +111,34 @@ export interface LimitSettings {
   pageBytes: number;
 }
 
-export const DEFAULT_HOST = '127.0.0.1';
-export const DEFAULT_PORT = 4000;
+const DEFAULT_HOST = '127.0.0.1';
+const DEFAULT_PORT = 4000;
 export const BODY_LIMIT = 1024 * 1024;
-export const DEFAULT_MAX_CONNECTIONS = 1000;
+const DEFAULT_MAX_CONNECTIONS = 1000;
 export const MAX_MAX_CONNECTIONS = 100_000;
 export const DEFAULT_WEBHOOK_CONCURRENCY = 8;
 export const MAX_WEBHOOK_CONCURRENCY = 256;
 export const DEFAULT_WEBHOOK_MAX_SOCKETS = 256;
 export const MAX_WEBHOOK_MAX_SOCKETS = 10_000;
-export const DEFAULT_RETAIN_TRANSACTIONS = 100_000;
+const DEFAULT_RETAIN_TRANSACTIONS = 100_000;
 export const DEFAULT_RETAIN_DELIVERIES = 100_000;
 /** The largest retention that may be set: 10 million records. */
 export const MAX_RETAIN = 10_000_000;
-export const DEFAULT_MAX_PENDING = 200_000;
-export const DEFAULT_NOTES_BYTES = 256 * 1024 * 1024;
-export const DEFAULT_PUSH_BYTES = 64 * 1024 * 1024;
+const DEFAULT_MAX_PENDING = 200_000;
+const DEFAULT_NOTES_BYTES = 256 * 1024 * 1024;
+const DEFAULT_PUSH_BYTES = 64 * 1024 * 1024;
 /**
  * Values kept in one `notes` or pushed `data`: the contract's own bound on the items of a pushed
  * `data` array (ExtrasMerchantDataRequest), so the default never refuses what the contract accepts.
  */
-export const DEFAULT_JSON_MEMBERS = 524_288;
+const DEFAULT_JSON_MEMBERS = 524_288;
 /** Levels of nesting of one `notes` or pushed `data`: by default that of any body (src/http/json.ts). */
-export const DEFAULT_JSON_DEPTH = 64;
+const DEFAULT_JSON_DEPTH = 64;
 export const DEFAULT_PAGE_BYTES = 1024 * 1024;
 /** The largest byte budget that may be set: 4 GiB. */
-export const MAX_BYTES = 4 * 1024 * 1024 * 1024;
+const MAX_BYTES = 4 * 1024 * 1024 * 1024;
 /** The deepest nesting that may be set: that of any JSON body (src/http/json.ts). */
-export const MAX_JSON_DEPTH_SETTING = 64;
+const MAX_JSON_DEPTH_SETTING = 64;
 
 /** The documented sandbox test values. */
 export const DEFAULT_CONFIG: SandboxConfig = Object.freeze({
@@ -331,7 +330,7 @@ export function resolveConfig(
 }
 
 /** The variable of each flow's own webhook URL. */
-export const WEBHOOK_URL_VARIABLES: Readonly<Record<DirectFlow, string>> = {
+const WEBHOOK_URL_VARIABLES: Readonly<Record<DirectFlow, string>> = {
   web: ENVIRONMENT.webWebhookUrl,
   sdk: ENVIRONMENT.sdkWebhookUrl,
 };
@@ -369,7 +368,7 @@ export function parseCount(value: string | undefined, setting: string, max: numb
 }
 
 /** `1`/`true`/`yes` or `0`/`false`/`no` (any case); undefined when not given. */
-export function parseFlag(value: string | undefined, setting: string): boolean | undefined {
+function parseFlag(value: string | undefined, setting: string): boolean | undefined {
   if (value === undefined) return undefined;
   const lower = value.toLowerCase();
   if (['1', 'true', 'yes'].includes(lower)) return true;
@@ -435,7 +434,7 @@ export function partnerWebhookUrls(config: Pick<SandboxConfig, 'partner'>): { ur
   ];
 }
 
-export function isHttpUrl(value: string): boolean {
+function isHttpUrl(value: string): boolean {
   try {
     const url = new URL(value);
     return url.protocol === 'http:' || url.protocol === 'https:';

@@ -14,7 +14,7 @@ import { shownWebhookUrl } from './shown-url.js';
 import type { SandboxMethod } from './context.js';
 
 /** The largest single advance: 30 days. */
-export const MAX_ADVANCE_MS = 30 * 24 * 60 * 60 * 1000;
+const MAX_ADVANCE_MS = 30 * 24 * 60 * 60 * 1000;
 
 export interface ControlContext {
   sandboxRoute(method: SandboxMethod, path: string, handler: SandboxHandler): void;

@@ -19,13 +19,13 @@ export type ErrorFormat = FamilyErrorFormat;
  * The gateway and extras error body (D02), as generated. `errorCode` is widened to any code: the
  * sandbox's own endpoints (`/sandbox/...`) and its 405 answer codes the contract does not list.
  */
-export type ApiErrorBody = Omit<GatewaySchemas['ApiError'], 'errorCode'> & { errorCode: string };
+type ApiErrorBody = Omit<GatewaySchemas['ApiError'], 'errorCode'> & { errorCode: string };
 
 /** The web and SDK error body (D03), as generated. */
-export type MessageErrorBody = SdkSchemas['MessageError'];
+type MessageErrorBody = SdkSchemas['MessageError'];
 
 /** The statuses of error replies (a 2xx is never an error, so handlers' success replies stay checked). */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 410 | 413 | 415 | 422 | 429 | 500 | 502 | 503 | 504;
+type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 410 | 413 | 415 | 422 | 429 | 500 | 502 | 503 | 504;
 
 /** A reply carrying an error body of either format. */
 export interface ErrorReply {
@@ -61,8 +61,8 @@ export interface ErrorHelpers {
 /** The bounds of the error bodies (D24): texts for a person, a field's name, an issue, how many issues. */
 export const ERROR_TEXT_MAX = 2000;
 export const ERROR_FIELD_MAX = 512;
-export const ERROR_ISSUE_MAX = 500;
-export const ERROR_DETAILS_MAX = 20;
+const ERROR_ISSUE_MAX = 500;
+const ERROR_DETAILS_MAX = 20;
 
 /**
  * A text that may repeat what a client sent (an unknown field's name, a header, a parse error), made

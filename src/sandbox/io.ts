@@ -18,7 +18,7 @@ import type { ValidationIssue } from './validation.js';
 // Request ids (D29)
 
 /** A request id the client may choose: the `RequestId` schema of the contract. */
-export const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 
 const requestIds = new WeakMap<ServerResponse, string>();
 

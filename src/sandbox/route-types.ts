@@ -52,7 +52,7 @@ export interface LooseOperation extends OperationShape {
 
 type Defined<T> = [T] extends [never] ? Record<string, never> : [T] extends [undefined] ? Record<string, never> : NonNullable<T>;
 
-export type BodyOf<Op extends OperationShape> = Op extends { requestBody?: never }
+type BodyOf<Op extends OperationShape> = Op extends { requestBody?: never }
   ? undefined
   : Op extends { requestBody: { content: { 'application/json': infer B } } }
     ? B
@@ -63,7 +63,7 @@ export type BodyOf<Op extends OperationShape> = Op extends { requestBody?: never
 type ContentOf<R> = R extends { content: infer C } ? C[keyof C] : undefined;
 
 /** The documented replies of an operation: `{ status, body }` for each status code it lists. */
-export type ReplyOf<Op extends OperationShape> = {
+type ReplyOf<Op extends OperationShape> = {
   [S in keyof Op['responses']]: S extends number
     ? { status: S; body: ContentOf<Op['responses'][S]>; headers?: Record<string, string> }
     : never;
@@ -84,7 +84,7 @@ export interface OperationRequest<Op extends OperationShape = LooseOperation, P 
   readonly principal: P;
 }
 
-export type HandlerResult<Op extends OperationShape> = ReplyOf<Op> | ErrorReply;
+type HandlerResult<Op extends OperationShape> = ReplyOf<Op> | ErrorReply;
 
 export interface OperationRoute<Op extends OperationShape = LooseOperation, P = undefined> {
   /**

@@ -4,9 +4,9 @@
  */
 import type { components } from '../../generated/types/extras.js';
 import type { components as GatewayComponents } from '../../generated/types/gateway.js';
-import { findTestUser, TEST_USERS, type TestUser } from './fixtures.js';
+import { findTestUser, TEST_USERS } from './fixtures.js';
 
-export { findTestUser, TEST_USERS, type TestUser };
+export { findTestUser, TEST_USERS };
 
 export type CreditInfo = components['schemas']['ExtrasCreditInfo'];
 
@@ -14,7 +14,7 @@ export type CreditInfo = components['schemas']['ExtrasCreditInfo'];
 export type IneligibilityReason = GatewayComponents['schemas']['GatewayIneligibilityReason'];
 
 /** The defaults of an unregistered or not approved user (D26). */
-export function defaultCreditInfo(registrationStatus: CreditInfo['registrationStatus']): CreditInfo {
+function defaultCreditInfo(registrationStatus: CreditInfo['registrationStatus']): CreditInfo {
   return {
     registrationStatus,
     creditLimit: 0,
@@ -43,7 +43,7 @@ export function creditInfo(phoneNumber: string, now: Date): CreditInfo {
 }
 
 /** The credit a user can still take, in paise (0 for an unknown, blocked or not approved user). */
-export function availableCredit(phoneNumber: string): number {
+function availableCredit(phoneNumber: string): number {
   const found = findTestUser(phoneNumber);
   if (found === undefined || found.blocked) return 0;
   return Math.max(0, found.creditLimit - found.creditTaken);

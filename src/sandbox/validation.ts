@@ -22,7 +22,7 @@ import {
 } from '../contract/index.js';
 import { amountIssue, amountProblemOf, isAmountField } from './amounts.js';
 
-export type { Contract, ContractOperation, OpenApiDocument, ParameterLocation, RequestInput, ValidRequest };
+export type { Contract, ContractOperation, OpenApiDocument, ParameterLocation, RequestInput };
 export type FamilyName = Family;
 
 /** One problem found by validation. */

@@ -30,7 +30,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Duplex } from 'node:stream';
 import Queue from 'yocto-queue';
 
-export interface WebhookRequest {
+interface WebhookRequest {
   url: string;
   headers: Record<string, string>;
   body: string;
@@ -43,7 +43,7 @@ export interface WebhookRequest {
 export type WebhookSender = (request: WebhookRequest) => Promise<number>;
 
 /** The error of an attempt that got no answer within its time limit. */
-export class WebhookTimeoutError extends Error {
+class WebhookTimeoutError extends Error {
   override readonly name = 'TimeoutError';
 }
 

@@ -31,7 +31,7 @@ import type { Delivery } from './delivery/index.js';
 import type { ErrorHelpers } from './errors.js';
 import { send } from './router.js';
 
-export const STREAM_PATH = '/sandbox/webhooks/stream';
+const STREAM_PATH = '/sandbox/webhooks/stream';
 
 export interface WebhookStreamLimits {
   /** Streams open at once; one more answers 503. */
@@ -44,7 +44,7 @@ export interface WebhookStreamLimits {
   stallTimeoutMs: number;
 }
 
-export const DEFAULT_STREAM_LIMITS: Readonly<WebhookStreamLimits> = Object.freeze({
+const DEFAULT_STREAM_LIMITS: Readonly<WebhookStreamLimits> = Object.freeze({
   maxConnections: 16,
   maxBufferedBytes: 1024 * 1024,
   heartbeatMs: 15_000,

@@ -904,6 +904,3 @@ export const WEBHOOKS = {
   'magento.notify': magentoNotify,
 } as const satisfies Record<string, WebhookSpec>;
 
-export type CallId = keyof typeof CALLS;
-export type ReturnId = keyof typeof RETURNS;
-export type WebhookId = keyof typeof WEBHOOKS;

@@ -35,7 +35,7 @@ export type Template = string;
 /** The two hosts the integrations call: `web` ({web_url}, version 1) and `gateway` ({base_url}, web-v2). */
 export type HostName = 'web' | 'gateway';
 
-export interface RequestSpec {
+interface RequestSpec {
   host: HostName;
   method: 'GET' | 'POST';
   /** Path and query, sent byte for byte (the integrations do not URL-encode the ids they insert). */
@@ -49,7 +49,7 @@ export interface RequestSpec {
 }
 
 /** Which answers the integration goes on with. */
-export type Acceptance =
+type Acceptance =
   /** `200 == code` (WooCommerce): any other status is a refusal; a 2xx other than 200 may be worse. */
   | { kind: 'exactly-200'; onOther2xx: string; onRefused: string }
   /** node-fetch `response.ok`. */
@@ -74,7 +74,7 @@ export interface Read {
 
 export type Match = { equals: unknown } | { phpLooseEquals: number } | { oneOf: readonly unknown[] } | { otherwise: true };
 
-export interface OutcomeCase {
+interface OutcomeCase {
   name: string;
   when: Match;
   /** What the integration then does. */
@@ -94,7 +94,7 @@ export type Check =
   /** The plugin shows its payment method only when value < limit / divisor. */
   | { kind: 'below-limit'; value: Template; limit: Template; divisor: number; ifNot: string };
 
-export interface Judge {
+interface Judge {
   acceptance: Acceptance;
   /** `json-if-2xx-3xx`: the plugin's format_response decodes only 200 <= code < 400; `none`: the body is not read. */
   decodes: 'json' | 'json-if-2xx-3xx' | 'none';
@@ -176,7 +176,7 @@ export type FlowStep =
   | { service: ServiceAction };
 
 /** Values known when a flow starts. */
-export interface FlowStart {
+interface FlowStart {
   /** The shop's origin: a local server answering like the shop's webhook endpoint. */
   site: string;
   nowSeconds: number;

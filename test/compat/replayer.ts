@@ -38,14 +38,14 @@ import type {
 export type Values = Record<string, unknown>;
 
 /** The path the integration takes, and the value that chose it. */
-export interface ChosenOutcome {
+interface ChosenOutcome {
   name: string;
   does: string;
   value: unknown;
 }
 
 /** A value a template needs was not produced by an earlier step. */
-export class MissingValue extends Error {
+class MissingValue extends Error {
   constructor(readonly valueName: string) {
     super(`needs the value "${valueName}", which no earlier step produced`);
   }
@@ -104,7 +104,7 @@ export function renderBody(template: unknown, values: Values): unknown {
 // Requests
 
 /** base64(SHA-256(bytes)), padded: the digest every integration computes. */
-export function sha256Base64(...parts: Array<Buffer | string>): string {
+function sha256Base64(...parts: Array<Buffer | string>): string {
   const hash = createHash('sha256');
   for (const part of parts) hash.update(part);
   return hash.digest('base64');
@@ -375,7 +375,7 @@ export interface Target {
   delivery?(eventId: string): Promise<{ status: string; attempts: Array<{ statusCode?: number; error?: string }> }>;
 }
 
-export interface StepResult {
+interface StepResult {
   step: string;
   result: 'passed' | 'failed' | 'not reached' | 'left out';
   problems: string[];

@@ -66,7 +66,7 @@ function expectStatus(what: string, answer: JsonAnswer, status: number): void {
   if (answer.status !== status) throw new Error(`${what}: expected ${status}, got ${answer.status} ${answer.text.slice(0, 300)}`);
 }
 
-export async function startSandboxTarget(options: { partnerWebhookUrl?: string } = {}): Promise<RunningTarget> {
+async function startSandboxTarget(options: { partnerWebhookUrl?: string } = {}): Promise<RunningTarget> {
   const loggedErrors: string[] = [];
   const logger: Logger = {
     info: () => undefined,
@@ -235,7 +235,7 @@ export async function startMockTarget(): Promise<RunningTarget> {
 }
 
 /** Where the shop lives when no local server stands for it (the mock sends it nothing). */
-export const NO_SHOP = 'http://shop.example.in';
+const NO_SHOP = 'http://shop.example.in';
 
 /**
  * Plays one flow against a new sandbox: the shop's server answering as the flow's webhook spec

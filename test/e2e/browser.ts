@@ -15,7 +15,7 @@ export const siteDir = join(root, 'site');
 /** Where the browser tests put their screenshots. */
 export const shotsDir = join(root, 'artifacts', 'screenshots');
 
-export const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 export async function launchChromium(): Promise<Browser> {
   if (!existsSync(executablePath)) {

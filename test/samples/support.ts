@@ -4,7 +4,7 @@
  * webhooks made by the sandbox to feed the receivers. Each language has its own test file, which
  * runs every sample of that language against its own sandbox.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';

@@ -13,7 +13,7 @@ import { ROOT, type Family } from './documents.js';
 
 export const DESCRIPTION_DATA_FILE = 'test/data/interface-description.json';
 
-export type Address = '{base_url}' | '{web_url}' | '{sdk_url}';
+type Address = '{base_url}' | '{web_url}' | '{sdk_url}';
 
 /** One operation of the description. */
 export interface DescribedOperation {

@@ -36,7 +36,7 @@ export function gatewayContract(): Promise<Contract> {
 }
 
 /** Validates an answer of a gateway operation against its documented response; returns the operationId. */
-export async function checkGatewayAnswer(method: string, pathAndQuery: string, answer: Pick<Answer, 'status' | 'body' | 'text' | 'headers'>): Promise<string | undefined> {
+async function checkGatewayAnswer(method: string, pathAndQuery: string, answer: Pick<Answer, 'status' | 'body' | 'text' | 'headers'>): Promise<string | undefined> {
   const pathname = pathAndQuery.split('?', 1)[0] ?? '/';
   const operation = matchOperation(await gatewayContract(), method, pathname)?.operation;
   if (operation === undefined) return undefined;
@@ -67,7 +67,7 @@ export interface Credentials {
   auth: string;
 }
 
-export interface OnboardOptions {
+interface OnboardOptions {
   id?: string;
   entityName?: string;
   defaultWebhookUrl?: string;
@@ -97,7 +97,7 @@ export interface GatewayTest extends TestSandbox {
   successful(auth: string, amount?: number, phoneNumber?: string): Promise<string>;
 }
 
-export interface CreateInput {
+interface CreateInput {
   id: string;
   amount: number;
   phoneNumber?: string;

@@ -19,7 +19,7 @@ import { freePort } from './processes.js';
 const run = promisify(execFile);
 
 /** Where the binaries are: Debian keeps them under /usr/lib/postgresql/<major>/bin. */
-export function postgresBinaries(): string | undefined {
+function postgresBinaries(): string | undefined {
   const root = '/usr/lib/postgresql';
   if (existsSync(root)) {
     const majors = readdirSync(root)

@@ -59,7 +59,7 @@ export async function freePorts<K extends string>(keys: readonly K[]): Promise<R
 }
 
 /** Resolves once `url` answers at all; fails when the child exits first or time runs out. */
-export async function waitUntilAnswers(url: string, child: ChildProcess, timeoutMs = 90_000, output: () => string = () => ''): Promise<void> {
+async function waitUntilAnswers(url: string, child: ChildProcess, timeoutMs = 90_000, output: () => string = () => ''): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${url}: the server exited with code ${child.exitCode}\n${output()}`);

@@ -51,7 +51,7 @@ export interface TestSandbox {
   close(): Promise<void>;
 }
 
-export interface SignedOptions {
+interface SignedOptions {
   partnerId?: string | null;
   /** A signature to send instead of the right one; null: no X-Signature header. */
   signature?: string | null;
@@ -113,7 +113,7 @@ export async function checkAgainstContract(method: string, pathAndQuery: string,
  * Checks the request id of an answer (D29): every answer has an `X-Request-Id`, and every JSON error
  * body repeats it as `requestId`. Returns the body without `requestId`.
  */
-export function checkRequestId(answer: { status: number; headers: Headers; body: unknown }): any {
+function checkRequestId(answer: { status: number; headers: Headers; body: unknown }): any {
   const id = answer.headers.get('x-request-id');
   expect(id, 'every answer has an X-Request-Id').toMatch(/^[A-Za-z0-9._-]{1,64}$/);
   const { body } = answer;

@@ -27,9 +27,9 @@ import { orderingKeyOf, type StoredDelivery } from './stored.js';
 import type { DeliveryStatus, SuccessStatus } from './types.js';
 
 /** The collection of the shared store that holds the deliveries. */
-export const DELIVERIES_COLLECTION = 'sandbox.deliveries';
+const DELIVERIES_COLLECTION = 'sandbox.deliveries';
 /** How often a process looks for deliveries of processes that died. */
-export const TAKEOVER_INTERVAL_MS = 2_000;
+const TAKEOVER_INTERVAL_MS = 2_000;
 
 /** A delivery as the database keeps it: plain JSON, times in virtual epoch milliseconds. */
 export interface PersistedDelivery {

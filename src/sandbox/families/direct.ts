@@ -19,13 +19,11 @@ import { knownPartners, partnerKey } from './partner.js';
 export type DirectStatus = SdkComponents['schemas']['SdkTransactionStatus'] & WebComponents['schemas']['WebTransactionStatus'];
 
 /** The user's action in the app or on the hosted page, and the final status it leads to. */
-export const USER_ACTIONS = Object.freeze({
+const USER_ACTIONS = Object.freeze({
   confirm: 'SUCCESS',
   cancel: 'CANCELLED',
   fail: 'FAILURE',
 } as const satisfies Record<string, Exclude<DirectStatus, 'PENDING'>>);
-
-export type UserAction = keyof typeof USER_ACTIONS;
 
 /** What the lifecycle needs of a web or SDK transaction record. */
 export interface DirectRecord {

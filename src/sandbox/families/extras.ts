@@ -25,7 +25,7 @@ import { creditInfo, findTestUser } from '../test-users.js';
 type Identification = components['schemas']['ExtrasIdentification'];
 
 /** Collection `extras.identifications`, keyed by phone number. */
-export interface StoredIdentification {
+interface StoredIdentification {
   userPhoneNumber: string;
   /** The latest value of each field: a later push replaces the fields it carries, keeps the others. */
   identification: Identification;
@@ -37,7 +37,7 @@ export interface StoredIdentification {
  * `extras.merchantDataPushes` at positions `first` to `count - 1` ({@link ChildRecords}), each as
  * sent, never merged.
  */
-export interface StoredMerchantData {
+interface StoredMerchantData {
   userPhoneNumber: string;
   /** Pushes received for the number. */
   count: number;
@@ -45,21 +45,21 @@ export interface StoredMerchantData {
   first: number;
 }
 
-export interface StoredPush {
+interface StoredPush {
   /** The pushed `data`, as JSON text. */
   dataJson: string;
   /** Virtual epoch milliseconds (shown as RFC 3339). */
   receivedAt: number;
 }
 
-export const EXTRAS_IDENTIFICATIONS = 'extras.identifications';
-export const EXTRAS_MERCHANT_DATA = 'extras.merchantData';
-export const EXTRAS_MERCHANT_DATA_PUSHES = 'extras.merchantDataPushes';
+const EXTRAS_IDENTIFICATIONS = 'extras.identifications';
+const EXTRAS_MERCHANT_DATA = 'extras.merchantData';
+const EXTRAS_MERCHANT_DATA_PUSHES = 'extras.merchantDataPushes';
 /** Data pushes kept over all phone numbers, at most; the oldest go first. */
-export const MAX_STORED_PUSHES = 100_000;
+const MAX_STORED_PUSHES = 100_000;
 /** The default and the largest page of pushes of `GET /sandbox/extras/users/{phoneNumber}`. */
-export const DEFAULT_PUSH_PAGE = 100;
-export const MAX_PUSH_PAGE = 1000;
+const DEFAULT_PUSH_PAGE = 100;
+const MAX_PUSH_PAGE = 1000;
 
 export function registerExtras(ctx: FamilyContext): void {
   const { errors, clock, config } = ctx;

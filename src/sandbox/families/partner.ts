@@ -29,7 +29,7 @@ export function knownPartners(config: SandboxConfig): Partner[] {
 }
 
 /** The partner with this id, compared in constant time with every known id. */
-export function findPartner(config: SandboxConfig, id: string): Partner | undefined {
+function findPartner(config: SandboxConfig, id: string): Partner | undefined {
   let found: Partner | undefined;
   for (const candidate of knownPartners(config)) {
     // Every candidate is compared, so the time does not tell which one matched.
@@ -83,7 +83,7 @@ export function malformedSignatureDetail(signature: string): string {
  * signature not of the D28 form is 400 BAD_REQUEST. With `signature: 'optional'` a request without
  * `X-Signature` is accepted on the partner id alone.
  */
-export function partnerAuth(
+function partnerAuth(
   config: SandboxConfig,
   errors: ErrorHelpers,
   partnerHeader: 'X-Partnerid' | 'X-Partner-Id',

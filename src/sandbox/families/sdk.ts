@@ -16,7 +16,7 @@ import { directLifecycle, refundDirect, type DirectRefund, type DirectStatus } f
 /** D13: an SDK transaction not confirmed within 60 seconds fails. */
 export const SDK_EXPIRY_MS = 60_000;
 
-export type SdkRefund = DirectRefund;
+type SdkRefund = DirectRefund;
 
 /** The record of an SDK-flow transaction (collection `sdk.transactions`, keyed by its id). */
 export interface SdkTransaction {
@@ -39,7 +39,7 @@ export interface SdkTransaction {
 export const SDK_TRANSACTIONS = 'sdk.transactions';
 export const SDK_REFUNDS = 'sdk.refunds';
 /** `GET /sandbox/sdk/transactions/{id}` shows at most this many refunds: the newest. */
-export const SHOWN_REFUNDS = 100;
+const SHOWN_REFUNDS = 100;
 
 export function registerSdk(ctx: FamilyContext): void {
   const { errors, clock, config } = ctx;
@@ -156,7 +156,7 @@ export function copySdkTransaction(transaction: SdkTransaction): SdkTransaction 
  * The public view of an SDK transaction for the sandbox endpoints (times as RFC 3339), with the
  * refunds given (the newest {@link SHOWN_REFUNDS}) and how many there are.
  */
-export function describeSdkTransaction(transaction: SdkTransaction, refunds: readonly SdkRefund[]) {
+function describeSdkTransaction(transaction: SdkTransaction, refunds: readonly SdkRefund[]) {
   return {
     merchantTransactionId: transaction.merchantTransactionId,
     status: transaction.status,

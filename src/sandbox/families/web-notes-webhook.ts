@@ -19,7 +19,7 @@ import { appendQuery } from './web-checkout.js';
 import type { WebTransaction } from './web-records.js';
 
 /** The longest URL taken (D24's bound of every URL). */
-export const MAX_NOTES_WEBHOOK_URL = 2048;
+const MAX_NOTES_WEBHOOK_URL = 2048;
 
 /**
  * `notes.webhook_url` of an initiate body: the string when there is one, else undefined (absent

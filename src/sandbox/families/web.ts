@@ -20,7 +20,7 @@ import { loadBrowserAsset } from '../browser-assets.js';
 import { ChildRecords } from '../store.js';
 import type { EveryField } from '../records.js';
 import { keepJson, readJson, type KeptJson } from '../stored-json.js';
-import { directLifecycle, refundDirect, type DirectRefund, type DirectStatus } from './direct.js';
+import { directLifecycle, refundDirect, type DirectRefund } from './direct.js';
 import { appendQuery, registerWebCheckout, WEB_CHECKOUT_SESSIONS } from './web-checkout.js';
 import { partnerKey, webAuth, type Partner } from './partner.js';
 import { notesWebhookUrl, notesWebhookUrlProblem, sendNotesWebhook } from './web-notes-webhook.js';
@@ -29,10 +29,10 @@ import { WEB_REFUNDS, WEB_TRANSACTIONS, type WebTransaction } from './web-record
 export { WEB_REFUNDS, WEB_TRANSACTIONS, type WebTransaction } from './web-records.js';
 
 /** D13: a web transaction not confirmed within 15 minutes fails. */
-export const WEB_EXPIRY_MS = 15 * 60_000;
+const WEB_EXPIRY_MS = 15 * 60_000;
 
 /** `GET /sandbox/web/transactions/{id}` shows at most this many refunds: the newest. */
-export const SHOWN_WEB_REFUNDS = 100;
+const SHOWN_WEB_REFUNDS = 100;
 
 export function registerWeb(ctx: FamilyContext): void {
   const { errors, clock, config } = ctx;
@@ -258,7 +258,7 @@ function withoutEmptyOverrides(redirect: components['schemas']['WebRedirect']): 
 }
 
 /** The hosted page of a transaction: `<origin>/checkout/<id>`. */
-export function checkoutUrl(origin: string, id: string): string {
+function checkoutUrl(origin: string, id: string): string {
   return `${origin}/checkout/${encodeURIComponent(id)}`;
 }
 
@@ -268,7 +268,7 @@ export function checkoutUrl(origin: string, id: string): string {
  * homepage; with `txnId=<id>&txnStatus=<status>` appended to its query, which is otherwise kept
  * byte for byte (D33: integrations read the outcome from these two parameters).
  */
-export function redirectTarget(transaction: WebTransaction, homePageUrl: string): string {
+function redirectTarget(transaction: WebTransaction, homePageUrl: string): string {
   const failureUrl = transaction.status === 'SUCCESS' ? undefined : transaction.redirect?.failureUrl;
   const url = failureUrl ?? transaction.redirect?.url ?? homePageUrl;
   return appendQuery(url, { txnId: transaction.id, txnStatus: transaction.status });

@@ -20,7 +20,7 @@ import { merchantView } from './views.js';
 import { webhookUrlProblem } from './webhooks.js';
 
 /** What the first bytes of a file say it is (D08 accepts PDF, PNG and JPEG only). */
-export function detectFormat(bytes: Buffer): StoredDocument['format'] | undefined {
+function detectFormat(bytes: Buffer): StoredDocument['format'] | undefined {
   if (bytes.subarray(0, 5).toString('latin1') === '%PDF-') return 'PDF';
   if (bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'PNG';
   if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'JPEG';

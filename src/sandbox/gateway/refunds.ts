@@ -21,7 +21,7 @@ import { refundedAmount, refundView, statusOf } from './views.js';
 import { webhookUrlProblem } from './webhooks.js';
 
 /** D24: the most refunds one transaction takes, failed ones included (its record lists them all). */
-export const MAX_REFUNDS_PER_TRANSACTION = 10_000;
+const MAX_REFUNDS_PER_TRANSACTION = 10_000;
 
 export function registerRefunds(ctx: FamilyContext, state: GatewayState, engine: TransactionEngine): void {
   const { errors, clock } = ctx;

@@ -28,7 +28,7 @@ function daysBetween(from: string, to: string): number {
   return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / time.DAY);
 }
 
-export function utrFor(merchantId: string, settlementDate: string): string {
+function utrFor(merchantId: string, settlementDate: string): string {
   const hash = createHash('sha256').update(`${merchantId}|${settlementDate}`).digest('hex').toUpperCase();
   return `SBX${settlementDate.replaceAll('-', '')}${hash.slice(0, 9)}`;
 }

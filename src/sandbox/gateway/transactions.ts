@@ -26,15 +26,15 @@ import { webhookUrlProblem } from './webhooks.js';
  * country code written twice, as a shop that prefixes +91 to a number stored with its country code
  * sends it) names the same number.
  */
-export function tenDigitPhone(phoneNumber: string): string {
+function tenDigitPhone(phoneNumber: string): string {
   return phoneNumber.length === 15 && phoneNumber.startsWith('+9191') ? `+91${phoneNumber.slice(5)}` : phoneNumber;
 }
 
-export function encodeCursor(transaction: Pick<TransactionRecord, 'createdAt' | 'id'>): string {
+function encodeCursor(transaction: Pick<TransactionRecord, 'createdAt' | 'id'>): string {
   return Buffer.from(`${transaction.createdAt}:${transaction.id}`, 'utf8').toString('base64url');
 }
 
-export function decodeCursor(cursor: string): { createdAt: number; id: string } | undefined {
+function decodeCursor(cursor: string): { createdAt: number; id: string } | undefined {
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
   const match = /^([0-9]{1,15}):([A-Za-z0-9_-]{1,64})$/.exec(text);
   if (match === null) return undefined;

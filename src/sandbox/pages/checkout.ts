@@ -8,7 +8,7 @@ import { escapeHtml, htmlReply, httpOrigin, inlineScript, jsonForScript, newNonc
 import type { Reply } from '../router.js';
 
 /** The service's own colour, used when no override is given (the sandbox partner has none). */
-export const DEFAULT_ACCENT = '#0F766E';
+const DEFAULT_ACCENT = '#0F766E';
 const HEX_COLOUR = /^#[0-9a-fA-F]{6}$/;
 
 export type CheckoutFlow = 'popup' | 'redirect' | 'direct';

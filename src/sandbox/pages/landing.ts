@@ -8,7 +8,7 @@ import type { FamilyName } from '../validation.js';
 import { escapeHtml, htmlReply, newNonce } from './html.js';
 
 /** The default address of examples/merchant/server.ts. */
-export const EXAMPLE_MERCHANT_URL = 'http://127.0.0.1:4001/';
+const EXAMPLE_MERCHANT_URL = 'http://127.0.0.1:4001/';
 
 export function landingPage(families: readonly FamilyName[]): Reply {
   const nonce = newNonce();

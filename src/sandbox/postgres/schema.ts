@@ -11,13 +11,13 @@
  */
 import type { PoolClient } from 'pg';
 
-export interface Migration {
+interface Migration {
   readonly version: number;
   readonly name: string;
   readonly sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = Object.freeze([
+const MIGRATIONS: readonly Migration[] = Object.freeze([
   {
     version: 1,
     name: 'records',
@@ -40,12 +40,12 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
 ]);
 
 /** The newest schema version this sandbox knows. */
-export const SCHEMA_VERSION: number = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+const SCHEMA_VERSION: number = MIGRATIONS[MIGRATIONS.length - 1]!.version;
 
 /** The advisory lock taken while migrating (any number, the same in every process). */
 const MIGRATION_LOCK = 7_207_001;
 
-export class SchemaTooNewError extends Error {
+class SchemaTooNewError extends Error {
   constructor(
     readonly found: number,
     readonly known: number,

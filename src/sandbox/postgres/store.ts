@@ -35,9 +35,9 @@ import { describeDatabase } from './database-url.js';
 import { migrate } from './schema.js';
 
 /** The collection of the shared virtual clock: one record, `clock`, `{ offsetMs }`. */
-export const CLOCK_COLLECTION = 'sandbox.clock';
+const CLOCK_COLLECTION = 'sandbox.clock';
 /** How long a deleted record's row stays for other processes to learn of it. */
-export const TOMBSTONE_MINUTES = 10;
+const TOMBSTONE_MINUTES = 10;
 /** The advisory lock every unit of work holds (any number, the same in every process). */
 const UNIT_LOCK = 7_207_002;
 /** Units of work run in one database transaction, at most. */
@@ -494,7 +494,7 @@ export class PostgresStore implements Store {
 }
 
 /** What went wrong with the database, for a log line or a 503: never the URL or a password. */
-export function describeFailure(error: unknown): string {
+function describeFailure(error: unknown): string {
   if (error instanceof StoreUnavailableError) return error.message;
   const code = (error as { code?: unknown } | undefined)?.code;
   const message = error instanceof Error ? error.message : String(error);
