@@ -72,6 +72,28 @@ describe.skipIf(unavailable !== undefined)('two sandboxes on one PostgreSQL data
     expect(Date.parse(clockB.now) - Date.now()).toBeGreaterThan(55_000);
   });
 
+  it('shows on one, in its list and live stream, the webhook events recorded on the other', async () => {
+    const seen: string[] = [];
+    const stop = b.sandbox.deliveries.onEnqueue((delivery) => {
+      if (delivery.transactionId === 'shared-events') seen.push(delivery.eventId);
+    });
+    try {
+      expect((await initiate(a, 'shared-events')).status).toBe(201);
+      expect((await a.request('POST', '/sandbox/sdk/transactions/shared-events/confirm')).status).toBe(200);
+      const onA = await a.deliveries('shared-events');
+      expect(onA).toHaveLength(1);
+      // B learns of it by the database's notification, without a request of its own.
+      for (let tries = 0; seen.length === 0 && tries < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(seen).toEqual([onA[0].eventId]);
+      const onB = await b.deliveries('shared-events');
+      expect(onB.map((delivery: { eventId: string; body: string; id: string }) => [delivery.id, delivery.eventId, delivery.body])).toEqual([
+        [onA[0].id, onA[0].eventId, onA[0].body],
+      ]);
+    } finally {
+      stop();
+    }
+  });
+
   it('has everything after a restart on the same database', async () => {
     expect((await initiate(a, 'shared-restart')).status).toBe(201);
     await a.close();
