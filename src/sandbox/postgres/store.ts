@@ -350,17 +350,27 @@ export class PostgresStore implements Store {
       this.sharedCollection<{ offsetMs: number }>(CLOCK_COLLECTION).set('clock', { offsetMs: this.clock.offsetMs });
     }
     const touched = this.takeTouched();
-    try {
-      await this.commit(client, touched);
-      client.release();
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      client.release(true);
-      const failure = this.unavailable(error);
-      this.rollbackCache(touched);
-      for (const unit of batch) unit.reject(failure);
-      for (const waiter of inline) waiter.reject(failure);
-      return;
+    if (touched.length === 0) {
+      // Nothing written: the answers do not wait for the COMMIT, which only ends the transaction
+      // and lets the lock go (on the server, before any later statement of another unit).
+      const ending = client;
+      ending.query('COMMIT').then(
+        () => ending.release(),
+        () => ending.release(true),
+      );
+    } else {
+      try {
+        await this.commit(client, touched);
+        client.release();
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        client.release(true);
+        const failure = this.unavailable(error);
+        this.rollbackCache(touched);
+        for (const unit of batch) unit.reject(failure);
+        for (const waiter of inline) waiter.reject(failure);
+        return;
+      }
     }
     this.lastFailure = undefined;
     batch.forEach((unit, index) => {
@@ -410,10 +420,6 @@ export class PostgresStore implements Store {
 
   /** Writes the records the batch changed, tells the other processes, commits. */
   private async commit(client: pg.PoolClient, touched: Touched[]): Promise<void> {
-    if (touched.length === 0) {
-      await client.query('COMMIT');
-      return;
-    }
     const statements: string[] = [];
     for (let start = 0; start < touched.length; start += ROWS_PER_STATEMENT) {
       const values = touched.slice(start, start + ROWS_PER_STATEMENT).map(({ collection, id }) => {
