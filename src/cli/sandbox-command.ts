@@ -6,6 +6,7 @@
  */
 import { parseCommandLine, UsageError, CliError, type Command } from './command-line.js';
 import { watchLauncher } from './launcher.js';
+import { onRelaunchedStop } from './relaunch.js';
 import {
   ConfigError,
   DEFAULT_CONFIG,
@@ -186,6 +187,7 @@ export async function runSandbox(argv: string[], options: RunSandboxOptions = {}
   write(banner(sandbox.url, sandbox.config));
 
   let stop = options.until;
+  let closeChannel: () => void = () => undefined;
   if (stop === undefined) {
     const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
     let stopping = false;
@@ -200,6 +202,12 @@ export async function runSandbox(argv: string[], options: RunSandboxOptions = {}
         resolve();
       };
       for (const signal of signals) process.on(signal, onSignal);
+      // Started again with the heap flags (relaunch.ts): the parent's stop counts as a first signal.
+      closeChannel = onRelaunchedStop(() => {
+        if (stopping) return;
+        stopping = true;
+        resolve();
+      });
       watchLauncher((pid) => {
         if (stopping) return;
         stopping = true;
@@ -209,6 +217,7 @@ export async function runSandbox(argv: string[], options: RunSandboxOptions = {}
     });
   }
   await stop;
+  closeChannel();
   write('Stopping the sandbox...\n');
   await sandbox.close();
   return 0;
