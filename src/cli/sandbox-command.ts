@@ -202,18 +202,22 @@ export async function runSandbox(argv: string[], options: RunSandboxOptions = {}
         resolve();
       };
       for (const signal of signals) process.on(signal, onSignal);
-      // Started again with the heap flags (relaunch.ts): the parent's stop counts as a first signal.
-      closeChannel = onRelaunchedStop(() => {
-        if (stopping) return;
-        stopping = true;
-        resolve();
-      });
-      watchLauncher((pid) => {
+      // Started again with the heap flags (relaunch.ts): the parent's stop counts as a first signal,
+      // and the parent watches npm.
+      const launcherEnded = (pid: number) => {
         if (stopping) return;
         stopping = true;
         write(`The process that started the sandbox (pid ${pid}) has ended.\n`);
         resolve();
+      };
+      const relaunched = onRelaunchedStop((message) => {
+        if (message?.paylaterStop === 'launcher' && message.pid !== undefined) return launcherEnded(message.pid);
+        if (stopping) return;
+        stopping = true;
+        resolve();
       });
+      if (relaunched === undefined) watchLauncher(launcherEnded);
+      else closeChannel = relaunched;
     });
   }
   await stop;
