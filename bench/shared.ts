@@ -17,6 +17,7 @@ import autocannon from 'autocannon';
 
 type LoadResult = Awaited<ReturnType<typeof autocannon>>;
 import { sdkSignature } from '../src/signature.js';
+import { npmStartNodeOptions } from './start-options.js';
 import { postgresUnavailable, startPostgres } from '../test/support/postgres.js';
 
 const root = resolve(import.meta.dirname, '..');
@@ -61,7 +62,8 @@ let nextPort = 4600;
 
 async function startSandbox(databaseUrl?: string): Promise<{ url: string; child: ChildProcess }> {
   const port = nextPort++;
-  const args = ['--import', 'tsx', 'src/cli/main.ts', 'sandbox', '--port', String(port), '--quiet'];
+  // With npm start's Node options: the one process that serves (D87).
+  const args = [...npmStartNodeOptions(), '--import', 'tsx', 'src/cli/main.ts', 'sandbox', '--port', String(port), '--quiet'];
   if (databaseUrl !== undefined) args.push('--database-url', databaseUrl);
   const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;

@@ -7,7 +7,8 @@
  *   - gateway: a transaction created FAILED at once (a risk-declined user; webhook), every 100th
  *     followed by a read of the transaction list, every 1,000th by a settlement read;
  *   - extras: a data push for one of 50,000 phone numbers.
- * The sandbox runs as `npm start` runs it (built first, then `node dist/cli/main.js sandbox`).
+ * The sandbox runs as `npm start` runs it (built first, then `node` with the start script's heap
+ * flags, bench/start-options.ts, and `dist/cli/main.js sandbox`).
  * The load generator runs a fixed number of requests at once and keeps only the latencies of the
  * first and the last 10 % of the transactions (preallocated arrays): its own memory is bounded.
  *
@@ -28,6 +29,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { createSandbox } from '../src/sandbox/server.js';
 import { sdkSignature, webSignature } from '../src/signature.js';
+import { npmStartNodeOptions } from './start-options.js';
 
 const root = resolve(import.meta.dirname, '..');
 /**
@@ -321,7 +323,7 @@ export async function build(): Promise<void> {
 async function startSandboxProcess(webhookUrl: string, nodeOptions: readonly string[]): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(
     process.execPath,
-    [...nodeOptions, 'dist/cli/main.js', 'sandbox', '--port', '0', '--quiet', '--webhook-url', webhookUrl],
+    [...npmStartNodeOptions(), ...nodeOptions, 'dist/cli/main.js', 'sandbox', '--port', '0', '--quiet', '--webhook-url', webhookUrl],
     { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const url = await new Promise<string>((found, reject) => {

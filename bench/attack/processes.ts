@@ -1,6 +1,6 @@
 /**
- * The processes the attack suite starts: sandboxes (the built CLI, `node dist/cli/main.js sandbox
- * --host 127.0.0.1 --port 0`, as bench/soak.ts runs it) and CLI commands. Every child is killed when the
+ * The processes the attack suite starts: sandboxes (the built CLI, `node [npm start's heap flags]
+ * dist/cli/main.js sandbox --host 127.0.0.1 --port 0`, as bench/soak.ts runs it) and CLI commands. Every child is killed when the
  * suite ends, however it ends (normal exit, an exception, Ctrl+C); each one's memory is sampled from
  * `/proc/<pid>/status` every 50 ms (VmHWM, the kernel's own peak, is exact whatever the sampling
  * rate, as long as a sample is taken before the process ends), and a child whose RSS passes a hard
@@ -9,6 +9,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { npmStartNodeOptions } from '../start-options.js';
 import { parseProcStatus } from './verdict.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -151,7 +152,7 @@ export class SandboxStartFailure extends Error {
 export async function startSandboxProcess(args: readonly string[], killAboveMb: number, nodeOptions: readonly string[] = []): Promise<SandboxProcess> {
   // `--port` may be given once: a free port unless `args` name one.
   const port = args.includes('--port') ? [] : ['--port', '0'];
-  const child = spawn(process.execPath, [...nodeOptions, CLI, 'sandbox', '--host', '127.0.0.1', ...port, ...args], {
+  const child = spawn(process.execPath, [...npmStartNodeOptions(), ...nodeOptions, CLI, 'sandbox', '--host', '127.0.0.1', ...port, ...args], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -10,8 +10,17 @@ import { packageVersion } from './package-data.js';
 import { registerSignatureCommands } from './signature-commands.js';
 import { registerTrigger } from './trigger-command.js';
 
+export interface ProgramOptions {
+  /**
+   * The script this program runs from as the `paylater` command, with its arguments: `paylater
+   * sandbox` started without its heap flags runs it again with them (heap.ts, relaunch.ts). Without
+   * it (a program built in another process) the sandbox runs in this process as it is.
+   */
+  entry?: { script: string; argv: readonly string[] };
+}
+
 /** Builds the whole program; `run` is how `paylater help ...` runs it again with `--help`. */
-export function buildProgram(): Program {
+export function buildProgram(options: ProgramOptions = {}): Program {
   const program = new Program({
     name: 'paylater',
     version: packageVersion(),
@@ -27,10 +36,14 @@ export function buildProgram(): Program {
     description: 'Start the stateful sandbox.',
     passThrough: true,
     async run({ args }) {
+      const { missingHeapFlags } = await import('./heap.js');
+      const missing = missingHeapFlags();
+      if (options.entry !== undefined && missing.length > 0 && !args.some((arg) => arg === '-h' || arg === '--help')) {
+        const { relaunch } = await import('./relaunch.js');
+        return relaunch(missing, options.entry.script, options.entry.argv);
+      }
       // Loaded on demand: signing and verifying need none of the sandbox's modules.
       const { runSandbox } = await import('./sandbox-command.js');
-      const { tuneSandboxHeap } = await import('./heap.js');
-      tuneSandboxHeap();
       return runSandbox(args);
     },
   });

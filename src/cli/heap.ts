@@ -1,7 +1,6 @@
 /**
- * How the sandbox process's garbage collector keeps its memory (D63, D65). `paylater sandbox` sets
- * two V8 flags for its own process, each unless the process was started with its own value of it
- * (on the command line or in `NODE_OPTIONS`):
+ * How the sandbox process's garbage collector keeps its memory (D63, D65). The sandbox process runs
+ * with two V8 flags on its Node command line:
  *
  * - `--heap-growing-percent=100` (D63). V8 sets the next collection's limit at a multiple of the
  *   memory still in use after the last one, up to four times it when collections are cheap; a
@@ -15,16 +14,19 @@
  *   (old generation 130 MB in use in 370 MB of pages after 600,000 transactions). Compacting at
  *   every full collection keeps the pages near what is in use.
  *
- * Only the command does this: a sandbox created in-process (`createSandbox`) leaves its host's
- * collector alone. `v8.setFlagsFromString` after start-up is documented as unpredictable in
- * general; both flags are values V8 reads at each collection, so they take effect from the next.
+ * How they get there: `npm start` puts them on its `node` command line (package.json); `paylater
+ * sandbox` started without them runs itself again once, as a child Node process with them
+ * (`relaunch.ts`, D87). V8 flags are not allowed in `NODE_OPTIONS` (Node refuses to start: "is not
+ * allowed in NODE_OPTIONS"), and `v8.setFlagsFromString` after start-up is documented as
+ * unpredictable, so the command line is the one documented place. A flag the process was started
+ * with, in either spelling or negated, is the user's and is kept. A sandbox created in-process
+ * (`createSandbox`) leaves its host's collector alone.
  */
-import { setFlagsFromString } from 'node:v8';
 
 /** The heap may grow to (1 + this / 100) times the memory in use after a collection. */
 const HEAP_GROWING_PERCENT = 100;
 
-/** The flags `paylater sandbox` sets, with the name by which a flag given by the user is found. */
+/** The flags of the sandbox process, with the name by which a flag given by the user is found. */
 export const SANDBOX_HEAP_FLAGS: readonly { name: string; flag: string }[] = Object.freeze([
   { name: 'heap-growing-percent', flag: `--heap-growing-percent=${HEAP_GROWING_PERCENT}` },
   { name: 'compact-on-every-full-gc', flag: '--compact-on-every-full-gc' },
@@ -36,20 +38,7 @@ function given(args: readonly string[], name: string): boolean {
   return args.some((argument) => pattern.test(argument));
 }
 
-/**
- * Sets the sandbox's heap flags that the process was not given; answers the flags it set.
- * `nodeOptions` is `NODE_OPTIONS`, whose flags count as given too.
- */
-export function tuneSandboxHeap(
-  execArgv: readonly string[] = process.execArgv,
-  nodeOptions: string | undefined = process.env.NODE_OPTIONS,
-): string[] {
-  const args = [...execArgv, ...(nodeOptions ?? '').split(/\s+/).filter(Boolean)];
-  const set: string[] = [];
-  for (const { name, flag } of SANDBOX_HEAP_FLAGS) {
-    if (given(args, name)) continue;
-    setFlagsFromString(flag);
-    set.push(flag);
-  }
-  return set;
+/** The sandbox's heap flags that the Node options `execArgv` do not set, in their order. */
+export function missingHeapFlags(execArgv: readonly string[] = process.execArgv): string[] {
+  return SANDBOX_HEAP_FLAGS.filter(({ name }) => !given(execArgv, name)).map(({ flag }) => flag);
 }

@@ -3,9 +3,11 @@
  * The `paylater` command line: runs the program of `commands.ts` and turns errors into messages and
  * exit codes: 0 success, 1 an invalid signature or a command that failed (the sandbox cannot be
  * reached, a triggered flow went wrong), 2 a usage or input error (a missing key, an unreadable
- * file), 70 a fault of the program itself.
+ * file), 70 a fault of the program itself. `paylater sandbox` started without its heap flags runs
+ * this file again with them (heap.ts, relaunch.ts).
  */
 import { reportError } from './command-line.js';
 import { buildProgram } from './commands.js';
 
-process.exitCode = await buildProgram().run(process.argv.slice(2)).catch(reportError);
+const argv = process.argv.slice(2);
+process.exitCode = await buildProgram({ entry: { script: process.argv[1]!, argv } }).run(argv).catch(reportError);

@@ -6,6 +6,7 @@
  */
 import { parseCommandLine, UsageError, CliError } from './command-line.js';
 import { watchLauncher } from './launcher.js';
+import { onRelaunchedStop } from './relaunch.js';
 import {
   ConfigError,
   DEFAULT_CONFIG,
@@ -198,6 +199,7 @@ export async function runSandbox(argv: string[], options: RunSandboxOptions = {}
   write(banner(sandbox.url, sandbox.config, sandbox.stateDescription));
 
   let stop = options.until;
+  let closeChannel: () => void = () => undefined;
   if (stop === undefined) {
     const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
     let stopping = false;
@@ -212,15 +214,26 @@ export async function runSandbox(argv: string[], options: RunSandboxOptions = {}
         resolve();
       };
       for (const signal of signals) process.on(signal, onSignal);
-      watchLauncher((pid) => {
+      // Started again with the heap flags (relaunch.ts): the parent's stop counts as a first signal,
+      // and the parent watches npm.
+      const launcherEnded = (pid: number) => {
         if (stopping) return;
         stopping = true;
         write(`The process that started the sandbox (pid ${pid}) has ended.\n`);
         resolve();
+      };
+      const relaunched = onRelaunchedStop((message) => {
+        if (message?.paylaterStop === 'launcher' && message.pid !== undefined) return launcherEnded(message.pid);
+        if (stopping) return;
+        stopping = true;
+        resolve();
       });
+      if (relaunched === undefined) watchLauncher(launcherEnded);
+      else closeChannel = relaunched;
     });
   }
   await stop;
+  closeChannel();
   write('Stopping the sandbox...\n');
   await sandbox.close();
   return 0;

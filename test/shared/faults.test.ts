@@ -62,6 +62,22 @@ describe.skipIf(unavailable !== undefined)('a database that fails', () => {
     expect(await startError(url.toString())).toMatch(/does not exist.*createdb/);
   });
 
+  it('two sandboxes starting at once on an empty database apply the schema once', async () => {
+    const databaseUrl = await cluster.createDatabase();
+    const both = await Promise.all([startSandbox({ databaseUrl }), startSandbox({ databaseUrl })]);
+    try {
+      const client = new pg.Client(databaseUrl);
+      await client.connect();
+      const versions = await client.query('SELECT version FROM sandbox_schema_migrations');
+      await client.end();
+      expect(versions.rows.map((row) => row.version)).toEqual([1]);
+      expect((await initiate(both[0], 'started-together')).status).toBe(201);
+      expect(await status(both[1], 'started-together')).toBe('PENDING');
+    } finally {
+      for (const t of both) await t.close();
+    }
+  });
+
   it('migrated by a newer sandbox: refused with what to do', async () => {
     const databaseUrl = await cluster.createDatabase();
     const first = await startSandbox({ databaseUrl });

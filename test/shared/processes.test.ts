@@ -10,6 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SANDBOX_HEAP_FLAGS } from '../../src/cli/heap.js';
 import { sdkSignature } from '../../src/signature.js';
 import { CLI_ENTRY } from '../support/cli.js';
 import { startOnFreePort, stopChild, type StartedChild } from '../support/processes.js';
@@ -65,7 +66,9 @@ describe.skipIf(unavailable !== undefined)('two sandbox processes on one databas
   const start = async (): Promise<StartedChild> => {
     const started = await startOnFreePort(
       (port) =>
-        spawn(process.execPath, [CLI_ENTRY, 'sandbox', '--port', String(port), '--quiet', '--database-url', databaseUrl, '--sdk-webhook-url', receiver.url], {
+        // With the heap flags, as `npm start` runs it: one process (not one that starts the
+        // sandbox as its child), so that SIGKILL below kills the sandbox itself.
+        spawn(process.execPath, [...SANDBOX_HEAP_FLAGS.map(({ flag }) => flag), CLI_ENTRY, 'sandbox', '--port', String(port), '--quiet', '--database-url', databaseUrl, '--sdk-webhook-url', receiver.url], {
           stdio: ['ignore', 'pipe', 'pipe'],
           env: { ...process.env, NO_COLOR: '1' },
         }),

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
+import { startGateway, type GatewayTest } from '../support/gateway.js';
 import { startSandbox, type TestSandbox } from '../support/sandbox.js';
 import { postgresUnavailable, startPostgres, type PostgresCluster } from '../support/postgres.js';
 
@@ -72,6 +73,28 @@ describe.skipIf(unavailable !== undefined)('two sandboxes on one PostgreSQL data
     expect(Date.parse(clockB.now) - Date.now()).toBeGreaterThan(55_000);
   });
 
+  it('shows on one, in its list and live stream, the webhook events recorded on the other', async () => {
+    const seen: string[] = [];
+    const stop = b.sandbox.deliveries.onEnqueue((delivery) => {
+      if (delivery.transactionId === 'shared-events') seen.push(delivery.eventId);
+    });
+    try {
+      expect((await initiate(a, 'shared-events')).status).toBe(201);
+      expect((await a.request('POST', '/sandbox/sdk/transactions/shared-events/confirm')).status).toBe(200);
+      const onA = await a.deliveries('shared-events');
+      expect(onA).toHaveLength(1);
+      // B learns of it by the database's notification, without a request of its own.
+      for (let tries = 0; seen.length === 0 && tries < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(seen).toEqual([onA[0].eventId]);
+      const onB = await b.deliveries('shared-events');
+      expect(onB.map((delivery: { eventId: string; body: string; id: string }) => [delivery.id, delivery.eventId, delivery.body])).toEqual([
+        [onA[0].id, onA[0].eventId, onA[0].body],
+      ]);
+    } finally {
+      stop();
+    }
+  });
+
   it('has everything after a restart on the same database', async () => {
     expect((await initiate(a, 'shared-restart')).status).toBe(201);
     await a.close();
@@ -98,5 +121,45 @@ describe.skipIf(unavailable !== undefined)('two sandboxes on one PostgreSQL data
     } finally {
       await client.end();
     }
+  });
+});
+
+describe.skipIf(unavailable !== undefined)('the gateway on two sandboxes sharing a database', () => {
+  let cluster: PostgresCluster;
+  let a: GatewayTest;
+  let b: GatewayTest;
+
+  beforeAll(async () => {
+    cluster = (await startPostgres())!;
+    const databaseUrl = await cluster.createDatabase();
+    a = await startGateway({ databaseUrl });
+    b = await startGateway({ databaseUrl });
+  }, 60_000);
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await cluster?.stop();
+  });
+
+  it('onboards on one, transacts on the other, lists and expires across both; one OTP attempt counts once', async () => {
+    const merchant = await a.onboard();
+    const auth = merchant.credentials.auth;
+    expect((await b.createTransaction(auth, { id: 'gw-shared-1', amount: 150_000 })).status).toBe(200);
+    expect((await b.createTransaction(auth, { id: 'gw-shared-2', amount: 150_000 })).status).toBe(200);
+    // The merchant's list on the process that did not create them.
+    const list = await a.call('GET', '/api/merchant/transaction?limit=100', auth);
+    expect(list.body.transactions.map((transaction: { id: string }) => transaction.id)).toEqual(['gw-shared-2', 'gw-shared-1']);
+    // Three wrong OTPs split over both processes, at once: the third fails the transaction, once.
+    const stage = await a.stage(auth, 'gw-shared-2');
+    const referenceId = stage.transactionStage.nextStep.options.userInputOptions[0].referenceId as string;
+    const path = `/api/merchant/transaction/gw-shared-2/user-inputs/${referenceId}`;
+    const answers = await Promise.all([a, b, a, b].map((t) => t.call('POST', path, auth, { value: '999999' })));
+    const codes = answers.map((answer) => answer.body.errorCode).sort();
+    expect(codes.filter((code) => code === 'INVALID_OTP')).toHaveLength(3);
+    expect(await b.transaction(auth, 'gw-shared-2')).toMatchObject({ status: 'FAILED', failureReason: 'OTP_ATTEMPTS_EXCEEDED' });
+    // The clock advanced on the one that did not create it: the other transaction expires, read on both.
+    await a.advance(16 * 60_000);
+    expect((await b.transaction(auth, 'gw-shared-1')).status).toBe('CANCELLED');
+    expect(await a.transaction(auth, 'gw-shared-1')).toMatchObject({ status: 'CANCELLED', failureReason: 'EXPIRED' });
   });
 });

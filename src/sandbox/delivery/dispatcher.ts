@@ -135,7 +135,10 @@ export class DeliveryDispatcher {
   private replace(seq: number, delivery: StoredDelivery): void {
     const before = this.history.get(seq);
     this.history.set(seq, delivery);
-    if (before?.status === 'pending' && delivery.status !== 'pending') this.history.complete(seq);
+    if (before?.status !== 'pending' || delivery.status === 'pending') return;
+    // Completed by the process that took it over: one queued here frees its turn and its successor.
+    if (this.ordering.includes(orderingKeyOf(delivery), seq)) this.finish(delivery);
+    else this.history.complete(seq);
   }
 
   /** Starts delivering a pending delivery of a process that died, from where it was. */

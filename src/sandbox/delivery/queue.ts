@@ -30,6 +30,11 @@ export class OrderingQueues {
     return false;
   }
 
+  /** Whether `seq` waits in (or heads) the queue of `key`. */
+  includes(key: string, seq: number): boolean {
+    return this.queues.get(key)?.includes(seq) ?? false;
+  }
+
   /** Removes a completed delivery; answers the next one to attempt when it was the head. */
   remove(key: string, seq: number): number | undefined {
     const queue = this.queues.get(key);

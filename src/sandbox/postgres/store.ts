@@ -166,6 +166,10 @@ export class PostgresStore implements Store {
   private purgeTimer: NodeJS.Timeout | undefined;
   private lastFailure: string | undefined;
   private flushScheduled = false;
+  /** The clock offset another process wrote, read but not applied yet (it is, under the lock). */
+  private othersOffset: number | undefined;
+  /** Another process committed since this one last read (its notification came). */
+  private othersWrote = false;
 
   constructor(private readonly options: PostgresStoreOptions) {
     this.where = describeDatabase(options.url);
@@ -228,9 +232,7 @@ export class PostgresStore implements Store {
     }
     try {
       await migrate(client, this.where);
-      await client.query('BEGIN');
-      await client.query(`SELECT pg_advisory_xact_lock(${UNIT_LOCK})`);
-      await this.catchUp(client, true);
+      await this.catchUp(client, true, `BEGIN; SELECT pg_advisory_xact_lock(${UNIT_LOCK})`);
       await client.query('COMMIT');
       client.release();
     } catch (error) {
@@ -317,8 +319,15 @@ export class PostgresStore implements Store {
     let client: pg.PoolClient | undefined;
     try {
       client = await this.pool.connect();
-      await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${UNIT_LOCK})`);
-      await this.catchUp(client, Date.now() - this.lastLook > (TOMBSTONE_MINUTES * 60_000) / 2);
+      const full = Date.now() - this.lastLook > (TOMBSTONE_MINUTES * 60_000) / 2;
+      if (this.othersWrote && !full) {
+        // Another process committed: most of what it wrote is read and applied before the lock is
+        // taken (committed rows are always a prefix in `seq`: writers hold the lock), so the
+        // others do not wait while this one applies it; under the lock only the rest is read.
+        this.othersWrote = false;
+        await this.catchUp(client, false);
+      }
+      await this.catchUp(client, full, `BEGIN; SELECT pg_advisory_xact_lock(${UNIT_LOCK})`);
     } catch (error) {
       if (client !== undefined) {
         await client.query('ROLLBACK').catch(() => undefined);
@@ -350,17 +359,27 @@ export class PostgresStore implements Store {
       this.sharedCollection<{ offsetMs: number }>(CLOCK_COLLECTION).set('clock', { offsetMs: this.clock.offsetMs });
     }
     const touched = this.takeTouched();
-    try {
-      await this.commit(client, touched);
-      client.release();
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      client.release(true);
-      const failure = this.unavailable(error);
-      this.rollbackCache(touched);
-      for (const unit of batch) unit.reject(failure);
-      for (const waiter of inline) waiter.reject(failure);
-      return;
+    if (touched.length === 0) {
+      // Nothing written: the answers do not wait for the COMMIT, which only ends the transaction
+      // and lets the lock go (on the server, before any later statement of another unit).
+      const ending = client;
+      ending.query('COMMIT').then(
+        () => ending.release(),
+        () => ending.release(true),
+      );
+    } else {
+      try {
+        await this.commit(client, touched);
+        client.release();
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        client.release(true);
+        const failure = this.unavailable(error);
+        this.rollbackCache(touched);
+        for (const unit of batch) unit.reject(failure);
+        for (const waiter of inline) waiter.reject(failure);
+        return;
+      }
     }
     this.lastFailure = undefined;
     batch.forEach((unit, index) => {
@@ -372,13 +391,29 @@ export class PostgresStore implements Store {
   }
 
   /** Reads what other processes changed (everything when `full`) into the cache. */
-  private async catchUp(client: pg.PoolClient, full: boolean): Promise<void> {
-    const result = full
-      ? await client.query<Row>('SELECT seq::text AS seq, collection, id, data FROM sandbox_records ORDER BY seq')
-      : await client.query<Row>(`SELECT seq::text AS seq, collection, id, data FROM sandbox_records WHERE seq > ${this.seen} ORDER BY seq`);
+  private async catchUp(client: pg.PoolClient, full: boolean, before?: string): Promise<void> {
+    const select = full
+      ? 'SELECT seq::text AS seq, collection, id, data FROM sandbox_records ORDER BY seq'
+      : `SELECT seq::text AS seq, collection, id, data FROM sandbox_records WHERE seq > ${this.seen} ORDER BY seq`;
+    // With `before` (BEGIN and the lock), one round trip: the last result is the select's.
+    const answer = (await client.query<Row>(before === undefined ? select : `${before}; ${select}`)) as
+      | pg.QueryResult<Row>
+      | pg.QueryResult<Row>[];
+    const result = Array.isArray(answer) ? answer[answer.length - 1]! : answer;
     this.lastLook = Date.now();
     const rows = result.rows;
-    if (rows.length === 0) return;
+    if (rows.length > 0) this.applyRows(rows, full);
+    // The clock moves only under the lock: the timers it fires act on current records.
+    if (before !== undefined && this.clock !== undefined && this.othersOffset !== undefined) {
+      const ahead = this.othersOffset - this.clock.offsetMs;
+      this.othersOffset = undefined;
+      // Another process advanced the clock: this one's timers due on the way fire now, in this unit.
+      if (ahead > 0) this.clock.advance(ahead);
+      this.writtenOffset = this.clock.offsetMs;
+    }
+  }
+
+  private applyRows(rows: Row[], full: boolean): void {
     let clockRow: Row | undefined;
     const present = full ? new Set<string>() : undefined;
     for (const row of rows) {
@@ -399,21 +434,11 @@ export class PostgresStore implements Store {
       }
     }
     this.seen = rows[rows.length - 1]!.seq;
-    if (clockRow?.data != null && this.clock !== undefined) {
-      const offsetMs = (JSON.parse(clockRow.data) as { offsetMs: number }).offsetMs;
-      const ahead = offsetMs - this.clock.offsetMs;
-      // Another process advanced the clock: this one's timers due on the way fire now, in this unit.
-      if (ahead > 0) this.clock.advance(ahead);
-      this.writtenOffset = this.clock.offsetMs;
-    }
+    if (clockRow?.data != null) this.othersOffset = (JSON.parse(clockRow.data) as { offsetMs: number }).offsetMs;
   }
 
   /** Writes the records the batch changed, tells the other processes, commits. */
   private async commit(client: pg.PoolClient, touched: Touched[]): Promise<void> {
-    if (touched.length === 0) {
-      await client.query('COMMIT');
-      return;
-    }
     const statements: string[] = [];
     for (let start = 0; start < touched.length; start += ROWS_PER_STATEMENT) {
       const values = touched.slice(start, start + ROWS_PER_STATEMENT).map(({ collection, id }) => {
@@ -427,7 +452,7 @@ export class PostgresStore implements Store {
           'ON CONFLICT (collection, id) DO UPDATE SET data = EXCLUDED.data, seq = EXCLUDED.seq, deleted_at = EXCLUDED.deleted_at',
       );
     }
-    statements.push(`SELECT currval('sandbox_seq')::text AS seq`, `NOTIFY ${CHANNEL}`, 'COMMIT');
+    statements.push(`SELECT currval('sandbox_seq')::text AS seq`, `NOTIFY ${CHANNEL}, '${this.processId}'`, 'COMMIT');
     const results = (await client.query(statements.join('; '))) as unknown as pg.QueryResult<{ seq: string }>[];
     const seqResult = results[results.length - 3];
     const seq = seqResult?.rows[0]?.seq;
@@ -480,8 +505,11 @@ export class PostgresStore implements Store {
     this.listener = client;
     client.on('error', retry);
     client.on('end', retry);
-    client.on('notification', () => {
-      // Another process (or this one) committed: read its changes, unless a unit will anyway.
+    client.on('notification', (message) => {
+      if (message.payload === this.processId) return;
+      this.othersWrote = true;
+      // Another process committed: read its changes now (the live stream, the clock), unless a
+      // unit of work will anyway.
       if (!this.draining && this.queue.length === 0) void this.unit(() => undefined).catch(() => undefined);
     });
     try {
