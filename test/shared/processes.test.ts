@@ -6,7 +6,7 @@
  * loses nothing: started again it has every record, and every event still arrives (at least once,
  * with the same event id).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
