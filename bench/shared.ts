@@ -62,7 +62,7 @@ let nextPort = 4600;
 
 async function startSandbox(databaseUrl?: string): Promise<{ url: string; child: ChildProcess }> {
   const port = nextPort++;
-  // With npm start's Node options: the one process that serves (D87).
+  // With npm start's Node options: the one process that serves (D84).
   const args = [...npmStartNodeOptions(), '--import', 'tsx', 'src/cli/main.ts', 'sandbox', '--port', String(port), '--quiet'];
   if (databaseUrl !== undefined) args.push('--database-url', databaseUrl);
   const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });

@@ -2,7 +2,7 @@
  * The Node options with which `npm start` runs the sandbox: the options between `node` and
  * `dist/cli/main.js` in package.json's `start` script (the heap flags of src/cli/heap.ts, D63, D65).
  * The benches start the built sandbox with them, so that they measure the process `npm start` runs
- * (without them `paylater sandbox` would run itself again as a child, D87, and the pid the benches
+ * (without them `paylater sandbox` would run itself again as a child, D84, and the pid the benches
  * watch would be the parent's).
  */
 import { readFileSync } from 'node:fs';

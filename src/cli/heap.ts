@@ -16,7 +16,7 @@
  *
  * How they get there: `npm start` puts them on its `node` command line (package.json); `paylater
  * sandbox` started without them runs itself again once, as a child Node process with them
- * (`relaunch.ts`, D87). V8 flags are not allowed in `NODE_OPTIONS` (Node refuses to start: "is not
+ * (`relaunch.ts`, D84). V8 flags are not allowed in `NODE_OPTIONS` (Node refuses to start: "is not
  * allowed in NODE_OPTIONS"), and `v8.setFlagsFromString` after start-up is documented as
  * unpredictable, so the command line is the one documented place. A flag the process was started
  * with, in either spelling or negated, is the user's and is kept. A sandbox created in-process

@@ -1,6 +1,6 @@
 /**
  * The sandbox process's heap flags (src/cli/heap.ts, D63, D65) and how they reach its Node command
- * line (src/cli/relaunch.ts, D87): `npm start` gives them; `paylater sandbox` started without them
+ * line (src/cli/relaunch.ts, D84): `npm start` gives them; `paylater sandbox` started without them
  * runs itself again once as a child with them, passes a stop on without doubling it, ends with the
  * child's exit code, and leaves no child behind when it is killed. A flag the user gave is kept.
  * Every sandbox listens on a port the system picks.
