@@ -30,7 +30,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { deepFreeze, StoreUnavailableError, type Collection, type ExternalChange, type Store } from '../store.js';
+import { StoreUnavailableError, type Collection, type ExternalChange, type Store } from '../store.js';
+import { ABSENT, SharedCollection, type Touched } from './collection.js';
+import { describeFailure } from './failures.js';
 import { describeDatabase } from './database-url.js';
 import { migrate } from './schema.js';
 
@@ -76,63 +78,6 @@ interface Row {
   collection: string;
   id: string;
   data: string | null;
-}
-
-const ABSENT = Symbol('absent');
-
-class SharedCollection<T> implements Collection<T> {
-  readonly records = new Map<string, T>();
-  readonly listeners: ExternalChange<T>[] = [];
-
-  constructor(
-    private readonly store: PostgresStore,
-    readonly name: string,
-  ) {}
-
-  get(id: string): T | undefined {
-    return this.records.get(id);
-  }
-
-  set(id: string, value: T): void {
-    this.store.touched(this as SharedCollection<unknown>, id, this.records.has(id) ? this.records.get(id) : ABSENT);
-    this.records.set(id, deepFreeze(value));
-  }
-
-  has(id: string): boolean {
-    return this.records.has(id);
-  }
-
-  delete(id: string): boolean {
-    if (!this.records.has(id)) return false;
-    this.store.touched(this as SharedCollection<unknown>, id, this.records.get(id));
-    return this.records.delete(id);
-  }
-
-  values(): T[] {
-    return [...this.records.values()];
-  }
-
-  get size(): number {
-    return this.records.size;
-  }
-
-  /** A change from the database: the cache follows and the listeners are told. */
-  applyExternal(id: string, value: T | undefined): void {
-    const previous = this.records.get(id);
-    if (value === undefined) {
-      if (!this.records.delete(id)) return;
-    } else {
-      this.records.set(id, deepFreeze(value));
-    }
-    for (const listener of this.listeners) listener(id, value, previous);
-  }
-}
-
-interface Touched {
-  collection: SharedCollection<unknown>;
-  id: string;
-  /** The value before the unit changed it ({@link ABSENT}: there was none). */
-  previous: unknown;
 }
 
 /** The `application_name` prefix of a sandbox's connections; the process's id follows. */
@@ -518,34 +463,5 @@ export class PostgresStore implements Store {
     } catch {
       retry();
     }
-  }
-}
-
-/** What went wrong with the database, for a log line or a 503: never the URL or a password. */
-function describeFailure(error: unknown): string {
-  if (error instanceof StoreUnavailableError) return error.message;
-  const code = (error as { code?: unknown } | undefined)?.code;
-  const message = error instanceof Error ? error.message : String(error);
-  switch (code) {
-    case 'ECONNREFUSED':
-      return 'connection refused: is PostgreSQL running and listening there?';
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-      return 'the host name does not resolve';
-    case 'ETIMEDOUT':
-      return 'the connection timed out';
-    case '53100':
-      return `the database's disk is full (${message})`;
-    case '28P01':
-    case '28000':
-      return 'the user or password was refused';
-    case '3D000':
-      return `the database does not exist (${message}): create it (createdb) or correct the URL`;
-    case '57P01':
-    case '57P02':
-    case '57P03':
-      return `the database server is shutting down or starting (${message})`;
-    default:
-      return message.replace(/postgres(?:ql)?:\/\/[^\s]*/g, '[database URL]');
   }
 }
