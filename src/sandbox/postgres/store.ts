@@ -23,7 +23,9 @@
  * - When the database cannot be reached (down at start, gone while running, a full disk), units
  *   fail with a {@link StoreUnavailableError} (503 with `Retry-After`); what they changed in the
  *   cache is put back, nothing is half written, and the next unit tries again: the sandbox
- *   recovers by itself when the database is back.
+ *   recovers by itself when the database is back. What the families derived in memory during the
+ *   failed units (a timer, a count of pending transactions) is not put back: timers check the
+ *   records when they fire, and a count may stay one too high until the process restarts.
  *
  * Hand-written on `pg` rather than an ORM or query builder: the whole schema is one table of JSON
  * records, and the unit of work (group commit under one lock, the change feed) is the point.
