@@ -46,8 +46,8 @@ const TOMBSTONE_MINUTES = 10;
 const UNIT_LOCK = 7_207_002;
 /** Units of work run in one database transaction, at most. */
 const MAX_BATCH = 256;
-/** Records written per INSERT statement. */
-const ROWS_PER_STATEMENT = 500;
+/** The SQL text of one INSERT statement, about, at most (characters). */
+const STATEMENT_BYTES = 512 * 1024;
 /** Seconds a client is asked to wait when the database cannot be reached. */
 const RETRY_AFTER_SECONDS = 5;
 /** The notification channel. */
@@ -386,23 +386,29 @@ export class PostgresStore implements Store {
 
   /** Writes the records the batch changed, tells the other processes, commits. */
   private async commit(client: pg.PoolClient, touched: Touched[]): Promise<void> {
-    const statements: string[] = [];
-    for (let start = 0; start < touched.length; start += ROWS_PER_STATEMENT) {
-      const values = touched.slice(start, start + ROWS_PER_STATEMENT).map(({ collection, id }) => {
-        const value = collection.records.get(id);
-        const data = value === undefined ? 'NULL' : client.escapeLiteral(JSON.stringify(value));
-        const deletedAt = value === undefined ? 'now()' : 'NULL';
-        return `(${client.escapeLiteral(collection.name)}, ${client.escapeLiteral(id)}, ${data}, nextval('sandbox_seq'), ${deletedAt})`;
-      });
-      statements.push(
-        `INSERT INTO sandbox_records (collection, id, data, seq, deleted_at) VALUES ${values.join(', ')} ` +
-          'ON CONFLICT (collection, id) DO UPDATE SET data = EXCLUDED.data, seq = EXCLUDED.seq, deleted_at = EXCLUDED.deleted_at',
-      );
+    // A statement per chunk of rows (of about STATEMENT_BYTES), each sent when made: a unit that
+    // wrote 100,000 records (an advance that expires them) never holds all their SQL at once.
+    let rows: string[] = [];
+    let bytes = 0;
+    const insert = () =>
+      `INSERT INTO sandbox_records (collection, id, data, seq, deleted_at) VALUES ${rows.join(', ')} ` +
+      'ON CONFLICT (collection, id) DO UPDATE SET data = EXCLUDED.data, seq = EXCLUDED.seq, deleted_at = EXCLUDED.deleted_at';
+    for (const { collection, id } of touched) {
+      const value = collection.records.get(id);
+      const data = value === undefined ? 'NULL' : client.escapeLiteral(JSON.stringify(value));
+      const deletedAt = value === undefined ? 'now()' : 'NULL';
+      const row = `(${client.escapeLiteral(collection.name)}, ${client.escapeLiteral(id)}, ${data}, nextval('sandbox_seq'), ${deletedAt})`;
+      if (rows.length > 0 && bytes + row.length > STATEMENT_BYTES) {
+        await client.query(insert());
+        rows = [];
+        bytes = 0;
+      }
+      rows.push(row);
+      bytes += row.length;
     }
-    statements.push(`SELECT currval('sandbox_seq')::text AS seq`, `NOTIFY ${CHANNEL}, '${this.processId}'`, 'COMMIT');
-    const results = (await client.query(statements.join('; '))) as unknown as pg.QueryResult<{ seq: string }>[];
-    const seqResult = results[results.length - 3];
-    const seq = seqResult?.rows[0]?.seq;
+    const last = [insert(), `SELECT currval('sandbox_seq')::text AS seq`, `NOTIFY ${CHANNEL}, '${this.processId}'`, 'COMMIT'];
+    const results = (await client.query(last.join('; '))) as unknown as pg.QueryResult<{ seq: string }>[];
+    const seq = results[1]?.rows[0]?.seq;
     if (seq !== undefined) this.seen = seq;
     if (this.clock !== undefined) this.writtenOffset = this.clock.offsetMs;
   }
