@@ -31,9 +31,11 @@ export interface SandboxFigures {
   ratios: { operation: string; ratio: number; sandboxP99Ms: number }[];
 }
 
-async function waitFor(url: string, timeoutMs = 30_000): Promise<void> {
+/** Resolves once `url` answers; fails when `child` (the server) exits first or time runs out. */
+export async function waitFor(url: string, child?: ChildProcess, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
+    if (child !== undefined && child.exitCode !== null) throw new Error(`the server for ${url} exited with code ${child.exitCode}`);
     try {
       await fetch(url);
       return;
@@ -53,6 +55,21 @@ function startSandbox(port: number): ChildProcess {
 
 const PDF = Buffer.from('%PDF-1.4\n% bench\n').toString('base64');
 const PARTNER = { id: 'partner_test', key: 'test_private_key' };
+
+/** The headers of an SDK-flow call of the sandbox's test partner, signed over `body`. */
+export function sdkHeaders(body: string): Record<string, string> {
+  return { 'Content-Type': 'application/json', 'X-Partnerid': PARTNER.id, 'X-Signature': sdkSignature(body, PARTNER.key) };
+}
+
+/** autocannon's request of an SDK initiate: a new signed merchantTransactionId each time. */
+export const SDK_INITIATE_REQUEST = {
+  method: 'POST',
+  path: '/merchant/credit/initiateTransaction',
+  setupRequest(request: { method?: string; path?: string; headers?: Record<string, string>; body?: string }) {
+    const body = JSON.stringify({ merchantTransactionId: `ord_${randomUUID().slice(0, 18)}`, userPhoneNumber: '+919000000001', userId: 'u_bench', amount: 250000 });
+    return { ...request, body, headers: sdkHeaders(body) };
+  },
+};
 
 /** A transaction to read on the sandbox: an enabled merchant and one transaction. */
 async function sandboxTransaction(base: string): Promise<{ path: string; authorization: string }> {
@@ -80,21 +97,7 @@ async function load(url: string, operation: 'read' | 'initiate', read: { path: s
   if (operation === 'read') {
     return autocannon({ url: `${url}${read.path}`, connections: CONNECTIONS, duration, headers: { Authorization: read.authorization } });
   }
-  return autocannon({
-    url,
-    connections: CONNECTIONS,
-    duration,
-    requests: [
-      {
-        method: 'POST',
-        path: '/merchant/credit/initiateTransaction',
-        setupRequest(request) {
-          const body = JSON.stringify({ merchantTransactionId: `ord_${randomUUID().slice(0, 18)}`, userPhoneNumber: '+919000000001', userId: 'u_bench', amount: 250000 });
-          return { ...request, body, headers: { 'Content-Type': 'application/json', 'X-Partnerid': PARTNER.id, 'X-Signature': sdkSignature(body, PARTNER.key) } };
-        },
-      },
-    ],
-  });
+  return autocannon({ url, connections: CONNECTIONS, duration, requests: [SDK_INITIATE_REQUEST] });
 }
 
 export async function benchSandbox(): Promise<SandboxFigures> {

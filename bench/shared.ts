@@ -11,12 +11,11 @@
  * p99 under 25 ms, no failed request; two processes no slower than one.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import autocannon from 'autocannon';
 
 type LoadResult = Awaited<ReturnType<typeof autocannon>>;
-import { sdkSignature } from '../src/signature.js';
+import { SDK_INITIATE_REQUEST, sdkHeaders, waitFor } from './sandbox.js';
 import { npmStartNodeOptions } from './start-options.js';
 import { postgresUnavailable, startPostgres } from '../test/support/postgres.js';
 
@@ -24,7 +23,6 @@ const root = resolve(import.meta.dirname, '..');
 const CONNECTIONS = 20;
 const SECONDS = 4;
 const ROUNDS = 2;
-const PARTNER = { id: 'partner_test', key: 'test_private_key' };
 
 export type Setup = 'memory' | 'postgres x1' | 'postgres x2';
 export type Operation = 'SDK initiate' | 'SDK status';
@@ -44,20 +42,6 @@ export interface SharedFigures {
   summary: { setup: Setup; operation: Operation; requestsPerSecond: number; p99Ms: number; failed: number }[];
 }
 
-async function waitFor(url: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the sandbox for ${url} exited with code ${child.exitCode}`);
-    try {
-      await fetch(url);
-      return;
-    } catch {
-      if (Date.now() > deadline) throw new Error(`${url} did not answer within ${timeoutMs} ms`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-}
-
 let nextPort = 4600;
 
 async function startSandbox(databaseUrl?: string): Promise<{ url: string; child: ChildProcess }> {
@@ -71,30 +55,12 @@ async function startSandbox(databaseUrl?: string): Promise<{ url: string; child:
   return { url, child };
 }
 
-function signed(body: string) {
-  return { 'Content-Type': 'application/json', 'X-Partnerid': PARTNER.id, 'X-Signature': sdkSignature(body, PARTNER.key) };
-}
-
 async function load(url: string, operation: Operation, connections: number, duration: number): Promise<LoadResult> {
   if (operation === 'SDK status') {
     const body = JSON.stringify({ merchantTransactionId: 'ord_bench_status' });
-    return autocannon({ url: `${url}/merchant/credit/checkTransactionStatus`, method: 'POST', connections, duration, body, headers: signed(body) });
+    return autocannon({ url: `${url}/merchant/credit/checkTransactionStatus`, method: 'POST', connections, duration, body, headers: sdkHeaders(body) });
   }
-  return autocannon({
-    url,
-    connections,
-    duration,
-    requests: [
-      {
-        method: 'POST',
-        path: '/merchant/credit/initiateTransaction',
-        setupRequest(request) {
-          const body = JSON.stringify({ merchantTransactionId: `ord_${randomUUID().slice(0, 18)}`, userPhoneNumber: '+919000000001', userId: 'u_bench', amount: 250000 });
-          return { ...request, body, headers: signed(body) };
-        },
-      },
-    ],
-  });
+  return autocannon({ url, connections, duration, requests: [SDK_INITIATE_REQUEST] });
 }
 
 /** One measurement of a setup: its processes share the connections; figures summed, worst p99. */
@@ -131,7 +97,7 @@ export async function benchShared(log: (line: string) => void): Promise<SharedFi
     // The transaction the status checks read, on each store.
     for (const urls of Object.values(setups)) {
       const body = JSON.stringify({ merchantTransactionId: 'ord_bench_status', userPhoneNumber: '+919000000001', userId: 'u_bench', amount: 250000 });
-      const answer = await fetch(`${urls[0]}/merchant/credit/initiateTransaction`, { method: 'POST', body, headers: signed(body) });
+      const answer = await fetch(`${urls[0]}/merchant/credit/initiateTransaction`, { method: 'POST', body, headers: sdkHeaders(body) });
       if (answer.status !== 201) throw new Error(`the bench transaction was answered ${answer.status}`);
     }
     const rows: SharedRow[] = [];
