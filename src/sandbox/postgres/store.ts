@@ -445,9 +445,14 @@ export class PostgresStore implements Store {
     return new StoreUnavailableError(`the sandbox's database cannot be used (${cause})`, RETRY_AFTER_SECONDS);
   }
 
-  /** Drops the rows of records deleted long enough ago for every process to have seen it. */
+  /**
+   * Once a minute: looks at what changed (so that an idle process never falls far enough behind to
+   * read everything again at its next request, which it does only after the database was away),
+   * and drops the rows of records deleted long enough ago for every process to have seen it.
+   */
   private async purge(): Promise<void> {
     if (this.closed) return;
+    await this.unit(() => undefined).catch(() => undefined);
     await this.pool
       .query(`DELETE FROM sandbox_records WHERE data IS NULL AND deleted_at < now() - interval '${TOMBSTONE_MINUTES} minutes'`)
       .catch(() => undefined);
