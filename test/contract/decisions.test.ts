@@ -18,9 +18,9 @@ const MARK = 'Decided by this contract';
 const CODE_RECORD_FILE = 'docs/code-decisions.md';
 const record = readFileSync(join(ROOT, RECORD_FILE), 'utf8');
 const codeRecord = readFileSync(join(ROOT, CODE_RECORD_FILE), 'utf8');
-const headings = (text: string) => [...text.matchAll(/^## (D[0-9]{2})\b/gm)].map((match) => match[1] as string);
+const headings = (text: string) => [...text.matchAll(/^## (D[0-9]{2,3})\b/gm)].map((match) => match[1] as string);
 /** Decisions of a record whose scope is the code (`- **Scope:** the code`). */
-const codeScoped = (text: string) => [...text.matchAll(/^## (D[0-9]{2})\b[^\n]*\n- \*\*Scope:\*\* the code\b/gm)].map((match) => match[1] as string);
+const codeScoped = (text: string) => [...text.matchAll(/^## (D[0-9]{2,3})\b[^\n]*\n- \*\*Scope:\*\* the code\b/gm)].map((match) => match[1] as string);
 const decisions = new Set(headings(record));
 /** Decisions about the code rather than the contract: no x-decision carries them. */
 const CODE_DECISIONS = new Set(headings(codeRecord));
@@ -169,7 +169,7 @@ describe(`coverage of every "not shown" in ${RECORD_FILE}`, () => {
 
   it('(e) the coverage table names existing decisions only', () => {
     const wrong = COVERAGE.flatMap((row) => {
-      const named = row.decisions.match(/D[0-9]{2}/g) ?? [];
+      const named = row.decisions.match(/D[0-9]{2,3}/g) ?? [];
       if (named.length === 0) return [`${row.quote}: names no decision`];
       return named.filter((decision) => !decisions.has(decision)).map((decision) => `${row.quote}: ${decision} is not a decision`);
     });
