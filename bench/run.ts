@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: every figure is a ratio taken side by side in one run, because the machines
- * are shared and noisy. `--only signatures,clients,size,sandbox` runs a subset. `soak` (the sandbox
+ * are shared and noisy. `--only signatures,clients,size,sandbox` runs a subset; `--sandbox-before DIR`
+ * measures the sandbox of another checkout beside this one (bench/sandbox.ts). `soak` (the sandbox
  * under a load test, bench/soak.ts), `attack` and `shared` (the sandbox on PostgreSQL, bench/shared.ts) run only when named: `--only soak [--transactions N] [--timers N] [--sandbox-node-options="..."]`.
  */
 import { parseArgs } from 'node:util';
@@ -15,7 +16,7 @@ import { benchSizes } from './size.js';
 const ALL = ['signatures', 'clients', 'size', 'sandbox'] as const;
 /** Run only when named with --only (they take minutes). */
 const ON_REQUEST = ['soak', 'attack', 'shared'] as const;
-const USAGE = `Usage: npm run bench [-- --only ${[...ALL, ...ON_REQUEST].join(',')}] [--transactions N] [--timers N] [--sandbox-node-options="--cpu-prof ..."] [--attack ${ATTACK_NAMES.join(',')}] [--sandbox-flags="..."]\n`;
+const USAGE = `Usage: npm run bench [-- --only ${[...ALL, ...ON_REQUEST].join(',')}] [--transactions N] [--timers N] [--sandbox-node-options="--cpu-prof ..."] [--attack ${ATTACK_NAMES.join(',')}] [--sandbox-flags="..."] [--sandbox-before DIR]\n`;
 const values = ((): ReturnType<typeof readOptions> => {
   try {
     return readOptions();
@@ -33,6 +34,7 @@ function readOptions() {
       'sandbox-node-options': { type: 'string' },
       attack: { type: 'string' },
       'sandbox-flags': { type: 'string' },
+      'sandbox-before': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   }).values;
@@ -68,12 +70,17 @@ if (only.includes('size')) {
   for (const f of await benchSizes()) out(`  ${f.entry.padEnd(26)} ${f.minifiedBytes} B minified, ${f.gzippedBytes} B gzipped`);
 }
 if (only.includes('sandbox')) {
-  out('\n== Sandbox vs Prism mock: autocannon, 20 connections, same operations, same run (target ratio >= 10, sandbox p99 <= 5 ms)');
-  const { rows, ratios } = await benchSandbox();
+  out('\n== Sandbox vs a bare node:http server and the Prism mock: autocannon, 20 connections, same requests, same run');
+  out('   (targets: ÷ node >= 0.6 on GET /sandbox/clock, >= 0.4 on the others; ÷ prism >= 10; sandbox p99 <= 5 ms)');
+  const { rows, ratios } = await benchSandbox({ before: values['sandbox-before'] });
   for (const r of rows) {
-    out(`  ${r.operation.padEnd(16)} ${r.server.padEnd(8)} ${fmt(r.requestsPerSecond, 0).padStart(7)} req/s   p99 ${fmt(r.p99Ms, 1)} ms   non-2xx ${r.non2xx}   errors ${r.errors}`);
+    out(`  ${r.operation.padEnd(18)} ${r.server.padEnd(8)} ${fmt(r.requestsPerSecond, 0).padStart(7)} req/s   p99 ${fmt(r.p99Ms, 1)} ms   non-2xx ${r.non2xx}   errors ${r.errors}`);
   }
-  for (const r of ratios) out(`  ${r.operation.padEnd(16)} sandbox ÷ prism ${fmt(r.ratio, 1)}x   sandbox p99 ${fmt(r.sandboxP99Ms, 1)} ms`);
+  for (const r of ratios) {
+    const prism = r.ofPrism === undefined ? '' : `   sandbox ÷ prism ${fmt(r.ofPrism, 1)}x`;
+    const before = r.beforeOfNode === undefined ? '' : `   (before ÷ node ${fmt(r.beforeOfNode)}x)`;
+    out(`  ${r.operation.padEnd(18)} sandbox ÷ node ${fmt(r.ofNode)}x (target ${fmt(r.nodeTarget, 1)})${prism}   sandbox p99 ${fmt(r.sandboxP99Ms, 1)} ms${before}`);
+  }
 }
 if (only.includes('shared')) {
   out('\n== Shared sandbox on PostgreSQL vs in memory: autocannon, 20 connections, same run');

@@ -1,10 +1,19 @@
 /**
- * The sandbox against the Prism mock on the same operations, with the same load generator
- * (autocannon, 20 connections) in the same run: a transaction read (gateway) and an SDK-flow
- * initiate (a new signed id per request, since the sandbox rejects duplicates).
+ * The sandbox against the limit of Node's HTTP and against the Prism mock, with the same load
+ * generator (autocannon, 20 connections) in the same run, on three operations:
+ * - `GET /sandbox/clock`: the cheapest endpoint (no authentication, no store, no contract);
+ * - a transaction read (gateway, HTTP Basic);
+ * - an SDK-flow initiate (a new signed id per request, since the sandbox rejects duplicates).
+ * Each operation is also sent, request for request, to a bare `node:http` server that answers
+ * every request with a small JSON (`node`): the sandbox's throughput divided by that server's is
+ * how close the sandbox comes to what Node's HTTP itself costs. Prism serves the two contract
+ * operations. With `--sandbox-before DIR` (a checkout of another commit, its `node_modules` and
+ * `dist/browser` in place), that tree's sandbox is measured beside this one (`before`), so that a
+ * change is measured side by side in one run. Every server is its own process on a free port.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { startMocks } from '../scripts/mock-servers.js';
@@ -16,20 +25,39 @@ const CONNECTIONS = 20;
 const SECONDS = 4;
 const ROUNDS = 2;
 
+type ServerName = 'sandbox' | 'before' | 'node' | 'prism';
+type OperationName = 'GET /sandbox/clock' | 'GET transaction' | 'SDK initiate';
+
 export interface ServerFigures {
-  operation: string;
-  server: 'sandbox' | 'prism';
+  operation: OperationName;
+  server: ServerName;
   requestsPerSecond: number;
   p99Ms: number;
   non2xx: number;
   errors: number;
 }
 
+export interface RatioFigures {
+  operation: OperationName;
+  /** Sandbox requests/s ÷ the bare Node server's, on the same requests. */
+  ofNode: number;
+  /** Sandbox requests/s ÷ Prism's (undefined where Prism does not serve the operation). */
+  ofPrism: number | undefined;
+  /** The `--sandbox-before` tree's sandbox requests/s ÷ the bare Node server's. */
+  beforeOfNode: number | undefined;
+  /** The worst p99 of the sandbox's rounds. */
+  sandboxP99Ms: number;
+  /** What `ofNode` must reach. */
+  nodeTarget: number;
+}
+
 export interface SandboxFigures {
   rows: ServerFigures[];
-  /** Per operation: sandbox requests/s ÷ Prism requests/s. */
-  ratios: { operation: string; ratio: number; sandboxP99Ms: number }[];
+  ratios: RatioFigures[];
 }
+
+/** What the sandbox ÷ bare Node ratio must reach: the cheapest endpoint 0.6x, an operation with real work 0.4x. */
+const NODE_TARGETS: Record<OperationName, number> = { 'GET /sandbox/clock': 0.6, 'GET transaction': 0.4, 'SDK initiate': 0.4 };
 
 /** Resolves once `url` answers; fails when `child` (the server) exits first or time runs out. */
 export async function waitFor(url: string, child?: ChildProcess, timeoutMs = 60_000): Promise<void> {
@@ -46,11 +74,42 @@ export async function waitFor(url: string, child?: ChildProcess, timeoutMs = 60_
   }
 }
 
-function startSandbox(port: number): ChildProcess {
+/** `count` different ports free now (the kernel's choice), so that two benches on one machine do not collide. */
+export async function freePorts(count: number): Promise<number[]> {
+  const servers = Array.from({ length: count }, () => createServer());
+  const ports = await Promise.all(
+    servers.map(
+      (server) =>
+        new Promise<number>((resolvePort, reject) => {
+          server.once('error', reject);
+          server.listen(0, '127.0.0.1', () => resolvePort((server.address() as { port: number }).port));
+        }),
+    ),
+  );
+  await Promise.all(servers.map((server) => new Promise((closed) => server.close(closed))));
+  return ports;
+}
+
+/** The sandbox of the tree at `cwd`, as `paylater sandbox` through tsx. */
+function startSandbox(port: number, cwd = root): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'sandbox', '--port', String(port)], {
-    cwd: root,
+    cwd,
     stdio: ['ignore', 'ignore', 'inherit'],
   });
+}
+
+/** The baseline: Node's HTTP server answering every request with a small JSON, nothing else. */
+const BARE_SERVER = `
+const { createServer } = require('node:http');
+createServer((request, response) => {
+  const body = JSON.stringify({ ok: true, at: Date.now() });
+  response.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+  response.end(body);
+}).listen(Number(process.argv[1]), '127.0.0.1');
+`;
+
+function startBareServer(port: number): ChildProcess {
+  return spawn(process.execPath, ['-e', BARE_SERVER, String(port)], { stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
 const PDF = Buffer.from('%PDF-1.4\n% bench\n').toString('base64');
@@ -72,7 +131,7 @@ export const SDK_INITIATE_REQUEST = {
 };
 
 /** A transaction to read on the sandbox: an enabled merchant and one transaction. */
-async function sandboxTransaction(base: string): Promise<{ path: string; authorization: string }> {
+export async function sandboxTransaction(base: string): Promise<{ path: string; authorization: string }> {
   const merchants = createMerchantApiClient({ baseUrl: base, credentials: { username: 'pg_test', password: 'pg_test_secret' } });
   const id = `m_bench_${Date.now()}`;
   await merchants.POST('/api/merchant', {
@@ -93,37 +152,65 @@ async function sandboxTransaction(base: string): Promise<{ path: string; authori
   return { path: '/api/merchant/transaction/txn_bench', authorization: `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64')}` };
 }
 
-async function load(url: string, operation: 'read' | 'initiate', read: { path: string; authorization: string }, duration = SECONDS) {
-  if (operation === 'read') {
-    return autocannon({ url: `${url}${read.path}`, connections: CONNECTIONS, duration, headers: { Authorization: read.authorization } });
-  }
-  return autocannon({ url, connections: CONNECTIONS, duration, requests: [SDK_INITIATE_REQUEST] });
+interface Target {
+  url: string;
+  /** The transaction read's path and Authorization. */
+  read: { path: string; authorization: string };
 }
 
-export async function benchSandbox(): Promise<SandboxFigures> {
-  const sandboxPort = 4500;
-  const sandboxProcess = startSandbox(sandboxPort);
-  const mocks = await startMocks({ families: ['gateway', 'sdk'], ports: { gateway: 4510, sdk: 4513 } });
+async function load(target: Target, operation: OperationName, duration = SECONDS) {
+  if (operation === 'GET /sandbox/clock') return autocannon({ url: `${target.url}/sandbox/clock`, connections: CONNECTIONS, duration });
+  if (operation === 'GET transaction') {
+    return autocannon({ url: `${target.url}${target.read.path}`, connections: CONNECTIONS, duration, headers: { Authorization: target.read.authorization } });
+  }
+  return autocannon({ url: target.url, connections: CONNECTIONS, duration, requests: [SDK_INITIATE_REQUEST] });
+}
+
+export async function benchSandbox(options: { before?: string } = {}): Promise<SandboxFigures> {
+  const [sandbox, before, node, gateway, sdk] = await freePorts(5);
+  const ports = { sandbox: sandbox!, before: before!, node: node!, gateway: gateway!, sdk: sdk! };
+  const children: ChildProcess[] = [];
+  const spawned = (child: ChildProcess) => {
+    children.push(child);
+    return child;
+  };
+  const sandboxProcess = spawned(startSandbox(ports.sandbox));
+  const beforeProcess = options.before === undefined ? undefined : spawned(startSandbox(ports.before, resolve(options.before)));
+  const nodeProcess = spawned(startBareServer(ports.node));
+  const mocks = await startMocks({ families: ['gateway', 'sdk'], ports: { gateway: ports.gateway, sdk: ports.sdk } });
   try {
-    const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
-    await waitFor(`${sandboxUrl}/sandbox/clock`);
-    const sandboxRead = await sandboxTransaction(sandboxUrl);
+    const url = (port: number) => `http://127.0.0.1:${port}`;
+    await waitFor(`${url(ports.sandbox)}/sandbox/clock`, sandboxProcess);
+    await waitFor(url(ports.node), nodeProcess);
     const prismRead = { path: '/api/merchant/transaction/txn_bench', authorization: `Basic ${Buffer.from('u:p').toString('base64')}` };
-    const targets = {
-      sandbox: { read: sandboxUrl, initiate: sandboxUrl, readRequest: sandboxRead },
-      prism: { read: mocks.urls.gateway as string, initiate: mocks.urls.sdk as string, readRequest: prismRead },
-    };
+    const sandboxRead = await sandboxTransaction(url(ports.sandbox));
+    const targets = new Map<ServerName, Record<'read' | 'initiate', Target>>();
+    const same = (target: Target) => ({ read: target, initiate: target });
+    targets.set('sandbox', same({ url: url(ports.sandbox), read: sandboxRead }));
+    if (beforeProcess !== undefined) {
+      await waitFor(`${url(ports.before)}/sandbox/clock`, beforeProcess);
+      targets.set('before', same({ url: url(ports.before), read: await sandboxTransaction(url(ports.before)) }));
+    }
+    // The bare server gets the sandbox's requests, byte for byte.
+    targets.set('node', same({ url: url(ports.node), read: sandboxRead }));
+    targets.set('prism', {
+      read: { url: mocks.urls.gateway as string, read: prismRead },
+      initiate: { url: mocks.urls.sdk as string, read: prismRead },
+    });
     const rows: ServerFigures[] = [];
-    for (const operation of ['read', 'initiate'] as const) {
-      // An unrecorded warm-up of each server, so that neither is measured while its JIT is cold.
-      for (const server of ['sandbox', 'prism'] as const) await load(targets[server][operation], operation, targets[server].readRequest, 2);
+    const operations: OperationName[] = ['GET /sandbox/clock', 'GET transaction', 'SDK initiate'];
+    for (const operation of operations) {
+      const servers = [...targets.keys()].filter((server) => server !== 'prism' || operation !== 'GET /sandbox/clock');
+      const targetOf = (server: ServerName) => targets.get(server)![operation === 'SDK initiate' ? 'initiate' : 'read'];
+      // An unrecorded warm-up of each server, so that none is measured while its JIT is cold.
+      for (const server of servers) await load(targetOf(server), operation, 2);
       for (let round = 0; round < ROUNDS; round++) {
-        const order = round % 2 === 0 ? (['sandbox', 'prism'] as const) : (['prism', 'sandbox'] as const);
+        // Alternate the order, so that no server is always measured first (or last) on a noisy machine.
+        const order = round % 2 === 0 ? servers : [...servers].reverse();
         for (const server of order) {
-          const target = targets[server];
-          const result = await load(target[operation], operation, target.readRequest);
+          const result = await load(targetOf(server), operation);
           rows.push({
-            operation: operation === 'read' ? 'GET transaction' : 'SDK initiate',
+            operation,
             server,
             requestsPerSecond: result.requests.average,
             p99Ms: result.latency.p99,
@@ -133,18 +220,26 @@ export async function benchSandbox(): Promise<SandboxFigures> {
         }
       }
     }
-    const ratios = ['GET transaction', 'SDK initiate'].map((operation) => {
-      const of = (server: string) => rows.filter((r) => r.operation === operation && r.server === server);
-      const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+    const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+    const ratios = operations.map((operation): RatioFigures => {
+      const of = (server: ServerName) => rows.filter((r) => r.operation === operation && r.server === server);
+      const throughput = (server: ServerName) => (of(server).length === 0 ? undefined : mean(of(server).map((r) => r.requestsPerSecond)));
+      const node = throughput('node')!;
+      const sandbox = throughput('sandbox')!;
+      const prism = throughput('prism');
+      const before = throughput('before');
       return {
         operation,
-        ratio: mean(of('sandbox').map((r) => r.requestsPerSecond)) / mean(of('prism').map((r) => r.requestsPerSecond)),
+        ofNode: sandbox / node,
+        ofPrism: prism === undefined ? undefined : sandbox / prism,
+        beforeOfNode: before === undefined ? undefined : before / node,
         sandboxP99Ms: Math.max(...of('sandbox').map((r) => r.p99Ms)),
+        nodeTarget: NODE_TARGETS[operation],
       };
     });
     return { rows, ratios };
   } finally {
-    sandboxProcess.kill('SIGTERM');
+    for (const child of children) child.kill('SIGTERM');
     await mocks.stop();
   }
 }
