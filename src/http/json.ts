@@ -67,10 +67,24 @@ export function parseJsonBody(bytes: Uint8Array, maxDepth = MAX_JSON_DEPTH): Jso
     const reason = error instanceof SyntaxError ? error.message : 'syntax error';
     return { ok: false, problem: 'syntax', message: 'The request body is not valid JSON.', reason };
   }
-  if (nestedDeeperThan(value, maxDepth)) {
+  if (mayNestDeeperThan(bytes, maxDepth) && nestedDeeperThan(value, maxDepth)) {
     return { ok: false, problem: 'depth', message: `The request body is nested more than ${maxDepth} levels deep.` };
   }
   return { ok: true, value };
+}
+
+/**
+ * Whether the body could nest more than `limit` levels: it has more than `limit` bytes `{` or `[`
+ * (each level opens with one). Most bodies have a few, and the parsed value is not walked.
+ */
+function mayNestDeeperThan(bytes: Uint8Array, limit: number): boolean {
+  if (bytes.length <= 2 * limit) return false;
+  let openings = 0;
+  for (let index = 0; index < bytes.length; index++) {
+    const byte = bytes[index];
+    if ((byte === 0x7b || byte === 0x5b) && ++openings > limit) return true;
+  }
+  return false;
 }
 
 /** Whether arrays and objects nest more than `limit` levels (the value itself is level 1); iterative. */

@@ -8,7 +8,7 @@
  * credentials on the gateway, ...), which kind they are. It never says whether a username or a
  * password was right, and never repeats what was sent.
  */
-import { credentialsEqual, type BasicCredentials, type SandboxConfig } from './config.js';
+import { credentialsEqual, secretDigest, secretEquals, type BasicCredentials, type SandboxConfig } from './config.js';
 import type { ErrorHelpers } from './errors.js';
 import { knownPartners } from './families/partner.js';
 import type { AuthResult, IncomingRequest } from './router.js';
@@ -130,9 +130,27 @@ export function basicAuth<P>(
   };
 }
 
+/** Expected credentials as the digests {@link secretEquals} compares, made once. */
+interface CredentialDigests {
+  username: Buffer;
+  password: Buffer;
+}
+
+function digestsOf(credentials: BasicCredentials): CredentialDigests {
+  return { username: secretDigest(credentials.username), password: secretDigest(credentials.password) };
+}
+
+/** Whether `received` are the credentials of `expected` (both parts always compared, in constant time). */
+function matchesDigests(received: BasicCredentials, expected: CredentialDigests): boolean {
+  const username = secretEquals(received.username, expected.username);
+  const password = secretEquals(received.password, expected.password);
+  return username && password;
+}
+
 /** An `identify` for one fixed pair of credentials. */
 export function fixedCredentials(expected: BasicCredentials): (credentials: BasicCredentials) => true | undefined {
-  return (credentials) => (credentialsEqual(credentials, expected) ? true : undefined);
+  const digests = digestsOf(expected);
+  return (credentials) => (matchesDigests(credentials, digests) ? true : undefined);
 }
 
 /**
@@ -141,13 +159,13 @@ export function fixedCredentials(expected: BasicCredentials): (credentials: Basi
  * pair is compared, in constant time, whichever matches.
  */
 export function extrasAuth(config: SandboxConfig, errors: ErrorHelpers): (request: IncomingRequest) => AuthResult<true> {
-  const accepted: BasicCredentials[] = [
+  const accepted: CredentialDigests[] = [
     config.extras,
     ...knownPartners(config).map((partner) => ({ username: partner.id, password: partner.privateKey })),
-  ];
+  ].map(digestsOf);
   const identify = (credentials: BasicCredentials): true | undefined => {
     let found = false;
-    for (const expected of accepted) found = credentialsEqual(credentials, expected) || found;
+    for (const expected of accepted) found = matchesDigests(credentials, expected) || found;
     return found ? true : undefined;
   };
   return basicAuth(errors, EXTRAS_CREDENTIALS, identify, credentialKinds(config));

@@ -60,7 +60,7 @@ interface Pipeline {
   errors: ErrorHelpers;
   readsBody: boolean;
   authenticate?: (request: IncomingRequest) => AuthResult<unknown>;
-  run(request: IncomingRequest, principal: unknown, params: Record<string, string | undefined>): Reply | Promise<Reply>;
+  run(request: IncomingRequest, principal: unknown, params: Record<string, string>): Reply | Promise<Reply>;
   /** Names the route in the log line of an unexpected error. */
   describe(request: IncomingRequest): string;
 }
@@ -70,6 +70,7 @@ interface Pipeline {
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 const METHODS: readonly Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+const ROUTED_METHODS: ReadonlySet<string> = new Set(METHODS);
 
 export interface RouteInfo {
   family: FamilyName | 'sandbox';
@@ -172,7 +173,12 @@ export class Router {
    * does not match the route exactly, and with what is not printable ASCII percent-encoded.
    */
   logPath(url: string): string {
-    const segments = normalisedSegments(url);
+    // The usual path (letters, digits, `-`, `_`, `~`, `.` inside segments) is its own normal form.
+    const query = url.indexOf('?');
+    const path = query < 0 ? url : url.slice(0, query);
+    const plain = PLAIN_PATH.test(path);
+    const segments = plain ? path.split('/') : normalisedSegments(url);
+    let redacted = false;
     for (const route of this.secretRoutes) {
       if (segments.length <= route.last) continue;
       const matches = route.segments.every(
@@ -180,7 +186,9 @@ export class Router {
       );
       if (!matches) continue;
       for (const index of route.secret) segments[index] = REDACTED;
+      redacted = true;
     }
+    if (plain && !redacted) return path;
     return segments.map((segment) => (segment === REDACTED ? segment : printableSegment(segment))).join('/') || '/';
   }
 
@@ -188,36 +196,19 @@ export class Router {
   async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = request.url ?? '/';
     const method = (request.method ?? 'GET').toUpperCase();
-    const pathname = url.split('?', 1)[0] ?? '/';
-    const requestId = assignRequestId(request, response);
-    let errors = this.errorsForPath(pathname);
+    const query = url.indexOf('?');
+    const pathname = query < 0 ? url : url.slice(0, query);
+    let errors: ErrorHelpers | undefined;
     try {
       if (!url.startsWith('/')) {
-        sendWithoutBody(request, response, errors.badRequest('The request target must be a path.'));
+        sendWithoutBody(request, response, this.errorsForPath(pathname).badRequest('The request target must be a path.'));
         return;
       }
       // HEAD is answered like GET; Node leaves the body out.
       const lookup = method === 'HEAD' ? 'GET' : method;
-      const found = METHODS.includes(lookup as Method) ? this.router.find(lookup as Method, pathname) : null;
-      if (found === null && !decodablePath(pathname)) {
-        // A path that is not valid percent-encoding (a lone %, %zz, a cut UTF-8 sequence) names no
-        // resource: the request is malformed, and the answer says how to fix it.
-        sendWithoutBody(
-          request,
-          response,
-          errors.badRequest('The path is not valid percent-encoding: write each reserved or non-ASCII byte of an id as %XX of its UTF-8 bytes.'),
-        );
-        return;
-      }
+      const found = ROUTED_METHODS.has(lookup) ? this.router.find(lookup as Method, pathname) : null;
       if (found === null) {
-        const allowed: string[] = METHODS.filter((candidate) => this.router.find(candidate, pathname) !== null);
-        if (allowed.length > 0) {
-          errors = (this.router.find(allowed[0] as Method, pathname)?.store as Pipeline | undefined)?.errors ?? errors;
-          if (allowed.includes('GET')) allowed.splice(allowed.indexOf('GET') + 1, 0, 'HEAD');
-          sendWithoutBody(request, response, errors.methodNotAllowed(allowed));
-        } else {
-          sendWithoutBody(request, response, errors.notFound(`No route for ${method} ${shorten(this.logPath(pathname))}.`));
-        }
+        this.unrouted(request, response, method, pathname);
         return;
       }
       const pipeline = found.store as Pipeline;
@@ -227,11 +218,35 @@ export class Router {
         sendWithoutBody(request, response, malformed, true);
         return;
       }
-      await this.run(pipeline, request, response, found.params);
+      const running = this.run(pipeline, request, response, found.params as Record<string, string>, method, url, pathname);
+      if (running !== undefined) await running;
     } catch (error) {
-      this.options.log.error(`unexpected error on ${method} ${this.logPath(url)} (${requestId})`, error);
-      if (!response.headersSent) send(response, errors.internal());
+      this.options.log.error(`unexpected error on ${method} ${this.logPath(url)} (${assignRequestId(request, response)})`, error);
+      if (!response.headersSent) send(response, (errors ?? this.errorsForPath(pathname)).internal());
       else response.destroy();
+    }
+  }
+
+  /** The answer to a request no route takes: 400 for a path that is not percent-encoding, 405, 404. */
+  private unrouted(request: IncomingMessage, response: ServerResponse, method: string, pathname: string): void {
+    let errors = this.errorsForPath(pathname);
+    if (!decodablePath(pathname)) {
+      // A path that is not valid percent-encoding (a lone %, %zz, a cut UTF-8 sequence) names no
+      // resource: the request is malformed, and the answer says how to fix it.
+      sendWithoutBody(
+        request,
+        response,
+        errors.badRequest('The path is not valid percent-encoding: write each reserved or non-ASCII byte of an id as %XX of its UTF-8 bytes.'),
+      );
+      return;
+    }
+    const allowed: string[] = METHODS.filter((candidate) => this.router.find(candidate, pathname) !== null);
+    if (allowed.length > 0) {
+      errors = (this.router.find(allowed[0] as Method, pathname)?.store as Pipeline | undefined)?.errors ?? errors;
+      if (allowed.includes('GET')) allowed.splice(allowed.indexOf('GET') + 1, 0, 'HEAD');
+      sendWithoutBody(request, response, errors.methodNotAllowed(allowed));
+    } else {
+      sendWithoutBody(request, response, errors.notFound(`No route for ${method} ${shorten(this.logPath(pathname))}.`));
     }
   }
 
@@ -241,47 +256,71 @@ export class Router {
     return this.prefixes.get(prefixOf(pathname)) ?? this.options.fallbackErrors;
   }
 
-  /** Steps 2, 3 and 6 for every route: the body, authentication, the work, one reply. */
-  private async run(
+  /**
+   * Steps 2, 3 and 6 for every route: the body, authentication, the work, one reply. Without a body
+   * to wait for and with a handler that answers at once, everything happens in this call (no
+   * promise); otherwise the promise settles once the reply is sent.
+   */
+  private run(
     pipeline: Pipeline,
     request: IncomingMessage,
     response: ServerResponse,
-    params: Record<string, string | undefined>,
-  ): Promise<void> {
-    const { errors } = pipeline;
-    const rawBody = await receiveBody(request, response, errors, this.options.bodyLimit, pipeline.readsBody);
-    if (rawBody === undefined) return;
-    const incoming = incomingRequest(request, rawBody);
-    const work = (): Reply | Promise<Reply> => {
-      let principal: unknown;
-      if (pipeline.authenticate !== undefined) {
-        const result = pipeline.authenticate(incoming);
-        if (!result.ok) return result.reply;
-        principal = result.principal;
-      }
-      return pipeline.run(incoming, principal, params);
-    };
-    let reply: Reply;
+    params: Record<string, string>,
+    method: string,
+    url: string,
+    pathname: string,
+  ): Promise<void> | undefined {
+    const received = receiveBody(request, response, pipeline.errors, this.options.bodyLimit, pipeline.readsBody);
+    if (received instanceof Promise) {
+      return received.then((rawBody) => {
+        if (rawBody !== undefined) return this.answer(pipeline, request, response, params, incomingRequest(request, rawBody, method, url, pathname));
+        return undefined;
+      });
+    }
+    return this.answer(pipeline, request, response, params, incomingRequest(request, received, method, url, pathname));
+  }
+
+  /** Authentication and the work, as one unit of work, then the reply (or the family's error). */
+  private answer(
+    pipeline: Pipeline,
+    request: IncomingMessage,
+    response: ServerResponse,
+    params: Record<string, string>,
+    incoming: IncomingRequest,
+  ): Promise<void> | undefined {
+    let reply: Reply | Promise<Reply>;
     try {
-      reply = await (this.options.unit === undefined ? work() : this.options.unit(work));
+      const { unit } = this.options;
+      reply = unit === undefined ? work(pipeline, incoming, params) : unit(() => work(pipeline, incoming, params));
     } catch (error) {
-      if (error instanceof RequestError) {
-        reply = error.reply;
-      } else if (error instanceof StoreUnavailableError) {
-        reply = {
-          ...errors.error(
-            503,
-            'SERVICE_UNAVAILABLE',
-            `The sandbox cannot reach its database, so nothing was done: ${error.message}. Try again in ${error.retryAfterSeconds} s.`,
-          ),
-          headers: { 'Retry-After': String(error.retryAfterSeconds) },
-        };
-      } else {
-        this.options.log.error(`unexpected error ${pipeline.describe(incoming)} (${assignRequestId(request, response)})`, error);
-        reply = errors.internal();
-      }
+      send(response, this.failure(pipeline, request, response, incoming, error));
+      return undefined;
+    }
+    if (reply instanceof Promise) {
+      return reply.then(
+        (settled) => send(response, settled),
+        (error: unknown) => send(response, this.failure(pipeline, request, response, incoming, error)),
+      );
     }
     send(response, reply);
+    return undefined;
+  }
+
+  /** The reply to an exception of the work: its own reply, 503 when the store is away, else a logged 500. */
+  private failure(pipeline: Pipeline, request: IncomingMessage, response: ServerResponse, incoming: IncomingRequest, error: unknown): Reply {
+    if (error instanceof RequestError) return error.reply;
+    if (error instanceof StoreUnavailableError) {
+      return {
+        ...pipeline.errors.error(
+          503,
+          'SERVICE_UNAVAILABLE',
+          `The sandbox cannot reach its database, so nothing was done: ${error.message}. Try again in ${error.retryAfterSeconds} s.`,
+        ),
+        headers: { 'Retry-After': String(error.retryAfterSeconds) },
+      };
+    }
+    this.options.log.error(`unexpected error ${pipeline.describe(incoming)} (${assignRequestId(request, response)})`, error);
+    return pipeline.errors.internal();
   }
 
   /** Sandbox endpoints and pages: the body is always read, parsed when the handler asks. */
@@ -289,36 +328,71 @@ export class Router {
     return {
       errors,
       readsBody: true,
-      run: (incoming, _principal, params) => {
-        const decodedParams: Record<string, string> = {};
-        for (const [name, value] of Object.entries(params)) if (value !== undefined) decodedParams[name] = value;
-        const request: SandboxRequest = {
-          ...incoming,
-          params: decodedParams,
-          query: new URLSearchParams(queryString(incoming.url)),
-          json() {
-            if (incoming.rawBody.length === 0) return undefined;
-            const parsed = jsonBody(incoming, errors);
-            if (!parsed.ok) throw new RequestError(parsed.reply);
-            return parsed.value;
-          },
-        };
-        return handler(request);
-      },
+      run: (incoming, _principal, params) => handler(new SandboxRequestOf(incoming, params, errors)),
       describe: (incoming) => `on ${incoming.method} ${this.logPath(incoming.pathname)}`,
     };
   }
 }
 
+/**
+ * The request of a sandbox endpoint: the incoming request with its path parameters, the query
+ * parsed when first asked for, and the JSON body parsed when the handler asks.
+ */
+class SandboxRequestOf implements SandboxRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly pathname: string;
+  readonly headers: IncomingRequest['headers'];
+  readonly rawBody: Buffer;
+  readonly header: IncomingRequest['header'];
+  private parsedQuery: URLSearchParams | undefined;
+
+  constructor(
+    incoming: IncomingRequest,
+    /** find-my-way's parameters: percent-decoded strings. */
+    readonly params: Record<string, string>,
+    private readonly errors: ErrorHelpers,
+  ) {
+    this.method = incoming.method;
+    this.url = incoming.url;
+    this.pathname = incoming.pathname;
+    this.headers = incoming.headers;
+    this.rawBody = incoming.rawBody;
+    this.header = incoming.header;
+  }
+
+  get query(): URLSearchParams {
+    return (this.parsedQuery ??= new URLSearchParams(queryString(this.url)));
+  }
+
+  json(): unknown {
+    if (this.rawBody.length === 0) return undefined;
+    const parsed = jsonBody(this, this.errors);
+    if (!parsed.ok) throw new RequestError(parsed.reply);
+    return parsed.value;
+  }
+}
+
+/** Step 3 and the rest of the route's work: what runs as one unit of work. */
+function work(pipeline: Pipeline, incoming: IncomingRequest, params: Record<string, string>): Reply | Promise<Reply> {
+  let principal: unknown;
+  if (pipeline.authenticate !== undefined) {
+    const result = pipeline.authenticate(incoming);
+    if (!result.ok) return result.reply;
+    principal = result.principal;
+  }
+  return pipeline.run(incoming, principal, params);
+}
+
 /** Steps 4 to 6 of a contract operation: JSON, the contract, the handler. */
-async function runOperation(
+function runOperation(
   operation: ContractOperation,
   errors: ErrorHelpers,
   route: OperationRoute<LooseOperation, unknown>,
   incoming: IncomingRequest,
   principal: unknown,
-  params: Record<string, string | undefined>,
-): Promise<Reply> {
+  params: Record<string, string>,
+): Reply | Promise<Reply> {
   // 4. Content type and JSON.
   let body: unknown;
   if (operation.requestBody !== undefined && incoming.rawBody.length > 0) {
@@ -340,15 +414,21 @@ async function runOperation(
   }
 
   // 6. The handler.
-  return route.handle({
-    ...incoming,
+  const request: OperationRequest<LooseOperation, unknown> = {
+    method: incoming.method,
+    url: incoming.url,
+    pathname: incoming.pathname,
+    headers: incoming.headers,
+    rawBody: incoming.rawBody,
+    header: incoming.header,
     operationId: operation.operationId,
     params: validation.value.params,
     query: validation.value.query,
     headerParams: validation.value.headers,
     body: validation.value.body,
     principal,
-  } as OperationRequest<LooseOperation, unknown>);
+  } as OperationRequest<LooseOperation, unknown>;
+  return route.handle(request);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -371,6 +451,12 @@ interface SecretRoute {
 }
 
 const REDACTED = '[redacted]';
+
+/**
+ * A path that {@link normalisedSegments} leaves as it is: `/` and segments of letters, digits, `-`,
+ * `_`, `~` and `.` that neither start with `.` nor are empty (no `%`, `\\`, `//`, `.` or `..`).
+ */
+const PLAIN_PATH = /^(?:\/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)+$/;
 
 /**
  * The segments of a request target's path as the log sees them: `['', 'sandbox', 'clock']` for

@@ -7,7 +7,7 @@
  *   ...
  *   await sandbox.close();
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, IncomingMessage, ServerResponse, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { VirtualClock } from './clock.js';
 import { ConfigError, ENVIRONMENT, partnerWebhookUrls, resolveConfig, type ConfigOverrides, type SandboxConfig } from './config.js';
@@ -203,40 +203,41 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     }
   }
 
-  // The request being answered on each connection, so that a timeout can be answered in its
-  // family's format.
-  const inFlight = new WeakMap<Socket, { request: IncomingMessage; response: ServerResponse; started: number }>();
+  // The answer under way on each connection, so that a timeout can be answered in its family's format.
+  const inFlight = new WeakMap<Socket, TimedResponse>();
   const logLine = (method: string, url: string, status: number, started: number, requestId: string) => {
-    if (options.logRequests !== true) return;
     log.info(`${method} ${router.logPath(url)} ${status} ${Math.round(performance.now() - started)} ms ${requestId}`);
   };
+  // One listener for every answer (no closure per request): the answer is done, sent or not.
+  function answered(this: TimedResponse): void {
+    const { req: request } = this;
+    if (inFlight.get(request.socket) === this) inFlight.delete(request.socket);
+    if (options.logRequests === true && this.writableFinished) {
+      logLine(request.method ?? '-', request.url ?? '/', this.statusCode, this.started, assignRequestId(request, this));
+    }
+  }
 
   const timeouts = options.timeouts ?? {};
-  const server = createServer(
+  // Typed as a plain Server for the sandbox's users: TimedResponse is what it answers with.
+  const server = createServer<typeof IncomingMessage, typeof TimedResponse>(
     {
       requestTimeout: timeouts.requestMs ?? 60_000,
       headersTimeout: timeouts.headersMs ?? 30_000,
       connectionsCheckingInterval: timeouts.checkIntervalMs ?? 5_000,
       // A request without Host is answered by the router in the family's format, not by Node's bare 400.
       requireHostHeader: false,
+      ServerResponse: TimedResponse,
     },
     (request, response) => {
-      const started = performance.now();
-      const requestId = assignRequestId(request, response);
-      const socket = request.socket;
-      inFlight.set(socket, { request, response, started });
-      const done = () => {
-        if (inFlight.get(socket)?.response === response) inFlight.delete(socket);
-      };
-      response.on('finish', () => {
-        done();
-        logLine(request.method ?? '-', request.url ?? '/', response.statusCode, started, requestId);
-      });
-      response.on('close', done);
-      if (webhookStream.claims(request)) webhookStream.handle(request, response);
-      else void router.handle(request, response);
+      inFlight.set(request.socket, response);
+      response.on('close', answered);
+      if (webhookStream.claims(request)) {
+        // The stream writes its own head: the request id goes in first.
+        response.setHeader('X-Request-Id', assignRequestId(request, response));
+        webhookStream.handle(request, response);
+      } else void router.handle(request, response);
     },
-  );
+  ) as unknown as Server;
 
   // Shared store: an answer waits for its database transaction. A client that ends its side of the
   // connection once its request is sent (`nc`, HTTP/1.0 tools) still gets it: Node's HTTP server
@@ -265,13 +266,12 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     }
     const current = inFlight.get(socket);
     inFlight.delete(socket);
-    const answered = current !== undefined && current.response.headersSent;
-    if (answered) {
+    if (current !== undefined && current.headersSent) {
       socket.destroy();
       return;
     }
-    const requestId = current === undefined ? newRequestId() : String(current.response.getHeader('X-Request-Id') ?? newRequestId());
-    const errors: ErrorHelpers = current === undefined ? sandboxErrors : router.errorsForPath(current.request.url ?? '/');
+    const requestId = current === undefined ? newRequestId() : assignRequestId(current.req, current);
+    const errors: ErrorHelpers = current === undefined ? sandboxErrors : router.errorsForPath(current.req.url ?? '/');
     let status: number;
     let reason: string;
     let text: string;
@@ -297,8 +297,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n` +
         `Cache-Control: no-store\r\nX-Request-Id: ${requestId}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
     );
+    if (options.logRequests !== true) return;
     if (current === undefined) logLine('-', '-', status, performance.now(), requestId);
-    else logLine(current.request.method ?? '-', current.request.url ?? '/', status, current.started, requestId);
+    else logLine(current.req.method ?? '-', current.req.url ?? '/', status, current.started, requestId);
   }
 
   let closed = false;
@@ -351,6 +352,11 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     stateDescription:
       shared === undefined ? 'in memory (lost when the sandbox stops)' : `PostgreSQL ${shared.description} (shared, kept across restarts)`,
   };
+}
+
+/** An answer of the sandbox's server, with the time its request arrived (for the log line). */
+class TimedResponse extends ServerResponse {
+  readonly started = performance.now();
 }
 
 /** The shared store of `databaseUrl`; `pg` is loaded only for it. */

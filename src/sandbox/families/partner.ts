@@ -6,7 +6,8 @@
  * newline) is 400 BAD_REQUEST with a detail naming the expected form.
  */
 import { SIGNATURE_PATTERN, verifySdkSignature, verifyWebSignature } from '../../signature.js';
-import { secretEquals, type SandboxConfig } from '../config.js';
+import { timingSafeEqual } from 'node:crypto';
+import { secretDigest, type SandboxConfig } from '../config.js';
 import type { ErrorHelpers } from '../errors.js';
 import { PUBLISHED_TEST_PARTNER } from '../fixtures.js';
 import type { AuthResult, IncomingRequest } from '../router.js';
@@ -28,12 +29,19 @@ export function knownPartners(config: SandboxConfig): Partner[] {
   return [own, { id: PUBLISHED_TEST_PARTNER.id, privateKey: PUBLISHED_TEST_PARTNER.privateKey }];
 }
 
-/** The partner with this id, compared in constant time with every known id. */
-function findPartner(config: SandboxConfig, id: string): Partner | undefined {
+/** A known partner with the digest of its id, made once. */
+interface KnownPartner {
+  partner: Partner;
+  idDigest: Buffer;
+}
+
+/** The partner with this id, compared in constant time with every known id (their digests made once). */
+function findPartner(known: readonly KnownPartner[], id: string): Partner | undefined {
+  const digest = secretDigest(id);
   let found: Partner | undefined;
-  for (const candidate of knownPartners(config)) {
+  for (const candidate of known) {
     // Every candidate is compared, so the time does not tell which one matched.
-    if (secretEquals(id, candidate.id) && found === undefined) found = candidate;
+    if (timingSafeEqual(digest, candidate.idDigest) && found === undefined) found = candidate.partner;
   }
   return found;
 }
@@ -92,6 +100,7 @@ function partnerAuth(
   signatureRule: SignatureRule = 'required',
 ): (request: IncomingRequest) => AuthResult<Partner> {
   const fail = (detail: string): AuthResult<Partner> => ({ ok: false, reply: errors.unauthorized(detail) });
+  const known = knownPartners(config).map((partner) => ({ partner, idDigest: secretDigest(partner.id) }));
   const { flow, otherHeader, otherFlow, recipe } = FLOWS[partnerHeader];
   return (request) => {
     const partnerId = request.header(partnerHeader);
@@ -106,7 +115,7 @@ function partnerAuth(
       }
       return fail(`${partnerHeader} is missing: send your partner id in ${partnerHeader}, and the request signature in X-Signature.`);
     }
-    const partner = findPartner(config, partnerId);
+    const partner = findPartner(known, partnerId);
     // The value is not repeated: a key pasted into the header by mistake must not come back.
     if (partner === undefined) {
       return fail(`${partnerHeader} is not a known partner id: send the partner id the sandbox prints on start (PAYLATER_PARTNER_ID).`);

@@ -15,13 +15,13 @@ import {
   MERCHANT_API_CREDENTIALS,
   TRANSACTIONAL_API_CREDENTIALS,
 } from '../auth.js';
-import { secretEquals, type BasicCredentials } from '../config.js';
+import { secretDigest, secretEquals, type BasicCredentials } from '../config.js';
 import type { FamilyContext } from '../context.js';
 import type { AuthResult, IncomingRequest } from '../router.js';
 import type { GatewayState, MerchantPrincipal } from './records.js';
 
 /** Compared against when the username is unknown, so that both cases cost the same. */
-const NO_PASSWORD = randomBytes(24).toString('base64url');
+const NO_PASSWORD = secretDigest(randomBytes(24).toString('base64url'));
 
 export function merchantApiAuth(ctx: FamilyContext): (request: IncomingRequest) => AuthResult<true> {
   return basicAuth(ctx.errors, MERCHANT_API_CREDENTIALS, fixedCredentials(ctx.config.merchantApi), credentialKinds(ctx.config));
@@ -31,9 +31,20 @@ export function transactionalApiAuth(
   ctx: FamilyContext,
   state: GatewayState,
 ): (request: IncomingRequest) => AuthResult<MerchantPrincipal> {
+  // The digest of each record's password, made on its first use: a record is a frozen snapshot, and
+  // a changed one is a new object (store.ts).
+  const digests = new WeakMap<object, Buffer>();
+  const digestOf = (record: { password: string }): Buffer => {
+    let digest = digests.get(record);
+    if (digest === undefined) {
+      digest = secretDigest(record.password);
+      digests.set(record, digest);
+    }
+    return digest;
+  };
   const identify = (credentials: BasicCredentials): MerchantPrincipal | undefined => {
     const record = state.credentials.get(credentials.username);
-    const matches = secretEquals(credentials.password, record?.password ?? NO_PASSWORD);
+    const matches = secretEquals(credentials.password, record === undefined ? NO_PASSWORD : digestOf(record));
     if (record === undefined || !matches) return undefined;
     // Revoked the moment the merchant leaves `enabled` (D09).
     if (state.merchants.get(record.merchantId)?.stage !== 'enabled') return undefined;
