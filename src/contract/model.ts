@@ -305,6 +305,13 @@ function compileOperation(compiler: Compiler, entry: OperationEntry, operationId
     responses.set(status.toUpperCase(), byType);
   }
 
+  // The parameters of each location, in their order: a request is checked location by location.
+  const byLocation: Record<ParameterLocation, CompiledParameter[]> = {
+    path: parameters.filter((parameter) => parameter.in === 'path'),
+    query: parameters.filter((parameter) => parameter.in === 'query'),
+    header: parameters.filter((parameter) => parameter.in === 'header'),
+  };
+
   const security = operation.security ?? document.security ?? [];
   const secured = security.length > 0 && !security.some((requirement) => Object.keys(requirement).length === 0);
 
@@ -328,28 +335,29 @@ function compileOperation(compiler: Compiler, entry: OperationEntry, operationId
 
     checkRequest(request) {
       const value: ValidRequest = { params: {}, query: {}, headers: {}, body: request.body };
-      for (const location of ['path', 'query', 'header'] as const) {
-        const problems: RequestProblem[] = [];
-        for (const parameter of parameters) {
-          if (parameter.in !== location) continue;
+      for (const location of PARAMETER_LOCATIONS) {
+        const declaredHere = byLocation[location];
+        if (declaredHere.length === 0) continue;
+        const target = location === 'path' ? value.params : location === 'query' ? value.query : value.headers;
+        let problems: RequestProblem[] | undefined;
+        for (const parameter of declaredHere) {
           const raw = rawParameter(request, parameter);
           if (raw === undefined) {
-            if (parameter.required) problems.push({ location, name: parameter.name, kind: 'missing' });
+            if (parameter.required) (problems ??= []).push({ location, name: parameter.name, kind: 'missing' });
             continue;
           }
           if (Array.isArray(raw) && !parameter.array) {
-            problems.push({ location, name: parameter.name, kind: 'repeated' });
+            (problems ??= []).push({ location, name: parameter.name, kind: 'repeated' });
             continue;
           }
           const checked = parameter.validate(raw);
           if (!checked.ok) {
-            problems.push({ location, name: parameter.name, kind: 'invalid', errors: checked.errors });
+            (problems ??= []).push({ location, name: parameter.name, kind: 'invalid', errors: checked.errors });
             continue;
           }
-          const target = location === 'path' ? value.params : location === 'query' ? value.query : value.headers;
           target[parameter.name] = checked.value;
         }
-        if (problems.length > 0) return { ok: false, location, problems };
+        if (problems !== undefined) return { ok: false, location, problems };
       }
 
       if (requestBody !== undefined) {
@@ -384,6 +392,9 @@ function compileOperation(compiler: Compiler, entry: OperationEntry, operationId
     },
   };
 }
+
+/** Path, then query, then headers: the order in which a request's parameters are checked. */
+const PARAMETER_LOCATIONS: readonly ParameterLocation[] = ['path', 'query', 'header'];
 
 function rawParameter(request: RequestInput, parameter: ContractParameter): string | string[] | undefined {
   if (parameter.in === 'header') return request.headers[parameter.name.toLowerCase()];

@@ -54,6 +54,14 @@ describe('parseJsonBody', () => {
     expect(parseJsonBody(nested(MAX_JSON_DEPTH + 1))).toMatchObject({ ok: false, problem: 'depth' });
     expect(parseJsonBody(nested(100_000))).toMatchObject({ ok: false });
   });
+
+  it('counts the levels of the value, not the brackets of the text: a shallow body with many in its strings is parsed', () => {
+    const value = { note: '{['.repeat(500), list: [{ a: '[' }, { b: '{' }] };
+    expect(parseJsonBody(bytes(JSON.stringify(value)))).toEqual({ ok: true, value });
+    // Deep objects, with spaces between the levels, past the limit by one.
+    const deep = `${'{"a": '.repeat(MAX_JSON_DEPTH + 1)}1${'}'.repeat(MAX_JSON_DEPTH + 1)}`;
+    expect(parseJsonBody(bytes(deep))).toMatchObject({ ok: false, problem: 'depth' });
+  });
 });
 
 describe('readBody', () => {

@@ -5,7 +5,7 @@
  */
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Logger } from '../../src/sandbox/router.js';
+import { newRequestId, type Logger } from '../../src/sandbox/router.js';
 import { MERCHANT_AUTH, startGateway, type GatewayTest } from '../support/gateway.js';
 import { EXTRAS_AUTH, PRIVATE_KEY, waitFor } from '../support/sandbox.js';
 import { sdkSignature } from '../../src/signature.js';
@@ -104,6 +104,38 @@ describe('request ids (D29)', () => {
     const ids = new Set<string | null>();
     for (let i = 0; i < 20; i++) ids.add((await fetch(`${t.url}/nothing/here`)).headers.get('x-request-id'));
     expect(ids.size).toBe(20);
+  });
+
+  it('ids made in a row stay distinct and of one form across refills of their random pool (D200)', () => {
+    const ids = Array.from({ length: 1000 }, () => newRequestId());
+    for (const id of ids) expect(id).toMatch(/^req_[0-9a-f]{24}$/);
+    expect(new Set(ids).size).toBe(1000);
+  });
+
+  it('the webhook stream, which writes its own head, carries the id too', async () => {
+    const controller = new AbortController();
+    const response = await fetch(`${t.url}/sandbox/webhooks/stream`, { signal: controller.signal });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]{24}$/);
+    controller.abort();
+  });
+});
+
+describe('request bodies', () => {
+  it('reads a chunked body, and answers a request that declares an empty one (Content-Length: 0, an empty chunked body) like one without', async () => {
+    const chunked = parseRaw(
+      await raw('POST /sandbox/clock/advance HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n8\r\n{"ms":1}\r\n0\r\n\r\n'),
+    );
+    expect(chunked.status).toBe(200);
+    for (const framing of ['Content-Length: 0\r\n', 'Transfer-Encoding: chunked\r\n']) {
+      const body = framing.startsWith('Transfer') ? '0\r\n\r\n' : '';
+      const clock = parseRaw(await raw(`GET /sandbox/clock HTTP/1.1\r\nHost: x\r\n${framing}Connection: close\r\n\r\n${body}`));
+      expect(clock.status, framing).toBe(200);
+      expect(clock.body.now, framing).toEqual(expect.any(String));
+      const advance = parseRaw(await raw(`POST /sandbox/clock/advance HTTP/1.1\r\nHost: x\r\n${framing}Connection: close\r\n\r\n${body}`));
+      expect(advance.status, framing).toBe(400);
+      expect(advance.body.errorCode, framing).toBe('BAD_REQUEST');
+    }
   });
 });
 
