@@ -28,6 +28,9 @@ import { shownWebhookUrl } from '../sandbox/shown-url.js';
 
 const COMMAND = 'paylater sandbox';
 
+/** How long after the parent's stop message the same signal counts as the same stop (a Ctrl+C). */
+const ECHO_WINDOW_MS = 1000;
+
 const HELP = `Usage: ${COMMAND} [options]
 
 Starts the stateful sandbox of the pay-later service: one local server for the SDK, web, extras
@@ -203,8 +206,17 @@ export async function runSandbox(argv: string[], options: RunSandboxOptions = {}
   if (stop === undefined) {
     const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
     let stopping = false;
+    // The stop the parent passed on as a message (relaunch.ts) and when: Ctrl+C signals the whole
+    // process group, so the same SIGINT may reach this process just after the parent's message (the
+    // order varies with the Node version). That one signal is the same stop, not a second one.
+    let echo: { signal: string; until: number } | undefined;
     stop = new Promise<void>((resolve) => {
-      const onSignal = () => {
+      const onSignal = (signal: NodeJS.Signals) => {
+        if (echo !== undefined && echo.signal === signal && Date.now() <= echo.until) {
+          echo = undefined;
+          return;
+        }
+        echo = undefined;
         if (stopping) {
           // A second signal while stopping: do not wait any longer.
           write('Stopped.\n');
@@ -226,6 +238,7 @@ export async function runSandbox(argv: string[], options: RunSandboxOptions = {}
         if (message?.paylaterStop === 'launcher' && message.pid !== undefined) return launcherEnded(message.pid);
         if (stopping) return;
         stopping = true;
+        if (message !== undefined) echo = { signal: message.paylaterStop, until: Date.now() + ECHO_WINDOW_MS };
         resolve();
       });
       if (relaunched === undefined) watchLauncher(launcherEnded);
