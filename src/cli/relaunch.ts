@@ -12,7 +12,11 @@
  *   child's second, which means "stop without waiting".
  * - A later signal goes to the child as that signal: a second Ctrl+C still stops without waiting.
  * - When the parent ends without a word (SIGKILL), the channel closes and the child stops: no
- *   sandbox is left behind.
+ *   sandbox is left behind. The child also checks once a second that its parent id has not changed
+ *   (an orphan is adopted by another process), so it stops even if the channel's end goes unseen.
+ * - Ctrl+C signals the whole process group: the child gets the parent's message and the same SIGINT,
+ *   in either order (Node 24 often delivers the message first). sandbox-command.ts counts a signal
+ *   of the same name within a second of the message as that same stop, not a second one.
  * - The parent, not the child, watches the npm process that may have started it (launcher.ts) and
  *   passes its end on as a stop: the child's lifetime is the parent's.
  *
@@ -27,6 +31,9 @@ import { watchLauncher } from './launcher.js';
 const RELAUNCHED = 'PAYLATER_RELAUNCHED';
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/** How often a relaunched child checks that its parent is still the process that started it. */
+const ORPHAN_CHECK_MS = 1000;
 
 /** A stop passed on: the signal's name, or `launcher` with the pid of the process that ended. */
 export interface StopMessage {
@@ -89,8 +96,16 @@ export function onRelaunchedStop(stop: (message?: StopMessage) => void): (() => 
   };
   process.on('message', onMessage);
   process.once('disconnect', () => once());
+  // A second watch, in case the channel's end is not seen (a loop busy when it closed, a channel
+  // inherited elsewhere): an orphan is adopted by another process, so its parent id changes.
+  const parent = process.ppid;
+  const orphaned = setInterval(() => {
+    if (process.ppid !== parent) once();
+  }, ORPHAN_CHECK_MS);
+  orphaned.unref();
   return () => {
     called = true;
+    clearInterval(orphaned);
     process.off('message', onMessage);
     if (process.connected) process.disconnect();
   };

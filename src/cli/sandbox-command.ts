@@ -7,20 +7,8 @@
 import { parseCommandLine, UsageError, CliError } from './command-line.js';
 import { watchLauncher } from './launcher.js';
 import { onRelaunchedStop } from './relaunch.js';
-import {
-  ConfigError,
-  DEFAULT_CONFIG,
-  ENVIRONMENT,
-  LIMIT_SETTINGS,
-  MAX_MAX_CONNECTIONS,
-  MAX_RETAIN,
-  MAX_WEBHOOK_CONCURRENCY,
-  MAX_WEBHOOK_MAX_SOCKETS,
-  parseCount,
-  parsePort,
-  type ConfigOverrides,
-  type SandboxConfig,
-} from '../sandbox/config.js';
+import { ConfigError, DEFAULT_CONFIG, ENVIRONMENT, type ConfigOverrides, type SandboxConfig } from '../sandbox/config.js';
+import { environmentOnlyHelp, settingOptions, settingsFromFlags, settingsHelp } from '../sandbox/settings.js';
 import { missingBrowserAssets } from '../sandbox/browser-assets.js';
 import { PUBLISHED_TEST_PARTNER } from '../sandbox/fixtures.js';
 import { createSandbox } from '../sandbox/server.js';
@@ -28,85 +16,29 @@ import { shownWebhookUrl } from '../sandbox/shown-url.js';
 
 const COMMAND = 'paylater sandbox';
 
+/** How long after the parent's stop message the same signal counts as the same stop (a Ctrl+C). */
+const ECHO_WINDOW_MS = 1000;
+
+// The options and their help come from the settings table (src/sandbox/settings.ts), as do the docs'.
 const HELP = `Usage: ${COMMAND} [options]
 
 Starts the stateful sandbox of the pay-later service: one local server for the SDK, web, extras
 (and gateway) APIs, with test credentials, test users, a virtual clock and webhook delivery.
+Each option may be set by the environment variable in brackets; an option wins over its variable.
 See docs/sandbox.md.
 
 Options:
-  --port PORT         port to listen on (default 4000; 0 picks a free one)   [${ENVIRONMENT.port}]
-  --host HOST         address to listen on (default 127.0.0.1)               [${ENVIRONMENT.host}]
-  --max-connections N client connections open at once (default 1000)       [${ENVIRONMENT.maxConnections}]
-  --web-webhook-url URL  the partner's receiver of web-flow webhooks     [${ENVIRONMENT.webWebhookUrl}]
-  --sdk-webhook-url URL  the partner's receiver of SDK-flow webhooks     [${ENVIRONMENT.sdkWebhookUrl}]
-  --webhook-url URL   both at once (a flow's own setting wins)            [${ENVIRONMENT.webhookUrl}]
-                      With none, events are recorded only; \`paylater listen --forward-to\` forwards
-                      them. Use one way to receive, not both: each event would arrive twice.
-  --webhook-concurrency N   webhook attempts at once per receiver (default 8) [${ENVIRONMENT.webhookConcurrency}]
-  --webhook-max-sockets N   webhook sockets open at once over all receivers
-                      (default 256)                         [${ENVIRONMENT.webhookMaxSockets}]
-  --allow-any-webhook-target  also send webhooks to the sandbox itself, link-local and
-                      cloud metadata addresses          [${ENVIRONMENT.allowAnyWebhookTarget}=1]
-  --retain-transactions N   final transactions kept (default 100000)      [${ENVIRONMENT.retainTransactions}]
-  --retain-deliveries N     completed webhook deliveries kept (default 100000) [${ENVIRONMENT.retainDeliveries}]
-  Limits and memory budget (docs/sandbox.md); each is a whole number:
-  --max-pending-per-partner N  PENDING web, and SDK, transactions of the partner (default 200000)
-                                                      [${ENVIRONMENT.maxPendingPerPartner}]
-  --max-pending-per-merchant N PENDING gateway transactions of a merchant (default 200000)
-                                                      [${ENVIRONMENT.maxPendingPerMerchant}]
-  --max-notes-bytes N   bytes of notes (JSON text) held over all transactions (default 268435456)
-                                                      [${ENVIRONMENT.maxNotesBytes}]
-  --max-push-bytes N    bytes of extras data pushes (JSON text) held (default 67108864)
-                                                      [${ENVIRONMENT.maxPushBytes}]
-  --max-json-members N  values in one notes or pushed data (default 100000) [${ENVIRONMENT.maxJsonMembers}]
-  --max-json-depth N    levels of nesting of one notes or pushed data (default 32, at most 64)
-                                                      [${ENVIRONMENT.maxJsonDepth}]
-  --max-page-bytes N    bytes of one page of a list, about (default 1048576) [${ENVIRONMENT.maxPageBytes}]
-  --require-status-signature
-                      require X-Signature on the web status check (hardening; by default it is
-                      verified when present)                       [${ENVIRONMENT.requireStatusSignature}=1]
-  --no-published-test-partner
-                      refuse the service's published test credentials testPartnerId /
-                      testPrivateKey (accepted by default beside the partner below, D72)
-                                                   [${ENVIRONMENT.publishedTestPartner}=0]
-  --database-url URL  keep the state in PostgreSQL (postgres://USER:PASSWORD@HOST:5432/DB): it
-                      survives restarts, and every sandbox started with the same URL shares it
-                      (docs/sandbox.md, "A shared sandbox"). Default: in memory, lost at exit.
-                                                      [${ENVIRONMENT.databaseUrl}]
-  --quiet             do not print a line per request
-  -h, --help          show this help
+${settingsHelp()}
+  --quiet
+      do not print a line per request
+  -h, --help
+      show this help
 
-Environment variables (sandbox test values by default):
-  ${ENVIRONMENT.merchantApiUsername}, ${ENVIRONMENT.merchantApiPassword}
-  ${ENVIRONMENT.extrasUsername}, ${ENVIRONMENT.extrasPassword}
-  ${ENVIRONMENT.partnerId}, ${ENVIRONMENT.privateKey}
+Environment variables only (sandbox test values by default):
+${environmentOnlyHelp()}
 `;
 
-const OPTIONS = {
-  port: { type: 'string' },
-  host: { type: 'string' },
-  'max-connections': { type: 'string' },
-  'webhook-url': { type: 'string' },
-  'web-webhook-url': { type: 'string' },
-  'sdk-webhook-url': { type: 'string' },
-  'webhook-concurrency': { type: 'string' },
-  'webhook-max-sockets': { type: 'string' },
-  'allow-any-webhook-target': { type: 'boolean' },
-  'retain-transactions': { type: 'string' },
-  'retain-deliveries': { type: 'string' },
-  'require-status-signature': { type: 'boolean' },
-  'max-pending-per-partner': { type: 'string' },
-  'max-pending-per-merchant': { type: 'string' },
-  'max-notes-bytes': { type: 'string' },
-  'max-push-bytes': { type: 'string' },
-  'max-json-members': { type: 'string' },
-  'max-json-depth': { type: 'string' },
-  'max-page-bytes': { type: 'string' },
-  'no-published-test-partner': { type: 'boolean' },
-  'database-url': { type: 'string' },
-  quiet: { type: 'boolean' },
-} as const;
+const OPTIONS = { ...settingOptions(), quiet: { type: 'boolean' } } as const;
 
 /** The sandbox could not start listening: exit code 1 (not a usage error). */
 export class SandboxStartError extends CliError {
@@ -133,41 +65,15 @@ export async function runSandbox(argv: string[], options: RunSandboxOptions = {}
     write(HELP);
     return 0;
   }
-  const overrides: ConfigOverrides = {};
   const { values } = line;
+  let overrides: ConfigOverrides & { databaseUrl?: string };
   try {
-    if (values.port !== undefined) overrides.port = parsePort(values.port, '--port');
-    if (values.host !== undefined) overrides.host = values.host;
-    const maxConnections = parseCount(values['max-connections'], '--max-connections', MAX_MAX_CONNECTIONS);
-    if (maxConnections !== undefined) overrides.maxConnections = maxConnections;
-    overrides.partner = webhookUrlOverrides(values['webhook-url'], values['web-webhook-url'], values['sdk-webhook-url']);
-    const concurrency = parseCount(values['webhook-concurrency'], '--webhook-concurrency', MAX_WEBHOOK_CONCURRENCY);
-    const maxSockets = parseCount(values['webhook-max-sockets'], '--webhook-max-sockets', MAX_WEBHOOK_MAX_SOCKETS);
-    if (concurrency !== undefined || maxSockets !== undefined || values['allow-any-webhook-target'] === true) {
-      overrides.webhooks = {
-        ...(concurrency === undefined ? {} : { concurrency }),
-        ...(maxSockets === undefined ? {} : { maxSockets }),
-        ...(values['allow-any-webhook-target'] === true ? { allowAnyTarget: true } : {}),
-      };
-    }
-    const transactions = parseCount(values['retain-transactions'], '--retain-transactions', MAX_RETAIN);
-    const deliveries = parseCount(values['retain-deliveries'], '--retain-deliveries', MAX_RETAIN);
-    if (transactions !== undefined || deliveries !== undefined) {
-      overrides.retention = {
-        ...(transactions === undefined ? {} : { transactions }),
-        ...(deliveries === undefined ? {} : { deliveries }),
-      };
-    }
-    if (values['require-status-signature'] === true) overrides.requireStatusSignature = true;
-    for (const [name, { flag, max }] of Object.entries(LIMIT_SETTINGS)) {
-      const value = parseCount(values[flag as keyof typeof values] as string | undefined, `--${flag}`, max);
-      if (value !== undefined) overrides.limits = { ...overrides.limits, [name]: value };
-    }
-    if (values['no-published-test-partner'] === true) overrides.publishedTestPartner = false;
+    overrides = settingsFromFlags(values) as ConfigOverrides & { databaseUrl?: string };
   } catch (error) {
     if (error instanceof ConfigError) throw new UsageError(error.message, COMMAND);
     throw error;
   }
+  const { databaseUrl: databaseFlag, ...config } = overrides;
 
   // Without its browser code the sandbox would answer GET /sdk.js and the checkout page with a 500.
   const missing = missingBrowserAssets(options.packageRoot);
@@ -180,9 +86,9 @@ export async function runSandbox(argv: string[], options: RunSandboxOptions = {}
   let sandbox;
   try {
     const env = options.env ?? process.env;
-    const databaseUrl = values['database-url'] ?? env[ENVIRONMENT.databaseUrl];
+    const databaseUrl = databaseFlag ?? env[ENVIRONMENT.databaseUrl];
     sandbox = await createSandbox({
-      config: overrides,
+      config,
       env,
       logRequests: line.values.quiet !== true,
       ...(databaseUrl === undefined ? {} : { databaseUrl }),
@@ -203,8 +109,17 @@ export async function runSandbox(argv: string[], options: RunSandboxOptions = {}
   if (stop === undefined) {
     const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
     let stopping = false;
+    // The stop the parent passed on as a message (relaunch.ts) and when: Ctrl+C signals the whole
+    // process group, so the same SIGINT may reach this process just after the parent's message (the
+    // order varies with the Node version). That one signal is the same stop, not a second one.
+    let echo: { signal: string; until: number } | undefined;
     stop = new Promise<void>((resolve) => {
-      const onSignal = () => {
+      const onSignal = (signal: NodeJS.Signals) => {
+        if (echo !== undefined && echo.signal === signal && Date.now() <= echo.until) {
+          echo = undefined;
+          return;
+        }
+        echo = undefined;
         if (stopping) {
           // A second signal while stopping: do not wait any longer.
           write('Stopped.\n');
@@ -226,6 +141,7 @@ export async function runSandbox(argv: string[], options: RunSandboxOptions = {}
         if (message?.paylaterStop === 'launcher' && message.pid !== undefined) return launcherEnded(message.pid);
         if (stopping) return;
         stopping = true;
+        if (message !== undefined) echo = { signal: message.paylaterStop, until: Date.now() + ECHO_WINDOW_MS };
         resolve();
       });
       if (relaunched === undefined) watchLauncher(launcherEnded);
@@ -266,16 +182,6 @@ function shown(value: string, published: string, variable: string): string {
  */
 export function shownUrl(value: string): string {
   return shownWebhookUrl(value);
-}
-
-/** The partner settings of the webhook flags (D76): the shorthand for both flows, and each flow's own. */
-function webhookUrlOverrides(both: string | undefined, web: string | undefined, sdk: string | undefined): ConfigOverrides['partner'] {
-  return {
-    ...(both === undefined ? {} : { webhookUrl: both }),
-    ...(web === undefined && sdk === undefined
-      ? {}
-      : { webhookUrls: { ...(web === undefined ? {} : { web }), ...(sdk === undefined ? {} : { sdk }) } }),
-  };
 }
 
 /** The banner's lines of the partner's webhook URLs: one when both flows share it (web and SDK), else one per flow. */

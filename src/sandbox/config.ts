@@ -1,14 +1,16 @@
 /**
- * The sandbox's settings and test credentials: documented defaults (docs/sandbox.md), overridable
- * by environment variables and then by explicit options (the CLI flags).
+ * The sandbox's configuration: the defaults of the settings table (settings.ts, docs/sandbox.md),
+ * overridden by environment variables and then by explicit options (the CLI flags).
  *
  * The credentials here are sandbox test values, published on purpose. Secrets are still handled as
  * secrets: compared in constant time ({@link secretEquals}) and never logged.
  */
 import { hash, timingSafeEqual } from 'node:crypto';
 import type { components as GatewayComponents } from '../../generated/types/gateway.js';
-import { TEST_CREDENTIALS } from './fixtures.js';
+import { ConfigError, countSettings, settingDefaults, settingsFromEnvironment } from './settings.js';
 import { WebhookTargets } from './webhook-targets.js';
+
+export { ConfigError, ENVIRONMENT } from './settings.js';
 
 /** HTTP Basic credentials: the shape of the contract's `basicAuthDetails` (D07). */
 export type BasicCredentials = GatewayComponents['schemas']['GatewayBasicAuthDetails'];
@@ -111,106 +113,33 @@ export interface LimitSettings {
   pageBytes: number;
 }
 
-const DEFAULT_HOST = '127.0.0.1';
-const DEFAULT_PORT = 4000;
 export const BODY_LIMIT = 1024 * 1024;
-const DEFAULT_MAX_CONNECTIONS = 1000;
-export const MAX_MAX_CONNECTIONS = 100_000;
-export const DEFAULT_WEBHOOK_CONCURRENCY = 8;
-export const MAX_WEBHOOK_CONCURRENCY = 256;
-export const DEFAULT_WEBHOOK_MAX_SOCKETS = 256;
-export const MAX_WEBHOOK_MAX_SOCKETS = 10_000;
-const DEFAULT_RETAIN_TRANSACTIONS = 100_000;
-export const DEFAULT_RETAIN_DELIVERIES = 100_000;
-/** The largest retention that may be set: 10 million records. */
-export const MAX_RETAIN = 10_000_000;
-const DEFAULT_MAX_PENDING = 200_000;
-const DEFAULT_NOTES_BYTES = 256 * 1024 * 1024;
-const DEFAULT_PUSH_BYTES = 64 * 1024 * 1024;
-/**
- * Values kept in one `notes` or pushed `data`: the contract's own bound on the items of a pushed
- * `data` array (ExtrasMerchantDataRequest), so the default never refuses what the contract accepts.
- */
-const DEFAULT_JSON_MEMBERS = 524_288;
-/** Levels of nesting of one `notes` or pushed `data`: by default that of any body (src/http/json.ts). */
-const DEFAULT_JSON_DEPTH = 64;
-export const DEFAULT_PAGE_BYTES = 1024 * 1024;
-/** The largest byte budget that may be set: 4 GiB. */
-const MAX_BYTES = 4 * 1024 * 1024 * 1024;
-/** The deepest nesting that may be set: that of any JSON body (src/http/json.ts). */
-const MAX_JSON_DEPTH_SETTING = 64;
 
-/** The documented sandbox test values. */
+/** The defaults of the settings table, by their place in the configuration. */
+const DEFAULTS = settingDefaults() as unknown as Omit<SandboxConfig, 'bodyLimit' | 'publicUrl'>;
+
+export const DEFAULT_WEBHOOK_CONCURRENCY = DEFAULTS.webhooks.concurrency;
+export const DEFAULT_WEBHOOK_MAX_SOCKETS = DEFAULTS.webhooks.maxSockets;
+export const DEFAULT_RETAIN_DELIVERIES = DEFAULTS.retention.deliveries;
+export const DEFAULT_PAGE_BYTES = DEFAULTS.limits.pageBytes;
+
+/** The documented sandbox test values: the settings table's defaults (settings.ts) and the rest. */
 export const DEFAULT_CONFIG: SandboxConfig = Object.freeze({
-  host: DEFAULT_HOST,
-  port: DEFAULT_PORT,
-  merchantApi: TEST_CREDENTIALS.merchantApi,
-  extras: TEST_CREDENTIALS.extras,
+  ...DEFAULTS,
+  merchantApi: Object.freeze(DEFAULTS.merchantApi),
+  extras: Object.freeze(DEFAULTS.extras),
   partner: Object.freeze({
-    ...TEST_CREDENTIALS.partner,
+    ...DEFAULTS.partner,
     webhookUrls: Object.freeze({ web: undefined, sdk: undefined }),
     merchantName: 'Sandbox Test Merchant',
     homePageUrl: 'https://merchant.example.in/',
   }),
   bodyLimit: BODY_LIMIT,
-  maxConnections: DEFAULT_MAX_CONNECTIONS,
   publicUrl: undefined,
-  requireStatusSignature: false,
-  publishedTestPartner: true,
-  webhooks: Object.freeze({ concurrency: DEFAULT_WEBHOOK_CONCURRENCY, maxSockets: DEFAULT_WEBHOOK_MAX_SOCKETS, allowAnyTarget: false }),
-  retention: Object.freeze({ transactions: DEFAULT_RETAIN_TRANSACTIONS, deliveries: DEFAULT_RETAIN_DELIVERIES }),
-  limits: Object.freeze({
-    pendingPerPartner: DEFAULT_MAX_PENDING,
-    pendingPerMerchant: DEFAULT_MAX_PENDING,
-    notesBytes: DEFAULT_NOTES_BYTES,
-    pushBytes: DEFAULT_PUSH_BYTES,
-    jsonMembers: DEFAULT_JSON_MEMBERS,
-    jsonDepth: DEFAULT_JSON_DEPTH,
-    pageBytes: DEFAULT_PAGE_BYTES,
-  }),
+  webhooks: Object.freeze(DEFAULTS.webhooks),
+  retention: Object.freeze(DEFAULTS.retention),
+  limits: Object.freeze(DEFAULTS.limits),
 }) as SandboxConfig;
-
-/** The environment variables the sandbox reads. */
-export const ENVIRONMENT = {
-  host: 'PAYLATER_HOST',
-  port: 'PAYLATER_PORT',
-  maxConnections: 'PAYLATER_MAX_CONNECTIONS',
-  merchantApiUsername: 'PAYLATER_MERCHANT_API_USERNAME',
-  merchantApiPassword: 'PAYLATER_MERCHANT_API_PASSWORD',
-  extrasUsername: 'PAYLATER_EXTRAS_USERNAME',
-  extrasPassword: 'PAYLATER_EXTRAS_PASSWORD',
-  partnerId: 'PAYLATER_PARTNER_ID',
-  privateKey: 'PAYLATER_PRIVATE_KEY',
-  webhookUrl: 'PAYLATER_WEBHOOK_URL',
-  webWebhookUrl: 'PAYLATER_WEB_WEBHOOK_URL',
-  sdkWebhookUrl: 'PAYLATER_SDK_WEBHOOK_URL',
-  requireStatusSignature: 'PAYLATER_REQUIRE_STATUS_SIGNATURE',
-  publishedTestPartner: 'PAYLATER_PUBLISHED_TEST_PARTNER',
-  webhookConcurrency: 'PAYLATER_WEBHOOK_CONCURRENCY',
-  webhookMaxSockets: 'PAYLATER_WEBHOOK_MAX_SOCKETS',
-  allowAnyWebhookTarget: 'PAYLATER_ALLOW_ANY_WEBHOOK_TARGET',
-  retainTransactions: 'PAYLATER_RETAIN_TRANSACTIONS',
-  retainDeliveries: 'PAYLATER_RETAIN_DELIVERIES',
-  maxPendingPerPartner: 'PAYLATER_MAX_PENDING_PER_PARTNER',
-  maxPendingPerMerchant: 'PAYLATER_MAX_PENDING_PER_MERCHANT',
-  maxNotesBytes: 'PAYLATER_MAX_NOTES_BYTES',
-  maxPushBytes: 'PAYLATER_MAX_PUSH_BYTES',
-  maxJsonMembers: 'PAYLATER_MAX_JSON_MEMBERS',
-  maxJsonDepth: 'PAYLATER_MAX_JSON_DEPTH',
-  maxPageBytes: 'PAYLATER_MAX_PAGE_BYTES',
-  databaseUrl: 'PAYLATER_DATABASE_URL',
-} as const;
-
-/** Each limit: its variable, the name of its flag, and its largest value. */
-export const LIMIT_SETTINGS: Readonly<Record<keyof LimitSettings, { env: string; flag: string; max: number }>> = Object.freeze({
-  pendingPerPartner: { env: ENVIRONMENT.maxPendingPerPartner, flag: 'max-pending-per-partner', max: MAX_RETAIN },
-  pendingPerMerchant: { env: ENVIRONMENT.maxPendingPerMerchant, flag: 'max-pending-per-merchant', max: MAX_RETAIN },
-  notesBytes: { env: ENVIRONMENT.maxNotesBytes, flag: 'max-notes-bytes', max: MAX_BYTES },
-  pushBytes: { env: ENVIRONMENT.maxPushBytes, flag: 'max-push-bytes', max: MAX_BYTES },
-  jsonMembers: { env: ENVIRONMENT.maxJsonMembers, flag: 'max-json-members', max: MAX_RETAIN },
-  jsonDepth: { env: ENVIRONMENT.maxJsonDepth, flag: 'max-json-depth', max: MAX_JSON_DEPTH_SETTING },
-  pageBytes: { env: ENVIRONMENT.maxPageBytes, flag: 'max-page-bytes', max: MAX_BYTES },
-});
 
 /** Overrides of the defaults; nested objects are merged field by field. */
 export interface ConfigOverrides {
@@ -229,11 +158,6 @@ export interface ConfigOverrides {
   limits?: Partial<LimitSettings>;
 }
 
-/** A setting that cannot be used; the message names the setting, never a secret's value. */
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-}
-
 /**
  * The configuration: defaults, then the environment variables of {@link ENVIRONMENT} (when `env` is
  * given), then `overrides`. An empty environment variable counts as unset.
@@ -242,98 +166,34 @@ export function resolveConfig(
   overrides: ConfigOverrides = {},
   env: Record<string, string | undefined> = {},
 ): SandboxConfig {
-  const fromEnv = (name: string): string | undefined => {
-    const value = env[name];
-    return value === undefined || value === '' ? undefined : value;
+  const fromEnv = settingsFromEnvironment(env) as ConfigOverrides;
+  const config = merge(merge(structuredClone(DEFAULT_CONFIG) as unknown as Record<string, unknown>, fromEnv), overrides) as unknown as SandboxConfig & {
+    databaseUrl?: string;
+    partner: { webhookUrl?: string };
   };
-  const envPort = fromEnv(ENVIRONMENT.port);
-  const envRequireStatusSignature = fromEnv(ENVIRONMENT.requireStatusSignature);
-
-  const config: SandboxConfig = {
-    host: overrides.host ?? fromEnv(ENVIRONMENT.host) ?? DEFAULT_CONFIG.host,
-    port:
-      overrides.port ??
-      (envPort === undefined ? DEFAULT_CONFIG.port : parsePort(envPort, ENVIRONMENT.port)),
-    merchantApi: {
-      username:
-        overrides.merchantApi?.username ??
-        fromEnv(ENVIRONMENT.merchantApiUsername) ??
-        DEFAULT_CONFIG.merchantApi.username,
-      password:
-        overrides.merchantApi?.password ??
-        fromEnv(ENVIRONMENT.merchantApiPassword) ??
-        DEFAULT_CONFIG.merchantApi.password,
-    },
-    extras: {
-      username:
-        overrides.extras?.username ?? fromEnv(ENVIRONMENT.extrasUsername) ?? DEFAULT_CONFIG.extras.username,
-      password:
-        overrides.extras?.password ?? fromEnv(ENVIRONMENT.extrasPassword) ?? DEFAULT_CONFIG.extras.password,
-    },
-    partner: {
-      id: overrides.partner?.id ?? fromEnv(ENVIRONMENT.partnerId) ?? DEFAULT_CONFIG.partner.id,
-      privateKey:
-        overrides.partner?.privateKey ?? fromEnv(ENVIRONMENT.privateKey) ?? DEFAULT_CONFIG.partner.privateKey,
-      webhookUrls: {
-        web: webhookUrlOf('web', overrides.partner, fromEnv),
-        sdk: webhookUrlOf('sdk', overrides.partner, fromEnv),
-      },
-      merchantName: overrides.partner?.merchantName ?? DEFAULT_CONFIG.partner.merchantName,
-      homePageUrl: overrides.partner?.homePageUrl ?? DEFAULT_CONFIG.partner.homePageUrl,
-    },
-    bodyLimit: overrides.bodyLimit ?? DEFAULT_CONFIG.bodyLimit,
-    maxConnections:
-      overrides.maxConnections ??
-      parseCount(fromEnv(ENVIRONMENT.maxConnections), ENVIRONMENT.maxConnections, MAX_MAX_CONNECTIONS) ??
-      DEFAULT_CONFIG.maxConnections,
-    publicUrl: overrides.publicUrl ?? DEFAULT_CONFIG.publicUrl,
-    requireStatusSignature:
-      overrides.requireStatusSignature ??
-      parseFlag(envRequireStatusSignature, ENVIRONMENT.requireStatusSignature) ??
-      DEFAULT_CONFIG.requireStatusSignature,
-    publishedTestPartner:
-      overrides.publishedTestPartner ??
-      parseFlag(fromEnv(ENVIRONMENT.publishedTestPartner), ENVIRONMENT.publishedTestPartner) ??
-      DEFAULT_CONFIG.publishedTestPartner,
-    webhooks: {
-      concurrency:
-        overrides.webhooks?.concurrency ??
-        parseCount(fromEnv(ENVIRONMENT.webhookConcurrency), ENVIRONMENT.webhookConcurrency, MAX_WEBHOOK_CONCURRENCY) ??
-        DEFAULT_CONFIG.webhooks.concurrency,
-      maxSockets:
-        overrides.webhooks?.maxSockets ??
-        parseCount(fromEnv(ENVIRONMENT.webhookMaxSockets), ENVIRONMENT.webhookMaxSockets, MAX_WEBHOOK_MAX_SOCKETS) ??
-        DEFAULT_CONFIG.webhooks.maxSockets,
-      allowAnyTarget:
-        overrides.webhooks?.allowAnyTarget ??
-        parseFlag(fromEnv(ENVIRONMENT.allowAnyWebhookTarget), ENVIRONMENT.allowAnyWebhookTarget) ??
-        DEFAULT_CONFIG.webhooks.allowAnyTarget,
-    },
-    retention: {
-      transactions:
-        overrides.retention?.transactions ??
-        parseCount(fromEnv(ENVIRONMENT.retainTransactions), ENVIRONMENT.retainTransactions, MAX_RETAIN) ??
-        DEFAULT_CONFIG.retention.transactions,
-      deliveries:
-        overrides.retention?.deliveries ??
-        parseCount(fromEnv(ENVIRONMENT.retainDeliveries), ENVIRONMENT.retainDeliveries, MAX_RETAIN) ??
-        DEFAULT_CONFIG.retention.deliveries,
-    },
-    limits: { ...DEFAULT_CONFIG.limits },
+  // The state's place is the server's option (server.ts), not a setting of the configuration.
+  delete config.databaseUrl;
+  delete config.partner.webhookUrl;
+  config.partner.webhookUrls = {
+    web: webhookUrlOf('web', overrides.partner, fromEnv.partner),
+    sdk: webhookUrlOf('sdk', overrides.partner, fromEnv.partner),
   };
-  for (const name of Object.keys(LIMIT_SETTINGS) as (keyof LimitSettings)[]) {
-    const { env: variable, max } = LIMIT_SETTINGS[name];
-    config.limits[name] = overrides.limits?.[name] ?? parseCount(fromEnv(variable), variable, max) ?? DEFAULT_CONFIG.limits[name];
-  }
   checkConfig(config);
   return config;
 }
 
-/** The variable of each flow's own webhook URL. */
-const WEBHOOK_URL_VARIABLES: Readonly<Record<DirectFlow, string>> = {
-  web: ENVIRONMENT.webWebhookUrl,
-  sdk: ENVIRONMENT.sdkWebhookUrl,
-};
+/** `layer` over `base`, field by field in nested objects; an undefined value leaves the base's. */
+function merge(base: Record<string, unknown>, layer: object): Record<string, unknown> {
+  for (const [name, value] of Object.entries(layer)) {
+    if (value === undefined) continue;
+    const below = base[name];
+    base[name] =
+      typeof value === 'object' && value !== null && typeof below === 'object' && below !== null
+        ? merge(below as Record<string, unknown>, value)
+        : value;
+  }
+  return base;
+}
 
 /**
  * A flow's webhook URL (D76): its own override, else the shorthand override, else its own
@@ -343,37 +203,13 @@ const WEBHOOK_URL_VARIABLES: Readonly<Record<DirectFlow, string>> = {
 function webhookUrlOf(
   flow: DirectFlow,
   overrides: PartnerOverrides | undefined,
-  fromEnv: (name: string) => string | undefined,
+  fromEnv: PartnerOverrides | undefined,
 ): string | undefined {
-  if (overrides?.webhookUrls !== undefined && flow in overrides.webhookUrls) return overrides.webhookUrls[flow];
-  if (overrides !== undefined && 'webhookUrl' in overrides) return overrides.webhookUrl;
-  return fromEnv(WEBHOOK_URL_VARIABLES[flow]) ?? fromEnv(ENVIRONMENT.webhookUrl);
-}
-
-/** Parses a TCP port (0 picks a free one). */
-export function parsePort(value: string, setting: string): number {
-  if (!/^[0-9]{1,5}$/.test(value) || Number(value) > 65535) {
-    throw new ConfigError(`${setting} must be a port number from 0 to 65535`);
+  for (const level of [overrides, fromEnv]) {
+    if (level?.webhookUrls !== undefined && flow in level.webhookUrls) return level.webhookUrls[flow];
+    if (level !== undefined && 'webhookUrl' in level) return level.webhookUrl;
   }
-  return Number(value);
-}
-
-/** A whole number from 1 to `max` (a flag or variable); undefined when not given. */
-export function parseCount(value: string | undefined, setting: string, max: number): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^[0-9]{1,10}$/.test(value) || Number(value) < 1 || Number(value) > max) {
-    throw new ConfigError(`${setting} must be a whole number from 1 to ${max}`);
-  }
-  return Number(value);
-}
-
-/** `1`/`true`/`yes` or `0`/`false`/`no` (any case); undefined when not given. */
-function parseFlag(value: string | undefined, setting: string): boolean | undefined {
-  if (value === undefined) return undefined;
-  const lower = value.toLowerCase();
-  if (['1', 'true', 'yes'].includes(lower)) return true;
-  if (['0', 'false', 'no'].includes(lower)) return false;
-  throw new ConfigError(`${setting} must be 1 or 0 (true or false)`);
+  return undefined;
 }
 
 function checkConfig(config: SandboxConfig): void {
@@ -400,18 +236,9 @@ function checkConfig(config: SandboxConfig): void {
     const problem = targets.problem(url);
     if (problem !== undefined) throw new ConfigError(`${name} ${problem.message}`);
   }
-  for (const [name, value, max] of [
-    ['the connection limit', config.maxConnections, MAX_MAX_CONNECTIONS],
-    ['the webhook concurrency', config.webhooks.concurrency, MAX_WEBHOOK_CONCURRENCY],
-    ['the webhook socket limit', config.webhooks.maxSockets, MAX_WEBHOOK_MAX_SOCKETS],
-    ['the retention of transactions', config.retention.transactions, MAX_RETAIN],
-    ['the retention of deliveries', config.retention.deliveries, MAX_RETAIN],
-  ] as const) {
-    if (!Number.isInteger(value) || value < 1 || value > max) throw new ConfigError(`${name} must be a whole number from 1 to ${max}`);
-  }
-  for (const [name, { flag, max }] of Object.entries(LIMIT_SETTINGS)) {
-    const value = config.limits[name as keyof LimitSettings];
-    if (!Number.isInteger(value) || value < 1 || value > max) throw new ConfigError(`the limit --${flag} must be a whole number from 1 to ${max}`);
+  for (const { key, name, max } of countSettings()) {
+    const value = key.split('.').reduce<unknown>((at, part) => (at as Record<string, unknown>)[part], config);
+    if (!Number.isInteger(value) || (value as number) < 1 || (value as number) > max) throw new ConfigError(`${name} must be a whole number from 1 to ${max}`);
   }
   if (config.publicUrl !== undefined && !isHttpUrl(config.publicUrl)) {
     throw new ConfigError('the public URL must be an absolute http or https URL');

@@ -96,7 +96,7 @@ describe('configuration', () => {
     expect(() => resolveConfig({}, { PAYLATER_WEBHOOK_MAX_SOCKETS: '0' })).toThrow(
       'PAYLATER_WEBHOOK_MAX_SOCKETS must be a whole number from 1 to 10000',
     );
-    expect(() => resolveConfig({ webhooks: { maxSockets: 10_001 } })).toThrow('the webhook socket limit must be a whole number from 1 to 10000');
+    expect(() => resolveConfig({ webhooks: { maxSockets: 10_001 } })).toThrow('--webhook-max-sockets must be a whole number from 1 to 10000');
   });
 
   it('compares secrets in constant time, whatever their lengths', () => {
@@ -111,9 +111,10 @@ describe('the sandbox command', () => {
     let output = '';
     expect(await runSandbox(['--help'], { write: (text) => (output += text) })).toBe(0);
     expect(output).toContain('--webhook-url');
-    expect(output).toContain('--web-webhook-url URL  the partner\'s receiver of web-flow webhooks     [PAYLATER_WEB_WEBHOOK_URL]');
-    expect(output).toContain('--sdk-webhook-url URL  the partner\'s receiver of SDK-flow webhooks     [PAYLATER_SDK_WEBHOOK_URL]');
-    expect(output).toContain('Use one way to receive, not both');
+    const flat = output.replace(/\s+/g, ' ');
+    expect(flat).toContain("--web-webhook-url URL the partner's receiver of web-flow webhooks (default none) [PAYLATER_WEB_WEBHOOK_URL]");
+    expect(flat).toContain("--sdk-webhook-url URL the partner's receiver of SDK-flow webhooks (default none) [PAYLATER_SDK_WEBHOOK_URL]");
+    expect(flat).toContain('use one way, not both');
     expect(output).toContain('--require-status-signature');
     expect(output).toContain('PAYLATER_REQUIRE_STATUS_SIGNATURE=1');
     expect(output).toContain('PAYLATER_PRIVATE_KEY');
