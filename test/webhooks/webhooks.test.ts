@@ -392,8 +392,20 @@ describe('verify: gateway webhook kinds', () => {
     const refund = example('gateway', 'refundUpdated', 'succeeded');
     for (const payload of [{}, { transactions: transaction.transaction }, { ...transaction, ...refund }]) {
       const body = JSON.stringify(payload);
-      expectFailure(() => verifyGatewayWebhook(body, headersFor(body), KEY), 'invalid_payload');
+      const error = expectFailure(() => verifyGatewayWebhook(body, headersFor(body), KEY), 'invalid_payload');
+      expect(error.message).toContain('matches none of the gateway webhooks (transactionUpdated, refundUpdated)');
+      expect(error.issues.length).toBeGreaterThan(0);
     }
+  });
+
+  it('names the webhook by the schema the body matches, and words the issues of the closest one', () => {
+    const refund = example('gateway', 'refundUpdated', 'failed');
+    const body = JSON.stringify(refund);
+    expect(verifyGatewayWebhook(body, headersFor(body), KEY).name).toBe('refundUpdated');
+    const broken = JSON.stringify({ refund: { ...(refund.refund as object), amount: 'fifty' } });
+    const error = expectFailure(() => verifyGatewayWebhook(broken, headersFor(broken), KEY), 'invalid_payload');
+    expect(error.message).toContain('as a refundUpdated webhook');
+    expect(error.issues.map(({ path }) => path)).toContain('/refund/amount');
   });
 
   it('narrows the payload by kind', () => {
@@ -416,6 +428,8 @@ describe('types', () => {
     expectTypeOf<SdkWebhookPayload['merchantTransactionId']>().toBeString();
     expectTypeOf<WebWebhookPayload['status']>().toEqualTypeOf<'SUCCESS' | 'FAILURE' | 'CANCELLED'>();
     expectTypeOf<VerifiedGatewayWebhook['kind']>().toEqualTypeOf<'transaction' | 'refund'>();
+    expectTypeOf<VerifiedGatewayWebhook['name']>().toEqualTypeOf<'transactionUpdated' | 'refundUpdated'>();
+    expectTypeOf<VerifiedSdkWebhook['name']>().toEqualTypeOf<'transactionStatus'>();
     const handler = createWebhookHandler({
       family: 'gateway',
       secret: KEY,
