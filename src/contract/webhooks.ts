@@ -25,11 +25,6 @@ export type WebhookEnvelope<F extends WebhookFamily, E extends WebhookName<F>> =
   { readonly name: E; readonly envelope: string }
 >['envelope'];
 
-/** Any webhook of family `F` with its body: a union told apart by `name`. */
-export type WebhookMessage<F extends WebhookFamily = WebhookFamily> = {
-  [G in F]: { [E in WebhookName<G>]: { readonly family: G; readonly name: E; readonly payload: WebhookPayload<G, E> } }[WebhookName<G>];
-}[F];
-
 /**
  * Which answers of the receiver count as received, as the webhook's responses list them: exactly
  * 200 (the SDK webhook, as described), any 2xx, or any 2xx or 3xx (a redirect is not followed, D23).
@@ -73,12 +68,6 @@ export function webhookEvents(family: WebhookFamily): readonly WebhookEvent[] {
   return BY_FAMILY[family] ?? [];
 }
 
-/** The webhook `name` of `family`; throws for a name its document does not have. */
-export function webhookEvent<F extends WebhookFamily>(family: F, name: WebhookName<F>): WebhookEvent {
-  const found = webhookEvents(family).find((event) => event.name === name);
-  if (found === undefined) throw new Error(`the ${family} document has no webhook ${String(name)}`);
-  return found;
-}
 
 /** Every webhook event of the contract. */
 export const WEBHOOK_EVENTS: readonly WebhookEvent[] = Object.freeze(WEBHOOK_FAMILIES.flatMap(webhookEvents));

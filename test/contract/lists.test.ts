@@ -21,7 +21,7 @@ import {
   type Family,
   type WebhookName,
 } from '../../src/contract/index.js';
-import type { sendWebhook } from '../../src/sandbox/gateway/webhooks.js';
+import type { SendWebhook } from '../../src/sandbox/webhook-events.js';
 import { FAMILY_MODULES } from '../../src/sandbox/server.js';
 import { sdkSignature, statusSignature } from '../../src/signature.js';
 import { verifyWebhook } from '../../src/webhooks/verify.js';
@@ -41,7 +41,7 @@ function bundle(family: Family): Json {
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 
 // The gateway engine names its events in its own signature: it must name the contract's, no more.
-const gatewayEventsAreTheContracts: Equal<Parameters<typeof sendWebhook>[2], WebhookName<'gateway'>> = true;
+const gatewayEventsAreTheContracts: Equal<Parameters<SendWebhook<'gateway'>>[0], WebhookName<'gateway'>> = true;
 
 describe('the families', () => {
   it('are the documents of redocly.yaml and of the types configuration, in the same order', () => {
