@@ -30,6 +30,12 @@ import {
   type WebhookHeaders,
 } from '../../src/webhooks/index.js';
 import { contractOf } from '../../src/contract/index.js';
+import type { WebhookName } from '../../src/contract/webhooks.js';
+import type { SendWebhook } from '../../src/sandbox/webhook-events.js';
+import type { VerifiedWebhook } from '../../src/webhooks/verify.js';
+import type { webhooks as GatewayDocument } from '../../generated/types/gateway.js';
+import type { webhooks as SdkDocument } from '../../generated/types/sdk.js';
+import type { webhooks as WebDocument } from '../../generated/types/web.js';
 
 const KEY = 'merchant-private-key-9f3b1c';
 const OTHER_KEY = 'someone-elses-key-77aa01';
@@ -421,7 +427,31 @@ describe('verify: gateway webhook kinds', () => {
   });
 });
 
+/** The JSON body of a webhook operation, as openapi-typescript typed its schema. */
+type BodyOf<W> = W extends { post: { requestBody: { content: { 'application/json': infer B } } } } ? B : never;
+type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+/**
+ * True when, for every webhook of the family, the verifier's payload and the sandbox's `send`
+ * payload are exactly the type of its schema in generated/types/<family>.d.ts.
+ */
+type AgreesWithSchemas<F extends 'gateway' | 'sdk' | 'web', Document> = {
+  [E in WebhookName<F>]: Same<Extract<VerifiedWebhook<F>, { name: E }>['payload'], BodyOf<Document[E & keyof Document]>> extends true
+    ? Same<Parameters<SendWebhook<F>>[1], VerifiedWebhook<F>['payload']>
+    : false;
+}[WebhookName<F>];
+
 describe('types', () => {
+  it('of every webhook payload, verified or sent, are the types of its schema', () => {
+    const agree: [AgreesWithSchemas<'gateway', GatewayDocument>, AgreesWithSchemas<'sdk', SdkDocument>, AgreesWithSchemas<'web', WebDocument>] = [true, true, true];
+    const named: [
+      Same<SdkWebhookPayload, BodyOf<SdkDocument['transactionStatus']>>,
+      Same<WebWebhookPayload, BodyOf<WebDocument['transactionStatus']>>,
+      Same<GatewayTransactionWebhookPayload, BodyOf<GatewayDocument['transactionUpdated']>>,
+      Same<GatewayRefundWebhookPayload, BodyOf<GatewayDocument['refundUpdated']>>,
+    ] = [true, true, true, true];
+    expect([...agree, ...named]).toEqual([true, true, true, true, true, true, true]);
+  });
+
   it('come from the generated modules', () => {
     expectTypeOf<VerifiedSdkWebhook['payload']>().toEqualTypeOf<SdkWebhookPayload>();
     expectTypeOf<VerifiedWebWebhook['payload']>().toEqualTypeOf<WebWebhookPayload>();
