@@ -6,7 +6,8 @@
  *   generated/operations/<family>.js (+ .d.ts)  each operation's method, path and retry safety
  *                                              (`x-retry-safe`, D60), read by the typed clients
  *   generated/webhooks.js (+ .d.ts)             every family's webhooks by name, with their literal
- *                                              types: the one list of webhook events (src/contract/webhooks.ts)
+ *                                              types and the type of each one's body (`WebhookPayloads`):
+ *                                              the one list of webhook events (src/contract/webhooks.ts)
  *
  * `--check` writes nothing and exits 1 when a committed file is stale.
  */
@@ -82,6 +83,8 @@ function operationsModule(family: string, document: Record<string, unknown>): st
 interface WebhookInfo {
   name: string;
   method: string;
+  /** Which answers count as received, from the responses the document lists (see {@link successOf}). */
+  successStatus: 200 | '2xx' | '2xx-3xx';
   /** The body's only property, when the body is that one object (`{ transaction }`, `{ refund }`). */
   envelope?: string;
 }
@@ -91,14 +94,28 @@ function webhooksOf(family: string, document: Record<string, unknown>): WebhookI
   const found: WebhookInfo[] = [];
   for (const [name, item] of Object.entries((document.webhooks ?? {}) as Record<string, Record<string, unknown>>)) {
     for (const method of HTTP_METHODS) {
-      const operation = item[method] as { requestBody?: { content?: Record<string, { schema?: unknown }> } } | undefined;
+      const operation = item[method] as { requestBody?: { content?: Record<string, { schema?: unknown }> }; responses?: Record<string, unknown> } | undefined;
       if (operation === undefined) continue;
       const envelope = envelopeOf(document, operation.requestBody?.content?.['application/json']?.schema);
-      found.push(envelope === undefined ? { name, method: method.toUpperCase() } : { name, method: method.toUpperCase(), envelope });
+      const info: WebhookInfo = { name, method: method.toUpperCase(), successStatus: successOf(family, name, operation.responses) };
+      found.push(envelope === undefined ? info : { ...info, envelope });
     }
     if (!found.some((webhook) => webhook.name === name)) throw new Error(`${family}: the webhook ${name} has no operation`);
   }
   return found;
+}
+
+/**
+ * Which answers of the receiver stop the retries, as the webhook's responses list them: exactly
+ * `200` (the SDK webhook, as described), `2XX`, or `2XX` and `3XX` (D23). Any other set stops the
+ * generation: the sandbox's dispatcher knows these three.
+ */
+function successOf(family: string, name: string, responses: Record<string, unknown> | undefined): WebhookInfo['successStatus'] {
+  const received = Object.keys(responses ?? {}).filter((code) => /^[23]/.test(code)).sort().join(',');
+  if (received === '200') return 200;
+  if (received === '2XX') return '2xx';
+  if (received === '2XX,3XX') return '2xx-3xx';
+  throw new Error(`${family}: the webhook ${name} lists the answers received as '${received}'; list '200', '2XX', or '2XX' and '3XX'`);
 }
 
 /** The one property of an object schema that has exactly one, required, and no other; else undefined. */
@@ -113,25 +130,37 @@ function envelopeOf(document: Record<string, unknown>, schema: unknown): string 
 
 function webhooksModule(webhooks: Record<string, WebhookInfo[]>): string {
   return `// ${HEADER}
-/** Each family's webhooks, in its document's order: name, method, and the body's envelope property if any. */
+/** Each family's webhooks, in its document's order: name, method, the answers received, and the body's envelope property if any. */
 export const webhooks = ${JSON.stringify(webhooks, null, 2)};
 `;
 }
 
-/** The same as literal types, so that the families with webhooks and the event names are types too. */
+/**
+ * The same as literal types, so that the families with webhooks and the event names are types too,
+ * and each webhook's body as the type openapi-typescript made of its schema (`WebhookPayloads`).
+ */
 function webhooksTypes(webhooks: Record<string, WebhookInfo[]>): string {
   const entry = (webhook: WebhookInfo) =>
-    `{ readonly name: ${JSON.stringify(webhook.name)}; readonly method: ${JSON.stringify(webhook.method)}${
+    `{ readonly name: ${JSON.stringify(webhook.name)}; readonly method: ${JSON.stringify(webhook.method)}; readonly successStatus: ${JSON.stringify(webhook.successStatus)}${
       webhook.envelope === undefined ? '' : `; readonly envelope: ${JSON.stringify(webhook.envelope)}`
     } }`;
   const families = Object.entries(webhooks).map(
     ([family, list]) => `  readonly ${family}: readonly [${list.map((webhook) => `\n    ${entry(webhook)},`).join('')}${list.length > 0 ? '\n  ' : ''}];`,
   );
+  const body = (family: string, webhook: WebhookInfo) =>
+    `import('./types/${family}.js').webhooks[${JSON.stringify(webhook.name)}][${JSON.stringify(webhook.method.toLowerCase())}]['requestBody']['content']['application/json']`;
+  const payloads = Object.entries(webhooks).map(
+    ([family, list]) => `  ${family}: {${list.map((webhook) => `\n    ${webhook.name}: ${body(family, webhook)};`).join('')}${list.length > 0 ? '\n  ' : ''}};`,
+  );
   return `// ${HEADER}
-/** Each family's webhooks, in its document's order: name, method, and the body's envelope property if any. */
+/** Each family's webhooks, in its document's order: name, method, the answers received, and the body's envelope property if any. */
 export declare const webhooks: {
 ${families.join('\n')}
 };
+/** The body of each webhook, by family and name: the types of generated/types/<family>.d.ts. */
+export interface WebhookPayloads {
+${payloads.join('\n')}
+}
 `;
 }
 

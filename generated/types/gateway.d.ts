@@ -561,8 +561,8 @@ export interface webhooks {
          *       family: 'gateway',
          *       secret,
          *       onEvent(event) {
-         *         // Transaction and refund webhooks arrive at the same URL; this sample handles the transaction ones.
-         *         if (event.kind !== 'transaction') return;
+         *         // Every gateway webhook arrives at the same URL; this sample handles the transactionUpdated ones.
+         *         if (event.name !== 'transactionUpdated') return;
          *         // Verified. Deduplicate on event.eventId (the same on every retry), record the event, answer quickly.
          *         console.log(`verified: ${event.eventId ?? ''}`);
          *         console.log(`transaction.id: ${event.payload?.transaction?.id}`);
@@ -830,8 +830,8 @@ export interface webhooks {
          *       family: 'gateway',
          *       secret,
          *       onEvent(event) {
-         *         // Transaction and refund webhooks arrive at the same URL; this sample handles the refund ones.
-         *         if (event.kind !== 'refund') return;
+         *         // Every gateway webhook arrives at the same URL; this sample handles the refundUpdated ones.
+         *         if (event.name !== 'refundUpdated') return;
          *         // Verified. Deduplicate on event.eventId (the same on every retry), record the event, answer quickly.
          *         console.log(`verified: ${event.eventId ?? ''}`);
          *         console.log(`refund.id: ${event.payload?.refund?.id}`);

@@ -253,10 +253,10 @@ export function nodeWebhook(plan: WebhookPlan): string {
     `  family: '${plan.family}',`,
     '  secret,',
     '  onEvent(event) {',
-    ...(plan.envelope !== undefined
+    ...(plan.sharesUrl
       ? [
-          `    // Transaction and refund webhooks arrive at the same URL; this sample handles the ${plan.envelope} ones.`,
-          `    if (event.kind !== '${plan.envelope}') return;`,
+          `    // Every ${plan.family} webhook arrives at the same URL; this sample handles the ${plan.name} ones.`,
+          `    if (event.name !== '${plan.name}') return;`,
         ]
       : []),
     '    // Verified. Deduplicate on event.eventId (the same on every retry), record the event, answer quickly.',

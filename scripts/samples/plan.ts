@@ -73,11 +73,8 @@ export interface WebhookPlan {
   secret: 'privateKey' | 'transactionalPassword';
   /** The web flow's body carries the status signature of `transactionId` and `status` too (D22). */
   statusSignature: boolean;
-  /**
-   * The body's one property when it wraps one object (`{ transaction }`, `{ refund }`): the `kind`
-   * of the verified event, which tells apart the webhooks that share one URL.
-   */
-  envelope?: string;
+  /** The family has other webhooks, sent to the same URL: the receiver picks this one by the verified event's `name`. */
+  sharesUrl: boolean;
   /** Fields of the verified body the receiver prints. */
   print: readonly JsonPath[];
 }
@@ -592,24 +589,26 @@ const PRINTED_FIELD = /^(?:id|[a-z][A-Za-z]*Id|status)$/;
  * What a webhook's receiver prints, read from its body's schema: the required ids and the status,
  * in the schema's order (the pair to deduplicate on), inside the body's envelope if it has one.
  */
-function webhookFields(document: Document, operation: any): { envelope?: string; print: JsonPath[] } {
+function webhookFields(document: Document, operation: any): JsonPath[] {
   const body = resolve(document, resolve(document, operation.requestBody)?.content?.['application/json']?.schema);
   const keys = Object.keys(body?.properties ?? {});
   const envelope = keys.length === 1 && body.additionalProperties === false && body.required?.includes(keys[0]) ? keys[0] : undefined;
   const inner = envelope === undefined ? body : resolve(document, body.properties[envelope]);
   const required = new Set<string>(inner?.required ?? []);
   const fields = Object.keys(inner?.properties ?? {}).filter((key) => required.has(key) && PRINTED_FIELD.test(key));
-  const print = fields.map((key) => (envelope === undefined ? [key] : [envelope, key]));
-  return envelope === undefined ? { print } : { envelope, print };
+  return fields.map((key) => (envelope === undefined ? [key] : [envelope, key]));
 }
 
 function webhookPlans(family: Family, document: Document): WebhookPlan[] {
   const plans: WebhookPlan[] = [];
-  for (const [name, item] of Object.entries<any>(document.webhooks ?? {})) {
+  const webhooks = Object.entries<any>(document.webhooks ?? {});
+  for (const [name, item] of webhooks) {
     const operation = item.post;
     if (operation === undefined) throw new Error(`no sample plan for the webhook ${family}/${name}: it is not a POST`);
-    const { envelope, print } = webhookFields(document, operation);
-    if (!print.some((path) => path.at(-1) === 'status')) throw new Error(`no sample plan for the webhook ${family}/${name}: its body has no required status`);
+    const print = webhookFields(document, operation);
+    if (print.length === 0) {
+      throw new Error(`no sample plan for the webhook ${family}/${name}: its body (or its one wrapped object) has no required id or status to print; require one`);
+    }
     plans.push({
       kind: 'webhook',
       family,
@@ -618,7 +617,7 @@ function webhookPlans(family: Family, document: Document): WebhookPlan[] {
       summary: operation.summary,
       secret: family === 'gateway' ? 'transactionalPassword' : 'privateKey',
       statusSignature: family === 'web',
-      ...(envelope === undefined ? {} : { envelope }),
+      sharesUrl: webhooks.length > 1,
       print,
     });
   }

@@ -8,6 +8,7 @@ export {
   WEBHOOK_EVENTS,
   WEBHOOK_FAMILIES,
   webhookEvents,
+  type WebhookEvent,
   type WebhookFamily,
   type WebhookName,
 } from './webhooks.js';

@@ -5,7 +5,7 @@
  * names from here, so a webhook added to a document reaches them all. Small and free of the schemas
  * (the model, ./model.ts, compiles those), so that the CLI can read it when it starts.
  */
-import { webhooks as GENERATED } from '../../generated/webhooks.js';
+import { webhooks as GENERATED, type WebhookPayloads } from '../../generated/webhooks.js';
 import { FAMILIES, type Family } from './families.js';
 
 type Generated = typeof GENERATED;
@@ -16,6 +16,21 @@ export type WebhookFamily = { [F in Family]: Generated[F] extends readonly [] ? 
 /** The webhook names of a family (`transactionStatus`; `transactionUpdated` or `refundUpdated`). */
 export type WebhookName<F extends WebhookFamily = WebhookFamily> = Generated[F][number]['name'];
 
+/** The body of the webhook `E` of family `F`: the type generated from its schema. */
+export type WebhookPayload<F extends WebhookFamily, E extends WebhookName<F>> = WebhookPayloads[F][E & keyof WebhookPayloads[F]];
+
+/** The body's one property of the webhook `E` (`transaction`, `refund`), or never when its body is not wrapped. */
+export type WebhookEnvelope<F extends WebhookFamily, E extends WebhookName<F>> = Extract<
+  Generated[F][number],
+  { readonly name: E; readonly envelope: string }
+>['envelope'];
+
+/**
+ * Which answers of the receiver count as received, as the webhook's responses list them: exactly
+ * 200 (the SDK webhook, as described), any 2xx, or any 2xx or 3xx (a redirect is not followed, D23).
+ */
+export type WebhookSuccess = Generated[WebhookFamily][number]['successStatus'] | '2xx';
+
 /** One webhook event of the contract. */
 export interface WebhookEvent {
   readonly family: WebhookFamily;
@@ -23,9 +38,11 @@ export interface WebhookEvent {
   readonly name: string;
   /** Upper case (`POST`). */
   readonly method: string;
+  readonly successStatus: WebhookSuccess;
   /**
    * The body's one property when the body is one object wrapped (`{ transaction }`, `{ refund }`):
-   * it tells apart the webhooks of a family that shares one URL between several.
+   * the gateway's verified events name it as their `kind`. Events are told apart by their
+   * schemas, not by it (src/webhooks/verify.ts).
    */
   readonly envelope?: string;
 }
@@ -50,6 +67,7 @@ export const WEBHOOK_FAMILIES: readonly WebhookFamily[] = Object.freeze(FAMILIES
 export function webhookEvents(family: WebhookFamily): readonly WebhookEvent[] {
   return BY_FAMILY[family] ?? [];
 }
+
 
 /** Every webhook event of the contract. */
 export const WEBHOOK_EVENTS: readonly WebhookEvent[] = Object.freeze(WEBHOOK_FAMILIES.flatMap(webhookEvents));

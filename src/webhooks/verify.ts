@@ -40,10 +40,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ErrorObject } from 'ajv/dist/2020.js';
 import { types } from 'node:util';
-import type { webhooks as GatewayWebhooks } from '../../generated/types/gateway.js';
-import type { webhooks as SdkWebhooks } from '../../generated/types/sdk.js';
-import type { webhooks as WebWebhooks } from '../../generated/types/web.js';
-import { isObject, isWebhookFamily, WEBHOOK_FAMILIES, webhookEvents, type ContractOperation } from '../contract/index.js';
+import { isObject, isWebhookFamily, WEBHOOK_FAMILIES, webhookEvents, type ContractOperation, type WebhookEvent } from '../contract/index.js';
+import type { WebhookEnvelope, WebhookName, WebhookPayload } from '../contract/webhooks.js';
 import { jsonContentTypeProblem } from '../http/json.js';
 import { SIGNATURE_PATTERN, verifySdkSignature, verifyStatusSignature } from '../signature.js';
 import { summary, toIssues, webhookOf, type WebhookFamily, type WebhookPayloadIssue } from './contract.js';
@@ -51,50 +49,51 @@ import { summary, toIssues, webhookOf, type WebhookFamily, type WebhookPayloadIs
 export type { WebhookFamily, WebhookPayloadIssue };
 
 // ---------------------------------------------------------------------------------------------
-// Types: every payload type comes from the generated modules.
+// Types: every payload type is the one generated from the webhook's schema (generated/webhooks.d.ts).
 
 /** The body of the SDK-flow webhook `transactionStatus`. */
-export type SdkWebhookPayload =
-  SdkWebhooks['transactionStatus']['post']['requestBody']['content']['application/json'];
+export type SdkWebhookPayload = WebhookPayload<'sdk', 'transactionStatus'>;
 /** The body of the web-flow webhook `transactionStatus`. */
-export type WebWebhookPayload =
-  WebWebhooks['transactionStatus']['post']['requestBody']['content']['application/json'];
-/** The body of a gateway webhook, by its name. */
-type GatewayPayload<W extends keyof GatewayWebhooks> = GatewayWebhooks[W]['post']['requestBody']['content']['application/json'];
+export type WebWebhookPayload = WebhookPayload<'web', 'transactionStatus'>;
 /** The body of the gateway webhook `transactionUpdated`: `{ transaction }`. */
-export type GatewayTransactionWebhookPayload = GatewayPayload<'transactionUpdated'>;
+export type GatewayTransactionWebhookPayload = WebhookPayload<'gateway', 'transactionUpdated'>;
 /** The body of the gateway webhook `refundUpdated`: `{ refund }`. */
-export type GatewayRefundWebhookPayload = GatewayPayload<'refundUpdated'>;
+export type GatewayRefundWebhookPayload = WebhookPayload<'gateway', 'refundUpdated'>;
 
 /** A verified webhook's event. */
-interface VerifiedEvent<P> {
+interface VerifiedEvent<F extends WebhookFamily, E extends WebhookName<F>> {
+  /** The webhook's name in the family's document (`transactionStatus`, `refundUpdated`, ...). */
+  readonly name: E;
   /** The `X-Event-Id` header (same on every retry; not covered by the signature). */
   readonly eventId?: string;
-  readonly payload: P;
+  readonly payload: WebhookPayload<F, E>;
 }
 
-/** A verified SDK-flow webhook. */
-export interface VerifiedSdkWebhook extends VerifiedEvent<SdkWebhookPayload> {}
-
-/** A verified web-flow webhook; both its signatures held. */
-export interface VerifiedWebWebhook extends VerifiedEvent<WebWebhookPayload> {}
+/** `kind`: the body's one property, for the webhooks whose body wraps one object (the gateway's). */
+type KindOf<F extends WebhookFamily, E extends WebhookName<F>> = [WebhookEnvelope<F, E>] extends [never]
+  ? unknown
+  : { readonly kind: WebhookEnvelope<F, E> };
 
 /**
- * A verified gateway webhook: a transaction or a refund that reached a final status. `kind` is the
- * body's one property (`transaction`, `refund`), one per webhook of the document.
+ * A verified webhook of family `F`: one member per webhook of its document, told apart by `name`
+ * (and, for the gateway's, by `kind` too: `transaction` or `refund`).
  */
-export type VerifiedGatewayWebhook = {
-  [W in keyof GatewayWebhooks]: VerifiedEvent<GatewayPayload<W>> & { readonly kind: keyof GatewayPayload<W> & string };
-}[keyof GatewayWebhooks];
-
-/** The verified event of each family with webhooks (a family missing here fails `tsc` below). */
-export interface VerifiedWebhooks {
-  sdk: VerifiedSdkWebhook;
-  web: VerifiedWebWebhook;
-  gateway: VerifiedGatewayWebhook;
-}
-
 export type VerifiedWebhook<F extends WebhookFamily = WebhookFamily> = VerifiedWebhooks[F];
+
+/** One member per webhook `E` (distributed over the union of names). */
+type VerifiedOf<F extends WebhookFamily, E extends WebhookName<F>> = E extends WebhookName<F> ? VerifiedEvent<F, E> & KindOf<F, E> : never;
+
+/** A verified SDK-flow webhook. */
+export type VerifiedSdkWebhook = VerifiedWebhook<'sdk'>;
+
+/** A verified web-flow webhook; both its signatures held. */
+export type VerifiedWebWebhook = VerifiedWebhook<'web'>;
+
+/** A verified gateway webhook: a transaction or a refund that reached a final status. */
+export type VerifiedGatewayWebhook = VerifiedWebhook<'gateway'>;
+
+/** The verified event of each family with webhooks. */
+export type VerifiedWebhooks = { [F in WebhookFamily]: VerifiedOf<F, WebhookName<F>> };
 
 /**
  * Request headers: a plain object (names in any case; a value may be an array of values),
@@ -201,17 +200,9 @@ export function verifyWebhook<F extends WebhookFamily>(
   const required = webhookOf(family, rows[0]!.name).parameter('header', 'x-signature')?.required === true;
   authenticate(rawBody, headers, secret, options, required);
   const value = parseJson(rawBody);
-  // One webhook per family, or several each wrapped in its own property: the body's tells which.
-  const row = rows.length === 1 ? rows[0] : rows.find(({ envelope }) => isObject(value) && envelope !== undefined && Object.hasOwn(value, envelope));
-  if (row === undefined) {
-    const wrapped = rows.map(({ name, envelope }) => `a ${name} webhook ({ ${envelope ?? '...'} })`);
-    throw new WebhookVerificationError('invalid_payload', `the body is neither ${wrapped.join(' nor ')}`, [
-      { path: '', message: `must have property ${rows.map(({ envelope }) => `'${envelope}'`).join(' or ')}` },
-    ]);
-  }
-  const webhook = webhookOf(family, row.name);
-  refuseInvalid(webhook.checkBody(value), `the body does not match the ${row.name} webhook's schema`);
-  if (family === 'web') {
+  const { event, webhook } = recognise(family, rows, value);
+  if (family === 'web' && isObject(value) && Object.hasOwn(value, 'signature')) {
+    // A web-flow body that carries a status signature: checked with the same key (D22).
     const { signature, transactionId, status } = value as WebWebhookPayload;
     if (!verifyStatusSignature(signature, transactionId, status, secret)) {
       throw new WebhookVerificationError(
@@ -220,9 +211,31 @@ export function verifyWebhook<F extends WebhookFamily>(
       );
     }
   }
-  const event = { ...(rows.length === 1 || row.envelope === undefined ? {} : { kind: row.envelope }), payload: value };
+  const verified = { name: event.name, ...(event.envelope === undefined ? {} : { kind: event.envelope }), payload: value };
   const eventId = eventIdOf(webhook, headers);
-  return (eventId === undefined ? event : { ...event, eventId }) as VerifiedWebhook<F>;
+  return (eventId === undefined ? verified : { ...verified, eventId }) as VerifiedWebhook<F>;
+}
+
+/**
+ * Which webhook of the family a body is: the first, in the document's order, whose schema accepts
+ * it (the contract's schemas tell a family's webhooks apart; test/contract/webhooks.test.ts checks
+ * that each one's examples match its own schema only). None: `invalid_payload`, with the issues
+ * of the webhook the body came closest to.
+ */
+function recognise(family: WebhookFamily, rows: readonly WebhookEvent[], value: unknown): { event: WebhookEvent; webhook: ContractOperation } {
+  let closest: { event: WebhookEvent; errors: readonly ErrorObject[] } | undefined;
+  for (const event of rows) {
+    const webhook = webhookOf(family, event.name);
+    const errors = webhook.checkBody(value);
+    if (errors.length === 0) return { event, webhook };
+    if (closest === undefined || errors.length < closest.errors.length) closest = { event, errors };
+  }
+  const subject =
+    rows.length === 1
+      ? `the body does not match the ${rows[0]!.name} webhook's schema`
+      : `the body matches none of the ${family} webhooks (${rows.map(({ name }) => name).join(', ')}); as a ${closest!.event.name} webhook`;
+  refuseInvalid(closest!.errors, subject);
+  throw new Error('unreachable: refuseInvalid throws for errors');
 }
 
 /** The size, signature and Content-Type checks, before anything of the body is decoded or parsed. */

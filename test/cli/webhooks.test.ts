@@ -151,13 +151,14 @@ describe('paylater listen and trigger', () => {
         expect(request.headers['content-type']).toBe('application/json');
         if (want!.family === 'sdk') {
           const event = verifySdkWebhook(request.body, request.headers, PRIVATE_KEY);
-          expect(event).toEqual({ eventId, payload: { merchantTransactionId: want!.transactionId, status: want!.status } });
+          expect(event).toEqual({ name: 'transactionStatus', eventId, payload: { merchantTransactionId: want!.transactionId, status: want!.status } });
         } else if (want!.family === 'web') {
           const event = verifyWebWebhook(request.body, request.headers, PRIVATE_KEY);
           expect(event.payload).toMatchObject({ transactionId: want!.transactionId, status: want!.status });
         } else {
           const event = verifyGatewayWebhook(request.body, request.headers, password!);
           expect(event.eventId).toBe(eventId);
+          expect(event.name).toBe(want!.webhook);
           if (event.kind === 'transaction') {
             expect(want!.webhook).toBe('transactionUpdated');
             expect(event.payload.transaction).toMatchObject({ id: want!.transactionId, status: want!.status });

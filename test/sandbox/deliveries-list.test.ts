@@ -16,7 +16,7 @@ beforeAll(async () => {
   t = await startSandbox();
   // 250 events without a URL: recorded at once as not_sent, in this order.
   for (let index = 0; index < 250; index++) {
-    const family = ['sdk', 'web', 'gateway'][index % 3]!;
+    const family = (['sdk', 'web', 'gateway'] as const)[index % 3]!;
     const transactionId = `list_${index % 10}`;
     const delivery = t.sandbox.deliveries.enqueue({
       url: null,

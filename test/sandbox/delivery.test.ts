@@ -138,8 +138,8 @@ describe('SDK webhooks (D23)', () => {
         headers: {},
         orderingKey: key,
         successStatus: '2xx',
-        family: 'test',
-        event: 'ordered',
+        family: 'sdk',
+        event: 'transactionStatus',
         transactionId: key,
       });
     enqueue(1, 'k1');
@@ -168,8 +168,8 @@ describe('SDK webhooks (D23)', () => {
         headers: {},
         orderingKey: 'k',
         successStatus: '2xx',
-        family: 'test',
-        event: 'ordered',
+        family: 'sdk',
+        event: 'transactionStatus',
         transactionId: 'k',
       });
     enqueue(1);

@@ -99,7 +99,7 @@ describe('the webhook stream of the sandbox', () => {
       createdAt: recorded.createdAt,
     });
     const verified = verifySdkWebhook(streamed.body, streamed.headers, PRIVATE_KEY);
-    expect(verified).toEqual({ eventId: recorded.eventId, payload: { merchantTransactionId: id, status: 'SUCCESS' } });
+    expect(verified).toEqual({ name: 'transactionStatus', eventId: recorded.eventId, payload: { merchantTransactionId: id, status: 'SUCCESS' } });
   });
 
   it('keeps only the families asked for, and refuses a bad request in the sandbox error format', async () => {

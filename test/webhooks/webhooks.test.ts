@@ -30,6 +30,12 @@ import {
   type WebhookHeaders,
 } from '../../src/webhooks/index.js';
 import { contractOf } from '../../src/contract/index.js';
+import type { WebhookName } from '../../src/contract/webhooks.js';
+import type { SendWebhook } from '../../src/sandbox/webhook-events.js';
+import type { VerifiedWebhook } from '../../src/webhooks/verify.js';
+import type { webhooks as GatewayDocument } from '../../generated/types/gateway.js';
+import type { webhooks as SdkDocument } from '../../generated/types/sdk.js';
+import type { webhooks as WebDocument } from '../../generated/types/web.js';
 
 const KEY = 'merchant-private-key-9f3b1c';
 const OTHER_KEY = 'someone-elses-key-77aa01';
@@ -392,8 +398,20 @@ describe('verify: gateway webhook kinds', () => {
     const refund = example('gateway', 'refundUpdated', 'succeeded');
     for (const payload of [{}, { transactions: transaction.transaction }, { ...transaction, ...refund }]) {
       const body = JSON.stringify(payload);
-      expectFailure(() => verifyGatewayWebhook(body, headersFor(body), KEY), 'invalid_payload');
+      const error = expectFailure(() => verifyGatewayWebhook(body, headersFor(body), KEY), 'invalid_payload');
+      expect(error.message).toContain('matches none of the gateway webhooks (transactionUpdated, refundUpdated)');
+      expect(error.issues.length).toBeGreaterThan(0);
     }
+  });
+
+  it('names the webhook by the schema the body matches, and words the issues of the closest one', () => {
+    const refund = example('gateway', 'refundUpdated', 'failed');
+    const body = JSON.stringify(refund);
+    expect(verifyGatewayWebhook(body, headersFor(body), KEY).name).toBe('refundUpdated');
+    const broken = JSON.stringify({ refund: { ...(refund.refund as object), amount: 'fifty' } });
+    const error = expectFailure(() => verifyGatewayWebhook(broken, headersFor(broken), KEY), 'invalid_payload');
+    expect(error.message).toContain('as a refundUpdated webhook');
+    expect(error.issues.map(({ path }) => path)).toContain('/refund/amount');
   });
 
   it('narrows the payload by kind', () => {
@@ -409,13 +427,39 @@ describe('verify: gateway webhook kinds', () => {
   });
 });
 
+/** The JSON body of a webhook operation, as openapi-typescript typed its schema. */
+type BodyOf<W> = W extends { post: { requestBody: { content: { 'application/json': infer B } } } } ? B : never;
+type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+/**
+ * True when, for every webhook of the family, the verifier's payload and the sandbox's `send`
+ * payload are exactly the type of its schema in generated/types/<family>.d.ts.
+ */
+type AgreesWithSchemas<F extends 'gateway' | 'sdk' | 'web', Document> = {
+  [E in WebhookName<F>]: Same<Extract<VerifiedWebhook<F>, { name: E }>['payload'], BodyOf<Document[E & keyof Document]>> extends true
+    ? Same<Parameters<SendWebhook<F>>[1], VerifiedWebhook<F>['payload']>
+    : false;
+}[WebhookName<F>];
+
 describe('types', () => {
+  it('of every webhook payload, verified or sent, are the types of its schema', () => {
+    const agree: [AgreesWithSchemas<'gateway', GatewayDocument>, AgreesWithSchemas<'sdk', SdkDocument>, AgreesWithSchemas<'web', WebDocument>] = [true, true, true];
+    const named: [
+      Same<SdkWebhookPayload, BodyOf<SdkDocument['transactionStatus']>>,
+      Same<WebWebhookPayload, BodyOf<WebDocument['transactionStatus']>>,
+      Same<GatewayTransactionWebhookPayload, BodyOf<GatewayDocument['transactionUpdated']>>,
+      Same<GatewayRefundWebhookPayload, BodyOf<GatewayDocument['refundUpdated']>>,
+    ] = [true, true, true, true];
+    expect([...agree, ...named]).toEqual([true, true, true, true, true, true, true]);
+  });
+
   it('come from the generated modules', () => {
     expectTypeOf<VerifiedSdkWebhook['payload']>().toEqualTypeOf<SdkWebhookPayload>();
     expectTypeOf<VerifiedWebWebhook['payload']>().toEqualTypeOf<WebWebhookPayload>();
     expectTypeOf<SdkWebhookPayload['merchantTransactionId']>().toBeString();
     expectTypeOf<WebWebhookPayload['status']>().toEqualTypeOf<'SUCCESS' | 'FAILURE' | 'CANCELLED'>();
     expectTypeOf<VerifiedGatewayWebhook['kind']>().toEqualTypeOf<'transaction' | 'refund'>();
+    expectTypeOf<VerifiedGatewayWebhook['name']>().toEqualTypeOf<'transactionUpdated' | 'refundUpdated'>();
+    expectTypeOf<VerifiedSdkWebhook['name']>().toEqualTypeOf<'transactionStatus'>();
     const handler = createWebhookHandler({
       family: 'gateway',
       secret: KEY,

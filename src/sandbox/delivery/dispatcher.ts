@@ -31,7 +31,7 @@ import { DeliveryPages } from './paging.js';
 import { MAX_PENDING_PER_RECEIVER, OrderingQueues, receiverOf, Receivers } from './queue.js';
 import { ATTEMPT_TIMEOUT_MS, describeFetchError, errorCode, MAX_ATTEMPTS, MAX_LOCAL_RETRIES, RetrySchedule } from './retry.js';
 import { changed, NO_ATTEMPTS, orderingKeyOf, scopeOf, shared, type StoredAttempt, type StoredDelivery } from './stored.js';
-import { isReceived, MAX_PAGE_LIMIT, type BodyTemplate, type Delivery, type DeliveryPage, type DeliveryQuery, type EnqueueInput, type TemplatedBody } from './types.js';
+import { isReceived, MAX_PAGE_LIMIT, type BodyTemplate, type Delivery, type DeliveryPage, type DeliveryQuery, type EnqueueInput, type SigningKeys, type TemplatedBody } from './types.js';
 import { DeliveryViews } from './views.js';
 
 interface DispatcherOptions {
@@ -172,6 +172,14 @@ export class DeliveryDispatcher {
     this.views.template(name, make);
   }
 
+  /**
+   * Registers the keys of `family`'s signers (`EnqueueInput.signer`): the partner's private key or
+   * the merchant's Transactional API password of an id, read each time a request is sent or shown.
+   */
+  signWith(family: string, keys: SigningKeys): void {
+    this.views.signWith(family, keys);
+  }
+
   /** Records an event and starts (or queues) its delivery. Returns the record as created. */
   enqueue(input: EnqueueInput): Delivery {
     return this.views.view(this.history.get(this.record(input))!);
@@ -207,7 +215,7 @@ export class DeliveryDispatcher {
       body: templated ? undefined : (input.body as string),
       template: templated ? (input.body as TemplatedBody).template : undefined,
       data: templated ? (input.body as TemplatedBody).data : undefined,
-      signingKey: input.signingKey,
+      signer: input.signer,
       headers,
       orderingScope,
       orderingKey: orderingScope === undefined ? input.orderingKey : undefined,

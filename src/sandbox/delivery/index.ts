@@ -12,10 +12,12 @@ import type { DeliveryDispatcher } from './dispatcher.js';
 
 export { DeliveryDispatcher } from './dispatcher.js';
 export { MAX_LOCAL_RETRIES } from './retry.js';
-export { DELIVERY_STATUSES, DeliveryQueryError, MAX_PAGE_LIMIT, type Delivery, type DeliveryStatus, type EnqueueInput, type SuccessStatus } from './types.js';
+export { DELIVERY_STATUSES, DeliveryQueryError, MAX_PAGE_LIMIT, type Delivery, type DeliveryStatus, type EnqueueInput } from './types.js';
 
 /**
  * What a family uses of webhook delivery: `record` (or `enqueue`, which also answers the view) an
- * event, register a body `template`, and ask what is wrong with a webhook URL (`targetProblem`).
+ * event, register a body `template` and its signers' keys (`signWith`), and ask what is wrong with
+ * a webhook URL (`targetProblem`). Families send their contract webhooks through
+ * ../webhook-events.ts, which does all of it from one table.
  */
-export type WebhookDeliveries = Pick<DeliveryDispatcher, 'enqueue' | 'record' | 'template' | 'targetProblem'>;
+export type WebhookDeliveries = Pick<DeliveryDispatcher, 'enqueue' | 'record' | 'template' | 'signWith' | 'targetProblem'>;

@@ -44,7 +44,8 @@ export interface PersistedDelivery {
   body: string | null;
   template: string | null;
   data: string | null;
-  signingKey: string | null;
+  /** Whose key signs it (a partner's or merchant's id), never the key. */
+  signer: string | null;
   headers: Record<string, string> | null;
   orderingKey: string;
   successStatus: SuccessStatus;
@@ -138,7 +139,7 @@ export class DeliveryJournal {
       body: delivery.body ?? null,
       template: delivery.template ?? null,
       data: delivery.data ?? null,
-      signingKey: delivery.signingKey ?? null,
+      signer: delivery.signer ?? null,
       headers: delivery.headers ?? null,
       orderingKey: orderingKeyOf(delivery),
       successStatus: delivery.successStatus,
@@ -168,7 +169,7 @@ export class DeliveryJournal {
       body: record.body ?? undefined,
       template: record.template ?? undefined,
       data: record.data ?? undefined,
-      signingKey: record.signingKey ?? undefined,
+      signer: record.signer ?? undefined,
       headers: record.headers ?? undefined,
       orderingScope: undefined,
       orderingKey: record.orderingKey,

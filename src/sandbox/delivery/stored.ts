@@ -38,7 +38,8 @@ export interface StoredDelivery {
   readonly body: string | undefined;
   readonly template: string | undefined;
   readonly data: string | undefined;
-  readonly signingKey: string | undefined;
+  /** Whose key signs it (a partner's or merchant's id); the key itself is looked up when needed. */
+  readonly signer: string | undefined;
   readonly headers: Record<string, string> | undefined;
   /**
    * The ordering key is `orderingScope + transactionId` when it ends with the transaction id (one
@@ -85,7 +86,7 @@ export function changed(
     body: current.body,
     template: current.template,
     data: current.data,
-    signingKey: current.signingKey,
+    signer: current.signer,
     headers: current.headers,
     orderingScope: current.orderingScope,
     orderingKey: current.orderingKey,

@@ -3,6 +3,14 @@
  * attempts, what `enqueue` takes, the page query and its answer. Nothing here is how a delivery is
  * kept (stored.ts) or sent (dispatcher.ts).
  */
+import type { WebhookFamily, WebhookName, WebhookSuccess } from '../../contract/webhooks.js';
+
+/**
+ * The events a delivery may be: a webhook of the contract, or the web flow's call to the URL of
+ * the initiate's `notes.webhook_url` (`transactionResult`, web-notes-webhook.ts), which is no
+ * webhook of the web document.
+ */
+type DeliveryEvent = WebhookName | 'transactionResult';
 
 /** The default and the largest page of `DeliveryDispatcher.page`. */
 export const DEFAULT_PAGE_LIMIT = 100;
@@ -16,7 +24,7 @@ export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'deliver
  * any 2xx, or any 2xx or 3xx (the web and gateway webhooks: receivers in the field answer a
  * redirect, which is not followed).
  */
-export type SuccessStatus = 200 | '2xx' | '2xx-3xx';
+export type SuccessStatus = WebhookSuccess;
 
 /** Whether a receiver's HTTP status counts as received under `successStatus`. */
 export function isReceived(successStatus: SuccessStatus, statusCode: number): boolean {
@@ -76,11 +84,12 @@ export interface EnqueueInput {
    */
   body: string | TemplatedBody;
   /**
-   * The key of `X-Signature: base64(SHA-256(body + key))` (D23), computed when the request is sent
-   * or read: pass the partner's key or the merchant's password itself (the record keeps a
-   * reference, not a copy). Without it no `X-Signature` is sent, unless `headers` has one.
+   * Whose key signs it: the partner's or the merchant's id. `X-Signature: base64(SHA-256(body +
+   * key))` (D23) is computed when the request is sent or read, with the key the family's
+   * `signWith` answers for this id, so that no record (nor the shared store's row) holds a
+   * secret. Without it no `X-Signature` is sent, unless `headers` has one.
    */
-  signingKey?: string | undefined;
+  signer?: string | undefined;
   /**
    * Extra headers, sent as given. `X-Event-Id` is set here, and `Content-Type` to
    * `application/json` unless given.
@@ -95,19 +104,22 @@ export interface EnqueueInput {
   successStatus: SuccessStatus;
   /** Default: a new unique id. */
   eventId?: string;
-  family: string;
-  event: string;
+  family: WebhookFamily;
+  event: DeliveryEvent;
   transactionId?: string;
 }
 
-/** A body made by a registered template from `data` (and the delivery's transaction id). */
+/** A body made by a registered template from `data` (and the delivery's transaction id and signer). */
 export interface TemplatedBody {
   template: string;
   data: string;
 }
 
-/** Makes the exact body of an event from its transaction id and data; the same every time. */
-export type BodyTemplate = (transactionId: string | undefined, data: string) => string;
+/** Makes the exact body of an event from its transaction id, data and signer; the same every time. */
+export type BodyTemplate = (transactionId: string | undefined, data: string, signer: string | undefined) => string;
+
+/** The signing key of a signer (a partner's or merchant's id), or undefined to send no signature. */
+export type SigningKeys = (signer: string) => string | undefined;
 
 /** A page of deliveries, in creation order. */
 export interface DeliveryQuery {

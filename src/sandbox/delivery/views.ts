@@ -1,16 +1,18 @@
 /**
  * The request and the view of a stored delivery, made when it is sent or read (D62): the body from
- * the record or its registered template, `X-Signature` from the body and the signing key, the ids
- * from the sequence number, the times from the dispatcher's epoch.
+ * the record or its registered template, `X-Signature` from the body and the key of its signer
+ * (looked up by the family's `signWith`), the ids from the sequence number, the times from the
+ * dispatcher's epoch.
  */
 import { sdkSignature } from '../../signature.js';
 import type { VirtualClock } from '../clock.js';
 import type { DeliveryIds } from './ids.js';
 import { orderingKeyOf, type StoredDelivery } from './stored.js';
-import type { BodyTemplate, Delivery } from './types.js';
+import type { BodyTemplate, Delivery, SigningKeys } from './types.js';
 
 export class DeliveryViews {
   private readonly templates = new Map<string, BodyTemplate>();
+  private readonly keys = new Map<string, SigningKeys>();
 
   constructor(
     private readonly clock: VirtualClock,
@@ -24,6 +26,11 @@ export class DeliveryViews {
     this.templates.set(name, make);
   }
 
+  /** Registers how the signers of `family` sign (see `DeliveryDispatcher.signWith`). */
+  signWith(family: string, keys: SigningKeys): void {
+    this.keys.set(family, keys);
+  }
+
   hasTemplate(name: string): boolean {
     return this.templates.has(name);
   }
@@ -31,7 +38,7 @@ export class DeliveryViews {
   /** The exact body of a delivery. */
   bodyOf(delivery: StoredDelivery): string {
     if (delivery.body !== undefined) return delivery.body;
-    return this.templates.get(delivery.template!)!(delivery.transactionId, delivery.data!);
+    return this.templates.get(delivery.template!)!(delivery.transactionId, delivery.data!, delivery.signer);
   }
 
   eventIdOf(delivery: StoredDelivery): string {
@@ -41,7 +48,8 @@ export class DeliveryViews {
   /** The headers sent with `body`: the extra ones, `X-Signature`, `Content-Type`, `X-Event-Id`. */
   headersOf(delivery: StoredDelivery, body: string): Record<string, string> {
     const headers: Record<string, string> = { ...delivery.headers };
-    if (delivery.signingKey !== undefined) headers['X-Signature'] = sdkSignature(body, delivery.signingKey);
+    const key = delivery.signer === undefined ? undefined : this.keys.get(delivery.family)?.(delivery.signer);
+    if (key !== undefined) headers['X-Signature'] = sdkSignature(body, key);
     // JSON unless the event gives its own (the web flow's form call to notes.webhook_url, D73).
     headers['Content-Type'] ??= 'application/json';
     headers['X-Event-Id'] = this.eventIdOf(delivery);

@@ -6,14 +6,15 @@
 import type { components as SdkComponents } from '../../../generated/types/sdk.js';
 import type { components as WebComponents } from '../../../generated/types/web.js';
 import type { ClockTimer } from '../clock.js';
+import type { WebhookPayload } from '../../contract/webhooks.js';
 import type { DirectFlow } from '../config.js';
 import type { FamilyContext } from '../context.js';
 import { paiseAndRupees, rupeeLookingWarning } from '../amounts.js';
 import { finalRecords } from '../retention.js';
-import type { SuccessStatus } from '../delivery/index.js';
 import type { ErrorHelpers, ErrorReply } from '../errors.js';
 import type { ChildRecords, Collection } from '../store.js';
-import { knownPartners, partnerKey } from './partner.js';
+import { familyWebhooks, type FamilyWebhooksRow } from '../webhook-events.js';
+import { partnerKey } from './partner.js';
 
 /** The status of a web or SDK transaction: the same four values in both documents (D27). */
 export type DirectStatus = SdkComponents['schemas']['SdkTransactionStatus'] & WebComponents['schemas']['WebTransactionStatus'];
@@ -41,19 +42,17 @@ export type FinalStatus = Exclude<DirectStatus, 'PENDING'>;
 /** How many amounts that look like rupees each flow logs (D75). */
 export const MAX_RUPEE_WARNINGS = 20;
 
-export interface DirectLifecycleSettings<T extends DirectRecord> {
+export interface DirectLifecycleSettings<T extends DirectRecord, F extends DirectFlow> {
   collection: Collection<T>;
   /** The collection's name in the store (to observe records written by other processes). */
   collectionName: string;
   idOf(transaction: T): string;
   /**
-   * The exact webhook body of a transaction's final status (D21, D23); the lifecycle signs and
-   * sends it. Made from the id, the status and the key of the transaction's partner alone, again
-   * each time the event is sent or read.
+   * The `transactionStatus` webhook's payload of a transaction's final status (D21, D23); the
+   * lifecycle sends it. Made from the id, the status and the key of the transaction's partner
+   * alone, again each time the event is sent or read (the delivery keeps the status only).
    */
-  webhookBody(id: string, status: FinalStatus, privateKey: string): string;
-  /** HTTP 200 only for the SDK flow, as described; any 2xx or 3xx for the web flow (D23). */
-  successStatus: SuccessStatus;
+  webhookPayload(id: string, status: FinalStatus, privateKey: string): WebhookPayload<F, 'transactionStatus'>;
   /** How the sandbox endpoints name a transaction: the path parameter and a label for messages. */
   pathParam: string;
   label: string;
@@ -82,30 +81,24 @@ export interface DirectLifecycleSettings<T extends DirectRecord> {
  * The expiry timer of a transaction is cancelled when it reaches a final status, and a final
  * transaction joins the retention queue (retention.ts): beyond the limit the oldest are forgotten.
  */
-export function directLifecycle<T extends DirectRecord>(ctx: FamilyContext, settings: DirectLifecycleSettings<T>) {
+export function directLifecycle<T extends DirectRecord, F extends DirectFlow>(ctx: FamilyContext, flow: F, settings: DirectLifecycleSettings<T, F>) {
   const { collection, idOf } = settings;
   const { clock, config } = ctx;
-  // Each flow's webhooks go to its own receiver (D76).
-  const flow = ctx.family as DirectFlow;
   const expiries = new Map<string, ClockTimer>();
-  // Webhooks are in order per transaction: `<family>:<partner id>:<transaction id>`.
-  const scopes = new Map<string, string>();
-  const scopeOf = (partnerId: string): string => {
-    let scope = scopes.get(partnerId);
-    if (scope === undefined) {
-      scope = `${ctx.family}:${partnerId}:`;
-      scopes.set(partnerId, scope);
-    }
-    return scope;
+  // Each flow's webhooks go to its own receiver (D76), signed with the key of the transaction's
+  // partner (D72: the configured one or the published test partner). The payload follows from the
+  // id, the final status and the partner: the delivery keeps the status only.
+  const row: FamilyWebhooksRow<DirectFlow> = {
+    url: () => config.partner.webhookUrls[flow],
+    key: (partnerId) => partnerKey(config, partnerId),
+    compact: {
+      transactionStatus: {
+        data: (payload) => payload.status,
+        payload: (id, status, partnerId) => settings.webhookPayload(id, status as FinalStatus, partnerKey(config, partnerId)),
+      },
+    },
   };
-  // The webhook's body follows from the id, the final status and the partner: the delivery keeps
-  // only the first two, and the template's name says the partner (one per known partner, D72).
-  const templates = new Map<string, string>();
-  for (const partner of knownPartners(config)) {
-    const name = templates.size === 0 ? `${ctx.family}.transactionStatus` : `${ctx.family}.transactionStatus@${partner.id}`;
-    templates.set(partner.id, name);
-    ctx.deliveries.template(name, (id, status) => settings.webhookBody(id!, status as FinalStatus, partner.privateKey));
-  }
+  const send = familyWebhooks<DirectFlow>(ctx, flow, row);
   const retention = finalRecords(ctx.store, config.retention.transactions, clock, config.limits.notesBytes);
   // PENDING transactions per partner id (limits.pendingPerPartner, D67).
   const pendingCount = new Map<string, number>();
@@ -147,16 +140,7 @@ export function directLifecycle<T extends DirectRecord>(ctx: FamilyContext, sett
     if (left > 0) pendingCount.set(updated.partnerId, left);
     else pendingCount.delete(updated.partnerId);
     retention.add(ctx.family, id, bytesOf(updated));
-    ctx.deliveries.record({
-      url: config.partner.webhookUrls[flow],
-      body: { template: templates.get(updated.partnerId) ?? `${ctx.family}.transactionStatus`, data: status },
-      signingKey: partnerKey(config, updated.partnerId),
-      orderingScope: scopeOf(updated.partnerId),
-      successStatus: settings.successStatus,
-      family: ctx.family,
-      event: 'transactionStatus',
-      transactionId: id,
-    });
+    send('transactionStatus', settings.webhookPayload(id, status, partnerKey(config, updated.partnerId)), { transactionId: id, owner: updated.partnerId });
     settings.onFinal?.(updated);
     return updated;
   }

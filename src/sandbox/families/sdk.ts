@@ -50,12 +50,11 @@ export function registerSdk(ctx: FamilyContext): void {
   const noSuchTransaction = (id: string) =>
     errors.error(400, 'NO_SUCH_TRANSACTION', `No transaction with merchantTransactionId '${id}'.`);
 
-  const lifecycle = directLifecycle(ctx, {
+  const lifecycle = directLifecycle(ctx, 'sdk', {
     collection: transactions,
     collectionName: SDK_TRANSACTIONS,
     idOf: (transaction) => transaction.merchantTransactionId,
-    webhookBody: (merchantTransactionId, status) => JSON.stringify({ merchantTransactionId, status }),
-    successStatus: 200,
+    webhookPayload: (merchantTransactionId, status) => ({ merchantTransactionId, status }),
     pathParam: 'merchantTransactionId',
     label: 'SDK transaction',
     copy: copySdkTransaction,

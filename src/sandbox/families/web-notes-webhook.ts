@@ -14,7 +14,6 @@
  * form body and the partner's key.
  */
 import type { FamilyContext } from '../context.js';
-import { partnerKey } from './partner.js';
 import { appendQuery } from './web-checkout.js';
 import type { WebTransaction } from './web-records.js';
 
@@ -61,10 +60,11 @@ export function sendNotesWebhook(ctx: FamilyContext, transaction: WebTransaction
     url,
     body,
     headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-    signingKey: partnerKey(ctx.config, transaction.partnerId),
+    // Signed with the partner's key, as the web family's webhooks are (direct.ts registers it).
+    signer: transaction.partnerId,
     orderingKey: `web.notes:${transaction.partnerId}:${transaction.id}`,
     successStatus: '2xx-3xx',
-    family: ctx.family,
+    family: 'web',
     event: 'transactionResult',
     transactionId: transaction.id,
   });

@@ -44,19 +44,15 @@ export function registerWeb(ctx: FamilyContext): void {
   // D21: the status check verifies X-Signature when present; the hardening flag makes it required.
   const authenticateStatusCheck = webAuth(config, errors, config.requireStatusSignature ? 'required' : 'optional');
 
-  const lifecycle = directLifecycle(ctx, {
+  const lifecycle = directLifecycle(ctx, 'web', {
     collection: transactions,
     collectionName: WEB_TRANSACTIONS,
     idOf: (transaction) => transaction.id,
-    webhookBody: (transactionId, status, privateKey) => {
-      const event: components['schemas']['WebWebhookEvent'] = {
-        transactionId,
-        status,
-        signature: statusSignature(transactionId, status, privateKey),
-      };
-      return JSON.stringify(event);
-    },
-    successStatus: '2xx-3xx',
+    webhookPayload: (transactionId, status, privateKey) => ({
+      transactionId,
+      status,
+      signature: statusSignature(transactionId, status, privateKey),
+    }),
     pathParam: 'id',
     label: 'web transaction',
     copy: copyWebTransaction,

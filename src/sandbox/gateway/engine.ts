@@ -24,7 +24,7 @@ import { preEligibility } from '../test-users.js';
 import { COLLECTIONS, transactionKey, type CheckRecord, type FailureReason, type GatewayState, type IneligibilityReason, type OtpState, type RefundRecord, type TransactionRecord } from './records.js';
 import { GATEWAY } from './values.js';
 import { isFinal, refundView, transactionView } from './views.js';
-import { sendWebhook, transactionWebhookUrl } from './webhooks.js';
+import { gatewayWebhooks, transactionWebhookUrl } from './webhooks.js';
 import { addDays, istDate } from './ist-dates.js';
 
 export type Eligibility = { eligible: true } | { eligible: false; reason: IneligibilityReason };
@@ -89,6 +89,7 @@ export interface TransactionEngine {
 export function createEngine(ctx: FamilyContext, state: GatewayState): TransactionEngine {
   const { clock } = ctx;
   const { transactions, checks, merchants, refunds, refundIds, settlementDays } = state;
+  const send = gatewayWebhooks(ctx, merchants);
   const timers = new Map<string, ClockTimer>();
   const retention = finalRecords(ctx.store, ctx.config.retention.transactions, clock, ctx.config.limits.notesBytes);
   // Transactions not final yet, per merchant (limits.pendingPerMerchant, D67).
@@ -233,9 +234,11 @@ export function createEngine(ctx: FamilyContext, state: GatewayState): Transacti
     }
     const merchant = merchants.get(transaction.merchantId);
     if (merchant === undefined) return;
-    sendWebhook(ctx, merchant, 'transactionUpdated', transactionWebhookUrl(merchant, transaction), transaction.id, {
-      transaction: transactionView(transaction, state.refundsOf(transaction)),
-    });
+    send(
+      'transactionUpdated',
+      { transaction: transactionView(transaction, state.refundsOf(transaction)) },
+      { transactionId: transaction.id, owner: merchant.id, url: transactionWebhookUrl(merchant, transaction) },
+    );
   };
 
   const finish = (transaction: TransactionRecord, outcome: 'success' | FailureReason, at: number): TransactionRecord => {
@@ -360,7 +363,7 @@ export function createEngine(ctx: FamilyContext, state: GatewayState): Transacti
     if (merchant !== undefined) {
       // D23: the refund's own URL, else the transaction's (its override, else the merchant's default).
       const url = completed.webhookUrl ?? transactionWebhookUrl(merchant, updated);
-      sendWebhook(ctx, merchant, 'refundUpdated', url, transaction.id, { refund: refundView(updated, completed) });
+      send('refundUpdated', { refund: refundView(updated, completed) }, { transactionId: transaction.id, owner: merchant.id, url });
     }
     return updated;
   };

@@ -1,35 +1,21 @@
 /**
- * The gateway family's webhooks (D23): sending one through the dispatcher (delivery/index.ts),
+ * The gateway family's webhooks (D23): its row of ../webhook-events.ts (a merchant's events go to
+ * its default URL unless the event has its own, signed with its Transactional API password),
  * checking the webhook URLs a request gives, and which URL a transaction's webhook goes to.
  */
-import type { WebhookName } from '../../contract/webhooks.js';
 import type { FamilyContext } from '../context.js';
-import type { MerchantRecord, TransactionRecord } from './records.js';
+import { familyWebhooks, type SendWebhook } from '../webhook-events.js';
+import type { GatewayState, MerchantRecord, TransactionRecord } from './records.js';
 
 /**
- * Sends a gateway webhook: the exact body signed with the merchant's Transactional API password
- * (`base64(SHA-256(body + password))`), in order per transaction, success on any 2xx or 3xx. Without a
- * URL the event is recorded as `not_sent`.
+ * The gateway's `send`: `X-Signature` = base64(SHA-256(body + the merchant's Transactional API
+ * password)), the password read from the merchant's record when the request is sent or shown (a
+ * disabled merchant keeps it for this). Without a URL the event is recorded as `not_sent`.
  */
-export function sendWebhook(
-  ctx: FamilyContext,
-  merchant: MerchantRecord,
-  /** One of the gateway document's webhooks (the generated list, contract/webhooks.ts). */
-  event: WebhookName<'gateway'>,
-  url: string | undefined,
-  transactionId: string,
-  payload: unknown,
-): void {
-  ctx.deliveries.record({
-    url: url ?? null,
-    body: JSON.stringify(payload),
-    // Signed when sent (or read) with this password: the record keeps a reference, not a copy.
-    signingKey: merchant.credentials?.password,
-    orderingScope: `gateway:${merchant.id}:`,
-    successStatus: '2xx-3xx',
-    family: 'gateway',
-    event,
-    transactionId,
+export function gatewayWebhooks(ctx: FamilyContext, merchants: GatewayState['merchants']): SendWebhook<'gateway'> {
+  return familyWebhooks(ctx, 'gateway', {
+    url: (merchantId) => merchants.get(merchantId)?.defaultWebhookUrl,
+    key: (merchantId) => merchants.get(merchantId)?.credentials?.password,
   });
 }
 
