@@ -29,6 +29,16 @@ const initiate = (t: TestSandbox, id: string) =>
 const status = async (t: TestSandbox, id: string) =>
   (await t.sdk('/merchant/credit/checkTransactionStatus', { merchantTransactionId: id })).body.message;
 
+describe('the PostgreSQL tests without PostgreSQL', () => {
+  it('fail saying what to install, unless PAYLATER_SKIP_POSTGRES=1 asks to skip them', () => {
+    const missing = () => undefined;
+    expect(() => postgresUnavailable({}, missing)).toThrow(/install Debian's postgresql package.*or set PAYLATER_SKIP_POSTGRES=1/);
+    expect(() => postgresUnavailable({ PAYLATER_SKIP_POSTGRES: 'yes' }, missing)).toThrow(/PAYLATER_SKIP_POSTGRES=1/);
+    expect(postgresUnavailable({ PAYLATER_SKIP_POSTGRES: '1' }, missing)).toMatch(/skipped as PAYLATER_SKIP_POSTGRES=1 asks/);
+    expect(postgresUnavailable({}, () => '/usr/lib/postgresql/15/bin')).toBeUndefined();
+  });
+});
+
 describe('a wrong database URL', () => {
   it('is refused before anything connects, saying how to write one', async () => {
     expect(await startError('mysql://root@localhost/shop')).toMatch(/runs on PostgreSQL, write it as postgres:\/\//);

@@ -23,7 +23,9 @@
  * - When the database cannot be reached (down at start, gone while running, a full disk), units
  *   fail with a {@link StoreUnavailableError} (503 with `Retry-After`); what they changed in the
  *   cache is put back, nothing is half written, and the next unit tries again: the sandbox
- *   recovers by itself when the database is back. What the families derived in memory during the
+ *   recovers by itself when the database is back: every connection has an 'error' listener (a
+ *   lost one never ends the process), and the LISTEN connection, connected again, reads what the
+ *   others wrote meanwhile. What the families derived in memory during the
  *   failed units (a timer, a count of pending transactions) is not put back: timers check the
  *   records when they fire, and a count may stay one too high until the process restarts.
  *
@@ -119,6 +121,8 @@ export class PostgresStore implements Store {
   private othersOffset: number | undefined;
   /** Another process committed since this one last read (its notification came). */
   private othersWrote = false;
+  /** LISTEN succeeded once: a later LISTEN is after a lost connection. */
+  private listened = false;
 
   constructor(private readonly options: PostgresStoreOptions) {
     this.where = describeDatabase(options.url);
@@ -130,8 +134,13 @@ export class PostgresStore implements Store {
       idleTimeoutMillis: 30_000,
       application_name: `${APPLICATION}${this.processId}`,
     });
-    // An idle connection dropped by the server: the next unit connects again.
-    this.pool.on('error', () => undefined);
+    // A connection the server drops (stopped, restarted, the connection killed, a full disk) emits
+    // 'error' on its client, idle or checked out for a unit, and an 'error' nobody listens to ends
+    // the process. Every client of the pool gets a listener when it connects: a unit using it
+    // fails with the query it was running (a 503), and the next unit connects again. The pool
+    // re-emits an idle client's error, listened to here too.
+    this.pool.on('connect', (client) => client.on('error', (error) => this.connectionLost(error)));
+    this.pool.on('error', (error) => this.connectionLost(error));
   }
 
   /** Where the records are: the database URL without its password. */
@@ -436,6 +445,11 @@ export class PostgresStore implements Store {
     }
   }
 
+  /** A connection was lost: logged once per cause (the unit using it, if any, fails by itself). */
+  private connectionLost(error: unknown): void {
+    if (!this.closed) this.unavailable(error);
+  }
+
   private unavailable(error: unknown): StoreUnavailableError {
     const cause = describeFailure(error);
     if (this.lastFailure !== cause) {
@@ -483,6 +497,14 @@ export class PostgresStore implements Store {
       await client.query(`LISTEN ${CHANNEL}`);
     } catch {
       retry();
+      return;
     }
+    if (this.listened) {
+      // Listening again after a lost connection: what the others wrote meanwhile sent no
+      // notification here, so it is read now.
+      this.othersWrote = true;
+      void this.unit(() => undefined).catch(() => undefined);
+    }
+    this.listened = true;
   }
 }
