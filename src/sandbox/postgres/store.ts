@@ -56,6 +56,12 @@ const STATEMENT_BYTES = 512 * 1024;
 const RETRY_AFTER_SECONDS = 5;
 /** The notification channel. */
 const CHANNEL = 'paylater_sandbox';
+/** The channel on which a process says it started listening (the others read `sandbox_processes`). */
+const PROCESSES_CHANNEL = 'paylater_sandbox_processes';
+/** How often a process renews its row of `sandbox_processes` and reads the others'. */
+const HEARTBEAT_MS = 2_000;
+/** A process's row counts as live this long after its last renewal. */
+const PROCESS_TTL_SECONDS = 10;
 
 /** What the shared store needs of the virtual clock. */
 export interface SharedClock {
@@ -115,6 +121,10 @@ export class PostgresStore implements Store {
   private readonly where: string;
   private readonly log: NonNullable<PostgresStoreOptions['log']>;
   private purgeTimer: NodeJS.Timeout | undefined;
+  private heartbeatTimer: NodeJS.Timeout | undefined;
+  /** Where this process listens, as registered in `sandbox_processes` ({@link announce}). */
+  private announced: string | undefined;
+  private onOthers: ((others: unknown[]) => void) | undefined;
   private lastFailure: string | undefined;
   private flushScheduled = false;
   /** The clock offset another process wrote, read but not applied yet (it is, under the lock). */
@@ -239,6 +249,43 @@ export class PostgresStore implements Store {
     }
   }
 
+  /**
+   * Registers where this process listens (JSON) in `sandbox_processes`, renewed every
+   * {@link HEARTBEAT_MS}, and tells `onOthers` where the other live processes listen: at once, at
+   * each renewal, and when another process announces itself (a notification). The webhook targets
+   * refuse them all (webhook-targets.ts). While the database is away the last list known stays.
+   */
+  announce(where: unknown, onOthers: (others: unknown[]) => void): void {
+    this.announced = JSON.stringify(where);
+    this.onOthers = onOthers;
+    void this.heartbeat(true);
+    this.heartbeatTimer = setInterval(() => void this.heartbeat(false), HEARTBEAT_MS);
+    this.heartbeatTimer.unref();
+  }
+
+  private async heartbeat(first: boolean): Promise<void> {
+    if (this.closed || this.announced === undefined) return;
+    try {
+      await this.pool.query(
+        `INSERT INTO sandbox_processes (id, address, expires_at) VALUES ($1, $2, now() + interval '${PROCESS_TTL_SECONDS} seconds') ` +
+          'ON CONFLICT (id) DO UPDATE SET address = EXCLUDED.address, expires_at = EXCLUDED.expires_at',
+        [this.processId, this.announced],
+      );
+      if (first) await this.pool.query(`NOTIFY ${PROCESSES_CHANNEL}`);
+      await this.readOthers();
+    } catch {
+      // The database is away: tried again at the next renewal.
+    }
+  }
+
+  private async readOthers(): Promise<void> {
+    const result = await this.pool.query<{ address: string }>(
+      'SELECT address FROM sandbox_processes WHERE expires_at > now() AND id <> $1',
+      [this.processId],
+    );
+    if (!this.closed) this.onOthers?.(result.rows.map((row) => JSON.parse(row.address) as unknown));
+  }
+
   /** The ids of the sandbox processes connected to the database now (this one's included). */
   async liveProcesses(): Promise<Set<string>> {
     const result = await this.pool.query<{ name: string }>(
@@ -253,11 +300,15 @@ export class PostgresStore implements Store {
   async close(): Promise<void> {
     this.closed = true;
     if (this.purgeTimer !== undefined) clearInterval(this.purgeTimer);
+    if (this.heartbeatTimer !== undefined) clearInterval(this.heartbeatTimer);
     while (this.draining) await new Promise((resolve) => setTimeout(resolve, 5));
     for (const unit of this.queue.splice(0)) unit.reject(new StoreUnavailableError('the sandbox is stopping'));
     const listener = this.listener;
     this.listener = undefined;
     await listener?.end().catch(() => undefined);
+    if (this.announced !== undefined) {
+      await this.pool.query('DELETE FROM sandbox_processes WHERE id = $1', [this.processId]).catch(() => undefined);
+    }
     await this.pool.end().catch(() => undefined);
   }
 
@@ -468,7 +519,10 @@ export class PostgresStore implements Store {
     if (this.closed) return;
     await this.unit(() => undefined).catch(() => undefined);
     await this.pool
-      .query(`DELETE FROM sandbox_records WHERE data IS NULL AND deleted_at < now() - interval '${TOMBSTONE_MINUTES} minutes'`)
+      .query(
+        `DELETE FROM sandbox_records WHERE data IS NULL AND deleted_at < now() - interval '${TOMBSTONE_MINUTES} minutes'; ` +
+          `DELETE FROM sandbox_processes WHERE expires_at < now() - interval '${TOMBSTONE_MINUTES} minutes'`,
+      )
       .catch(() => undefined);
   }
 
@@ -486,6 +540,10 @@ export class PostgresStore implements Store {
     client.on('error', retry);
     client.on('end', retry);
     client.on('notification', (message) => {
+      if (message.channel === PROCESSES_CHANNEL) {
+        void this.readOthers().catch(() => undefined);
+        return;
+      }
       if (message.payload === this.processId) return;
       this.othersWrote = true;
       // Another process committed: read its changes now (the live stream, the clock), unless a
@@ -494,7 +552,7 @@ export class PostgresStore implements Store {
     });
     try {
       await client.connect();
-      await client.query(`LISTEN ${CHANNEL}`);
+      await client.query(`LISTEN ${CHANNEL}; LISTEN ${PROCESSES_CHANNEL}`);
     } catch {
       retry();
       return;
