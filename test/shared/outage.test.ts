@@ -3,12 +3,16 @@
  * initiates, confirms and refunds: PostgreSQL stopped with `pg_ctl -m fast` (every connection ended
  * with an error first) and with `-m immediate` (killed), then started again. No process exits; a
  * request meanwhile is answered 503 with `Retry-After` in its family's error format; both processes
- * answer again without a restart; nothing answered 201 is lost.
+ * answer again without a restart; nothing answered 201 is lost. And PostgreSQL stopped for 4 s while
+ * 200 webhooks are under way to a slow receiver: every outcome reaches the database once it is
+ * back (no delivery stays pending with no attempt due), and a takeover after it sends nothing
+ * again.
  */
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stopChild, type StartedChild } from '../support/processes.js';
 import { postgresUnavailable, startPostgres, type PostgresCluster } from '../support/postgres.js';
-import { initiateOn, postTo, sdkCall, startSharedProcess, statusOn, waitUntil } from '../support/shared-processes.js';
+import { initiateOn, postTo, sdkCall, startReceiver, startSharedProcess, statusOn, waitUntil, type Receiver } from '../support/shared-processes.js';
 
 const unavailable = postgresUnavailable();
 if (unavailable !== undefined) console.warn(`shared-store outage tests skipped: ${unavailable}`);
@@ -23,18 +27,47 @@ interface Answered {
 
 describe.skipIf(unavailable !== undefined)('the database lost under load', () => {
   let cluster: PostgresCluster;
+  let databaseUrl: string;
+  let receiver: Receiver;
   let a: StartedChild;
   let b: StartedChild;
 
   beforeAll(async () => {
     cluster = (await startPostgres())!;
-    const databaseUrl = await cluster.createDatabase();
-    [a, b] = await Promise.all([startSharedProcess(databaseUrl), startSharedProcess(databaseUrl)]);
+    databaseUrl = await cluster.createDatabase();
+    receiver = await startReceiver();
+    const args = ['--sdk-webhook-url', receiver.url];
+    [a, b] = await Promise.all([startSharedProcess(databaseUrl, args), startSharedProcess(databaseUrl, args)]);
   }, 120_000);
   afterAll(async () => {
     for (const started of [a, b]) if (started !== undefined) await stopChild(started.child);
+    await new Promise((resolve) => receiver?.server.close(resolve));
     await cluster?.stop();
   });
+
+  /** The deliveries in the database by status, and how many are pending with no attempt due. */
+  const deliveriesInDatabase = async () => {
+    const client = new pg.Client(databaseUrl);
+    await client.connect();
+    try {
+      const rows = await client.query<{ status: string; due: boolean; count: string }>(
+        `SELECT data::json->>'status' AS status, (data::json->>'nextAttemptAt') IS NOT NULL AS due, count(*)::text AS count
+           FROM sandbox_records WHERE collection = 'sandbox.deliveries' AND data IS NOT NULL GROUP BY 1, 2`,
+      );
+      const counts = { delivered: 0, pending: 0, stranded: 0, other: 0 };
+      for (const row of rows.rows) {
+        const count = Number(row.count);
+        if (row.status === 'delivered') counts.delivered += count;
+        else if (row.status === 'pending') {
+          counts.pending += count;
+          if (!row.due) counts.stranded += count;
+        } else counts.other += count;
+      }
+      return counts;
+    } finally {
+      await client.end();
+    }
+  };
 
   const alive = (started: StartedChild) => started.child.exitCode === null && started.child.signalCode === null;
 
@@ -96,4 +129,35 @@ describe.skipIf(unavailable !== undefined)('the database lost under load', () =>
       }
     }, 120_000);
   }
+
+  it('stopped for 4 s with 200 webhooks under way: every outcome is written once it is back, none stranded, none sent again by a takeover', async () => {
+    const ids = Array.from({ length: 200 }, (_, index) => `in-flight-${index}`);
+    for (let index = 0; index < ids.length; index += 20) {
+      const answers = await Promise.all(ids.slice(index, index + 20).map((id, n) => initiateOn(n % 2 === 0 ? a : b, id)));
+      for (const answer of answers) expect(answer.status).toBe(201);
+    }
+    await waitUntil(async () => (await deliveriesInDatabase()).pending === 0, 'no delivery pending before');
+    const before = receiver.events.length;
+    // Slow answers: the attempts end while the database is away.
+    receiver.delayMs = 600;
+    const confirmed = await Promise.all(ids.map((id, n) => postTo(n % 2 === 0 ? b : a, `/sandbox/sdk/transactions/${id}/confirm`)));
+    for (const answer of confirmed) expect(answer.status).toBe(200);
+    await cluster.pause('immediate');
+    await new Promise((resolve) => setTimeout(resolve, 4_000));
+    await cluster.start();
+    const received = () => new Set(receiver.events.slice(before).map((eventId) => JSON.parse(receiver.bodies.get(eventId)!).merchantTransactionId as string));
+    await waitUntil(() => received().size === ids.length, 'the 200 webhooks', 60_000);
+    receiver.delayMs = 0;
+    // Every outcome reached the database: delivered, none pending (stranded or not).
+    await waitUntil(async () => (await deliveriesInDatabase()).delivered >= ids.length, 'the outcomes written', 20_000);
+    expect(await deliveriesInDatabase()).toMatchObject({ pending: 0, stranded: 0, other: 0 });
+    expect(receiver.unsigned).toEqual([]);
+    // A takeover after it (one process killed) sends nothing again: what was acknowledged is recorded.
+    const sent = receiver.events.length;
+    b.child.kill('SIGKILL');
+    await new Promise((resolve) => b.child.once('close', resolve));
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    expect(receiver.events.length).toBe(sent);
+    expect(alive(a), a.output()).toBe(true);
+  }, 180_000);
 });
