@@ -29,6 +29,10 @@
  *   failed units (a timer, a count of pending transactions) is not put back: timers check the
  *   records when they fire, and a count may stay one too high until the process restarts.
  *
+ * - A unit that throws writes nothing: what it changed in the cache is put back (and so never
+ *   written), in a batch beside units that succeed and inline inside another unit alike; the units
+ *   around it keep what they wrote.
+ *
  * Hand-written on `pg` rather than an ORM or query builder: the whole schema is one table of JSON
  * records, and the unit of work (group commit under one lock, the change feed) is the point.
  */
@@ -85,6 +89,14 @@ interface QueuedUnit {
   reject(error: unknown): void;
 }
 
+/** What one unit of work changed first, to put it back when the unit throws. */
+interface UnitScope {
+  /** The value before the unit first changed each record, by `collection\0id`. */
+  first: Map<string, Touched>;
+  /** The records no earlier unit of the batch had changed (dropped from the write when put back). */
+  added: string[];
+}
+
 interface Row {
   seq: string;
   collection: string;
@@ -106,6 +118,11 @@ export class PostgresStore implements Store {
   private readonly collections = new Map<string, SharedCollection<unknown>>();
   /** Records changed by the units of the running batch (or outside any unit), by `collection\0id`. */
   private touchedRecords = new Map<string, Touched>();
+  /**
+   * The unit running now and those it started inline (innermost last): what each changed first,
+   * so that a unit that throws is put back (its changes to the cache, and so to the database).
+   */
+  private scopes: UnitScope[] = [];
   private queue: QueuedUnit[] = [];
   private draining = false;
   private inUnit = false;
@@ -219,14 +236,12 @@ export class PostgresStore implements Store {
       // Started while a unit runs (a timer fired by it, a request answered during an await of
       // it): it runs now, inside the running transaction, and settles when that commits.
       return new Promise((resolve, reject) => {
-        let value: T;
-        try {
-          value = work();
-        } catch (error) {
-          reject(error);
+        const outcome = this.runScoped(work);
+        if (!outcome.ok) {
+          reject(outcome.value);
           return;
         }
-        this.inlineWaiters.push({ resolve: () => resolve(value as Awaited<T>), reject });
+        this.inlineWaiters.push({ resolve: () => resolve(outcome.value as Awaited<T>), reject });
       });
     }
     return new Promise((resolve, reject) => {
@@ -235,10 +250,45 @@ export class PostgresStore implements Store {
     });
   }
 
+  /**
+   * Runs a unit's work (not awaiting it) in a scope of its own: when it throws, what it changed is
+   * put back, so a unit that throws writes nothing; when it succeeds, its changes join the
+   * enclosing unit's (an inline unit), which may still be put back.
+   */
+  private runScoped(work: () => unknown): { ok: boolean; value: unknown } {
+    const scope: UnitScope = { first: new Map(), added: [] };
+    this.scopes.push(scope);
+    try {
+      const value = work();
+      this.scopes.pop();
+      const outer = this.scopes[this.scopes.length - 1];
+      if (outer !== undefined) {
+        for (const [key, touched] of scope.first) if (!outer.first.has(key)) outer.first.set(key, touched);
+        for (const key of scope.added) outer.added.push(key);
+      }
+      return { ok: true, value };
+    } catch (error) {
+      this.scopes.pop();
+      this.putBack(scope);
+      return { ok: false, value: error };
+    }
+  }
+
+  /** Puts back what a unit that threw changed; the records no earlier unit changed are not written. */
+  private putBack(scope: UnitScope): void {
+    this.rollbackCache([...scope.first.values()]);
+    for (const key of scope.added) this.touchedRecords.delete(key);
+  }
+
   /** Called by a collection before it changes a record. */
   touched(collection: SharedCollection<unknown>, id: string, previous: unknown): void {
     const key = `${collection.name}\0${id}`;
-    if (!this.touchedRecords.has(key)) this.touchedRecords.set(key, { collection, id, previous });
+    if (!this.touchedRecords.has(key)) {
+      this.touchedRecords.set(key, { collection, id, previous });
+      this.scopes[this.scopes.length - 1]?.added.push(key);
+    }
+    const scope = this.scopes[this.scopes.length - 1];
+    if (scope !== undefined && !scope.first.has(key)) scope.first.set(key, { collection, id, previous });
     // A change outside any unit (it should not happen): written by a unit of its own soon.
     if (!this.inUnit && !this.flushScheduled) {
       this.flushScheduled = true;
@@ -351,12 +401,18 @@ export class PostgresStore implements Store {
     this.inUnit = true;
     try {
       for (const unit of batch) {
+        const scope: UnitScope = { first: new Map(), added: [] };
+        this.scopes = [scope];
         try {
           let value = unit.work();
           if (value instanceof Promise) value = await value;
           outcomes.push({ ok: true, value });
         } catch (error) {
+          // The unit threw: what it changed is put back, and it writes nothing.
+          this.putBack(scope);
           outcomes.push({ ok: false, value: error });
+        } finally {
+          this.scopes = [];
         }
       }
     } finally {
