@@ -15,6 +15,7 @@ import { limitConnections, TurnBatches } from './connections.js';
 import type { FamilyContext, RegisterFamily, SandboxMethod } from './context.js';
 import { registerControl } from './control.js';
 import { DeliveryDispatcher } from './delivery/index.js';
+import { announcedAddress, isListeningAddress } from './webhook-targets.js';
 import { familyInfo } from '../contract/families.js';
 import { errorHelpers, type ErrorHelpers } from './errors.js';
 import { registerExtras } from './families/extras.js';
@@ -320,7 +321,10 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       const address = server.address() as AddressInfo;
       url = `http://${urlHost(host, address)}:${address.port}`;
       // Webhooks to the sandbox itself are refused; the partner's URL is checked again now.
-      deliveries.listeningAt({ address: address.address, port: address.port, publicUrl: config.publicUrl });
+      const listening = { address: address.address, port: address.port, publicUrl: config.publicUrl };
+      deliveries.listeningAt(listening);
+      // Shared: every live process refuses webhooks to every other (each registers where it listens).
+      shared?.announce(announcedAddress(listening), (others) => deliveries.targets.othersAt(others.filter(isListeningAddress)));
       for (const { url: target, name } of partnerWebhookUrls(config)) {
         const problem = deliveries.targetProblem(target);
         if (problem === undefined) continue;

@@ -7,7 +7,9 @@
  * `PAYLATER_ALLOW_ANY_WEBHOOK_TARGET=1` allows them):
  * - the sandbox itself: a loopback or unspecified address, the address it listens on (any local
  *   interface when it listens on a wildcard address), or its public URL's host, at its port, any
- *   path: a webhook must not act on the sandbox (confirm another transaction);
+ *   path: a webhook must not act on the sandbox (confirm another transaction). On the shared store
+ *   the same for every other live process of the sandbox ({@link WebhookTargets.othersAt}: each
+ *   registers its addresses in the database, postgres/store.ts), at its port;
  * - link-local addresses (169.254.0.0/16, fe80::/10) and cloud metadata endpoints (169.254.169.254,
  *   fd00:ec2::254, 100.100.100.200, metadata.google.internal, ...);
  * - the unspecified addresses 0.0.0.0 and :: (they reach this machine).
@@ -88,10 +90,38 @@ export interface ListeningAddress {
   port: number;
   /** The configured public URL, if any. */
   publicUrl?: string | undefined;
+  /**
+   * Another process's local interface addresses, when it listens on a wildcard address (this
+   * process's own are read from its interfaces).
+   */
+  interfaces?: string[] | undefined;
+}
+
+/** Whether a value read back from the database is a {@link ListeningAddress}. */
+export function isListeningAddress(value: unknown): value is ListeningAddress {
+  const candidate = value as Partial<ListeningAddress> | null;
+  return typeof candidate === 'object' && candidate !== null && typeof candidate.address === 'string' && typeof candidate.port === 'number';
+}
+
+/** Where this process listens, as the other processes of a shared sandbox are told of it. */
+export function announcedAddress(address: ListeningAddress): ListeningAddress {
+  const announced: ListeningAddress = { address: address.address, port: address.port, publicUrl: address.publicUrl };
+  if (UNSPECIFIED.has(unmapped(address.address))) announced.interfaces = [...localInterfaceAddresses()];
+  return announced;
+}
+
+function localInterfaceAddresses(): Set<string> {
+  const addresses = new Set<string>();
+  for (const entries of Object.values(networkInterfaces())) {
+    for (const entry of entries ?? []) addresses.add(unmapped(entry.address.toLowerCase()));
+  }
+  return addresses;
 }
 
 export class WebhookTargets {
   private own: ListeningAddress | undefined;
+  /** The other live processes of a shared sandbox (empty in memory). */
+  private others: ListeningAddress[] = [];
   private localAddresses: Set<string> | undefined;
   private readonly resolved = new Map<string, { addresses: string[]; until: number }>();
 
@@ -111,6 +141,16 @@ export class WebhookTargets {
   listeningAt(address: ListeningAddress): void {
     this.own = address;
     this.localAddresses = undefined;
+  }
+
+  /** Tells where the other live processes of a shared sandbox listen (replacing what was told before). */
+  othersAt(addresses: ListeningAddress[]): void {
+    this.others = addresses;
+  }
+
+  /** This process and the others, those that listen. */
+  private sandboxes(): ListeningAddress[] {
+    return this.own === undefined ? this.others : [this.own, ...this.others];
   }
 
   /** What is wrong with a webhook URL as written, or undefined when it may be used. */
@@ -137,8 +177,9 @@ export class WebhookTargets {
     const port = defaultPort(url);
     if (isIP(host) !== 0) return this.addressProblem(host, port);
     if ((host === 'localhost' || host.endsWith('.localhost')) && this.isOwnPort(port)) return ownProblem();
-    if (this.own?.publicUrl !== undefined) {
-      const pub = new URL(this.own.publicUrl);
+    for (const sandbox of this.sandboxes()) {
+      if (sandbox.publicUrl === undefined) continue;
+      const pub = new URL(sandbox.publicUrl);
       if (bareHost(pub.hostname) === host && defaultPort(pub) === port) return ownProblem();
     }
     return undefined;
@@ -186,31 +227,31 @@ export class WebhookTargets {
     if (UNSPECIFIED.has(address)) {
       return { message: 'points at 0.0.0.0 or ::, which is not the address of a receiver.', issue: 'must not be an unspecified address' };
     }
-    if (this.isOwnPort(port) && this.isOwnAddress(address)) return ownProblem();
+    for (const sandbox of this.sandboxes()) {
+      if (sandbox.port === port && this.isAddressOf(sandbox, address)) return ownProblem();
+    }
     return undefined;
   }
 
   private isOwnPort(port: number): boolean {
-    return this.own !== undefined && this.own.port === port;
+    return this.sandboxes().some((sandbox) => sandbox.port === port);
   }
 
-  private isOwnAddress(address: string): boolean {
-    const own = this.own;
-    if (own === undefined) return false;
+  /**
+   * Whether `address` reaches `sandbox`: a loopback address (another process may be on this machine
+   * or, behind a proxy, on another one; refused either way), the address it listens on, or, when
+   * it listens on a wildcard address, one of its machine's interfaces.
+   */
+  private isAddressOf(sandbox: ListeningAddress, address: string): boolean {
     if (LOOPBACK.check(address, family(address))) return true;
-    const listening = unmapped(own.address);
+    const listening = unmapped(sandbox.address);
     if (address === listening) return true;
-    if (UNSPECIFIED.has(listening)) return this.local().has(address);
-    return false;
+    if (!UNSPECIFIED.has(listening)) return false;
+    return sandbox === this.own ? this.local().has(address) : (sandbox.interfaces ?? []).includes(address);
   }
 
   private local(): Set<string> {
-    if (this.localAddresses === undefined) {
-      this.localAddresses = new Set();
-      for (const entries of Object.values(networkInterfaces())) {
-        for (const entry of entries ?? []) this.localAddresses.add(unmapped(entry.address.toLowerCase()));
-      }
-    }
+    this.localAddresses ??= localInterfaceAddresses();
     return this.localAddresses;
   }
 
@@ -242,7 +283,8 @@ function metadataProblem(): TargetProblem {
 
 function ownProblem(): TargetProblem {
   return {
-    message: "points at the sandbox itself (its own address and port): a webhook must go to your receiver, not act on the sandbox.",
+    message:
+      "points at the sandbox itself (the address and port of one of its processes): a webhook must go to your receiver, not act on the sandbox.",
     issue: "must not be the sandbox's own address",
   };
 }

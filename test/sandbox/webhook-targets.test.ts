@@ -68,6 +68,34 @@ describe('WebhookTargets.problem', () => {
     }
   });
 
+  it("refuses the other live processes of a shared sandbox at their ports, as they listen, and nothing once they are gone", () => {
+    const shared = new WebhookTargets({ allowAny: false });
+    shared.listeningAt({ address: '127.0.0.1', port: 4000 });
+    shared.othersAt([
+      { address: '127.0.0.1', port: 4001 },
+      { address: '10.0.0.7', port: 4002, publicUrl: 'https://sandbox-b.example.in' },
+      { address: '0.0.0.0', port: 4003, interfaces: ['10.0.0.8', '192.168.5.5'] },
+    ]);
+    for (const url of [
+      'http://127.0.0.1:4001/sandbox/sdk/transactions/x/confirm',
+      'http://localhost:4001/x',
+      'http://[::1]:4002/x',
+      'http://10.0.0.7:4002/x',
+      'https://sandbox-b.example.in/sandbox/clock/advance',
+      'http://192.168.5.5:4003/x',
+      'http://10.0.0.8:4003/x',
+      'http://[::ffff:10.0.0.7]:4002/x',
+    ]) {
+      expect(shared.problem(url)?.message, url).toMatch(/the sandbox itself \(the address and port of one of its processes\)/);
+    }
+    // Another address at a process's port, or a process's address at another port: a receiver.
+    for (const url of ['http://10.0.0.9:4002/hook', 'http://10.0.0.7:9000/hook', 'http://192.168.5.6:4003/hook', 'http://localhost:4004/hook']) {
+      expect(shared.problem(url), url).toBeUndefined();
+    }
+    shared.othersAt([]);
+    expect(shared.problem('http://127.0.0.1:4001/x')).toBeUndefined();
+  });
+
   it('judges an IPv6 address that embeds an IPv4 address by that IPv4 address', () => {
     const own = [
       'http://[::127.0.0.1]:4000/x', // IPv4-compatible

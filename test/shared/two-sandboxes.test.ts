@@ -117,7 +117,7 @@ describe.skipIf(unavailable !== undefined)('two sandboxes on one PostgreSQL data
         failureReason: 'EXPIRED',
       });
       const versions = await client.query('SELECT version FROM sandbox_schema_migrations ORDER BY version');
-      expect(versions.rows.map((r) => r.version)).toEqual([1]);
+      expect(versions.rows.map((r) => r.version)).toEqual([1, 2]);
     } finally {
       await client.end();
     }
@@ -161,5 +161,22 @@ describe.skipIf(unavailable !== undefined)('the gateway on two sandboxes sharing
     await a.advance(16 * 60_000);
     expect((await b.transaction(auth, 'gw-shared-1')).status).toBe('CANCELLED');
     expect(await a.transaction(auth, 'gw-shared-1')).toMatchObject({ status: 'CANCELLED', failureReason: 'EXPIRED' });
+  });
+
+  it("refuses on one a webhook URL at the other's address and port, however it is written; a receiver stays allowed", async () => {
+    const { credentials } = await a.onboard();
+    const port = new URL(a.url).port;
+    for (const webhookUrl of [
+      `http://127.0.0.1:${port}/sandbox/sdk/transactions/x/confirm`,
+      `http://localhost:${port}/sandbox/clock/advance`,
+      `http://[::ffff:127.0.0.1]:${port}/x`,
+    ]) {
+      const answer = await b.createTransaction(credentials.auth, { id: b.id('sibling'), amount: 10_000, webhookUrl });
+      expect(answer.status, webhookUrl).toBe(400);
+      expect(answer.body.details[0]).toMatchObject({ field: '/createConfiguration/webhookUrl' });
+      expect(JSON.stringify(answer.body)).toMatch(/the sandbox itself/);
+    }
+    const receiver = await b.createTransaction(credentials.auth, { id: b.id('receiver'), amount: 10_000, webhookUrl: 'http://127.0.0.1:9/hook' });
+    expect(receiver.status).toBe(200);
   });
 });

@@ -25,6 +25,7 @@ export const SLOW_TESTS: readonly string[] = [
   'test/sandbox/volume.test.ts',
   'test/scripts/workflows-real.test.ts',
   'test/shared/processes.test.ts',
+  'test/shared/outage.test.ts',
 ];
 
 export const E2E_TESTS: readonly string[] = ['test/e2e/**/*.test.ts'];

@@ -397,7 +397,7 @@ export class DeliveryDispatcher {
     if (succeeded) {
       const delivered = changed(current, attempts, 'delivered', null, this.clock.now() - this.epoch);
       this.history.set(seq, delivered);
-      this.journal?.written(seq);
+      this.journal?.attempted(seq);
       this.finish(delivered);
       return;
     }
@@ -408,7 +408,7 @@ export class DeliveryDispatcher {
     if (refused || number >= MAX_ATTEMPTS) {
       const abandoned = changed(current, attempts, 'abandoned', null, this.clock.now() - this.epoch);
       this.history.set(seq, abandoned);
-      this.journal?.written(seq);
+      this.journal?.attempted(seq);
       const eventId = this.views.eventIdOf(abandoned);
       this.log(
         'warn',
@@ -421,7 +421,7 @@ export class DeliveryDispatcher {
     }
     const nextAt = this.retries.nextAttemptAt(number);
     this.history.set(seq, changed(current, attempts, 'pending', nextAt - this.epoch, null));
-    this.journal?.written(seq);
+    this.journal?.attempted(seq);
     this.retries.schedule(seq, nextAt);
   }
 

@@ -15,6 +15,11 @@
  *   schedule (D23), in the same order per transaction and within the same per-receiver limits. An
  *   attempt that was under way when its process died is made again, with the same event id: at
  *   least once, as with any retry.
+ * - An attempt's outcome (delivered, abandoned, the next attempt due) and a delivery's removal by
+ *   retention are written in a unit of work of their own, several together; when the database
+ *   is away that unit fails and they are written again a second later, until it is back, so that
+ *   no delivery stays `pending` in the database with no attempt due while its owner lives, and
+ *   a takeover later does not send again what its receiver already acknowledged.
  *
  * Written here rather than with a job-queue library (pg-boss, graphile-worker): their jobs run at
  * real times, and the sandbox's retries fall due on its virtual clock, which an advance moves for
@@ -30,6 +35,8 @@ import type { DeliveryStatus, SuccessStatus } from './types.js';
 const DELIVERIES_COLLECTION = 'sandbox.deliveries';
 /** How often a process looks for deliveries of processes that died. */
 const TAKEOVER_INTERVAL_MS = 2_000;
+/** How long after a failed write of outcomes it is tried again. */
+const REWRITE_DELAY_MS = 1_000;
 
 /** A delivery as the database keeps it: plain JSON, times in virtual epoch milliseconds. */
 export interface PersistedDelivery {
@@ -82,6 +89,12 @@ export class DeliveryJournal {
   private readonly owners = new Map<number, string>();
   private readonly timer: NodeJS.Timeout;
   private looking = false;
+  /** Deliveries whose outcome is not written yet (their current state is written). */
+  private readonly outcomes = new Set<number>();
+  /** Records of deliveries retention forgot, not deleted yet. */
+  private readonly removals = new Set<string>();
+  private writeTimer: NodeJS.Timeout | undefined;
+  private stopped = false;
 
   constructor(
     private readonly host: JournalHost,
@@ -114,16 +127,54 @@ export class DeliveryJournal {
     this.records.set(this.host.idOf(delivery), this.persisted(delivery));
   }
 
-  /** A completed delivery left the history (retention): its record goes. */
+  /**
+   * An attempt of a delivery this process delivers ended (outside any request's unit of work):
+   * its outcome is written in a unit of its own, soon, and again until the database takes it.
+   */
+  attempted(seq: number): void {
+    this.outcomes.add(seq);
+    this.writeSoon(0);
+  }
+
+  /** A completed delivery left the history (retention): its record goes (written as {@link attempted}). */
   forgotten(delivery: StoredDelivery): void {
     const id = this.host.idOf(delivery);
     this.foreign.delete(id);
     this.owners.delete(delivery.seq);
-    this.records.delete(id);
+    this.outcomes.delete(delivery.seq);
+    this.removals.add(id);
+    this.writeSoon(0);
   }
 
   stop(): void {
+    this.stopped = true;
     clearInterval(this.timer);
+    if (this.writeTimer !== undefined) clearTimeout(this.writeTimer);
+  }
+
+  private writeSoon(delayMs: number): void {
+    if (this.writeTimer !== undefined || this.stopped) return;
+    this.writeTimer = setTimeout(() => void this.writeOutcomes(), delayMs);
+  }
+
+  /** Writes the outcomes and removals waiting, in one unit; on a failure, again a second later. */
+  private async writeOutcomes(): Promise<void> {
+    this.writeTimer = undefined;
+    const seqs = [...this.outcomes];
+    const ids = [...this.removals];
+    this.outcomes.clear();
+    this.removals.clear();
+    try {
+      await this.store.unit(() => {
+        for (const seq of seqs) this.written(seq);
+        for (const id of ids) this.records.delete(id);
+      });
+    } catch {
+      // The database is away (the unit put the cache back): the current state is written later.
+      for (const seq of seqs) this.outcomes.add(seq);
+      for (const id of ids) this.removals.add(id);
+      this.writeSoon(REWRITE_DELAY_MS);
+    }
   }
 
   private persisted(delivery: StoredDelivery): PersistedDelivery {

@@ -4,7 +4,7 @@
  * transaction under an advisory lock, so processes starting together apply each migration once.
  * A database migrated further than this version knows is refused with what to do.
  *
- * Hand-written rather than a migration tool: the schema is two tables and a sequence, applied by
+ * Hand-written rather than a migration tool: the schema is three tables and a sequence, applied by
  * the sandbox itself at start (no separate command to run), and a tool would bring its own CLI,
  * configuration and lock table for that. Add a migration by appending to {@link MIGRATIONS}; never
  * change one that was released.
@@ -35,6 +35,19 @@ const MIGRATIONS: readonly Migration[] = Object.freeze([
       );
       -- Each process reads what changed after the last change it saw: WHERE seq > $seen.
       CREATE INDEX sandbox_records_seq ON sandbox_records (seq);
+    `,
+  },
+  {
+    version: 2,
+    name: 'processes',
+    sql: `
+      -- The live sandbox processes and where they listen (store.ts, announce): each renews its row
+      -- every few seconds; a row whose expires_at passed is a process that is gone.
+      CREATE TABLE sandbox_processes (
+        id text PRIMARY KEY,
+        address text NOT NULL,
+        expires_at timestamptz NOT NULL
+      );
     `,
   },
 ]);

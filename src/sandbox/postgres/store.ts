@@ -23,9 +23,15 @@
  * - When the database cannot be reached (down at start, gone while running, a full disk), units
  *   fail with a {@link StoreUnavailableError} (503 with `Retry-After`); what they changed in the
  *   cache is put back, nothing is half written, and the next unit tries again: the sandbox
- *   recovers by itself when the database is back. What the families derived in memory during the
+ *   recovers by itself when the database is back: every connection has an 'error' listener (a
+ *   lost one never ends the process), and the LISTEN connection, connected again, reads what the
+ *   others wrote meanwhile. What the families derived in memory during the
  *   failed units (a timer, a count of pending transactions) is not put back: timers check the
  *   records when they fire, and a count may stay one too high until the process restarts.
+ *
+ * - A unit that throws writes nothing: what it changed in the cache is put back (and so never
+ *   written), in a batch beside units that succeed and inline inside another unit alike; the units
+ *   around it keep what they wrote.
  *
  * Hand-written on `pg` rather than an ORM or query builder: the whole schema is one table of JSON
  * records, and the unit of work (group commit under one lock, the change feed) is the point.
@@ -54,6 +60,12 @@ const STATEMENT_BYTES = 512 * 1024;
 const RETRY_AFTER_SECONDS = 5;
 /** The notification channel. */
 const CHANNEL = 'paylater_sandbox';
+/** The channel on which a process says it started listening (the others read `sandbox_processes`). */
+const PROCESSES_CHANNEL = 'paylater_sandbox_processes';
+/** How often a process renews its row of `sandbox_processes` and reads the others'. */
+const HEARTBEAT_MS = 2_000;
+/** A process's row counts as live this long after its last renewal. */
+const PROCESS_TTL_SECONDS = 10;
 
 /** What the shared store needs of the virtual clock. */
 export interface SharedClock {
@@ -77,6 +89,14 @@ interface QueuedUnit {
   reject(error: unknown): void;
 }
 
+/** What one unit of work changed first, to put it back when the unit throws. */
+interface UnitScope {
+  /** The value before the unit first changed each record, by `collection\0id`. */
+  first: Map<string, Touched>;
+  /** The records no earlier unit of the batch had changed (dropped from the write when put back). */
+  added: string[];
+}
+
 interface Row {
   seq: string;
   collection: string;
@@ -98,6 +118,11 @@ export class PostgresStore implements Store {
   private readonly collections = new Map<string, SharedCollection<unknown>>();
   /** Records changed by the units of the running batch (or outside any unit), by `collection\0id`. */
   private touchedRecords = new Map<string, Touched>();
+  /**
+   * The unit running now and those it started inline (innermost last): what each changed first,
+   * so that a unit that throws is put back (its changes to the cache, and so to the database).
+   */
+  private scopes: UnitScope[] = [];
   private queue: QueuedUnit[] = [];
   private draining = false;
   private inUnit = false;
@@ -113,12 +138,18 @@ export class PostgresStore implements Store {
   private readonly where: string;
   private readonly log: NonNullable<PostgresStoreOptions['log']>;
   private purgeTimer: NodeJS.Timeout | undefined;
+  private heartbeatTimer: NodeJS.Timeout | undefined;
+  /** Where this process listens, as registered in `sandbox_processes` ({@link announce}). */
+  private announced: string | undefined;
+  private onOthers: ((others: unknown[]) => void) | undefined;
   private lastFailure: string | undefined;
   private flushScheduled = false;
   /** The clock offset another process wrote, read but not applied yet (it is, under the lock). */
   private othersOffset: number | undefined;
   /** Another process committed since this one last read (its notification came). */
   private othersWrote = false;
+  /** LISTEN succeeded once: a later LISTEN is after a lost connection. */
+  private listened = false;
 
   constructor(private readonly options: PostgresStoreOptions) {
     this.where = describeDatabase(options.url);
@@ -130,8 +161,13 @@ export class PostgresStore implements Store {
       idleTimeoutMillis: 30_000,
       application_name: `${APPLICATION}${this.processId}`,
     });
-    // An idle connection dropped by the server: the next unit connects again.
-    this.pool.on('error', () => undefined);
+    // A connection the server drops (stopped, restarted, the connection killed, a full disk) emits
+    // 'error' on its client, idle or checked out for a unit, and an 'error' nobody listens to ends
+    // the process. Every client of the pool gets a listener when it connects: a unit using it
+    // fails with the query it was running (a 503), and the next unit connects again. The pool
+    // re-emits an idle client's error, listened to here too.
+    this.pool.on('connect', (client) => client.on('error', (error) => this.connectionLost(error)));
+    this.pool.on('error', (error) => this.connectionLost(error));
   }
 
   /** Where the records are: the database URL without its password. */
@@ -200,14 +236,12 @@ export class PostgresStore implements Store {
       // Started while a unit runs (a timer fired by it, a request answered during an await of
       // it): it runs now, inside the running transaction, and settles when that commits.
       return new Promise((resolve, reject) => {
-        let value: T;
-        try {
-          value = work();
-        } catch (error) {
-          reject(error);
+        const outcome = this.runScoped(work);
+        if (!outcome.ok) {
+          reject(outcome.value);
           return;
         }
-        this.inlineWaiters.push({ resolve: () => resolve(value as Awaited<T>), reject });
+        this.inlineWaiters.push({ resolve: () => resolve(outcome.value as Awaited<T>), reject });
       });
     }
     return new Promise((resolve, reject) => {
@@ -216,10 +250,45 @@ export class PostgresStore implements Store {
     });
   }
 
+  /**
+   * Runs a unit's work (not awaiting it) in a scope of its own: when it throws, what it changed is
+   * put back, so a unit that throws writes nothing; when it succeeds, its changes join the
+   * enclosing unit's (an inline unit), which may still be put back.
+   */
+  private runScoped(work: () => unknown): { ok: boolean; value: unknown } {
+    const scope: UnitScope = { first: new Map(), added: [] };
+    this.scopes.push(scope);
+    try {
+      const value = work();
+      this.scopes.pop();
+      const outer = this.scopes[this.scopes.length - 1];
+      if (outer !== undefined) {
+        for (const [key, touched] of scope.first) if (!outer.first.has(key)) outer.first.set(key, touched);
+        for (const key of scope.added) outer.added.push(key);
+      }
+      return { ok: true, value };
+    } catch (error) {
+      this.scopes.pop();
+      this.putBack(scope);
+      return { ok: false, value: error };
+    }
+  }
+
+  /** Puts back what a unit that threw changed; the records no earlier unit changed are not written. */
+  private putBack(scope: UnitScope): void {
+    this.rollbackCache([...scope.first.values()]);
+    for (const key of scope.added) this.touchedRecords.delete(key);
+  }
+
   /** Called by a collection before it changes a record. */
   touched(collection: SharedCollection<unknown>, id: string, previous: unknown): void {
     const key = `${collection.name}\0${id}`;
-    if (!this.touchedRecords.has(key)) this.touchedRecords.set(key, { collection, id, previous });
+    if (!this.touchedRecords.has(key)) {
+      this.touchedRecords.set(key, { collection, id, previous });
+      this.scopes[this.scopes.length - 1]?.added.push(key);
+    }
+    const scope = this.scopes[this.scopes.length - 1];
+    if (scope !== undefined && !scope.first.has(key)) scope.first.set(key, { collection, id, previous });
     // A change outside any unit (it should not happen): written by a unit of its own soon.
     if (!this.inUnit && !this.flushScheduled) {
       this.flushScheduled = true;
@@ -228,6 +297,43 @@ export class PostgresStore implements Store {
         void this.unit(() => undefined).catch(() => undefined);
       });
     }
+  }
+
+  /**
+   * Registers where this process listens (JSON) in `sandbox_processes`, renewed every
+   * {@link HEARTBEAT_MS}, and tells `onOthers` where the other live processes listen: at once, at
+   * each renewal, and when another process announces itself (a notification). The webhook targets
+   * refuse them all (webhook-targets.ts). While the database is away the last list known stays.
+   */
+  announce(where: unknown, onOthers: (others: unknown[]) => void): void {
+    this.announced = JSON.stringify(where);
+    this.onOthers = onOthers;
+    void this.heartbeat(true);
+    this.heartbeatTimer = setInterval(() => void this.heartbeat(false), HEARTBEAT_MS);
+    this.heartbeatTimer.unref();
+  }
+
+  private async heartbeat(first: boolean): Promise<void> {
+    if (this.closed || this.announced === undefined) return;
+    try {
+      await this.pool.query(
+        `INSERT INTO sandbox_processes (id, address, expires_at) VALUES ($1, $2, now() + interval '${PROCESS_TTL_SECONDS} seconds') ` +
+          'ON CONFLICT (id) DO UPDATE SET address = EXCLUDED.address, expires_at = EXCLUDED.expires_at',
+        [this.processId, this.announced],
+      );
+      if (first) await this.pool.query(`NOTIFY ${PROCESSES_CHANNEL}`);
+      await this.readOthers();
+    } catch {
+      // The database is away: tried again at the next renewal.
+    }
+  }
+
+  private async readOthers(): Promise<void> {
+    const result = await this.pool.query<{ address: string }>(
+      'SELECT address FROM sandbox_processes WHERE expires_at > now() AND id <> $1',
+      [this.processId],
+    );
+    if (!this.closed) this.onOthers?.(result.rows.map((row) => JSON.parse(row.address) as unknown));
   }
 
   /** The ids of the sandbox processes connected to the database now (this one's included). */
@@ -244,11 +350,15 @@ export class PostgresStore implements Store {
   async close(): Promise<void> {
     this.closed = true;
     if (this.purgeTimer !== undefined) clearInterval(this.purgeTimer);
+    if (this.heartbeatTimer !== undefined) clearInterval(this.heartbeatTimer);
     while (this.draining) await new Promise((resolve) => setTimeout(resolve, 5));
     for (const unit of this.queue.splice(0)) unit.reject(new StoreUnavailableError('the sandbox is stopping'));
     const listener = this.listener;
     this.listener = undefined;
     await listener?.end().catch(() => undefined);
+    if (this.announced !== undefined) {
+      await this.pool.query('DELETE FROM sandbox_processes WHERE id = $1', [this.processId]).catch(() => undefined);
+    }
     await this.pool.end().catch(() => undefined);
   }
 
@@ -291,12 +401,18 @@ export class PostgresStore implements Store {
     this.inUnit = true;
     try {
       for (const unit of batch) {
+        const scope: UnitScope = { first: new Map(), added: [] };
+        this.scopes = [scope];
         try {
           let value = unit.work();
           if (value instanceof Promise) value = await value;
           outcomes.push({ ok: true, value });
         } catch (error) {
+          // The unit threw: what it changed is put back, and it writes nothing.
+          this.putBack(scope);
           outcomes.push({ ok: false, value: error });
+        } finally {
+          this.scopes = [];
         }
       }
     } finally {
@@ -436,6 +552,11 @@ export class PostgresStore implements Store {
     }
   }
 
+  /** A connection was lost: logged once per cause (the unit using it, if any, fails by itself). */
+  private connectionLost(error: unknown): void {
+    if (!this.closed) this.unavailable(error);
+  }
+
   private unavailable(error: unknown): StoreUnavailableError {
     const cause = describeFailure(error);
     if (this.lastFailure !== cause) {
@@ -454,7 +575,10 @@ export class PostgresStore implements Store {
     if (this.closed) return;
     await this.unit(() => undefined).catch(() => undefined);
     await this.pool
-      .query(`DELETE FROM sandbox_records WHERE data IS NULL AND deleted_at < now() - interval '${TOMBSTONE_MINUTES} minutes'`)
+      .query(
+        `DELETE FROM sandbox_records WHERE data IS NULL AND deleted_at < now() - interval '${TOMBSTONE_MINUTES} minutes'; ` +
+          `DELETE FROM sandbox_processes WHERE expires_at < now() - interval '${TOMBSTONE_MINUTES} minutes'`,
+      )
       .catch(() => undefined);
   }
 
@@ -472,6 +596,10 @@ export class PostgresStore implements Store {
     client.on('error', retry);
     client.on('end', retry);
     client.on('notification', (message) => {
+      if (message.channel === PROCESSES_CHANNEL) {
+        void this.readOthers().catch(() => undefined);
+        return;
+      }
       if (message.payload === this.processId) return;
       this.othersWrote = true;
       // Another process committed: read its changes now (the live stream, the clock), unless a
@@ -480,9 +608,17 @@ export class PostgresStore implements Store {
     });
     try {
       await client.connect();
-      await client.query(`LISTEN ${CHANNEL}`);
+      await client.query(`LISTEN ${CHANNEL}; LISTEN ${PROCESSES_CHANNEL}`);
     } catch {
       retry();
+      return;
     }
+    if (this.listened) {
+      // Listening again after a lost connection: what the others wrote meanwhile sent no
+      // notification here, so it is read now.
+      this.othersWrote = true;
+      void this.unit(() => undefined).catch(() => undefined);
+    }
+    this.listened = true;
   }
 }
