@@ -1290,10 +1290,17 @@ export interface components {
             };
         };
         /**
-         * @description A phone number with its country code, of the form +91 followed by digits. **Decided by this contract (D25).** Ten digits follow +91, or the country code once more and ten digits (`+9191` and ten digits), which is what a shop sends when it prefixes +91 to a number stored with its country code (the service's Magento module does). Both name the same number: the transaction's record and the check compare and show it as +91 and ten digits.
+         * @description A phone number with its country code, of the form +91 followed by digits, as a shop sends it. **Decided by this contract (D25, D121).** Ten digits follow +91, or the country code once more and ten digits (`+9191` and ten digits, D25), which is what a shop sends when it prefixes +91 to a number stored with its country code (the service's Magento module does). The number may be written as the shopper typed it, with spaces, hyphens, dots or parentheses between the digits (`+91-9000000001`, `+91 90000 00001`, `(+91) 90000-00001`; D121): the service's WooCommerce plugin removes only whitespace, and its PHP sample sends `+91` and the typed field. Every form names the same number: the transaction's record, the check and the hosted page compare and show it as +91 and ten digits.
          * @example +919000000001
+         * @example +91-9000000001
          */
         GatewayPhoneNumber: string;
+        /**
+         * @description The user's email address. Optional. **Decided by this contract (D122).** The empty string means "no email", exactly as an absent field: the service's PHP and WebView samples send the shop's email field as typed, empty when the shopper left it empty. The record then carries no `email`. Any other value is an email address: one `@`, a dot in the domain, no spaces.
+         * @example asha.rao@example.in
+         * @example
+         */
+        OptionalEmail: string;
         /**
          * @description The person paying, as a payment gateway sends it. `email` is optional. **Decided by this contract (D20):** `name` and `phoneNumber` are required.
          * @example {
@@ -1306,11 +1313,7 @@ export interface components {
             /** @description The user's name. **Decided by this contract (D24).** 1 to 100 characters, on one line (no control characters). */
             name: string;
             phoneNumber: components["schemas"]["GatewayPhoneNumber"];
-            /**
-             * Format: email
-             * @description The user's email address. Optional.
-             */
-            email?: string;
+            email?: components["schemas"]["OptionalEmail"];
         };
         /**
          * @description The device the user checks out on. **Decided by this contract (D24):** both fields are required and bounded.
@@ -1411,11 +1414,6 @@ export interface components {
             [key: string]: unknown;
         };
         /**
-         * @description A phone number with its country code, of the form +91 followed by digits. **Decided by this contract (D25).** Exactly ten digits follow +91; the same form in every family.
-         * @example +919000000001
-         */
-        PhoneNumber: string;
-        /**
          * @description The person paying. `email` is optional. **Decided by this contract (D20):** `name` and `phoneNumber` are required.
          * @example {
          *       "name": "Asha Rao",
@@ -1426,13 +1424,14 @@ export interface components {
         User: {
             /** @description The user's name. **Decided by this contract (D24).** 1 to 100 characters, on one line (no control characters). */
             name: string;
-            phoneNumber: components["schemas"]["PhoneNumber"];
-            /**
-             * Format: email
-             * @description The user's email address. Optional.
-             */
-            email?: string;
+            phoneNumber: components["schemas"]["GatewayPhoneNumber"];
+            email?: components["schemas"]["OptionalEmail"];
         };
+        /**
+         * @description A phone number with its country code, of the form +91 followed by digits. **Decided by this contract (D25).** Exactly ten digits follow +91; the same form in every family.
+         * @example +919000000001
+         */
+        PhoneNumber: string;
         /**
          * @description Information about a down payment the payment gateway collected; its schema depends on the mode of collection agreed at onboarding. **Decided by this contract (D17).** Three fields are common to every mode and required; any further mode-specific fields agreed at onboarding are allowed (this object is deliberately open).
          * @example {
@@ -1510,8 +1509,10 @@ export interface components {
             failureReason?: components["schemas"]["GatewayFailureReason"];
             /** @description **Decided by this contract (D30).** The notes sent at creation, unchanged (`{}` when none were sent). */
             notes: components["schemas"]["Notes"];
-            /** @description The user sent at creation. */
-            user: components["schemas"]["User"];
+            /** @description The user sent at creation, its phone number as +91 and ten digits whatever form was sent (D25, D121), without `email` when none or an empty one was sent (D122). */
+            user: components["schemas"]["User"] & {
+                phoneNumber?: components["schemas"]["PhoneNumber"];
+            };
             /** @description **Decided by this contract (D14).** The hosted page where the user completes the transaction: send the user there after creating it. The live service's integrations read this field (`transaction.url`). */
             url: components["schemas"]["Url"];
             /** @description **Decided by this contract (D12).** The pre-eligibility check the transaction referenced, when it referenced one. */

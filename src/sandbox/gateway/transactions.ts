@@ -19,17 +19,9 @@ import { transactionKey, type CheckRecord, type FailureReason, type GatewayState
 import { GATEWAY, time } from './values.js';
 import { checkView, isFinal, nextStepOf, stageView, statusOf, transactionView } from './views.js';
 import { webhookUrlProblem } from './webhooks.js';
+import { shopUser, tenDigitPhone } from '../shop-user.js';
 
 /** The list cursor: base64url of `<createdAt>:<id>` of the last transaction of the page. */
-/**
- * D25: a gateway phone number in its one form, +91 and ten digits: `+9191` and ten digits (the
- * country code written twice, as a shop that prefixes +91 to a number stored with its country code
- * sends it) names the same number.
- */
-function tenDigitPhone(phoneNumber: string): string {
-  return phoneNumber.length === 15 && phoneNumber.startsWith('+9191') ? `+91${phoneNumber.slice(5)}` : phoneNumber;
-}
-
 function encodeCursor(transaction: Pick<TransactionRecord, 'createdAt' | 'id'>): string {
   return Buffer.from(`${transaction.createdAt}:${transaction.id}`, 'utf8').toString('base64url');
 }
@@ -156,7 +148,8 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
       // D15: a transaction that is not eligible or differs from its check starts in `failure`.
       let failure: FailureReason | undefined;
       const amount = body.transaction.amount;
-      const user = { ...body.user, phoneNumber: tenDigitPhone(body.user.phoneNumber) };
+      // D25, D121, D122: the number as +91 and ten digits, an empty email left out.
+      const user = shopUser(body.user);
       if (check !== undefined && now < check.expiresAt) {
         if (check.phoneNumber !== user.phoneNumber || check.amount !== amount) failure = 'PRE_ELIGIBILITY_MISMATCH';
         else if (!check.eligible) failure = 'NOT_ELIGIBLE';
