@@ -1371,11 +1371,11 @@ export interface components {
             preEligibilityCheck: components["schemas"]["GatewayPreEligibilityCheck"];
         };
         /**
-         * @description The transaction's status. `FAILED` is final (for example when the data differ from the referenced pre-eligibility check, or another attempt on the same check succeeded). **Decided by this contract (D15).** `PENDING` (not final) until the transaction reaches the step `success` (status `SUCCESS`, final) or `failure`: status `CANCELLED` (final) when nobody completed it (the payment gateway cancelled it, D37; the shopper cancelled it on the hosted page; its expiry passed), `FAILED` (final) for every other reason; both carry a `failureReason`. Refunds do not change the status. `CANCELLED` is new in 3.0.0: an exhaustive switch over 2.x's three values must add it.
+         * @description The transaction's status. `FAILED` is final (for example when the data differ from the referenced pre-eligibility check, or another attempt on the same check succeeded). **Decided by this contract (D15, D120).** `PENDING` (not final) until the transaction reaches the step `success` (status `SUCCESS`, final) or `failure`: status `CANCELLED` (final) when nobody completed it (the payment gateway cancelled it, D37; the shopper cancelled it on the hosted page; its expiry passed), `FAILED` (final) for every other reason; both carry a `failureReason`. `FAILURE` is an alias of `FAILED` (D120): the same final failure with the same reasons, answered instead of `FAILED` to a merchant set to it by the operator, as the service's Magento module reads it (in the sandbox, the ready-made test merchant of the published test credentials, D123, and any merchant set with `POST /sandbox/gateway/merchants/{id}/failed-status`). A merchant sees one of the two words, never both; treat both as failed (the package's `isFailedStatus` and `statusOutcome` do). Refunds do not change the status. `CANCELLED` is new in 3.0.0: an exhaustive switch over 2.x's three values must add it.
          * @example SUCCESS
          * @enum {string}
          */
-        GatewayTransactionStatus: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED";
+        GatewayTransactionStatus: "PENDING" | "SUCCESS" | "FAILED" | "FAILURE" | "CANCELLED";
         /**
          * @description An id chosen by the caller, unique in its scope. **Decided by this contract (D24).** 1 to 64 characters: letters, digits, `_` and `-`.
          * @example txn_20261122_0001
@@ -1497,15 +1497,15 @@ export interface components {
             /** @description When its status last changed (UTC). */
             updatedAt: components["schemas"]["DateTime"];
         };
-        /** @description A gateway transaction. The GET answer and the transaction webhook carry the same record. **Decided by this contract (D14).** Its fields, below; `failureReason` is present exactly when `status` is `FAILED` or `CANCELLED` (D15), `downPayment` once a down payment is registered, `preEligibilityCheckId` when the transaction referenced a check. */
+        /** @description A gateway transaction. The GET answer and the transaction webhook carry the same record. **Decided by this contract (D14).** Its fields, below; `failureReason` is present exactly when `status` is `FAILED` (or its alias `FAILURE`, D120) or `CANCELLED` (D15), `downPayment` once a down payment is registered, `preEligibilityCheckId` when the transaction referenced a check. */
         GatewayTransaction: {
             /** @description The id chosen by the payment gateway at creation. */
             id: components["schemas"]["Identifier"];
             /** @description The amount, in paise. */
             amount: components["schemas"]["Amount"];
-            /** @description `FAILED` is named by the description. **Decided by this contract (D15).** `PENDING` (not final), `SUCCESS`, `FAILED` or `CANCELLED` (final); act on `SUCCESS` only and treat any other value as not paid. */
+            /** @description `FAILED` is named by the description. **Decided by this contract (D15).** `PENDING` (not final), `SUCCESS`, `FAILED` (or its alias `FAILURE` for a merchant set to it, D120) or `CANCELLED` (final); act on `SUCCESS` only and treat any other value as not paid. */
             status: components["schemas"]["GatewayTransactionStatus"];
-            /** @description **Decided by this contract (D15).** Why the transaction ended without success; present only when `status` is `FAILED` or `CANCELLED`. */
+            /** @description **Decided by this contract (D15).** Why the transaction ended without success; present only when `status` is `FAILED`, `FAILURE` (D120) or `CANCELLED`. */
             failureReason?: components["schemas"]["GatewayFailureReason"];
             /** @description **Decided by this contract (D30).** The notes sent at creation, unchanged (`{}` when none were sent). */
             notes: components["schemas"]["Notes"];

@@ -18,6 +18,8 @@ import {
 import { secretEquals, type BasicCredentials } from '../config.js';
 import type { FamilyContext } from '../context.js';
 import type { AuthResult, IncomingRequest } from '../router.js';
+import { PUBLISHED_TEST_PARTNER } from '../fixtures.js';
+import { ensurePublishedTestMerchant } from './published-merchant.js';
 import type { GatewayState, MerchantPrincipal } from './records.js';
 
 /** Compared against when the username is unknown, so that both cases cost the same. */
@@ -32,6 +34,8 @@ export function transactionalApiAuth(
   state: GatewayState,
 ): (request: IncomingRequest) => AuthResult<MerchantPrincipal> {
   const identify = (credentials: BasicCredentials): MerchantPrincipal | undefined => {
+    // D123: the published test pair names the ready-made merchant, written when first asked for.
+    if (credentials.username === PUBLISHED_TEST_PARTNER.id) ensurePublishedTestMerchant(ctx, state);
     const record = state.credentials.get(credentials.username);
     const matches = secretEquals(credentials.password, record?.password ?? NO_PASSWORD);
     if (record === undefined || !matches) return undefined;

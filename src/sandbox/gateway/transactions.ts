@@ -20,6 +20,7 @@ import { GATEWAY, time } from './values.js';
 import { checkView, isFinal, nextStepOf, stageView, statusOf, transactionView } from './views.js';
 import { webhookUrlProblem } from './webhooks.js';
 import { shopUser, tenDigitPhone } from '../shop-user.js';
+import { statusOutcome } from '../../clients/statuses.js';
 
 /** The list cursor: base64url of `<createdAt>:<id>` of the last transaction of the page. */
 function encodeCursor(transaction: Pick<TransactionRecord, 'createdAt' | 'id'>): string {
@@ -175,6 +176,8 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
         configuration: isEmpty(configuration) ? NONE : configuration,
         step: failure === undefined ? 'authenticate' : 'failure',
         ...(failure === undefined ? { otp: newOtp(now) } : { failureReason: failure, finishedAt: now }),
+        // D120: a merchant set to the alias answers its failures as FAILURE.
+        ...(state.merchants.get(merchantId)?.failedStatus === undefined ? {} : { failedStatus: 'FAILURE' as const }),
         downPaymentAmount: downPaymentFor(amount),
         refundCount: 0,
         refundedAmount: 0,
@@ -336,7 +339,8 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
         const transaction = engine.find(principal.merchantId, id);
         if (transaction === undefined) continue;
         if (from !== undefined && transaction.createdAt < from) break;
-        if (query.status !== undefined && statusOf(transaction) !== query.status) continue;
+        // D120: FAILED and FAILURE name one status; either filter finds the merchant's failures.
+        if (query.status !== undefined && statusOutcome(statusOf(transaction)) !== statusOutcome(query.status)) continue;
         const size = VIEW_BYTES + transaction.notesBytes + transaction.refundCount * REFUND_VIEW_BYTES;
         if (page.length === limit || (page.length > 0 && bytes + size > ctx.config.limits.pageBytes)) {
           more = true;
