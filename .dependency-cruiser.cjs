@@ -17,7 +17,7 @@ const DOMAIN = '^src/sandbox/(families|gateway)/';
 /** The machinery behind the small interfaces the domain modules use (delivery/index.ts, retention.ts, clock.ts). */
 const MACHINERY_INTERNALS = '^src/sandbox/(delivery/|trimming\\.ts$)';
 /** Entries a browser bundle may include: nothing from Node in them or what they import. */
-const BROWSER_SAFE = '^src/(browser/|clients/(gateway|extras|transport|retry-safety)\\.ts$)';
+const BROWSER_SAFE = '^src/(browser/|clients/(gateway|extras|transport|retry-safety|statuses)\\.ts$)';
 
 module.exports = {
   forbidden: [

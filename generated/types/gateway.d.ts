@@ -1290,10 +1290,17 @@ export interface components {
             };
         };
         /**
-         * @description A phone number with its country code, of the form +91 followed by digits. **Decided by this contract (D25).** Ten digits follow +91, or the country code once more and ten digits (`+9191` and ten digits), which is what a shop sends when it prefixes +91 to a number stored with its country code (the service's Magento module does). Both name the same number: the transaction's record and the check compare and show it as +91 and ten digits.
+         * @description A phone number with its country code, of the form +91 followed by digits, as a shop sends it. **Decided by this contract (D25, D121).** Ten digits follow +91, or the country code once more and ten digits (`+9191` and ten digits, D25), which is what a shop sends when it prefixes +91 to a number stored with its country code (the service's Magento module does). The number may be written as the shopper typed it, with spaces, hyphens, dots or parentheses between the digits (`+91-9000000001`, `+91 90000 00001`, `(+91) 90000-00001`; D121): the service's WooCommerce plugin removes only whitespace, and its PHP sample sends `+91` and the typed field. Every form names the same number: the transaction's record, the check and the hosted page compare and show it as +91 and ten digits.
          * @example +919000000001
+         * @example +91-9000000001
          */
         GatewayPhoneNumber: string;
+        /**
+         * @description The user's email address. Optional. **Decided by this contract (D122).** The empty string means "no email", exactly as an absent field: the service's PHP and WebView samples send the shop's email field as typed, empty when the shopper left it empty. The record then carries no `email`. Any other value is an email address: one `@`, a dot in the domain, no spaces.
+         * @example asha.rao@example.in
+         * @example
+         */
+        OptionalEmail: string;
         /**
          * @description The person paying, as a payment gateway sends it. `email` is optional. **Decided by this contract (D20):** `name` and `phoneNumber` are required.
          * @example {
@@ -1306,11 +1313,7 @@ export interface components {
             /** @description The user's name. **Decided by this contract (D24).** 1 to 100 characters, on one line (no control characters). */
             name: string;
             phoneNumber: components["schemas"]["GatewayPhoneNumber"];
-            /**
-             * Format: email
-             * @description The user's email address. Optional.
-             */
-            email?: string;
+            email?: components["schemas"]["OptionalEmail"];
         };
         /**
          * @description The device the user checks out on. **Decided by this contract (D24):** both fields are required and bounded.
@@ -1368,11 +1371,11 @@ export interface components {
             preEligibilityCheck: components["schemas"]["GatewayPreEligibilityCheck"];
         };
         /**
-         * @description The transaction's status. `FAILED` is final (for example when the data differ from the referenced pre-eligibility check, or another attempt on the same check succeeded). **Decided by this contract (D15).** `PENDING` (not final) until the transaction reaches the step `success` (status `SUCCESS`, final) or `failure`: status `CANCELLED` (final) when nobody completed it (the payment gateway cancelled it, D37; the shopper cancelled it on the hosted page; its expiry passed), `FAILED` (final) for every other reason; both carry a `failureReason`. Refunds do not change the status. `CANCELLED` is new in 3.0.0: an exhaustive switch over 2.x's three values must add it.
+         * @description The transaction's status. `FAILED` is final (for example when the data differ from the referenced pre-eligibility check, or another attempt on the same check succeeded). **Decided by this contract (D15, D120).** `PENDING` (not final) until the transaction reaches the step `success` (status `SUCCESS`, final) or `failure`: status `CANCELLED` (final) when nobody completed it (the payment gateway cancelled it, D37; the shopper cancelled it on the hosted page; its expiry passed), `FAILED` (final) for every other reason; both carry a `failureReason`. `FAILURE` is an alias of `FAILED` (D120): the same final failure with the same reasons, answered instead of `FAILED` to a merchant set to it by the operator, as the service's Magento module reads it (in the sandbox, the ready-made test merchant of the published test credentials, D123, and any merchant set with `POST /sandbox/gateway/merchants/{id}/failed-status`). A merchant sees one of the two words, never both; treat both as failed (the package's `isFailedStatus` and `statusOutcome` do). Refunds do not change the status. `CANCELLED` is new in 3.0.0: an exhaustive switch over 2.x's three values must add it.
          * @example SUCCESS
          * @enum {string}
          */
-        GatewayTransactionStatus: "PENDING" | "SUCCESS" | "FAILED" | "CANCELLED";
+        GatewayTransactionStatus: "PENDING" | "SUCCESS" | "FAILED" | "FAILURE" | "CANCELLED";
         /**
          * @description An id chosen by the caller, unique in its scope. **Decided by this contract (D24).** 1 to 64 characters: letters, digits, `_` and `-`.
          * @example txn_20261122_0001
@@ -1411,11 +1414,6 @@ export interface components {
             [key: string]: unknown;
         };
         /**
-         * @description A phone number with its country code, of the form +91 followed by digits. **Decided by this contract (D25).** Exactly ten digits follow +91; the same form in every family.
-         * @example +919000000001
-         */
-        PhoneNumber: string;
-        /**
          * @description The person paying. `email` is optional. **Decided by this contract (D20):** `name` and `phoneNumber` are required.
          * @example {
          *       "name": "Asha Rao",
@@ -1426,13 +1424,14 @@ export interface components {
         User: {
             /** @description The user's name. **Decided by this contract (D24).** 1 to 100 characters, on one line (no control characters). */
             name: string;
-            phoneNumber: components["schemas"]["PhoneNumber"];
-            /**
-             * Format: email
-             * @description The user's email address. Optional.
-             */
-            email?: string;
+            phoneNumber: components["schemas"]["GatewayPhoneNumber"];
+            email?: components["schemas"]["OptionalEmail"];
         };
+        /**
+         * @description A phone number with its country code, of the form +91 followed by digits. **Decided by this contract (D25).** Exactly ten digits follow +91; the same form in every family.
+         * @example +919000000001
+         */
+        PhoneNumber: string;
         /**
          * @description Information about a down payment the payment gateway collected; its schema depends on the mode of collection agreed at onboarding. **Decided by this contract (D17).** Three fields are common to every mode and required; any further mode-specific fields agreed at onboarding are allowed (this object is deliberately open).
          * @example {
@@ -1498,20 +1497,22 @@ export interface components {
             /** @description When its status last changed (UTC). */
             updatedAt: components["schemas"]["DateTime"];
         };
-        /** @description A gateway transaction. The GET answer and the transaction webhook carry the same record. **Decided by this contract (D14).** Its fields, below; `failureReason` is present exactly when `status` is `FAILED` or `CANCELLED` (D15), `downPayment` once a down payment is registered, `preEligibilityCheckId` when the transaction referenced a check. */
+        /** @description A gateway transaction. The GET answer and the transaction webhook carry the same record. **Decided by this contract (D14).** Its fields, below; `failureReason` is present exactly when `status` is `FAILED` (or its alias `FAILURE`, D120) or `CANCELLED` (D15), `downPayment` once a down payment is registered, `preEligibilityCheckId` when the transaction referenced a check. */
         GatewayTransaction: {
             /** @description The id chosen by the payment gateway at creation. */
             id: components["schemas"]["Identifier"];
             /** @description The amount, in paise. */
             amount: components["schemas"]["Amount"];
-            /** @description `FAILED` is named by the description. **Decided by this contract (D15).** `PENDING` (not final), `SUCCESS`, `FAILED` or `CANCELLED` (final); act on `SUCCESS` only and treat any other value as not paid. */
+            /** @description `FAILED` is named by the description. **Decided by this contract (D15).** `PENDING` (not final), `SUCCESS`, `FAILED` (or its alias `FAILURE` for a merchant set to it, D120) or `CANCELLED` (final); act on `SUCCESS` only and treat any other value as not paid. */
             status: components["schemas"]["GatewayTransactionStatus"];
-            /** @description **Decided by this contract (D15).** Why the transaction ended without success; present only when `status` is `FAILED` or `CANCELLED`. */
+            /** @description **Decided by this contract (D15).** Why the transaction ended without success; present only when `status` is `FAILED`, `FAILURE` (D120) or `CANCELLED`. */
             failureReason?: components["schemas"]["GatewayFailureReason"];
             /** @description **Decided by this contract (D30).** The notes sent at creation, unchanged (`{}` when none were sent). */
             notes: components["schemas"]["Notes"];
-            /** @description The user sent at creation. */
-            user: components["schemas"]["User"];
+            /** @description The user sent at creation, its phone number as +91 and ten digits whatever form was sent (D25, D121), without `email` when none or an empty one was sent (D122). */
+            user: components["schemas"]["User"] & {
+                phoneNumber?: components["schemas"]["PhoneNumber"];
+            };
             /** @description **Decided by this contract (D14).** The hosted page where the user completes the transaction: send the user there after creating it. The live service's integrations read this field (`transaction.url`). */
             url: components["schemas"]["Url"];
             /** @description **Decided by this contract (D12).** The pre-eligibility check the transaction referenced, when it referenced one. */

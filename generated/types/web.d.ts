@@ -522,10 +522,17 @@ export interface components {
          */
         Amount: number;
         /**
-         * @description A phone number with its country code, of the form +91 followed by digits. **Decided by this contract (D25).** Exactly ten digits follow +91; the same form in every family.
+         * @description A phone number with its country code, of the form +91 followed by digits, as a shop sends it. **Decided by this contract (D25, D121).** Ten digits follow +91, or the country code once more and ten digits (`+9191` and ten digits, D25), which is what a shop sends when it prefixes +91 to a number stored with its country code (the service's Magento module does). The number may be written as the shopper typed it, with spaces, hyphens, dots or parentheses between the digits (`+91-9000000001`, `+91 90000 00001`, `(+91) 90000-00001`; D121): the service's WooCommerce plugin removes only whitespace, and its PHP sample sends `+91` and the typed field. Every form names the same number: the transaction's record, the check and the hosted page compare and show it as +91 and ten digits.
          * @example +919000000001
+         * @example +91-9000000001
          */
-        PhoneNumber: string;
+        GatewayPhoneNumber: string;
+        /**
+         * @description The user's email address. Optional. **Decided by this contract (D122).** The empty string means "no email", exactly as an absent field: the service's PHP and WebView samples send the shop's email field as typed, empty when the shopper left it empty. The record then carries no `email`. Any other value is an email address: one `@`, a dot in the domain, no spaces.
+         * @example asha.rao@example.in
+         * @example
+         */
+        OptionalEmail: string;
         /**
          * @description The person paying. `email` is optional. **Decided by this contract (D20):** `name` and `phoneNumber` are required.
          * @example {
@@ -537,12 +544,8 @@ export interface components {
         User: {
             /** @description The user's name. **Decided by this contract (D24).** 1 to 100 characters, on one line (no control characters). */
             name: string;
-            phoneNumber: components["schemas"]["PhoneNumber"];
-            /**
-             * Format: email
-             * @description The user's email address. Optional.
-             */
-            email?: string;
+            phoneNumber: components["schemas"]["GatewayPhoneNumber"];
+            email?: components["schemas"]["OptionalEmail"];
         };
         /**
          * @description Free notes for the caller's own use. **Decided by this contract (D30).** Any JSON object: values of any JSON type (strings, numbers, booleans, null, nested objects, arrays). The service stores the object and gives it back unchanged; it interprets none of it, but for `webhook_url` in the web flow's initiate (D73). It is bounded only by the limits of every body: 1 MiB and 64 levels of nesting (D24).

@@ -208,7 +208,10 @@ export function banner(url: string, config: SandboxConfig, state = 'in memory (l
     `  Partner id (web and SDK):      ${config.partner.id}`,
     `  Private key (web and SDK):     ${shown(config.partner.privateKey, defaults.partner.privateKey, ENVIRONMENT.privateKey)}`,
     ...(config.publishedTestPartner && config.partner.id !== PUBLISHED_TEST_PARTNER.id
-      ? [`  Published test partner (web):  ${PUBLISHED_TEST_PARTNER.id} / ${PUBLISHED_TEST_PARTNER.privateKey} (the service's samples)`]
+      ? [
+          `  Published test pair:           ${PUBLISHED_TEST_PARTNER.id} / ${PUBLISHED_TEST_PARTNER.privateKey} (the service's samples and Magento module):`,
+          '                                 web and SDK partner, and gateway merchant published_test_merchant (D72, D123)',
+        ]
       : []),
     ...webhookUrlLines(config),
     ...(config.requireStatusSignature ? ['  Web status check:              X-Signature required (--require-status-signature)'] : []),

@@ -20,6 +20,8 @@ import { basicAuth, buildClient, type BasicCredentials, type ClientOptions } fro
 
 export type { components as GatewayComponents, operations as GatewayOperations, paths as GatewayPaths };
 export type GatewaySchemas = components['schemas'];
+/** What a status means: `FAILED` and its alias `FAILURE` are one failure (D120). */
+export { isFailedStatus, isFinalStatus, statusOutcome, type AnyTransactionStatus, type StatusOutcome } from './statuses.js';
 
 type TransactionalPath = Extract<
   keyof paths,

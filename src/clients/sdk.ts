@@ -19,6 +19,8 @@ import { buildClient, type ClientOptions, type SignedPaths } from './transport.j
 
 export type { components as SdkComponents, operations as SdkOperations, paths as SdkPaths };
 export type SdkSchemas = components['schemas'];
+/** What a status means: `FAILED` and its alias `FAILURE` are one failure (D120). */
+export { isFailedStatus, isFinalStatus, statusOutcome, type AnyTransactionStatus, type StatusOutcome } from './statuses.js';
 export type SdkClientPaths = SignedPaths<paths>;
 
 export interface SdkClientOptions extends ClientOptions, PartnerCredentials {}

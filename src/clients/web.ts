@@ -19,6 +19,8 @@ import { buildClient, type ClientOptions, type SignedPaths } from './transport.j
 
 export type { components as WebComponents, operations as WebOperations, paths as WebPaths };
 export type WebSchemas = components['schemas'];
+/** What a status means: `FAILED` and its alias `FAILURE` are one failure (D120). */
+export { isFailedStatus, isFinalStatus, statusOutcome, type AnyTransactionStatus, type StatusOutcome } from './statuses.js';
 export type WebClientPaths = SignedPaths<paths>;
 
 export interface WebClientOptions extends ClientOptions, PartnerCredentials {

@@ -47,6 +47,7 @@ import {
 } from './route-types.js';
 import { StoreUnavailableError } from './store.js';
 import { validateRequest, type Contract, type ContractOperation, type FamilyName } from './validation.js';
+import { outsideDescription } from './outside-description.js';
 
 export * from './route-types.js';
 export { assignRequestId, newRequestId, send } from './io.js';
@@ -246,7 +247,9 @@ export class Router {
       if (allowed.includes('GET')) allowed.splice(allowed.indexOf('GET') + 1, 0, 'HEAD');
       sendWithoutBody(request, response, errors.methodNotAllowed(allowed));
     } else {
-      sendWithoutBody(request, response, errors.notFound(`No route for ${method} ${shorten(this.logPath(pathname))}.`));
+      // D124: a path of the service's own code outside the description says so.
+      const outside = outsideDescription(method, pathname);
+      sendWithoutBody(request, response, errors.notFound(outside ?? `No route for ${method} ${shorten(this.logPath(pathname))}.`));
     }
   }
 

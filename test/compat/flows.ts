@@ -32,6 +32,7 @@ export const WC_ORDER = (site: string, uuid: () => string) => ({
   ratePerItem: Math.trunc(phpRound2(LINE.subtotal / LINE.quantity) * 100),
   cartRupees: 19, // intval() of the cart total, compared with the configured limit
   color: '', // the "Primary Color" setting left empty
+  phoneNumber: '+919000000001', // the billing phone "90000 00001": whitespace removed, "+91" prefixed
 });
 
 export const FLOWS: readonly Flow[] = [
@@ -55,6 +56,21 @@ export const FLOWS: readonly Flow[] = [
       { call: 'wc16.web.refund', with: { refundAmount: 500 } },
       { call: 'wc16.configuration', expect: { outcome: 'version 1' } },
       { call: 'wc16.web.refund', with: { refundAmount: 1498 } },
+    ],
+  },
+  {
+    id: 'woocommerce-1.6-web-typed-phone',
+    integration: 'woocommerce-1.6',
+    title: 'WooCommerce 1.6.x, a shopper who typed "+91-9000000001": sent as typed, accepted and read as +919000000001 (D121)',
+    shop: 'wc16.webhook',
+    given: ({ site, uuid }) => ({ ...WC_ORDER(site, uuid), phoneNumber: '+91-9000000001', partnerId: 'partner_test', privateKey: 'test_private_key' }),
+    steps: [
+      { call: 'wc16.configuration', expect: { outcome: 'version 1' } },
+      { call: 'wc16.web.create', expect: { decided: { decision: 'D121', status: 200 } } },
+      { service: { action: 'user-pays-web', page: '{{redirectUrl}}' } },
+      { returnTo: 'wc16.return' },
+      { call: 'wc16.configuration', expect: { outcome: 'version 1' } },
+      { call: 'wc16.web.status', expect: { outcome: 'paid' } },
     ],
   },
   {
@@ -99,6 +115,41 @@ export const FLOWS: readonly Flow[] = [
     title: 'Node.js sample: create a transaction',
     given: ({ site }) => ({ site, partnerId: 'partner_test', privateKey: 'test_private_key' }),
     steps: [{ call: 'node.create' }],
+  },
+  {
+    id: 'php-sample-empty-email',
+    integration: 'php-sample',
+    title: 'PHP sample: the form sent as typed, an empty email and a phone typed with a space, accepted (D122, D121); the shopper pays',
+    given: ({ site }) => ({
+      site,
+      partnerId: 'testPartnerId',
+      privateKey: 'testPrivateKey',
+      transactionId: '6565f1a2b3c4d',
+      amount: 49_900,
+      email: '',
+      phoneNumber: '+9190000 00001',
+    }),
+    steps: [
+      { call: 'php.create', expect: { decided: { decision: 'D122', status: 200, fields: { message: 'TRANSACTION_INITIATED' } } } },
+      { service: { action: 'user-pays-web', page: '{{site}}/checkout/{{transactionId}}' } },
+    ],
+  },
+  {
+    id: 'upi-sample-outside',
+    integration: 'upi-sample',
+    title: "UPI sample: its own endpoints, outside the description, answer 404 NOT_FOUND saying so (D124)",
+    sandboxOnly: 'the mock serves the web and gateway documents; these paths are in none of the four',
+    given: ({ site }) => ({ site, partnerId: 'partner_test', privateKey: 'test_private_key' }),
+    steps: [
+      {
+        call: 'upi.registrationStatus',
+        expect: { refused: 'the path is outside the description', decided: { decision: 'D124', status: 404, fields: { errorCode: 'NOT_FOUND' } } },
+      },
+      {
+        call: 'upi.instant',
+        expect: { refused: 'the path is outside the description', decided: { decision: 'D124', status: 404, fields: { errorCode: 'NOT_FOUND' } } },
+      },
+    ],
   },
   {
     id: 'webview-sample-web',
@@ -160,6 +211,35 @@ export const FLOWS: readonly Flow[] = [
       },
       { returnTo: 'magento.return' },
       { call: 'magento.status', expect: { outcome: 'paid' } },
+    ],
+  },
+  {
+    id: 'magento-2-defaults',
+    integration: 'magento-2',
+    title: "Magento 2 with its default credentials (testPartnerId / testPrivateKey), no onboarding: create, three wrong OTPs, FAILURE closes the order (D123, D120)",
+    shop: 'magento.notify',
+    given: ({ site, nowSeconds }) => ({
+      site,
+      // Payment/etc/config.xml: partner_id testPartnerId, api_key testPrivateKey.
+      partnerId: 'testPartnerId',
+      privateKey: 'testPrivateKey',
+      orderIncrementId: '000000105',
+      amount: 149_900,
+      mode: 'TEST',
+      expiryTimestamp: nowSeconds + 30 * 60,
+    }),
+    steps: [
+      { call: 'magento.create', expect: { decided: { decision: 'D123', status: 200 } } },
+      { service: { action: 'user-fails-gateway', transactionId: '{{orderIncrementId}}' } },
+      // The module cancels the order on FAILURE (Notify.php, Response.php, the cron).
+      { webhook: 'magento.notify', where: { field: 'transaction.id', equals: '000000105' }, expect: { outcome: 'cancelled' } },
+      {
+        call: 'magento.status',
+        expect: {
+          outcome: 'cancelled',
+          decided: { decision: 'D120', status: 200, fields: { 'transaction.status': 'FAILURE', 'transaction.failureReason': 'OTP_ATTEMPTS_EXCEEDED' } },
+        },
+      },
     ],
   },
   {

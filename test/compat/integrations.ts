@@ -41,6 +41,18 @@ export const INTEGRATIONS: Record<IntegrationId, Integration> = {
     subject: 'the sample',
     generation: 'version 1 (web) only',
   },
+  'php-sample': {
+    id: 'php-sample',
+    name: 'PHP web SDK sample',
+    subject: 'the sample',
+    generation: 'version 1 (web) only',
+  },
+  'upi-sample': {
+    id: 'upi-sample',
+    name: 'Android UPI credit sample',
+    subject: 'the sample',
+    generation: 'calls outside the description on the extras host',
+  },
 };
 
 // -------------------------------------------------------------------------------------------------
@@ -75,6 +87,16 @@ const WEBVIEW_SAMPLE = {
   path: 'app/src/main/java/com/mhirrr/testapppaylater/MainActivity.kt',
 };
 
+const PHP_SAMPLE = {
+  repository: 'bharatx-in/BharatX-Sample-Web-SDK-Integration-PHP',
+  commit: '5720a2aa1f2b477db8bd409e7014ae204cc50752',
+  path: 'start-transaction.php',
+};
+const UPI_SAMPLE = {
+  repository: 'bharatx-in/BharatX-Sample-UPI-Credit-Integration',
+  commit: 'a299bb2a226e1d9f988847a211dae917c4cc893c',
+  path: 'app/src/main/java/com/example/bharatxupi/NetworkManager.kt',
+};
 const source = (file: Omit<Source, 'where' | 'facts'>, where: string, facts: string): Source => ({ ...file, where, facts });
 
 // -------------------------------------------------------------------------------------------------
@@ -155,8 +177,12 @@ const WC16_NOTES = {
   },
 };
 
-/** The shopper as the plugin sends it: "first last", billing phone "90000 00001" -> spaces removed, 10 digits -> "+91" prefix. */
-const WC_USER = { name: 'Asha Rao', phoneNumber: '+919000000001', email: 'asha.rao@example.in' };
+/**
+ * The shopper as the plugin sends it: "first last", and the billing phone with its whitespace
+ * removed, "+91" prefixed only to 10 characters (and to 11 without the first, "+" to 12): "90000
+ * 00001" becomes "+919000000001", a typed "+91-9000000001" (14 characters) is sent as typed (D121).
+ */
+const WC_USER = { name: 'Asha Rao', phoneNumber: '{{phoneNumber}}', email: 'asha.rao@example.in' };
 
 // -------------------------------------------------------------------------------------------------
 // WooCommerce plugin 1.6.x (common-repository/bharatx-pay-in-3, plugin 1.6.4)
@@ -873,6 +899,92 @@ const webviewCreate: CallSpec = {
   },
 };
 
+// -------------------------------------------------------------------------------------------------
+// PHP web SDK sample (bharatx-in/BharatX-Sample-Web-SDK-Integration-PHP): start-transaction.php
+// builds the initiate from the shop's form fields as typed and hands the page merchant_txn_id
+// whatever the answer.
+
+const phpCreate: CallSpec = {
+  integration: 'php-sample',
+  label: 'create transaction (POST /api/transaction) from the form as typed',
+  source: source(PHP_SAMPLE, 'start-transaction.php ($request_body, curl)', '§3.2'),
+  request: {
+    host: 'web',
+    method: 'POST',
+    path: '/api/transaction',
+    headers: [
+      ['Content-Type', 'application/json'],
+      ['x-partner-id', '{{partnerId}}'],
+      ['x-signature', '{{signature}}'],
+    ],
+    body: {
+      encoding: 'php', // json_encode
+      value: {
+        id: '{{transactionId}}', // uniqid()
+        amount: '{{amount}}', // (int)$_POST["amount"]
+        user: { name: 'Asha Rao', email: '{{email}}', phoneNumber: '{{phoneNumber}}' }, // "+91" . $_POST["phone"]
+      },
+    },
+    sign: { path: '/api/transaction', key: '{{privateKey}}' },
+  },
+  judge: {
+    acceptance: {
+      kind: 'not-checked',
+      note: 'it returns api_result, status_code and merchant_txn_id to the page whatever the answer; a refused initiate leaves the popup on "Payment link not found"',
+    },
+    decodes: 'json',
+    reads: [],
+  },
+};
+
+// -------------------------------------------------------------------------------------------------
+// UPI credit sample (bharatx-in/BharatX-Sample-UPI-Credit-Integration): Retrofit on
+// https://sdk.bharatx.tech/service/ with the partner's Basic pair; these calls are outside the
+// interface description (D124).
+
+const upiRegistrationStatus: CallSpec = {
+  integration: 'upi-sample',
+  label: 'registration status (GET /service/payments/merchant/user/registration/status)',
+  source: source(UPI_SAMPLE, 'NetworkManager.isUserRegistered; ApiInterface.getRegistrationStatus', '§3.5'),
+  request: {
+    host: 'sdk',
+    method: 'GET',
+    path: '/service/payments/merchant/user/registration/status?userPhoneNumber=%2B919000000001',
+    headers: [['Authorization', 'Basic {{basic}}']],
+  },
+  judge: {
+    acceptance: { kind: 'any-2xx', onRefused: 'response.isSuccessful is false: it logs the error body and throws "Internet error"' },
+    decodes: 'json',
+    reads: [{ field: 'registrationStatus', type: 'string', ifMissing: 'Gson leaves it null and the comparison is false' }],
+    refusalReads: [{ field: 'message', type: 'string', ifMissing: 'the log shows nothing useful' }],
+  },
+};
+
+const upiInstant: CallSpec = {
+  integration: 'upi-sample',
+  label: 'instant transaction (POST /service/payments/merchant/transactions/instant)',
+  source: source(UPI_SAMPLE, 'NetworkManager.createTransaction; ApiInterface.createTransaction', '§3.5'),
+  request: {
+    host: 'sdk',
+    method: 'POST',
+    path: '/service/payments/merchant/transactions/instant',
+    headers: [
+      ['Authorization', 'Basic {{basic}}'],
+      ['Content-Type', 'application/json; charset=UTF-8'],
+    ],
+    body: {
+      encoding: 'javascript', // Gson, fields in declaration order
+      value: { merchantTransactionId: 'upi_0001', amount: 49_900, userPhoneNumber: '+919000000001', target: 'QR', QR: { data: 'upi://pay?pa=shop@upi' } },
+    },
+  },
+  judge: {
+    acceptance: { kind: 'any-2xx', onRefused: 'response.isSuccessful is false: it logs the error and throws "internet error"' },
+    decodes: 'json',
+    reads: [{ field: 'transactionStatus', type: 'string', ifMissing: 'Gson leaves it null' }],
+    refusalReads: [{ field: 'message', type: 'string', ifMissing: 'the log shows nothing useful' }],
+  },
+};
+
 export const CALLS = {
   'wc16.configuration': wc16Configuration,
   'wc16.storefrontConfiguration': wc16StorefrontConfiguration,
@@ -890,6 +1002,9 @@ export const CALLS = {
   'magento.cancel': magentoCancel,
   'node.create': nodeCreate,
   'webview.create': webviewCreate,
+  'php.create': phpCreate,
+  'upi.registrationStatus': upiRegistrationStatus,
+  'upi.instant': upiInstant,
 } as const satisfies Record<string, CallSpec>;
 
 export const RETURNS = {

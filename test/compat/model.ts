@@ -11,7 +11,7 @@
  */
 import type { JsonEncoding } from '../support/php-json.js';
 
-export type IntegrationId = 'woocommerce-1.6' | 'woocommerce-1.5' | 'magento-2' | 'node-sample' | 'webview-sample';
+export type IntegrationId = 'woocommerce-1.6' | 'woocommerce-1.5' | 'magento-2' | 'node-sample' | 'webview-sample' | 'php-sample' | 'upi-sample';
 
 /** Where a fact comes from: repository, commit, file, function, and the fact sheet's section. */
 export interface Source {
@@ -32,8 +32,11 @@ export interface Integration {
 
 export type Template = string;
 
-/** The two hosts the integrations call: `web` ({web_url}, version 1) and `gateway` ({base_url}, web-v2). */
-export type HostName = 'web' | 'gateway';
+/**
+ * The hosts the integrations call: `web` ({web_url}, version 1), `gateway` ({base_url}, version 2)
+ * and `sdk` ({sdk_url}, the extras' host, which the UPI sample calls).
+ */
+export type HostName = 'web' | 'gateway' | 'sdk';
 
 interface RequestSpec {
   host: HostName;
@@ -164,6 +167,8 @@ export type ServiceAction =
   | { action: 'user-cancels-web'; page: Template }
   /** The shopper's OTP and down payment on the gateway's hosted page; sets `returnUrl`. */
   | { action: 'user-pays-gateway'; transactionId: Template; page: Template }
+  /** The shopper enters a wrong OTP three times (user-inputs): the transaction fails (D15). */
+  | { action: 'user-fails-gateway'; transactionId: Template }
   /** The shopper cancels on the gateway's hosted page; sets `returnUrl` (its cancelRedirectUrl). */
   | { action: 'user-cancels-gateway'; page: Template }
   /** Time passes (the sandbox's virtual clock): a cron's next run, an expiry. */
@@ -193,4 +198,6 @@ export interface Flow {
   partnerWebhookUrl?: Template;
   given(start: FlowStart): Record<string, unknown>;
   steps: readonly FlowStep[];
+  /** Played against the sandbox only, with the reason (the mock serves the web and gateway documents). */
+  sandboxOnly?: string;
 }

@@ -14,7 +14,7 @@ import { FLOWS, WC_ORDER } from './flows.js';
 import { CALLS, INTEGRATIONS, RETURNS, WEBHOOKS } from './integrations.js';
 import { buildRequest, judgeCall, judgeReturn, judgeWebhook, render, renderBody } from './replayer.js';
 
-const HOSTS = { web: 'http://web.test', gateway: 'http://gateway.test' };
+const HOSTS = { web: 'http://web.test', gateway: 'http://gateway.test', sdk: 'http://sdk.test' };
 const SITE = 'https://shop.example.in';
 const TRANSACTION = '5f0c2a9e-7d1b-4c3e-9a8f-2b6d4e1c0a7f';
 const KEY = 'test_private_key';
@@ -28,6 +28,7 @@ const values = {
   amount: 1998,
   ratePerItem: WC_ORDER(SITE, () => TRANSACTION).ratePerItem,
   color: '',
+  phoneNumber: '+919000000001',
 };
 
 const b64sha = (text: string) => createHash('sha256').update(text).digest('base64');

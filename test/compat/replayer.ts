@@ -396,6 +396,7 @@ const SERVICE_STEPS: Record<ServiceAction['action'], string> = {
   'user-cancels-web': 'the shopper cancels on the hosted page',
   'user-pays-gateway': 'the shopper\'s OTP and down payment (user-inputs, register-external)',
   'user-cancels-gateway': 'the shopper cancels on the gateway\'s hosted page',
+  'user-fails-gateway': 'the shopper enters a wrong OTP three times (user-inputs)',
   'time-passes': 'time passes',
 };
 

@@ -161,6 +161,20 @@ async function startSandboxTarget(options: { partnerWebhookUrl?: string } = {}):
       case 'time-passes':
         await advance(action.minutes * 60_000);
         return {};
+      case 'user-fails-gateway': {
+        const id = render(action.transactionId, values);
+        const auth = `Basic ${Buffer.from(`${String(values.partnerId)}:${String(values.privateKey)}`).toString('base64')}`;
+        const transaction = `${url}/api/merchant/transaction/${encodeURIComponent(id)}`;
+        for (let attempt = 1; attempt <= 3; attempt++) {
+          const stage = await json(`${transaction}?include=stage`, { headers: { Authorization: auth } });
+          expectStatus('the stage of the transaction (include=stage)', stage, 200);
+          const referenceId = stage.body?.transactionStage?.nextStep?.options?.userInputOptions?.[0]?.referenceId;
+          if (typeof referenceId !== 'string') throw new Error(`the transaction does not wait for an OTP: ${stage.text.slice(0, 300)}`);
+          const wrong = await json(`${transaction}/user-inputs/${encodeURIComponent(referenceId)}`, { headers: { Authorization: auth }, body: { value: '999999' } });
+          expectStatus(`the shopper's wrong OTP number ${attempt}`, wrong, 400);
+        }
+        return {};
+      }
       case 'user-pays-gateway': {
         const page = render(action.page, values);
         const id = render(action.transactionId, values);
@@ -203,7 +217,7 @@ async function startSandboxTarget(options: { partnerWebhookUrl?: string } = {}):
   };
 
   return {
-    target: { name: 'sandbox', stateful: true, hosts: { web: url, gateway: url }, service, delivery },
+    target: { name: 'sandbox', stateful: true, hosts: { web: url, gateway: url, sdk: url }, service, delivery },
     loggedErrors,
     close: () => sandbox.close(),
   };
@@ -217,7 +231,8 @@ export async function startMockTarget(): Promise<RunningTarget> {
     target: {
       name: 'Prism mock',
       stateful: false,
-      hosts: { web, gateway },
+      // The mock serves the web and gateway documents; flows on the sdk host are sandbox-only.
+      hosts: { web, gateway, sdk: 'http://sdk.mock.invalid' },
       service: () => Promise.reject(new Error('the mock keeps no state: service steps are left out')),
       inspect: (answer) => {
         if (/NO_PATH_MATCHED_ERROR|NO_METHOD_MATCHED_ERROR/.test(answer.text)) {

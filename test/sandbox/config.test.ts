@@ -188,6 +188,9 @@ describe('the sandbox command', () => {
     const text = banner('http://127.0.0.1:4000', resolveConfig());
     expect(text).toMatch(/Merchant API .*pg_test \/ pg_test_secret/);
     expect(text).toMatch(/Private key .*test_private_key/);
+    // One pair for every flow (D72, D123): the banner names the gateway merchant it also opens.
+    expect(text).toMatch(/Published test pair: .*testPartnerId \/ testPrivateKey/);
+    expect(text).toMatch(/web and SDK partner, and gateway merchant published_test_merchant/);
   });
 
   it('banner() never prints a secret the operator set, only where it came from', () => {

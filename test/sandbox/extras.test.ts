@@ -195,3 +195,34 @@ describe('merchant data push', () => {
     }
   });
 });
+
+describe("the UPI sample's calls outside the description (D124)", () => {
+  const basic = `Basic ${Buffer.from('partner_test:test_private_key').toString('base64')}`;
+  const calls = [
+    ['GET', '/service/payments/merchant/user/registration/status?userPhoneNumber=%2B919000000001'],
+    ['POST', '/service/payments/merchant/user/registration/otp/request'],
+    ['POST', '/service/payments/merchant/user/registration/otp/verify'],
+    ['POST', '/service/payments/merchant/transactions/instant'],
+    ['GET', '/service/payments/merchant/transactions/status?merchantTransactionId=upi_1'],
+  ] as const;
+
+  it('answers each with 404 in the extras format, saying it is outside the interface description', async () => {
+    for (const [method, path] of calls) {
+      const answer = await t.request(method, path, {
+        headers: { Authorization: basic, 'Content-Type': 'application/json' },
+        ...(method === 'POST' ? { body: '{"userPhoneNumber":"+919000000001"}' } : {}),
+      });
+      expect(answer.status, path).toBe(404);
+      expect(answer.body.errorCode, path).toBe('NOT_FOUND');
+      expect(answer.body.message, path).toContain("is an endpoint of the service's UPI sample");
+      expect(answer.body.message, path).toContain('the interface description does not have');
+      expect(answer.body.message, path).toContain(path.split('?')[0]);
+    }
+  });
+
+  it('keeps the plain 404 for any other unknown path', async () => {
+    const answer = await t.request('POST', '/service/payments/merchant/transactions/other');
+    expect(answer.status).toBe(404);
+    expect(answer.body.message).toMatch(/^No route for POST/);
+  });
+});

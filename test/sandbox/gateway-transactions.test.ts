@@ -450,6 +450,25 @@ describe('phone numbers as the Magento module writes them (D25)', () => {
       expect(JSON.stringify(refused.body.details)).toContain('/user/phoneNumber');
     }
   });
+
+  it('reads a number as the shopper typed it (D121) and an empty email as none (D122)', async () => {
+    // The WooCommerce plugin strips whitespace only: a typed "+91-9000000001" is sent as it is.
+    const check = await t.call('POST', '/api/merchant/transaction/pre-eligibility', auth, {
+      user: { name: 'Asha Rao', phoneNumber: '+91-90000-00001', email: '' },
+      transaction: { amount: 30_000 },
+      deviceInformation: { userAgent: 'test', ipAddress: '127.0.0.1' },
+    });
+    expect(check.status, check.text).toBe(200);
+    const id = t.id('typed');
+    const created = await t.call('POST', '/api/merchant/transaction', auth, {
+      transaction: { id, amount: 30_000 },
+      user: { name: 'Asha Rao', phoneNumber: '(+91) 9000-000-001', email: '' },
+      preEligibilityCheckId: check.body.id,
+    });
+    expect(created.status, created.text).toBe(200);
+    expect(created.body.transaction.status).toBe('PENDING');
+    expect(created.body.transaction.user).toEqual({ name: 'Asha Rao', phoneNumber: '+919000000001' });
+  });
 });
 
 describe('the shopper cancels on the hosted page (D15)', () => {

@@ -96,6 +96,33 @@ describe('initiate', () => {
     expect(colour.body.detail).toContain('/redirect/colorOverride must match');
   });
 
+  it('accepts a phone number as the shopper typed it and keeps it as +91 and ten digits (D121)', async () => {
+    for (const phoneNumber of ['+91-9000000001', '+91 90000 00001', '(+91) 90000-00001', '+91.900.000.0001', '+91-91-9000000001']) {
+      const id = newId();
+      const answer = await t.web('POST', '/api/transaction', { id, amount: 150_000, user: { ...user, phoneNumber } });
+      expect(answer.status, `${phoneNumber}: ${answer.text}`).toBe(200);
+      const view = await t.request('GET', `/sandbox/web/transactions/${id}`);
+      expect(view.body.user.phoneNumber, phoneNumber).toBe('+919000000001');
+    }
+    // Separators do not make a number of another length acceptable: the 400 names the field.
+    for (const phoneNumber of ['+91-900-000-001', '9000000001', '+44-9000000001', '+91-9000000001x']) {
+      const answer = await t.web('POST', '/api/transaction', { id: newId(), amount: 150_000, user: { ...user, phoneNumber } });
+      expect(answer.status, phoneNumber).toBe(400);
+      expect(answer.body.detail, phoneNumber).toContain('/user/phoneNumber must match');
+    }
+  });
+
+  it('takes an empty email as no email (D122), and still refuses one that is not an address', async () => {
+    const id = newId();
+    const answer = await t.web('POST', '/api/transaction', { id, amount: 150_000, user: { ...user, email: '' } });
+    expect(answer.status, answer.text).toBe(200);
+    const view = await t.request('GET', `/sandbox/web/transactions/${id}`);
+    expect(view.body.user).toEqual({ name: user.name, phoneNumber: user.phoneNumber });
+    const wrong = await t.web('POST', '/api/transaction', { id: newId(), amount: 150_000, user: { ...user, email: 'not an address' } });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.detail).toContain('/user/email');
+  });
+
   it('answers 413 over 1 MiB', async () => {
     const answer = await t.web('POST', '/api/transaction', { id: newId(), amount: 150_000, user, pad: 'x'.repeat(1_100_000) });
     expect(answer.status).toBe(413);

@@ -25,6 +25,7 @@ import { appendQuery, registerWebCheckout, WEB_CHECKOUT_SESSIONS } from './web-c
 import { partnerKey, webAuth, type Partner } from './partner.js';
 import { notesWebhookUrl, notesWebhookUrlProblem, sendNotesWebhook } from './web-notes-webhook.js';
 import { WEB_REFUNDS, WEB_TRANSACTIONS, type WebTransaction } from './web-records.js';
+import { shopUser } from '../shop-user.js';
 
 export { WEB_REFUNDS, WEB_TRANSACTIONS, type WebTransaction } from './web-records.js';
 
@@ -95,7 +96,8 @@ export function registerWeb(ctx: FamilyContext): void {
         id: body.id,
         partnerId: principal.id,
         amount: body.amount,
-        user: body.user,
+        // D121, D122: the number as +91 and ten digits, an empty email left out.
+        user: shopUser(body.user),
         notesJson: notes?.text,
         notesBytes: notes?.bytes ?? 0,
         webhookUrl: webhookUrl as string | undefined,

@@ -18,6 +18,8 @@ import {
 import { secretDigest, secretEquals, type BasicCredentials } from '../config.js';
 import type { FamilyContext } from '../context.js';
 import type { AuthResult, IncomingRequest } from '../router.js';
+import { PUBLISHED_TEST_PARTNER } from '../fixtures.js';
+import { ensurePublishedTestMerchant } from './published-merchant.js';
 import type { GatewayState, MerchantPrincipal } from './records.js';
 
 /** Compared against when the username is unknown, so that both cases cost the same. */
@@ -43,6 +45,8 @@ export function transactionalApiAuth(
     return digest;
   };
   const identify = (credentials: BasicCredentials): MerchantPrincipal | undefined => {
+    // D123: the published test pair names the ready-made merchant, written when first asked for.
+    if (credentials.username === PUBLISHED_TEST_PARTNER.id) ensurePublishedTestMerchant(ctx, state);
     const record = state.credentials.get(credentials.username);
     const matches = secretEquals(credentials.password, record === undefined ? NO_PASSWORD : digestOf(record));
     if (record === undefined || !matches) return undefined;

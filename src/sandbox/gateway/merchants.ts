@@ -16,6 +16,7 @@ import type { FamilyContext } from '../context.js';
 import { issueCredentials, merchantApiAuth } from './auth.js';
 import type { DocumentType, GatewayState, MerchantRecord, StoredDocument } from './records.js';
 import { GATEWAY, time } from './values.js';
+import { ensurePublishedTestMerchant, PUBLISHED_TEST_MERCHANT_ID } from './published-merchant.js';
 import { merchantView } from './views.js';
 import { webhookUrlProblem } from './webhooks.js';
 
@@ -54,6 +55,7 @@ export function registerMerchants(ctx: FamilyContext, state: GatewayState): Merc
 
   /** Applies the automated verification when it is due (timers call it too). */
   const find = (id: string): MerchantRecord | undefined => {
+    if (id === PUBLISHED_TEST_MERCHANT_ID) ensurePublishedTestMerchant(ctx, state);
     const merchant = merchants.get(id);
     if (merchant === undefined) return undefined;
     if (
@@ -109,7 +111,7 @@ export function registerMerchants(ctx: FamilyContext, state: GatewayState): Merc
       // The schema already rejects the reserved ids `transaction`, `settlement` and `configuration` (D04, D35).
       const badUrl = webhookUrlProblem(ctx, input.defaultWebhookUrl, '/merchant/defaultWebhookUrl');
       if (badUrl !== undefined) return badUrl;
-      if (merchants.has(input.id)) {
+      if (find(input.id) !== undefined) {
         return errors.error(409, 'DUPLICATE_ID', `A merchant with id '${input.id}' exists already.`);
       }
       if (merchants.size >= GATEWAY.maxMerchants) {
@@ -293,6 +295,26 @@ export function registerMerchants(ctx: FamilyContext, state: GatewayState): Merc
   });
 
   // Where `dashboardAccess.loginUrl` points: the invitation, as the dashboard would show it.
+  // D120: the merchant's failed transactions answer FAILURE (the alias the Magento module reads) or FAILED.
+  ctx.sandboxRoute('POST', '/sandbox/gateway/merchants/{id}/failed-status', (request) => {
+    const id = request.params.id ?? '';
+    const body = request.json();
+    const status = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as { status?: unknown }).status : undefined;
+    if (status !== 'FAILED' && status !== 'FAILURE') {
+      return ctx.sandboxErrors.badRequest(
+        'Send {"status": "FAILURE"} (failed transactions answer the alias, as the Magento module reads it) or {"status": "FAILED"} (the description\'s word, the default).',
+        [{ field: '/status', issue: 'must be "FAILED" or "FAILURE"' }],
+      );
+    }
+    const merchant = find(id);
+    if (merchant === undefined) return ctx.sandboxErrors.notFound(`No merchant with id '${id}' exists.`);
+    const updated: MerchantRecord = { ...merchant, updatedAt: clock.now() };
+    if (status === 'FAILURE') updated.failedStatus = 'FAILURE';
+    else delete updated.failedStatus;
+    merchants.set(id, updated);
+    return { status: 200, body: { merchantId: id, failedStatus: status, appliesTo: 'transactions created from now on' } };
+  });
+
   ctx.sandboxRoute('GET', '/sandbox/gateway/dashboard/invitations/{token}', (request) => {
     const invitation = invitations.get(request.params.token ?? '');
     if (invitation === undefined) return ctx.sandboxErrors.notFound('No such invitation.');

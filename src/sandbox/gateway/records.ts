@@ -62,6 +62,12 @@ export interface MerchantRecord {
    */
   credentials?: { username: string; password: string };
   disabledReason?: string;
+  /**
+   * D120: the status its failed transactions answer, `FAILURE` (the alias) for a merchant set to
+   * it (the ready-made test merchant, D123; `POST /sandbox/gateway/merchants/{id}/failed-status`);
+   * absent: `FAILED`, the description's word.
+   */
+  failedStatus?: 'FAILURE';
   dashboardUsers: DashboardUser[];
   createdAt: number;
   updatedAt: number;
@@ -157,6 +163,8 @@ export interface TransactionRecord {
   configuration: Omit<Schemas['GatewayTransactionCreateConfiguration'], 'expiryTimestamp'>;
   step: Step;
   failureReason?: FailureReason;
+  /** D120: the merchant's `failedStatus` when the transaction was created; absent: `FAILED`. */
+  failedStatus?: 'FAILURE';
   otp?: OtpState;
   downPaymentAmount: number;
   downPayment?: { amount: number; metaData: PaymentMetaData; registeredAt: number };

@@ -19,17 +19,10 @@ import { transactionKey, type CheckRecord, type FailureReason, type GatewayState
 import { GATEWAY, time } from './values.js';
 import { checkView, isFinal, nextStepOf, stageView, statusOf, transactionView } from './views.js';
 import { webhookUrlProblem } from './webhooks.js';
+import { shopUser, tenDigitPhone } from '../shop-user.js';
+import { statusOutcome } from '../../clients/statuses.js';
 
 /** The list cursor: base64url of `<createdAt>:<id>` of the last transaction of the page. */
-/**
- * D25: a gateway phone number in its one form, +91 and ten digits: `+9191` and ten digits (the
- * country code written twice, as a shop that prefixes +91 to a number stored with its country code
- * sends it) names the same number.
- */
-function tenDigitPhone(phoneNumber: string): string {
-  return phoneNumber.length === 15 && phoneNumber.startsWith('+9191') ? `+91${phoneNumber.slice(5)}` : phoneNumber;
-}
-
 function encodeCursor(transaction: Pick<TransactionRecord, 'createdAt' | 'id'>): string {
   return Buffer.from(`${transaction.createdAt}:${transaction.id}`, 'utf8').toString('base64url');
 }
@@ -156,7 +149,8 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
       // D15: a transaction that is not eligible or differs from its check starts in `failure`.
       let failure: FailureReason | undefined;
       const amount = body.transaction.amount;
-      const user = { ...body.user, phoneNumber: tenDigitPhone(body.user.phoneNumber) };
+      // D25, D121, D122: the number as +91 and ten digits, an empty email left out.
+      const user = shopUser(body.user);
       if (check !== undefined && now < check.expiresAt) {
         if (check.phoneNumber !== user.phoneNumber || check.amount !== amount) failure = 'PRE_ELIGIBILITY_MISMATCH';
         else if (!check.eligible) failure = 'NOT_ELIGIBLE';
@@ -182,6 +176,8 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
         configuration: isEmpty(configuration) ? NONE : configuration,
         step: failure === undefined ? 'authenticate' : 'failure',
         ...(failure === undefined ? { otp: newOtp(now) } : { failureReason: failure, finishedAt: now }),
+        // D120: a merchant set to the alias answers its failures as FAILURE.
+        ...(state.merchants.get(merchantId)?.failedStatus === undefined ? {} : { failedStatus: 'FAILURE' as const }),
         downPaymentAmount: downPaymentFor(amount),
         refundCount: 0,
         refundedAmount: 0,
@@ -343,7 +339,8 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
         const transaction = engine.find(principal.merchantId, id);
         if (transaction === undefined) continue;
         if (from !== undefined && transaction.createdAt < from) break;
-        if (query.status !== undefined && statusOf(transaction) !== query.status) continue;
+        // D120: FAILED and FAILURE name one status; either filter finds the merchant's failures.
+        if (query.status !== undefined && statusOutcome(statusOf(transaction)) !== statusOutcome(query.status)) continue;
         const size = VIEW_BYTES + transaction.notesBytes + transaction.refundCount * REFUND_VIEW_BYTES;
         if (page.length === limit || (page.length > 0 && bytes + size > ctx.config.limits.pageBytes)) {
           more = true;

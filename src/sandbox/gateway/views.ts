@@ -62,11 +62,17 @@ export function checkView(check: CheckRecord): PreEligibilityView {
  */
 const CANCEL_REASONS: ReadonlySet<FailureReason> = new Set<FailureReason>(['CANCELLED_BY_MERCHANT', 'CANCELLED_BY_USER', 'EXPIRED']);
 
-export function statusOf(transaction: { step: Step; failureReason?: FailureReason | undefined }): TransactionStatus {
+export function statusOf(transaction: {
+  step: Step;
+  failureReason?: FailureReason | undefined;
+  failedStatus?: 'FAILURE' | undefined;
+}): TransactionStatus {
   const { step } = transaction;
   if (step === 'success') return 'SUCCESS';
   if (step !== 'failure') return 'PENDING';
-  return transaction.failureReason !== undefined && CANCEL_REASONS.has(transaction.failureReason) ? 'CANCELLED' : 'FAILED';
+  if (transaction.failureReason !== undefined && CANCEL_REASONS.has(transaction.failureReason)) return 'CANCELLED';
+  // D120: `FAILURE` is the alias of `FAILED` for a merchant set to it.
+  return transaction.failedStatus ?? 'FAILED';
 }
 
 export function isFinal(step: Step): boolean {
