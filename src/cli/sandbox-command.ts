@@ -68,7 +68,7 @@ Options:
                       verified when present)                       [${ENVIRONMENT.requireStatusSignature}=1]
   --no-published-test-partner
                       refuse the service's published test credentials testPartnerId /
-                      testPrivateKey (accepted by default beside the partner below, D72)
+                      testPrivateKey (accepted by default beside the partner below)
                                                    [${ENVIRONMENT.publishedTestPartner}=0]
   --database-url URL  keep the state in PostgreSQL (postgres://USER:PASSWORD@HOST:5432/DB): it
                       survives restarts, and every sandbox started with the same URL shares it

@@ -75,7 +75,7 @@ OPTIONS.web = [
   {
     flags: '--webhook-url <URL>',
     description:
-      "put URL in the initiate's notes.webhook_url: the sandbox calls it with txnId and txnStatus, as the service's WooCommerce plugin reads them (D73)",
+      "put URL in the initiate's notes.webhook_url: the sandbox calls it with txnId and txnStatus, as the service's WooCommerce plugin reads them",
   },
 ];
 

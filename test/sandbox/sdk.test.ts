@@ -166,7 +166,7 @@ describe('authorization', () => {
   it('answers 401 for a missing X-Signature or X-Partnerid', async () => {
     expect((await t.sdk(INITIATE, body(), { signature: null })).body).toEqual({
       message: 'AUTHORIZATION_FAILED',
-      detail: 'X-Signature is missing: send base64(SHA-256(the exact body bytes + your private key)), 44 characters of standard base64 (D28).',
+      detail: 'X-Signature is missing: send base64(SHA-256(the exact body bytes + your private key)), 44 characters of standard base64.',
     });
     expect((await t.sdk(INITIATE, body(), { partnerId: null })).body).toEqual({
       message: 'AUTHORIZATION_FAILED',

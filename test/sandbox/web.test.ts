@@ -236,7 +236,7 @@ describe('with --require-status-signature (D21 hardening)', () => {
     expect(unsigned.body).toEqual({
       message: 'AUTHORIZATION_FAILED',
       detail:
-        'X-Signature is missing: send base64(SHA-256(the exact body bytes + the path and query exactly as sent + your private key)), 44 characters of standard base64 (D28).',
+        'X-Signature is missing: send base64(SHA-256(the exact body bytes + the path and query exactly as sent + your private key)), 44 characters of standard base64.',
     });
     expect((await strict.web('GET', statusPath(id))).status).toBe(200);
   });
