@@ -46,7 +46,8 @@ export const TRIGGER_EVENTS: readonly TriggerEventInfo[] = [
   },
 ];
 
-const DEFAULT_MERCHANT_ID = 'paylater_trigger';
+/** The gateway merchant `trigger` uses unless `--merchant` (and whose key `listen` prints). */
+export const DEFAULT_MERCHANT_ID = 'paylater_trigger';
 
 const SANDBOX_OPTION: OptionSpec = {
   flags: '--sandbox <URL>',

@@ -74,6 +74,12 @@ export class WebhookRawBodyError extends Error {
   override readonly name = 'WebhookRawBodyError';
 }
 
+/**
+ * The answer header that names the family a handler verifies (`sdk`, `web` or `gateway`), on every
+ * answer: `paylater listen` reads it from its first request to learn which events to forward.
+ */
+export const FAMILY_HEADER = 'Paylater-Webhook-Family';
+
 /** Creates a Node handler that verifies every request as `family` and passes it to `onEvent`. */
 export function createWebhookHandler<F extends WebhookFamily>(
   options: WebhookHandlerOptions<F>,
@@ -149,6 +155,9 @@ export function createWebhookHandler<F extends WebhookFamily>(
   }
 
   return (req, res) => {
+    // Which family this receiver verifies, so that `paylater listen` forwards that family's events
+    // only (a family's name is no secret: the contract publishes all three).
+    res.setHeader(FAMILY_HEADER, family);
     handle(req, res)
       .then((answered) => answered !== undefined && answer(res, ...answered))
       .catch((error: unknown) => {
