@@ -91,9 +91,10 @@ describe('initiate', () => {
     expect(answer.status).toBe(400);
     expect(answer.body.message).toBe('BAD_REQUEST');
     expect(answer.body.detail).toContain('/user/name is required');
-    expect(answer.body.detail).toContain('/user/phoneNumber must match');
+    expect(answer.body.detail).toContain('/user/phoneNumber must be +91 and the ten digits');
+    expect(answer.body.detail).not.toContain('[0-9]');
     const colour = await t.web('POST', '/api/transaction', { id: newId(), amount: 150_000, user, redirect: { colorOverride: 'red' } });
-    expect(colour.body.detail).toContain('/redirect/colorOverride must match');
+    expect(colour.body.detail).toContain('/redirect/colorOverride must be empty or a colour written # and six hex digits, e.g. #1A73E8');
   });
 
   it('answers 413 over 1 MiB', async () => {
