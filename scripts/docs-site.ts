@@ -93,6 +93,7 @@ const GUIDE_ORDER = [
   'flows.md',
   'states.md',
   'webhooks.md',
+  'refunds.md',
   'sandbox.md',
   'mock.md',
 ];

@@ -45,6 +45,7 @@ const INTEGRATOR_PAGES = [
   'docs/webhooks.md',
   'docs/sandbox.md',
   'docs/mock.md',
+  'docs/refunds.md',
 ];
 
 /** The anchors of a Markdown page's headings, as the docs site makes them (scripts/docs-site.ts). */
