@@ -100,6 +100,7 @@ const GUIDE_ORDER = [
 
 /** The guides for the service's implementers, in this order, under their own heading. */
 export const IMPLEMENTER_GUIDES = [
+  'contributing.md',
   'architecture.md',
   'contract-kit.md',
   'compatibility.md',
