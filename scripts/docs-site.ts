@@ -93,12 +93,14 @@ const GUIDE_ORDER = [
   'flows.md',
   'states.md',
   'webhooks.md',
+  'refunds.md',
   'sandbox.md',
   'mock.md',
 ];
 
 /** The guides for the service's implementers, in this order, under their own heading. */
 export const IMPLEMENTER_GUIDES = [
+  'contributing.md',
   'architecture.md',
   'contract-kit.md',
   'compatibility.md',

@@ -8,7 +8,7 @@
  * touched.
  *
  * On other Node versions: `PAYLATER_TEST_NODES` names more Node binaries (separated by `:`; `.ci/run`
- * gives Node 22 and 24 from the npm registry). The installed package is imported and required,
+ * gives Node 22, 24 and 26 from the npm registry). The installed package is imported and required,
  * the README's sample runs against a sandbox started from the package, and the bin prints its
  * version and signs, on this Node and on each of them.
  */

@@ -2,7 +2,8 @@
  * The `paylater listen` command: its options and help; the work is in listen.ts, loaded when the
  * command runs.
  */
-import { isWebhookFamily, WEBHOOK_FAMILIES as FAMILIES } from '../contract/webhooks.js';
+import { isWebhookFamily, WEBHOOK_FAMILIES as FAMILIES, type WebhookFamily } from '../contract/webhooks.js';
+import { DEFAULT_MERCHANT_ID } from './trigger-command.js';
 import { requireOption, stringOption, UsageError, type Program } from './command-line.js';
 import { DEFAULT_SANDBOX_URL, DEPRECATED_SANDBOX_URL_VARIABLE, httpUrl, SANDBOX_URL_VARIABLE, sandboxUrl } from './urls.js';
 
@@ -14,6 +15,13 @@ status the event reports:
 
   14:02:07  sdk      transactionStatus   SUCCESS    ord_1001  evt_4c1d...  -> 200 OK in 4 ms
   14:02:09  gateway  transactionUpdated  FAILED     trg_gw_9a2e  evt_77b0...  -> failed after 1 ms: connection refused (ECONNREFUSED)
+
+Which families: --family, else the one the receiver names in its answer to a first, unsigned
+request (the package's createWebhookHandler names its family in the Paylater-Webhook-Family
+header), else all three. Once ready, listen prints the signing key of each family it forwards:
+the partner's private key for sdk and web (the published test key; a key of your own is not
+printed), and for gateway the Transactional API password of the merchant paylater trigger uses
+(--merchant, default paylater_trigger).
 
 Use listen with a sandbox that has no webhook URL of its own: when it delivers a family's
 events itself too (--web-webhook-url, --sdk-webhook-url, --webhook-url), a receiver at that
@@ -35,12 +43,13 @@ export function registerListen(program: Program): void {
   program.leaf(program.root, {
     name: 'listen',
     summary: "forward the sandbox's webhook events, live, to a local receiver",
-    usage: `--forward-to URL [--sandbox URL] [--family ${FAMILIES.join(',')}]`,
+    usage: `--forward-to URL [--sandbox URL] [--family ${FAMILIES.join(',')}] [--merchant ID]`,
     description: "Follow the sandbox's webhook events live and forward each one to a local receiver.",
     options: [
       { flags: '--forward-to <URL>', description: 'the receiver to POST each event to, e.g. http://127.0.0.1:8080/webhook (required)' },
       { flags: '--sandbox <URL>', description: `the sandbox (default: ${SANDBOX_URL_VARIABLE} or ${DEFAULT_SANDBOX_URL})` },
-      { flags: '--family <FAMILIES>', description: `only these families, separated by commas: ${FAMILIES.join(', ')} (default: all)` },
+      { flags: '--family <FAMILIES>', description: `only these families, separated by commas: ${FAMILIES.join(', ')} (default: the one the receiver names, else all)` },
+      { flags: '--merchant <ID>', description: `the gateway merchant whose webhook key is printed (default: ${DEFAULT_MERCHANT_ID}, the one paylater trigger uses)` },
     ],
     after: AFTER,
     async run({ command, options }) {
@@ -52,7 +61,9 @@ export function registerListen(program: Program): void {
       );
       const sandbox = sandboxUrl(stringOption(options.sandbox), command);
       const families = familiesOf(stringOption(options.family), command);
+      const merchant = stringOption(options.merchant) ?? DEFAULT_MERCHANT_ID;
       const { listen } = await import('./listen.js');
+      const { signingKeyLines } = await import('./listen-keys.js');
 
       const stop = new AbortController();
       const onSignal = () => stop.abort();
@@ -63,6 +74,7 @@ export function registerListen(program: Program): void {
           sandbox,
           forwardTo,
           families,
+          keys: (forwarded) => signingKeyLines({ sandbox, merchant }, forwarded),
           signal: stop.signal,
           out: (line) => void process.stdout.write(`${line}\n`),
           err: (line) => void process.stderr.write(`${line}\n`),
@@ -75,11 +87,10 @@ export function registerListen(program: Program): void {
   });
 }
 
-function familiesOf(value: string | undefined, command: string): string[] | undefined {
+function familiesOf(value: string | undefined, command: string): WebhookFamily[] | undefined {
   if (value === undefined) return undefined;
   const given = value.split(',').map((family) => family.trim());
-  const unknown = given.filter((family) => !isWebhookFamily(family));
-  if (given.length === 0 || unknown.length > 0) {
+  if (given.length === 0 || !given.every(isWebhookFamily)) {
     throw new UsageError(`--family takes ${FAMILIES.join(', ')} or several of them separated by commas`, command);
   }
   return [...new Set(given)];

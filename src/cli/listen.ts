@@ -22,9 +22,13 @@ import { performance } from 'node:perf_hooks';
 import { CommandFailed } from './command-line.js';
 import { SseParser } from './sse.js';
 import { sandboxEndpoint, shownUrl } from './urls.js';
+import { isWebhookFamily, type WebhookFamily } from '../contract/webhooks.js';
 import { shownWebhookUrl } from '../sandbox/shown-url.js';
 import type { StreamedDelivery } from '../sandbox/webhook-stream.js';
+import { FAMILY_HEADER } from '../webhooks/handler.js';
 
+/** Every family with webhooks, in the order the guides name them. */
+const ALL_FAMILIES: readonly WebhookFamily[] = ['sdk', 'web', 'gateway'];
 /** Events waiting to be forwarded, at most. */
 const MAX_PENDING = 1000;
 /** The time limit of one forward, as the service's own attempts (D23). */
@@ -38,8 +42,13 @@ export type StreamedEvent = StreamedDelivery;
 export interface ListenOptions {
   sandbox: URL;
   forwardTo: URL;
-  /** `undefined`: every family. */
-  families: readonly string[] | undefined;
+  /**
+   * The families to forward; `undefined`: the one the receiver names in its answer to a first
+   * request (the package's webhook handler does), else every family.
+   */
+  families: readonly WebhookFamily[] | undefined;
+  /** The lines that tell the signing key of each forwarded family, written once ready. */
+  keys?: (families: readonly WebhookFamily[]) => Promise<string[]>;
   /** Aborted by Ctrl+C. */
   signal: AbortSignal;
   /** One event line (standard output). */
@@ -52,8 +61,17 @@ export interface ListenOptions {
 export async function listen(options: ListenOptions): Promise<number> {
   const { signal, err } = options;
   const streamUrl = sandboxEndpoint(options.sandbox, '/sandbox/webhooks/stream');
-  if (options.families !== undefined) streamUrl.searchParams.set('family', options.families.join(','));
-  const forwarder = new Forwarder(options);
+  const target = receiverOf(options.forwardTo);
+  const asked = options.families === undefined ? await askReceiver(target, signal) : undefined;
+  const families = options.families ?? (asked === undefined ? ALL_FAMILIES : [asked]);
+  if (families.length < ALL_FAMILIES.length) streamUrl.searchParams.set('family', families.join(','));
+  const chosen =
+    options.families !== undefined
+      ? ''
+      : asked === undefined
+        ? ' (the receiver did not name the family it verifies; choose with --family)'
+        : ` (the family the receiver verifies, named by its ${FAMILY_HEADER} header; --family chooses others)`;
+  const forwarder = new Forwarder(options, target);
   const where = shownUrl(options.sandbox);
 
   let connected = false;
@@ -82,8 +100,13 @@ export async function listen(options: ListenOptions): Promise<number> {
     const reason = await follow(attempt.response, forwarder, signal, () => {
       if (connected) return;
       connected = true;
-      const families = options.families === undefined ? 'sdk, web and gateway' : options.families.join(', ');
-      err(`Ready: forwarding the ${families} webhooks of the sandbox at ${where} to ${shownWebhookUrl(options.forwardTo.href)}. Press Ctrl+C to stop.`);
+      err(`Ready: forwarding the ${listed(families)} webhooks${chosen} of the sandbox at ${where} to ${shownWebhookUrl(options.forwardTo.href)}. Press Ctrl+C to stop.`);
+      if (options.keys !== undefined) {
+        void options.keys(families).then(
+          (lines) => lines.forEach((line) => err(line)),
+          () => undefined,
+        );
+      }
     }, err);
     if (signal.aborted) break;
     if (!connected) throw new CommandFailed(`the sandbox at ${where} closed the stream before it was ready (${reason})`);
@@ -191,24 +214,65 @@ async function follow(
   }
 }
 
+/** `sdk`, `sdk and web`, `sdk, web and gateway`. */
+function listed(families: readonly string[]): string {
+  return families.length < 2 ? families.join('') : `${families.slice(0, -1).join(', ')} and ${families.at(-1)!}`;
+}
+
+/** The receiver without credentials (fetch refuses them in a URL), and their Authorization header. */
+interface Receiver {
+  url: URL;
+  authorization: string | undefined;
+}
+
+function receiverOf(forwardTo: URL): Receiver {
+  const url = new URL(forwardTo);
+  if (url.username === '' && url.password === '') return { url, authorization: undefined };
+  const user = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+  url.username = '';
+  url.password = '';
+  return { url, authorization: `Basic ${Buffer.from(user, 'utf8').toString('base64')}` };
+}
+
+/** How long the receiver has to answer the first request, which asks for its family. */
+const ASK_TIMEOUT_MS = 3_000;
+
+/**
+ * The family the receiver verifies, from the {@link FAMILY_HEADER} header of its answer to an
+ * unsigned `{}` (which a handler refuses, 401, and does not log); undefined when it does not say,
+ * does not answer in time or is not running yet.
+ */
+async function askReceiver(receiver: Receiver, signal: AbortSignal): Promise<WebhookFamily | undefined> {
+  try {
+    const response = await fetch(receiver.url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...(receiver.authorization === undefined ? {} : { Authorization: receiver.authorization }) },
+      body: '{}',
+      redirect: 'manual',
+      signal: AbortSignal.any([AbortSignal.timeout(ASK_TIMEOUT_MS), signal]),
+    });
+    await response.body?.cancel().catch(() => undefined);
+    const named = response.headers.get(FAMILY_HEADER)?.trim().toLowerCase();
+    return isWebhookFamily(named) ? named : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Forwards events one at a time, in order, to the receiver; prints one line each. */
 class Forwarder {
   private readonly queue: StreamedEvent[] = [];
   private running = false;
   private readonly stopped = new AbortController();
-
-  /** The receiver without credentials (fetch refuses them in a URL), and their Authorization header. */
   private readonly target: URL;
   private readonly authorization: string | undefined;
 
-  constructor(private readonly options: ListenOptions) {
-    this.target = new URL(options.forwardTo);
-    if (this.target.username !== '' || this.target.password !== '') {
-      const user = `${decodeURIComponent(this.target.username)}:${decodeURIComponent(this.target.password)}`;
-      this.authorization = `Basic ${Buffer.from(user, 'utf8').toString('base64')}`;
-      this.target.username = '';
-      this.target.password = '';
-    }
+  constructor(
+    private readonly options: ListenOptions,
+    receiver: Receiver,
+  ) {
+    this.target = receiver.url;
+    this.authorization = receiver.authorization;
   }
 
   add(event: StreamedEvent): void {

@@ -143,15 +143,15 @@ const sdk: Kind<Record<string, never>> = {
 
 const gateway: Kind<Record<string, never>> = {
   summary: "gateway webhooks (key: the merchant's Transactional API password)",
-  signs: "Print the X-Signature of a gateway webhook (transactionUpdated, refundUpdated), keyed with the merchant's Transactional API password (D23):",
-  checks: "Check the X-Signature of a gateway webhook (transactionUpdated, refundUpdated), keyed with the merchant's Transactional API password (D23):",
+  signs: "Print the X-Signature of a gateway webhook (transactionUpdated, refundUpdated), keyed with the merchant's Transactional API password:",
+  checks: "Check the X-Signature of a gateway webhook (transactionUpdated, refundUpdated), keyed with the merchant's Transactional API password:",
   recipe: GATEWAY_RECIPE,
   usage: ['', '[--strip-newline] [--key-file FILE] [FILE|-]'],
   options: BODY_OPTIONS,
   takesBody: true,
   secret: TRANSACTIONAL_PASSWORD,
   notes: () =>
-    "The password is the merchant's merchant.basicAuthDetails.password, issued when it\nbecomes enabled (D07); in the sandbox, read it with GET /api/merchant/{id}.",
+    "The password is the merchant's merchant.basicAuthDetails.password, issued when it\nbecomes enabled; in the sandbox, read it with GET /api/merchant/{id}.",
   example: (command) => `${command} --key-file merchant.password webhook-body.json`,
   parse: () => ({}),
   sign: (_inputs, body, key) => sdkSignature(body, key),
@@ -160,8 +160,8 @@ const gateway: Kind<Record<string, never>> = {
 
 const status: Kind<{ id: string; status: string }> = {
   summary: 'browser callbacks, web status-check answer, web webhook body',
-  signs: 'Print the status signature carried by the browser callbacks, the web status-check answer and the web webhook (D22):',
-  checks: 'Check the status signature of a browser callback, the web status-check answer or the web webhook (D22):',
+  signs: 'Print the status signature carried by the browser callbacks, the web status-check answer and the web webhook:',
+  checks: 'Check the status signature of a browser callback, the web status-check answer or the web webhook:',
   recipe: STATUS_RECIPE,
   usage: ['--id ID --status STATUS', '[--key-file FILE]'],
   options: [

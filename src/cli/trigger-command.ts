@@ -46,7 +46,8 @@ export const TRIGGER_EVENTS: readonly TriggerEventInfo[] = [
   },
 ];
 
-const DEFAULT_MERCHANT_ID = 'paylater_trigger';
+/** The gateway merchant `trigger` uses unless `--merchant` (and whose key `listen` prints). */
+export const DEFAULT_MERCHANT_ID = 'paylater_trigger';
 
 const SANDBOX_OPTION: OptionSpec = {
   flags: '--sandbox <URL>',
@@ -75,7 +76,7 @@ OPTIONS.web = [
   {
     flags: '--webhook-url <URL>',
     description:
-      "put URL in the initiate's notes.webhook_url: the sandbox calls it with txnId and txnStatus, as the service's WooCommerce plugin reads them (D73)",
+      "put URL in the initiate's notes.webhook_url: the sandbox calls it with txnId and txnStatus, as the service's WooCommerce plugin reads them",
   },
 ];
 

@@ -102,7 +102,7 @@ export async function trigger(
       delivery.status === 'not_sent'
         ? 'not_sent: no webhook URL is configured; paylater listen forwards it'
         : delivery.event === 'transactionResult'
-          ? `${delivery.status}: sent to notes.webhook_url with txnId and txnStatus (D73)`
+          ? `${delivery.status}: sent to notes.webhook_url with txnId and txnStatus`
           : `${delivery.status}: sent to the configured webhook URL`;
     ctx.out(`  event ${delivery.eventId}  ${delivery.family} ${delivery.event}  (${where})`);
   }

@@ -51,7 +51,7 @@ const EXTRAS_CREDENTIALS: CredentialKind = {
   realm: 'paylater extras',
   name: 'extras credentials',
   wanted:
-    "the extras credentials issued by the operator, or the direct integration's partner id and private key as username:password (HTTP Basic, D26)",
+    "the extras credentials issued by the operator, or the direct integration's partner id and private key as username:password (HTTP Basic)",
 };
 
 type Recognise = (credentials: BasicCredentials) => boolean;

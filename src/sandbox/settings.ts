@@ -77,7 +77,7 @@ const TABLE = [
   {
     key: 'partner.webhookUrls.web', flag: 'web-webhook-url', env: 'PAYLATER_WEB_WEBHOOK_URL', kind: 'text', value: 'URL', default: undefined,
     help: "the partner's receiver of web-flow webhooks",
-    docs: "The partner's receiver of web-flow webhooks (see Webhooks, D76). Refused at start if it carries credentials or is a refused target (see Webhook targets).",
+    docs: "The partner's receiver of web-flow webhooks (see Webhooks, [why](code-decisions.md#d76-one-webhook-receiver-per-flow-of-the-direct-integration)). Refused at start if it carries credentials or is a refused target (see Webhook targets).",
   },
   {
     key: 'partner.webhookUrls.sdk', flag: 'sdk-webhook-url', env: 'PAYLATER_SDK_WEBHOOK_URL', kind: 'text', value: 'URL', default: undefined,
@@ -116,13 +116,13 @@ const TABLE = [
     key: 'limits.pendingPerPartner', flag: 'max-pending-per-partner', env: 'PAYLATER_MAX_PENDING_PER_PARTNER', kind: 'count', value: 'N', default: 200_000, max: MAX_RETAIN,
     help: 'PENDING web, and SDK, transactions of the partner',
     docs: 'PENDING web transactions of the partner, and PENDING SDK transactions (each flow counts its own); one more initiate is answered 429 (see Limits and memory budget).',
-    budget: { what: 'PENDING web transactions of the partner, and PENDING SDK transactions of the partner (each flow counts its own)', reached: 'the initiate is answered 429 `TOO_MANY_REQUESTS` (D03 body), `Retry-After` the flow\'s expiry (900 s web, 60 s SDK)' },
+    budget: { what: 'PENDING web transactions of the partner, and PENDING SDK transactions of the partner (each flow counts its own)', reached: 'the initiate is answered 429 `TOO_MANY_REQUESTS`, `Retry-After` the flow\'s expiry (900 s web, 60 s SDK)' },
   },
   {
     key: 'limits.pendingPerMerchant', flag: 'max-pending-per-merchant', env: 'PAYLATER_MAX_PENDING_PER_MERCHANT', kind: 'count', value: 'N', default: 200_000, max: MAX_RETAIN,
     help: 'PENDING gateway transactions of a merchant',
     docs: 'PENDING (not final) gateway transactions of one merchant; one more create is answered 429.',
-    budget: { what: 'PENDING (not final) gateway transactions of one merchant', reached: 'the create is answered 429 `TOO_MANY_REQUESTS` (D02 body), `Retry-After` 900' },
+    budget: { what: 'PENDING (not final) gateway transactions of one merchant', reached: 'the create is answered 429 `TOO_MANY_REQUESTS`, `Retry-After` 900' },
   },
   {
     key: 'limits.notesBytes', flag: 'max-notes-bytes', env: 'PAYLATER_MAX_NOTES_BYTES', kind: 'count', value: 'N', default: 256 * MiB, max: MAX_BYTES,
@@ -157,12 +157,12 @@ const TABLE = [
   {
     key: 'requireStatusSignature', flag: 'require-status-signature', env: 'PAYLATER_REQUIRE_STATUS_SIGNATURE', kind: 'switch', default: false, flagSets: true,
     help: 'require X-Signature on the web status check (hardening; by default it is verified when present)',
-    docs: 'Hardening: the web status check then requires `X-Signature` (401 without it). By default it is verified when present and the check answers on `X-Partner-Id` alone, as the service does (D21).',
+    docs: 'Hardening: the web status check then requires `X-Signature` (401 without it). By default it is verified when present and the check answers on `X-Partner-Id` alone, as the service does ([why](decisions.md#d21-the-web-initiate-response-and-how-the-merchant-learns-the-result)).',
   },
   {
     key: 'publishedTestPartner', flag: 'no-published-test-partner', env: 'PAYLATER_PUBLISHED_TEST_PARTNER', kind: 'switch', default: true, flagSets: false,
-    help: "refuse the service's published test credentials testPartnerId / testPrivateKey (accepted by default beside the partner, D72)",
-    docs: "Refuse the service's published test credentials `testPartnerId` / `testPrivateKey`, accepted by default beside the partner below (D72).",
+    help: "refuse the service's published test credentials testPartnerId / testPrivateKey (accepted by default beside the partner)",
+    docs: "Refuse the service's published test credentials `testPartnerId` / `testPrivateKey`, accepted by default beside the partner below ([why](decisions.md#d72-the-published-test-credentials-and-initiatebharatxtransaction)).",
   },
   {
     key: 'databaseUrl', flag: 'database-url', env: 'PAYLATER_DATABASE_URL', kind: 'text', value: 'URL', default: undefined, shownDefault: 'none: in memory',

@@ -82,6 +82,17 @@ function toIssuesOf(problem: RequestProblem): ValidationIssue[] {
   }
 }
 
+/** The contract's patterns that integrators meet most, in words: the raw expression helps nobody. */
+const PATTERN_WORDS = new Map<string, string>([
+  ['^\\+91[0-9]{10}$', 'must be +91 and the ten digits of an Indian mobile number, without spaces, e.g. +919000000001'],
+  ['^\\+91(91)?[0-9]{10}$', 'must be +91 and the ten digits of an Indian mobile number, without spaces, e.g. +919000000001'],
+  ['^#[0-9A-Fa-f]{6}$', 'must be a colour written # and six hex digits, e.g. #1A73E8'],
+  ['^(#[0-9A-Fa-f]{6})?$', 'must be empty or a colour written # and six hex digits, e.g. #1A73E8'],
+  ['^[A-Za-z0-9_-]{1,64}$', 'must be 1 to 64 characters of A-Z, a-z, 0-9, "_" and "-"'],
+  ['^[^\\x00-\\x1F\\x7F]*$', 'must not contain control characters (line breaks and tabs included)'],
+  ['^https?://', 'must be an http:// or https:// URL'],
+]);
+
 /** Turns Ajv errors into issues; `prefix` is the parameter name ('' for the body). */
 function toIssues(errors: ErrorObject[], prefix: string, location: 'body' | ParameterLocation): ValidationIssue[] {
   const meaningful = errors.filter((error) => !['anyOf', 'oneOf', 'if', 'allOf'].includes(error.keyword));
@@ -103,7 +114,7 @@ function toIssues(errors: ErrorObject[], prefix: string, location: 'body' | Para
         issue = `must be one of ${(params.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(', ')}`;
         break;
       case 'pattern':
-        issue = `must match ${String(params.pattern)}`;
+        issue = PATTERN_WORDS.get(String(params.pattern)) ?? `must match ${String(params.pattern)}`;
         break;
       case 'minProperties': {
         const limit = Number(params.limit);

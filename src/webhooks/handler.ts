@@ -2,8 +2,10 @@
  * {@link createWebhookHandler}: the webhook verification (./verify.ts) as a Node `(req, res)`
  * handler for `http.createServer` or Express. 200 once `onEvent` has resolved, 401 for a missing
  * or bad signature, 400 for the other failures, 500 when `onEvent` throws (so that the service
- * tries again, D23). Bodies are `{ "error": "<reason>" }`; no error message or stack ever goes
- * into a response.
+ * tries again, D23). Bodies are `{ "error": "<reason>", "message": "<what was wrong>" }`: the
+ * reason as a code, and for a refused request the verification's own sentence, which says what to
+ * fix and never holds the secret (it names headers, sizes and schema paths). What `onEvent` threw,
+ * an error message or a stack never goes into a response: a 500 carries the code alone.
  *
  * It reads the raw body (the signature covers the exact bytes) with src/http's reader and its size
  * limit, or takes a body a raw or text parser already read (`req.body`).
@@ -72,6 +74,12 @@ export class WebhookRawBodyError extends Error {
   override readonly name = 'WebhookRawBodyError';
 }
 
+/**
+ * The answer header that names the family a handler verifies (`sdk`, `web` or `gateway`), on every
+ * answer: `paylater listen` reads it from its first request to learn which events to forward.
+ */
+export const FAMILY_HEADER = 'Paylater-Webhook-Family';
+
 /** Creates a Node handler that verifies every request as `family` and passes it to `onEvent`. */
 export function createWebhookHandler<F extends WebhookFamily>(
   options: WebhookHandlerOptions<F>,
@@ -101,29 +109,32 @@ export function createWebhookHandler<F extends WebhookFamily>(
     }
   };
 
-  /** The answer to one request: its status and error code (none with 200); undefined when nobody is left to answer. */
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<[number, string?] | undefined> {
+  /**
+   * The answer to one request: its status, error code and what was wrong (none with 200);
+   * undefined when nobody is left to answer.
+   */
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<[number, string?, string?] | undefined> {
     if (req.method !== 'POST') {
       res.setHeader('Allow', 'POST');
-      return [405, 'method_not_allowed'];
+      return [405, 'method_not_allowed', `a webhook is sent with POST (got ${quote(req.method ?? '')})`];
     }
     const body = await readRawBody(req, limit);
     if (body === 'aborted') return undefined; // the sender went away: nobody to answer
     if (body === 'too_large') {
-      tell(new WebhookVerificationError('payload_too_large', `the body is longer than the limit of ${limit} bytes`));
+      const error = new WebhookVerificationError('payload_too_large', `the body is longer than the limit of ${limit} bytes`);
+      tell(error);
       // Stop reading: the rest of the body is not wanted, and the connection is closed after the answer.
       res.setHeader('Connection', 'close');
-      return [400, 'payload_too_large'];
+      return [400, error.reason, error.message];
     }
     if (body === 'consumed') {
-      tell(
-        new WebhookRawBodyError(
-          'the request body was already read, probably parsed by a JSON body parser: the signature covers ' +
-            "the exact bytes received, so mount express.raw({ type: 'application/json' }) on the webhook " +
-            'route, or no body parser at all',
-        ),
+      const error = new WebhookRawBodyError(
+        'the request body was already read, probably parsed by a JSON body parser: the signature covers ' +
+          "the exact bytes received, so mount express.raw({ type: 'application/json' }) on the webhook " +
+          'route, or no body parser at all',
       );
-      return [400, 'raw_body_required'];
+      tell(error);
+      return [400, 'raw_body_required', error.message];
     }
     let event: VerifiedWebhook<F>;
     try {
@@ -132,7 +143,7 @@ export function createWebhookHandler<F extends WebhookFamily>(
       if (!(error instanceof WebhookVerificationError)) throw error;
       tell(error);
       const unauthorized = error.reason === 'missing_signature' || error.reason === 'bad_signature';
-      return [unauthorized ? 401 : 400, error.reason];
+      return [unauthorized ? 401 : 400, error.reason, error.message];
     }
     try {
       await onEvent(event);
@@ -144,6 +155,9 @@ export function createWebhookHandler<F extends WebhookFamily>(
   }
 
   return (req, res) => {
+    // Which family this receiver verifies, so that `paylater listen` forwards that family's events
+    // only (a family's name is no secret: the contract publishes all three).
+    res.setHeader(FAMILY_HEADER, family);
     handle(req, res)
       .then((answered) => answered !== undefined && answer(res, ...answered))
       .catch((error: unknown) => {
@@ -172,9 +186,9 @@ async function readRawBody(
   return 'too_large';
 }
 
-/** Sends `{ error }` (or `{ received: true }`) by src/http's rule; ends an answer already under way. */
-function answer(res: ServerResponse, status: number, error?: string): void {
+/** Sends `{ error, message }` (or `{ received: true }`) by src/http's rule; ends an answer already under way. */
+function answer(res: ServerResponse, status: number, error?: string, message?: string): void {
   if (res.headersSent && !res.writableEnded && !res.destroyed) res.end();
-  sendBody(res, status, error === undefined ? { received: true } : { error });
+  sendBody(res, status, error === undefined ? { received: true } : message === undefined ? { error } : { error, message });
 }
 

@@ -207,7 +207,7 @@ export function verifyWebhook<F extends WebhookFamily>(
     if (!verifyStatusSignature(signature, transactionId, status, secret)) {
       throw new WebhookVerificationError(
         'bad_signature',
-        "the body's signature is not the status signature of its transactionId and status (D22)",
+        "the body's signature is not the status signature of its transactionId and status",
       );
     }
   }
@@ -299,8 +299,8 @@ function signatureHeader(headers: WebhookHeaders, required: boolean): string | u
     throw new WebhookVerificationError(
       'bad_signature',
       value.length === 44
-        ? 'the X-Signature header is not standard base64 with padding of 32 bytes (D28)'
-        : `the X-Signature header has ${value.length} characters; a signature is 44 characters of standard base64 (D28)`,
+        ? 'the X-Signature header is not standard base64 with padding of 32 bytes'
+        : `the X-Signature header has ${value.length} characters; a signature is 44 characters of standard base64`,
     );
   }
   return value;

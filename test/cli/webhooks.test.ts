@@ -7,13 +7,14 @@
  */
 import { shownWebhookUrl } from '../../src/sandbox/shown-url.js';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMerchantApiClient } from '../../src/clients/gateway.js';
 import { createSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import type { Logger } from '../../src/sandbox/router.js';
-import { verifyGatewayWebhook, verifySdkWebhook, verifyWebWebhook } from '../../src/webhooks/index.js';
+import { createWebhookHandler, verifyGatewayWebhook, verifySdkWebhook, verifyWebWebhook } from '../../src/webhooks/index.js';
 import { PRIVATE_KEY, startReceiver, startSandbox, waitFor, type Receiver, type TestSandbox } from '../support/sandbox.js';
 import { CLI_ENTRY } from '../support/cli.js';
 import { startShopReceiver } from '../support/shop-receiver.js';
@@ -102,10 +103,18 @@ describe('paylater listen and trigger', () => {
   it('forwards every triggered event, signed as the contract says, and prints one line per event', async () => {
     const listen = paylater(['listen', '--forward-to', receiver.url, '--sandbox', t.url]);
     try {
-      await waitFor(() => (listen.stderr().includes('Ready: ') ? true : undefined), 30_000);
+      await waitFor(() => (listen.stderr().includes('  gateway ') ? true : undefined), 30_000);
+      // A receiver that does not name its family gets every family; then the key of each.
       expect(listen.stderr()).toBe(
-        `Ready: forwarding the sdk, web and gateway webhooks of the sandbox at ${t.url} to ${shownWebhookUrl(new URL(receiver.url).href)}. Press Ctrl+C to stop.\n`,
+        `Ready: forwarding the sdk, web and gateway webhooks (the receiver did not name the family it verifies; choose with --family) of the sandbox at ${t.url} to ${shownWebhookUrl(new URL(receiver.url).href)}. Press Ctrl+C to stop.\n` +
+          'Signing keys, the secret your receiver verifies each family with:\n' +
+          `  sdk, web  ${PRIVATE_KEY}  (the sandbox's published test private key; set your own with PAYLATER_PRIVATE_KEY)\n` +
+          "  gateway   merchant paylater_trigger's Transactional API password, once it exists: 'paylater trigger gateway.transaction.success' onboards it; run listen again to see the password\n",
       );
+      // listen asked the receiver its family once, with an unsigned {} (no event id): not an event.
+      const asked = receiver.received.filter((request) => request.headers['x-event-id'] === undefined);
+      expect(asked.map((request) => [request.body, request.headers['x-signature']])).toEqual([['{}', undefined]]);
+      receiver.received.splice(receiver.received.indexOf(asked[0]!), 1);
 
       // The web and SDK events at once; the gateway ones in turn (they share one merchant).
       const direct = await Promise.all(
@@ -187,11 +196,63 @@ describe('paylater listen and trigger', () => {
 
       expect(await interrupt(listen)).toBe(0);
       expect(listen.stderr().trim().split('\n').at(-1)).toBe('Stopped.');
-      expectNoSecret(listen.stdout() + listen.stderr(), [...SECRETS, password!]);
+      expectNoSecret(listen.stdout() + listen.stderr(), ['pg_test_secret', password!]);
     } finally {
       listen.child.kill('SIGKILL');
     }
   }, 240_000);
+
+  it("forwards the family a package handler names, and prints the gateway merchant's password with --family gateway", async () => {
+    const events: string[] = [];
+    const handler = createWebhookHandler({ family: 'web', secret: PRIVATE_KEY, onEvent: ({ payload }) => void events.push(payload.status) });
+    const server = createHttpServer(handler);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const hook = `http://127.0.0.1:${(server.address() as { port: number }).port}/paylater/webhook`;
+    const listen = paylater(['listen', '--forward-to', hook, '--sandbox', t.url]);
+    let gatewayOnly: Run | undefined;
+    try {
+      await waitFor(() => (listen.stderr().includes('  web ') ? true : undefined), 30_000);
+      expect(listen.stderr().split('\n').slice(0, 3)).toEqual([
+        `Ready: forwarding the web webhooks (the family the receiver verifies, named by its Paylater-Webhook-Family header; --family chooses others) of the sandbox at ${t.url} to ${shownWebhookUrl(hook)}. Press Ctrl+C to stop.`,
+        'Signing keys, the secret your receiver verifies each family with:',
+        `  web       ${PRIVATE_KEY}  (the sandbox's published test private key; set your own with PAYLATER_PRIVATE_KEY)`,
+      ]);
+      for (const event of ['sdk.success', 'web.cancelled']) expect((await finished(paylater(['trigger', event, '--sandbox', t.url]))).code).toBe(0);
+      await waitFor(() => (events.length > 0 ? true : undefined), 20_000);
+      expect(events).toEqual(['CANCELLED']);
+      expect(listen.stdout().trim().split('\n')).toEqual([expect.stringMatching(/ web +transactionStatus +CANCELLED .* -> 200 OK in \d+ ms$/)]);
+
+      // Once trigger has onboarded its merchant, that merchant's password is the gateway key.
+      expect((await finished(paylater(['trigger', 'gateway.transaction.cancelled', '--sandbox', t.url]))).code).toBe(0);
+      gatewayOnly = paylater(['listen', '--forward-to', `http://127.0.0.1:${await closedPort()}/hook`, '--sandbox', t.url, '--family', 'gateway']);
+      await waitFor(() => (gatewayOnly!.stderr().includes('  gateway ') ? true : undefined), 30_000);
+      const merchantApi = createMerchantApiClient({ baseUrl: t.url, credentials: { username: 'pg_test', password: 'pg_test_secret' } });
+      const merchant = await merchantApi.GET('/api/merchant/{id}', { params: { path: { id: 'paylater_trigger' } } });
+      const password = merchant.data?.merchant.basicAuthDetails?.password;
+      expect(gatewayOnly.stderr()).toContain(`  gateway   ${password!}  (merchant paylater_trigger's Transactional API password, issued by the sandbox; other merchants sign with their own)\n`);
+      expect(gatewayOnly.stderr()).not.toContain(PRIVATE_KEY);
+      expectNoSecret(listen.stdout() + listen.stderr() + gatewayOnly.stdout() + gatewayOnly.stderr(), ['pg_test_secret']);
+      expect(await interrupt(listen)).toBe(0);
+      expect(await interrupt(gatewayOnly)).toBe(0);
+    } finally {
+      listen.child.kill('SIGKILL');
+      gatewayOnly?.child.kill('SIGKILL');
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  }, 120_000);
+
+  it('names a key set in PAYLATER_PRIVATE_KEY without printing it', async () => {
+    const own = 'my-own-partner-key-5c1e';
+    const listen = paylater(['listen', '--forward-to', receiver.url, '--sandbox', t.url, '--family', 'sdk'], { PAYLATER_PRIVATE_KEY: own });
+    try {
+      await waitFor(() => (listen.stderr().includes('  sdk ') ? true : undefined), 30_000);
+      expect(listen.stderr()).toContain("  sdk       the partner's private key in PAYLATER_PRIVATE_KEY (your own key: not printed)\n");
+      expectNoSecret(listen.stderr(), [own]);
+      expect(await interrupt(listen)).toBe(0);
+    } finally {
+      listen.child.kill('SIGKILL');
+    }
+  }, 60_000);
 
   it('prints the error when the receiver does not answer, and keeps only the families asked for', async () => {
     const port = await closedPort();
@@ -262,7 +323,7 @@ describe('paylater listen and trigger', () => {
       const call = shop.received[0]!;
       expect(call.method).toBe('POST');
       expect(call.url).toBe(`/?wc-api=Bharatx_Pay_In_3_Feature_Gateway_Webhook&key=wc_order_T1&txnId=${id}&txnStatus=SUCCESS`);
-      expect(result.stdout).toMatch(/web transactionResult {2}\(\w+: sent to notes\.webhook_url with txnId and txnStatus \(D73\)\)/);
+      expect(result.stdout).toMatch(/web transactionResult {2}\(\w+: sent to notes\.webhook_url with txnId and txnStatus\)/);
       expectNoSecret(result.stdout + result.stderr);
     } finally {
       await shop.close();

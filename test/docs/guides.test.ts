@@ -37,6 +37,8 @@ describe('the guides', () => {
       }
       // The tarball the guides name is the one `npm pack` makes of this version.
       for (const match of text.matchAll(/paylater-api-(\d+\.\d+\.\d+)\.tgz/g)) expect(match[1], guide).toBe(pkg.version);
+      // So are the version a guide says it packs and the range a project records.
+      for (const match of text.matchAll(/\((\d+\.\d+\.\d+) here\)|"paylater-api": "\^(\d+\.\d+\.\d+)"/g)) expect(match[1] ?? match[2], guide).toBe(pkg.version);
     }
     const checkout = read('docs/web-checkout.md');
     expect(checkout).toMatch(/\(cd paylater-api && npm ci && npm pack\)/);

@@ -24,7 +24,7 @@ const TRANSACTIONAL_WANTED =
   "This endpoint takes the merchant's Transactional API credentials (HTTP Basic), read from merchant.basicAuthDetails once the merchant is enabled";
 const MERCHANT_WANTED = "This endpoint takes the payment gateway's Merchant API credentials (HTTP Basic)";
 const EXTRAS_WANTED =
-  "This endpoint takes the extras credentials issued by the operator, or the direct integration's partner id and private key as username:password (HTTP Basic, D26)";
+  "This endpoint takes the extras credentials issued by the operator, or the direct integration's partner id and private key as username:password (HTTP Basic)";
 const EXTRAS_PATH = '/service/payments/merchant/user/credit/info?userPhoneNumber=%2B919000000001';
 
 async function unauthorized(method: string, path: string, authorization: string | null) {
@@ -128,7 +128,7 @@ describe('web and SDK partner headers and signatures', () => {
   it('says how each flow computes X-Signature when it is missing, malformed or wrong, without the key', async () => {
     const web = await detail('/api/transaction', { 'X-Partner-Id': 'partner_test' }, webBody);
     expect(web).toBe(
-      'X-Signature is missing: send base64(SHA-256(the exact body bytes + the path and query exactly as sent + your private key)), 44 characters of standard base64 (D28).',
+      'X-Signature is missing: send base64(SHA-256(the exact body bytes + the path and query exactly as sent + your private key)), 44 characters of standard base64.',
     );
     const hex = Buffer.from(webSignature(webBody, '/api/transaction', PRIVATE_KEY), 'base64').toString('hex');
     // A signature not of the D28 form is a malformed request (400), as the mock answers it too.

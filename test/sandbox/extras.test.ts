@@ -107,7 +107,7 @@ describe('errors', () => {
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({
       errorCode: 'BAD_REQUEST',
-      details: [{ field: 'userPhoneNumber', issue: 'must match ^\\+91[0-9]{10}$' }],
+      details: [{ field: 'userPhoneNumber', issue: 'must be +91 and the ten digits of an Indian mobile number, without spaces, e.g. +919000000001' }],
     });
     const plus = await t.extras(`${CREDIT}?userPhoneNumber=+919000000001`);
     expect(plus.status).toBe(400);

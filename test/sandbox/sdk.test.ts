@@ -55,7 +55,7 @@ describe('initiate', () => {
     const answer = await t.sdk(INITIATE, { merchantTransactionId: newId(), userPhoneNumber: '9000000001', userId: 'u_1', amount: 50 });
     expect(answer.status).toBe(400);
     expect(answer.body.message).toBe('BAD_REQUEST');
-    expect(answer.body.detail).toContain('/userPhoneNumber must match');
+    expect(answer.body.detail).toContain('/userPhoneNumber must be +91 and the ten digits of an Indian mobile number, without spaces, e.g. +919000000001');
     expect(answer.body.detail).toContain('/amount must be at least 100 paise (₹1); amounts are integers in paise (₹1 = 100 paise: ₹1,500 is 150000)');
   });
 
@@ -166,7 +166,7 @@ describe('authorization', () => {
   it('answers 401 for a missing X-Signature or X-Partnerid', async () => {
     expect((await t.sdk(INITIATE, body(), { signature: null })).body).toEqual({
       message: 'AUTHORIZATION_FAILED',
-      detail: 'X-Signature is missing: send base64(SHA-256(the exact body bytes + your private key)), 44 characters of standard base64 (D28).',
+      detail: 'X-Signature is missing: send base64(SHA-256(the exact body bytes + your private key)), 44 characters of standard base64.',
     });
     expect((await t.sdk(INITIATE, body(), { partnerId: null })).body).toEqual({
       message: 'AUTHORIZATION_FAILED',

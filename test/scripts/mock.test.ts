@@ -324,7 +324,7 @@ describe('startMocks', () => {
       message: 'BAD_REQUEST',
       detail:
         'Request is invalid: header X-Signature is malformed (20 characters): expected the standard base64 of the 32-byte SHA-256 digest, ' +
-        '44 characters of A-Z, a-z, 0-9, "+" and "/" ending in "=" (D28). A hex digest, base64url or a trailing newline ' +
+        '44 characters of A-Z, a-z, 0-9, "+" and "/" ending in "=". A hex digest, base64url or a trailing newline ' +
         "(Python's base64.encodebytes adds one; use base64.b64encode) is not accepted.",
     });
     await expectDocumented('web', 'POST', '/api/transaction', malformed);

@@ -4,7 +4,7 @@
  * tsx, esbuild), and do so promptly even with a keep-alive connection open; a port in use ends them with exit code 1
  * and a message naming the port and how to change it, without a stack trace.
  *
- * `npm start` builds first (tsc and esbuild, some seconds each run). Every server takes a free port.
+ * `npm start` builds first when dist/ is stale (tsc and esbuild, some seconds). Every server takes a free port.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -546,7 +546,8 @@ describe.each(CASES)('handler: $label webhook over HTTP', (c) => {
     for (const [headers, sent, reason] of requests) {
       const answer = await post(running.url, sent, headers);
       expect(answer.status).toBe(401);
-      expect(answer.json).toEqual({ error: reason });
+      expect(answer.json).toEqual({ error: reason, message: expect.stringMatching(/X-Signature/) });
+      expect(answer.text).not.toContain(KEY);
     }
     expect(onEvent).not.toHaveBeenCalled();
     expect(onError).toHaveBeenCalledTimes(requests.length);
@@ -564,10 +565,18 @@ describe.each(CASES)('handler: $label webhook over HTTP', (c) => {
       [JSON.stringify(invalid), headersFor(JSON.stringify(invalid)), 'invalid_payload'],
       [valid.padEnd(64 * 1024 + 1, ' '), headersFor(valid.padEnd(64 * 1024 + 1, ' ')), 'payload_too_large'],
     ];
+    // Each 400 says what was wrong, in words that name the header, the JSON, the field or the limit.
+    const says: Record<string, RegExp> = {
+      wrong_content_type: /Content-Type is "text\/plain"; expected application\/json/,
+      malformed_json: /not valid JSON/,
+      invalid_payload: /status/,
+      payload_too_large: /limit of 65536 bytes/,
+    };
     for (const [body, headers, reason] of requests) {
       const answer = await post(running.url, body, headers);
       expect(answer.status, reason).toBe(400);
-      expect(answer.json).toEqual({ error: reason });
+      expect(answer.json).toEqual({ error: reason, message: expect.stringMatching(says[reason]!) });
+      expect(answer.text).not.toContain(KEY);
     }
     expect(onEvent).not.toHaveBeenCalled();
   });
@@ -637,7 +646,7 @@ describe('handler behaviour', () => {
     const response = await fetch(running.url);
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe('POST');
-    expect(await response.json()).toEqual({ error: 'method_not_allowed' });
+    expect(await response.json()).toEqual({ error: 'method_not_allowed', message: 'a webhook is sent with POST (got "GET")' });
     expect(onEvent).not.toHaveBeenCalled();
   });
 
@@ -675,7 +684,7 @@ describe('handler behaviour', () => {
     });
     const answer = await post(running.url, body, headersFor(body));
     expect(answer.status).toBe(400);
-    expect(answer.json).toEqual({ error: 'raw_body_required' });
+    expect(answer.json).toEqual({ error: 'raw_body_required', message: expect.stringMatching(/express\.raw/) });
     expect(onEvent).not.toHaveBeenCalled();
     const error = onError.mock.calls[0]?.[0] as Error;
     expect(error).toBeInstanceOf(WebhookRawBodyError);
@@ -718,7 +727,7 @@ describe('handler behaviour', () => {
       setTimeout(() => req.write(Buffer.alloc(600, 0x20)), 20);
     });
     expect(answer.status).toBe(400);
-    expect(JSON.parse(answer.text)).toEqual({ error: 'payload_too_large' });
+    expect(JSON.parse(answer.text)).toEqual({ error: 'payload_too_large', message: 'the body is longer than the limit of 1024 bytes' });
     expect(received).toBeLessThanOrEqual(1200);
     expect(onEvent).not.toHaveBeenCalled();
   });
@@ -729,7 +738,7 @@ describe('handler behaviour', () => {
     const big = `${body}${' '.repeat(DEFAULT_MAX_BODY_BYTES)}`;
     const answer = await post(running.url, big, headersFor(big));
     expect(answer.status).toBe(400);
-    expect(answer.json).toEqual({ error: 'payload_too_large' });
+    expect(answer.json).toMatchObject({ error: 'payload_too_large', message: expect.stringMatching(/limit/) });
     expect(onEvent).not.toHaveBeenCalled();
   });
 

@@ -78,7 +78,7 @@ export type SignatureRule = 'required' | 'optional';
 export function malformedSignatureDetail(signature: string): string {
   return (
     `X-Signature is malformed (${signature.length} characters): expected the standard base64 of the 32-byte SHA-256 digest, ` +
-    '44 characters of A-Z, a-z, 0-9, "+" and "/" ending in "=" (D28). A hex digest, base64url or a trailing newline ' +
+    '44 characters of A-Z, a-z, 0-9, "+" and "/" ending in "=". A hex digest, base64url or a trailing newline ' +
     "(Python's base64.encodebytes adds one; use base64.b64encode) is not accepted."
   );
 }
@@ -124,7 +124,7 @@ function partnerAuth(
     if (signature === undefined || signature === '') {
       return signatureRule === 'optional'
         ? { ok: true, principal: partner }
-        : fail(`X-Signature is missing: send ${recipe}, 44 characters of standard base64 (D28).`);
+        : fail(`X-Signature is missing: send ${recipe}, 44 characters of standard base64.`);
     }
     if (!SIGNATURE_PATTERN.test(signature)) {
       return { ok: false, reply: errors.badRequest(malformedSignatureDetail(signature)) };

@@ -31,7 +31,7 @@ export function notesWebhookUrl(notes: unknown): unknown {
 
 /** Why `notes.webhook_url` cannot be called (for a 400 naming it), or undefined when it can. */
 export function notesWebhookUrlProblem(ctx: FamilyContext, value: unknown): { issue: string } | undefined {
-  if (typeof value !== 'string') return { issue: 'must be a string: the absolute http(s) URL to call when the transaction is final (D73)' };
+  if (typeof value !== 'string') return { issue: 'must be a string: the absolute http(s) URL to call when the transaction is final' };
   if (value.length > MAX_NOTES_WEBHOOK_URL) return { issue: `must be at most ${MAX_NOTES_WEBHOOK_URL} characters` };
   let url: URL;
   try {
