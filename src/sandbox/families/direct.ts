@@ -165,9 +165,9 @@ export function directLifecycle<T extends DirectRecord, F extends DirectFlow>(ct
    * budget (D67): undefined when it does (the bytes are then taken: call {@link start} next,
    * without an await in between), else the 429 `TOO_MANY_REQUESTS` to answer.
    */
+  const retryAfter = String(Math.ceil(settings.expiryMs / 1000));
+  const refuse = (text: string): ErrorReply => ({ ...ctx.errors.error(429, 'TOO_MANY_REQUESTS', text), headers: { 'Retry-After': retryAfter } });
   function admit(partnerId: string, bytes: number): ErrorReply | undefined {
-    const retryAfter = String(Math.ceil(settings.expiryMs / 1000));
-    const refuse = (text: string): ErrorReply => ({ ...ctx.errors.error(429, 'TOO_MANY_REQUESTS', text), headers: { 'Retry-After': retryAfter } });
     const cap = config.limits.pendingPerPartner;
     if ((pendingCount.get(partnerId) ?? 0) >= cap) {
       return refuse(
