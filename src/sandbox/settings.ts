@@ -169,6 +169,16 @@ const TABLE = [
     help: 'keep the state in PostgreSQL (postgres://USER:PASSWORD@HOST:5432/DB): it survives restarts, and every sandbox started with the same URL shares it',
     docs: 'Keep the state in PostgreSQL, `postgres://USER:PASSWORD@HOST:5432/DATABASE`: it survives restarts, and every sandbox started with the same URL shares it (see "A shared sandbox"). The password is never printed.',
   },
+  {
+    key: 'hosted', flag: 'hosted', env: 'PAYLATER_HOSTED', kind: 'switch', default: undefined, flagSets: true, shownDefault: 'on when --host is not loopback',
+    help: 'require a credential on the /sandbox/ endpoints, the deliveries list and the live stream, and keep each partner and merchant to its own records (set PAYLATER_HOSTED=0 to turn it off beyond loopback)',
+    docs: 'Hosted mode (see "Hosting the sandbox"): the `/sandbox/` endpoints, the deliveries list and the live stream need a credential, and each partner and merchant sees and controls only its own records. On by itself when `--host` is not a loopback address; `PAYLATER_HOSTED=0` turns it off.',
+  },
+  {
+    key: 'operatorToken', env: 'PAYLATER_OPERATOR_TOKEN', kind: 'text', default: undefined, shownDefault: 'made at start',
+    help: 'the operator token of the hosted mode',
+    docs: 'The operator token of the hosted mode (`Authorization: Bearer <token>`); by default a random one is made at start and printed in the banner when hosted.',
+  },
   { key: 'merchantApi.username', env: 'PAYLATER_MERCHANT_API_USERNAME', kind: 'text', default: TEST_CREDENTIALS.merchantApi.username, help: 'Gateway Merchant API username', docs: 'Gateway Merchant API username.' },
   { key: 'merchantApi.password', env: 'PAYLATER_MERCHANT_API_PASSWORD', kind: 'text', default: TEST_CREDENTIALS.merchantApi.password, help: 'Gateway Merchant API password', docs: 'Gateway Merchant API password.' },
   { key: 'extras.username', env: 'PAYLATER_EXTRAS_USERNAME', kind: 'text', default: TEST_CREDENTIALS.extras.username, help: 'extras username', docs: 'Extras username.' },
