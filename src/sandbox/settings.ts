@@ -54,14 +54,14 @@ export interface Setting {
 }
 
 /** Ten million records: the largest retention, pending limit and values count that may be set. */
-export const MAX_RETAIN = 10_000_000;
+const MAX_RETAIN = 10_000_000;
 /** The largest byte budget that may be set: 4 GiB. */
 const MAX_BYTES = 4 * 1024 * 1024 * 1024;
 /** The deepest nesting that may be set: that of any JSON body (src/http/json.ts). */
 const MAX_JSON_DEPTH = 64;
-export const MAX_MAX_CONNECTIONS = 100_000;
-export const MAX_WEBHOOK_CONCURRENCY = 256;
-export const MAX_WEBHOOK_MAX_SOCKETS = 10_000;
+const MAX_MAX_CONNECTIONS = 100_000;
+const MAX_WEBHOOK_CONCURRENCY = 256;
+const MAX_WEBHOOK_MAX_SOCKETS = 10_000;
 
 const MiB = 1024 * 1024;
 
@@ -201,7 +201,7 @@ export const ENVIRONMENT = Object.freeze(
 ) as { readonly [S in (typeof TABLE)[number] as VariableName<S['env']>]: S['env'] };
 
 /** Parses a TCP port (0 picks a free one). */
-export function parsePort(value: string, setting: string): number {
+function parsePort(value: string, setting: string): number {
   if (!/^[0-9]{1,5}$/.test(value) || Number(value) > 65535) {
     throw new ConfigError(`${setting} must be a port number from 0 to 65535`);
   }
@@ -209,7 +209,7 @@ export function parsePort(value: string, setting: string): number {
 }
 
 /** A whole number from 1 to `max` (a flag or variable); undefined when not given. */
-export function parseCount(value: string | undefined, setting: string, max: number): number | undefined {
+function parseCount(value: string | undefined, setting: string, max: number): number | undefined {
   if (value === undefined) return undefined;
   if (!/^[0-9]{1,10}$/.test(value) || Number(value) < 1 || Number(value) > max) {
     throw new ConfigError(`${setting} must be a whole number from 1 to ${max}`);
