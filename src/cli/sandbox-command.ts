@@ -102,7 +102,7 @@ export async function runSandbox(argv: string[], options: RunSandboxOptions = {}
     throw error;
   }
 
-  write(banner(sandbox.url, sandbox.config, sandbox.stateDescription));
+  write(banner(sandbox.url, sandbox.config, sandbox.stateDescription, sandbox.access));
 
   let stop = options.until;
   let closeChannel: () => void = () => undefined;
@@ -195,12 +195,32 @@ function webhookUrlLines(config: SandboxConfig): string[] {
   ];
 }
 
+/**
+ * The banner's lines of a hosted sandbox (access.ts): the operator's token and a ready link, as
+ * Jupyter prints its token, when the sandbox made the token; a token set by the operator is a
+ * secret of theirs and is not printed.
+ */
+function hostedLines(url: string, config: SandboxConfig, token: string): string[] {
+  const made = config.operatorToken === undefined;
+  return [
+    `Hosted: the /sandbox/ endpoints need a credential; each partner and merchant sees only its own (docs/sandbox.md, "Hosting the sandbox").`,
+    `  Operator token:                ${made ? token : `(set, not shown; from ${ENVIRONMENT.operatorToken})`}`,
+    ...(made ? [`  Ready link (operator):         ${url}/sandbox/webhooks/deliveries?token=${token}`] : []),
+  ];
+}
+
 /** What the sandbox prints on start: its address and its (published, test-only) credentials. */
-export function banner(url: string, config: SandboxConfig, state = 'in memory (lost when the sandbox stops)'): string {
+export function banner(
+  url: string,
+  config: SandboxConfig,
+  state = 'in memory (lost when the sandbox stops)',
+  access?: { hosted: boolean; operatorToken: string },
+): string {
   const defaults = DEFAULT_CONFIG;
   return [
     `Pay-later sandbox listening on ${url}`,
     `State: ${state}`,
+    ...(access?.hosted === true ? hostedLines(url, config, access.operatorToken) : []),
     '',
     'Sandbox test credentials (test values for this local sandbox only, see docs/sandbox.md):',
     `  Merchant API (gateway) Basic:  ${config.merchantApi.username} / ${shown(config.merchantApi.password, defaults.merchantApi.password, ENVIRONMENT.merchantApiPassword)}`,

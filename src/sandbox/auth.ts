@@ -14,7 +14,7 @@ import { knownPartners } from './families/partner.js';
 import type { AuthResult, IncomingRequest } from './router.js';
 
 /** The credentials of an `Authorization: Basic ...` header, or undefined when absent or malformed. */
-function parseBasicAuthorization(header: string | undefined): BasicCredentials | undefined {
+export function parseBasicAuthorization(header: string | undefined): BasicCredentials | undefined {
   if (header === undefined) return undefined;
   const match = /^Basic[ ]+([A-Za-z0-9+/]+={0,2})[ ]*$/i.exec(header);
   if (match === null) return undefined;

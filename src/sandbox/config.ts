@@ -7,7 +7,7 @@
  */
 import { hash, timingSafeEqual } from 'node:crypto';
 import type { components as GatewayComponents } from '../../generated/types/gateway.js';
-import { ConfigError, countSettings, settingDefaults, settingsFromEnvironment } from './settings.js';
+import { ConfigError, countSettings, ENVIRONMENT, settingDefaults, settingsFromEnvironment } from './settings.js';
 import { WebhookTargets } from './webhook-targets.js';
 
 export { ConfigError, ENVIRONMENT } from './settings.js';
@@ -72,6 +72,10 @@ export interface SandboxConfig {
   webhooks: WebhookSettings;
   retention: RetentionSettings;
   limits: LimitSettings;
+  /** Hosted mode (access.ts): explicitly on or off; `undefined`: on when `host` is not loopback. */
+  hosted: boolean | undefined;
+  /** The operator's token in hosted mode; `undefined`: a random one made at start. */
+  operatorToken: string | undefined;
 }
 
 /** How webhooks are sent (docs/sandbox.md, Webhooks). */
@@ -136,6 +140,8 @@ export const DEFAULT_CONFIG: SandboxConfig = Object.freeze({
   }),
   bodyLimit: BODY_LIMIT,
   publicUrl: undefined,
+  hosted: undefined,
+  operatorToken: undefined,
   webhooks: Object.freeze(DEFAULTS.webhooks),
   retention: Object.freeze(DEFAULTS.retention),
   limits: Object.freeze(DEFAULTS.limits),
@@ -156,6 +162,8 @@ export interface ConfigOverrides {
   webhooks?: Partial<WebhookSettings>;
   retention?: Partial<RetentionSettings>;
   limits?: Partial<LimitSettings>;
+  hosted?: boolean;
+  operatorToken?: string;
 }
 
 /**
@@ -239,6 +247,10 @@ function checkConfig(config: SandboxConfig): void {
   for (const { key, name, max } of countSettings()) {
     const value = key.split('.').reduce<unknown>((at, part) => (at as Record<string, unknown>)[part], config);
     if (!Number.isInteger(value) || (value as number) < 1 || (value as number) > max) throw new ConfigError(`${name} must be a whole number from 1 to ${max}`);
+  }
+  // The operator's token guards every tenant's records of a hosted sandbox: long enough not to guess.
+  if (config.operatorToken !== undefined && (config.operatorToken.length < 16 || /\s/.test(config.operatorToken))) {
+    throw new ConfigError(`${ENVIRONMENT.operatorToken} must be at least 16 characters, without spaces`);
   }
   if (config.publicUrl !== undefined && !isHttpUrl(config.publicUrl)) {
     throw new ConfigError('the public URL must be an absolute http or https URL');

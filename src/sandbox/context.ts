@@ -7,6 +7,7 @@
  * `ctx.store`. See families/sdk.ts for a complete example.
  */
 import type { VirtualClock } from './clock.js';
+import type { SandboxAccess } from './access.js';
 import type { SandboxConfig } from './config.js';
 import type { WebhookDeliveries } from './delivery/index.js';
 import type { ErrorHelpers } from './errors.js';
@@ -15,6 +16,14 @@ import type { Store } from './store.js';
 import type { Contract, FamilyName } from './validation.js';
 
 export type SandboxMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface SandboxRouteOptions {
+  /**
+   * An endpoint of a shopper's page (the hosted checkout's own calls): open in hosted mode too, as
+   * the shopper has no credential; the transaction id the shopper was handed is the key.
+   */
+  shopper?: boolean;
+}
 
 export interface FamilyContext {
   /** The family being registered. */
@@ -35,8 +44,12 @@ export interface FamilyContext {
     operationId: string,
     route: OperationRoute<Op, P>,
   ): void;
-  /** Registers a sandbox-only endpoint; `path` starts with `/sandbox/` and may use `{name}`. */
-  sandboxRoute(method: SandboxMethod, path: string, handler: SandboxHandler): void;
+  /**
+   * Registers a sandbox-only endpoint; `path` starts with `/sandbox/` and may use `{name}`. Hosted,
+   * it needs a credential (access.ts); the handler asks `ctx.access.allows(request, owner)` before
+   * showing or changing a record, and answers 404 when not.
+   */
+  sandboxRoute(method: SandboxMethod, path: string, handler: SandboxHandler, options?: SandboxRouteOptions): void;
   /**
    * Registers a GET page outside `/sandbox/` and outside the contract (the web flow's hosted
    * checkout page `/checkout/{id}`); the handler answers the whole reply, usually HTML.
@@ -47,6 +60,8 @@ export interface FamilyContext {
   /** Webhook delivery (D23): `ctx.deliveries.enqueue({...})`. */
   readonly deliveries: WebhookDeliveries;
   readonly config: SandboxConfig;
+  /** Who may use the /sandbox/ endpoints, and what each tenant owns (access.ts). */
+  readonly access: SandboxAccess;
   /** The origin URLs handed out by the sandbox start with (`http://127.0.0.1:4000`), no trailing slash. */
   publicUrl(): string;
   readonly log: Logger;

@@ -12,6 +12,7 @@ import type { ErrorHelpers } from './errors.js';
 import { RequestError, type Reply, type SandboxHandler } from './router.js';
 import { shownWebhookUrl } from './shown-url.js';
 import type { SandboxMethod } from './context.js';
+import type { SandboxAccess } from './access.js';
 
 /** The largest single advance: 30 days. */
 const MAX_ADVANCE_MS = 30 * 24 * 60 * 60 * 1000;
@@ -21,10 +22,11 @@ export interface ControlContext {
   clock: VirtualClock;
   deliveries: DeliveryDispatcher;
   errors: ErrorHelpers;
+  access: SandboxAccess;
 }
 
 export function registerControl(ctx: ControlContext): void {
-  const { clock, deliveries, errors } = ctx;
+  const { clock, deliveries, errors, access } = ctx;
   const clockReply = (extra: Record<string, unknown> = {}): Reply => ({
     status: 200,
     body: { now: clock.iso(), nowMs: clock.now(), offsetMs: clock.offsetMs, ...extra },
@@ -33,6 +35,10 @@ export function registerControl(ctx: ControlContext): void {
   ctx.sandboxRoute('GET', '/sandbox/clock', () => clockReply());
 
   ctx.sandboxRoute('POST', '/sandbox/clock/advance', async (request) => {
+    // The clock is every tenant's: hosted, only the operator moves it.
+    if (!access.isOperator(request)) {
+      return errors.error(403, 'FORBIDDEN', 'This sandbox is hosted and its clock is shared: only the operator (Authorization: Bearer <token>) moves it.');
+    }
     const body = request.json();
     const ms = (body as { ms?: unknown } | undefined)?.ms;
     if (
@@ -83,8 +89,11 @@ export function registerControl(ctx: ControlContext): void {
         family: query.get('family') ?? undefined,
         status: status as DeliveryStatus | undefined,
       });
+      // Hosted, a tenant's page holds its own deliveries only (it may hold fewer than `limit`; follow nextCursor).
+      const tenant = access.tenant(request);
+      const visible = tenant.kind === 'operator' ? page.deliveries : page.deliveries.filter((delivery) => access.seesDelivery(tenant, delivery));
       // The URL's path and query may hold the receiver's token: shown as host and fingerprint.
-      const shown = page.deliveries.map((delivery) => ({ ...delivery, url: delivery.url === null ? null : shownWebhookUrl(delivery.url) }));
+      const shown = visible.map((delivery) => ({ ...delivery, url: delivery.url === null ? null : shownWebhookUrl(delivery.url) }));
       return { status: 200, body: { ...page, deliveries: shown } };
     } catch (error) {
       if (error instanceof DeliveryQueryError) return bad(error.field, error.message, 'is not valid');

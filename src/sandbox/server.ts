@@ -27,6 +27,8 @@ import { assignRequestId, newRequestId, Router, type Logger, type RouteInfo } fr
 import { MemoryStore, type Store } from './store.js';
 import { loadContract, type FamilyName } from './validation.js';
 import { WebhookStream } from './webhook-stream.js';
+import { SandboxAccess } from './access.js';
+import type { SandboxRouteOptions } from './context.js';
 
 /**
  * The module that serves each family of the contract (src/contract/families.ts), registered in
@@ -87,6 +89,8 @@ export interface Sandbox {
   readonly store: Store;
   readonly deliveries: DeliveryDispatcher;
   readonly config: SandboxConfig;
+  /** Who may use the /sandbox/ endpoints (access.ts): hosted or not, and the operator's token. */
+  readonly access: SandboxAccess;
   readonly server: Server;
   /** Every route served (contract operations and sandbox endpoints). */
   readonly routes: readonly RouteInfo[];
@@ -148,8 +152,22 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     fallbackErrors: sandboxErrors,
     ...(store.shared ? { unit: <T>(work: () => T) => store.unit(work) } : {}),
   });
-  const sandboxRoute = (method: SandboxMethod, path: string, handler: Parameters<Router['addSandbox']>[3]) =>
-    router.addSandbox(sandboxErrors, method, path, handler);
+  // Hosted, every /sandbox/ endpoint but the shopper's pages' own needs a credential (access.ts).
+  const access = new SandboxAccess(config, sandboxErrors);
+  const sandboxRoute = (method: SandboxMethod, path: string, handler: Parameters<Router['addSandbox']>[3], options: SandboxRouteOptions = {}) =>
+    router.addSandbox(
+      sandboxErrors,
+      method,
+      path,
+      options.shopper === true || !access.hosted
+        ? handler
+        : (request) => {
+            const identified = access.identify(request);
+            if (!identified.ok) return identified.reply;
+            access.remember(request, identified.principal);
+            return handler(request);
+          },
+    );
   // Pages outside /sandbox/ and the contract: the landing page and the hosted checkout page (web).
   const pageRoute = (path: string, handler: Parameters<Router['addPage']>[2]) => router.addPage(sandboxErrors, path, handler);
 
@@ -160,9 +178,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     return base.replace(/\/+$/, '');
   };
 
-  registerControl({ sandboxRoute, clock, deliveries, errors: sandboxErrors });
+  registerControl({ sandboxRoute, clock, deliveries, errors: sandboxErrors, access });
   // GET /sandbox/webhooks/stream streams its answer, so it is served before the router (webhook-stream.ts).
-  const webhookStream = new WebhookStream(deliveries, sandboxErrors);
+  const webhookStream = new WebhookStream(deliveries, sandboxErrors, undefined, access);
   pageRoute('/', () => landingPage(options.families ?? SERVED));
 
   const wanted = options.families ?? SERVED;
@@ -182,6 +200,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       clock,
       deliveries,
       config,
+      access,
       publicUrl,
       log,
     };
@@ -351,6 +370,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     store,
     deliveries,
     config,
+    access,
     server,
     routes: router.list(),
     stateDescription:

@@ -54,14 +54,14 @@ export interface Setting {
 }
 
 /** Ten million records: the largest retention, pending limit and values count that may be set. */
-export const MAX_RETAIN = 10_000_000;
+const MAX_RETAIN = 10_000_000;
 /** The largest byte budget that may be set: 4 GiB. */
 const MAX_BYTES = 4 * 1024 * 1024 * 1024;
 /** The deepest nesting that may be set: that of any JSON body (src/http/json.ts). */
 const MAX_JSON_DEPTH = 64;
-export const MAX_MAX_CONNECTIONS = 100_000;
-export const MAX_WEBHOOK_CONCURRENCY = 256;
-export const MAX_WEBHOOK_MAX_SOCKETS = 10_000;
+const MAX_MAX_CONNECTIONS = 100_000;
+const MAX_WEBHOOK_CONCURRENCY = 256;
+const MAX_WEBHOOK_MAX_SOCKETS = 10_000;
 
 const MiB = 1024 * 1024;
 
@@ -169,6 +169,16 @@ const TABLE = [
     help: 'keep the state in PostgreSQL (postgres://USER:PASSWORD@HOST:5432/DB): it survives restarts, and every sandbox started with the same URL shares it',
     docs: 'Keep the state in PostgreSQL, `postgres://USER:PASSWORD@HOST:5432/DATABASE`: it survives restarts, and every sandbox started with the same URL shares it (see "A shared sandbox"). The password is never printed.',
   },
+  {
+    key: 'hosted', flag: 'hosted', env: 'PAYLATER_HOSTED', kind: 'switch', default: undefined, flagSets: true, shownDefault: 'on when --host is not loopback',
+    help: 'require a credential on the /sandbox/ endpoints, the deliveries list and the live stream, and keep each partner and merchant to its own records (set PAYLATER_HOSTED=0 to turn it off beyond loopback)',
+    docs: 'Hosted mode (see "Hosting the sandbox"): the `/sandbox/` endpoints, the deliveries list and the live stream need a credential, and each partner and merchant sees and controls only its own records. On by itself when `--host` is not a loopback address; `PAYLATER_HOSTED=0` turns it off.',
+  },
+  {
+    key: 'operatorToken', env: 'PAYLATER_OPERATOR_TOKEN', kind: 'text', default: undefined, shownDefault: 'made at start',
+    help: 'the operator token of the hosted mode',
+    docs: 'The operator token of the hosted mode (`Authorization: Bearer <token>`); by default a random one is made at start and printed in the banner when hosted.',
+  },
   { key: 'merchantApi.username', env: 'PAYLATER_MERCHANT_API_USERNAME', kind: 'text', default: TEST_CREDENTIALS.merchantApi.username, help: 'Gateway Merchant API username', docs: 'Gateway Merchant API username.' },
   { key: 'merchantApi.password', env: 'PAYLATER_MERCHANT_API_PASSWORD', kind: 'text', default: TEST_CREDENTIALS.merchantApi.password, help: 'Gateway Merchant API password', docs: 'Gateway Merchant API password.' },
   { key: 'extras.username', env: 'PAYLATER_EXTRAS_USERNAME', kind: 'text', default: TEST_CREDENTIALS.extras.username, help: 'extras username', docs: 'Extras username.' },
@@ -191,7 +201,7 @@ export const ENVIRONMENT = Object.freeze(
 ) as { readonly [S in (typeof TABLE)[number] as VariableName<S['env']>]: S['env'] };
 
 /** Parses a TCP port (0 picks a free one). */
-export function parsePort(value: string, setting: string): number {
+function parsePort(value: string, setting: string): number {
   if (!/^[0-9]{1,5}$/.test(value) || Number(value) > 65535) {
     throw new ConfigError(`${setting} must be a port number from 0 to 65535`);
   }
@@ -199,7 +209,7 @@ export function parsePort(value: string, setting: string): number {
 }
 
 /** A whole number from 1 to `max` (a flag or variable); undefined when not given. */
-export function parseCount(value: string | undefined, setting: string, max: number): number | undefined {
+function parseCount(value: string | undefined, setting: string, max: number): number | undefined {
   if (value === undefined) return undefined;
   if (!/^[0-9]{1,10}$/.test(value) || Number(value) < 1 || Number(value) > max) {
     throw new ConfigError(`${setting} must be a whole number from 1 to ${max}`);

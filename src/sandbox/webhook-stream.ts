@@ -29,7 +29,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isWebhookFamily, WEBHOOK_FAMILIES } from '../contract/webhooks.js';
 import type { Delivery } from './delivery/index.js';
 import type { ErrorHelpers } from './errors.js';
-import { send } from './router.js';
+import { send, type IncomingRequest } from './router.js';
+import type { SandboxAccess, Tenant } from './access.js';
 
 const STREAM_PATH = '/sandbox/webhooks/stream';
 
@@ -80,6 +81,20 @@ interface Client {
   dropped: number;
   /** When the buffer was first seen full (ms), while it stays full. */
   fullSince: number | undefined;
+  /** Who reads (access.ts): a hosted sandbox streams each tenant its own events only. */
+  tenant: Tenant;
+}
+
+/** A stream reader's credentials, as access.ts reads them from any request. */
+function credentialsOf(request: IncomingMessage): Pick<IncomingRequest, 'url' | 'rawBody' | 'header'> {
+  return {
+    url: request.url ?? '',
+    rawBody: Buffer.alloc(0),
+    header: (name) => {
+      const value = request.headers[name.toLowerCase()];
+      return Array.isArray(value) ? value[0] : value;
+    },
+  };
 }
 
 export class WebhookStream {
@@ -94,6 +109,7 @@ export class WebhookStream {
     private readonly source: DeliverySource,
     private readonly errors: ErrorHelpers,
     limits: Partial<WebhookStreamLimits> = {},
+    private readonly access?: SandboxAccess,
   ) {
     this.limits = { ...DEFAULT_STREAM_LIMITS, ...limits };
   }
@@ -124,6 +140,11 @@ export class WebhookStream {
       send(response, { ...this.errors.error(503, 'SANDBOX_STOPPING', 'The sandbox is stopping.') });
       return;
     }
+    const identified = this.access?.identify(credentialsOf(request)) ?? { ok: true, principal: { kind: 'operator' } as Tenant };
+    if (!identified.ok) {
+      send(response, identified.reply);
+      return;
+    }
     if (this.clients.size >= this.limits.maxConnections) {
       send(response, {
         ...this.errors.error(
@@ -141,6 +162,7 @@ export class WebhookStream {
       families: families === undefined ? undefined : new Set(families),
       dropped: 0,
       fullSince: undefined,
+      tenant: identified.principal,
     };
     this.clients.add(client);
     this.unsubscribe ??= this.source.onEnqueue((delivery) => this.publish(delivery));
@@ -194,7 +216,7 @@ export class WebhookStream {
     // the event is counted as dropped for each without being written out.
     let room = false;
     for (const client of this.clients) {
-      if (client.families !== undefined && !client.families.has(delivery.family)) continue;
+      if (!this.reads(client, delivery)) continue;
       if (this.isFull(client)) client.dropped += 1;
       else room = true;
     }
@@ -214,11 +236,17 @@ export class WebhookStream {
     // every reader: a string written to each response would be encoded to UTF-8 once per reader.
     const bytes = Buffer.from(`id: ${delivery.id}\nevent: delivery\ndata: ${JSON.stringify(streamed)}\n\n`, 'utf8');
     for (const client of this.clients) {
-      if (client.families !== undefined && !client.families.has(delivery.family)) continue;
+      if (!this.reads(client, delivery)) continue;
       if (this.isFull(client)) continue;
       this.flushOverflow(client);
       client.response.write(bytes);
     }
+  }
+
+  /** Whether `client` reads `delivery`: of a family it asked for, and its tenant's own. */
+  private reads(client: Client, delivery: Delivery): boolean {
+    if (client.families !== undefined && !client.families.has(delivery.family)) return false;
+    return client.tenant.kind === 'operator' || this.access === undefined || this.access.seesDelivery(client.tenant, delivery);
   }
 
   private isFull(client: Client): boolean {

@@ -81,7 +81,7 @@ describe('the settings table', () => {
     expect(options).toHaveLength(SETTINGS.filter((setting) => setting.flag !== undefined).length);
     for (const setting of SETTINGS) {
       if (setting.flag === undefined) {
-        expect(text).toContain(`  ${setting.env}: ${setting.help} (default ${setting.default})`);
+        expect(text).toContain(`  ${setting.env}: ${setting.help} (default ${setting.shownDefault ?? setting.default})`);
         continue;
       }
       const section = text.slice(text.indexOf(`  --${setting.flag}`), text.indexOf('\n  --', text.indexOf(`  --${setting.flag}`) + 3));

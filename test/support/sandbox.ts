@@ -178,6 +178,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<TestSa
     return { ...partial, body: checkRequestId(partial), operationId };
   };
 
+  // The helpers that move the clock and read every delivery act as the operator of a hosted sandbox.
+  const operator = (): Record<string, string> => (sandbox.access.hosted ? { Authorization: `Bearer ${sandbox.access.operatorToken}` } : {});
   const signedHeaders = (signature: string, options: SignedOptions, partnerHeader: string) => {
     const headers: Record<string, string> = {};
     if (options.contentType !== null) headers['Content-Type'] = options.contentType ?? 'application/json';
@@ -214,7 +216,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<TestSa
     async advance(ms) {
       const answer = await request('POST', '/sandbox/clock/advance', {
         body: JSON.stringify({ ms }),
-        headers: { 'Content-Type': 'application/json' },
+        headers: { 'Content-Type': 'application/json', ...operator() },
       });
       expect(answer.status).toBe(200);
     },
@@ -226,7 +228,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<TestSa
         const query = new URLSearchParams({ limit: '1000' });
         if (transactionId !== undefined) query.set('transactionId', transactionId);
         if (after !== null) query.set('after', after);
-        const answer = await request('GET', `/sandbox/webhooks/deliveries?${query}`);
+        const answer = await request('GET', `/sandbox/webhooks/deliveries?${query}`, { headers: operator() });
         expect(answer.status).toBe(200);
         all.push(...(answer.body.deliveries as any[]));
         after = answer.body.nextCursor as string | null;

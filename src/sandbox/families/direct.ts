@@ -226,13 +226,20 @@ export function directLifecycle<T extends DirectRecord, F extends DirectFlow>(ct
     }
   });
 
-  /** Registers the user's actions; `answer` gives each family's reply body. */
-  function registerUserActions(answer: (updated: T) => unknown): void {
+  /**
+   * Registers the user's actions; `answer` gives each family's reply body. `shopperActions` are
+   * those a shopper's page calls (the web checkout's Cancel and Return buttons): open in hosted
+   * mode too, keyed by the transaction id as the page's other endpoints are (access.ts).
+   */
+  function registerUserActions(answer: (updated: T) => unknown, shopperActions: readonly string[] = []): void {
     for (const [action, status] of Object.entries(USER_ACTIONS)) {
-      ctx.sandboxRoute('POST', `/sandbox/${ctx.family}/transactions/{${settings.pathParam}}/${action}`, (request) => {
+      const shopper = shopperActions.includes(action);
+      const path = `/sandbox/${ctx.family}/transactions/{${settings.pathParam}}/${action}`;
+      ctx.sandboxRoute('POST', path, (request) => {
         const id = request.params[settings.pathParam] ?? '';
         const transaction = find(id);
-        if (transaction === undefined) return notFound(id);
+        // Hosted, another partner's transaction is answered as one that does not exist (access.ts).
+        if (transaction === undefined || (!shopper && !ctx.access.allows(request, { partner: transaction.partnerId }))) return notFound(id);
         if (transaction.status !== 'PENDING') {
           return ctx.sandboxErrors.error(
             409,
@@ -242,7 +249,7 @@ export function directLifecycle<T extends DirectRecord, F extends DirectFlow>(ct
         }
         const updated = finish(transaction, status, (status === 'FAILURE' ? 'USER_FAILED' : undefined) as T['failureReason']);
         return { status: 200, body: answer(updated) };
-      });
+      }, { shopper });
     }
   }
 

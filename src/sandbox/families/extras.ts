@@ -167,6 +167,7 @@ export function registerExtras(ctx: FamilyContext): void {
   // ?limit=1..1000 (default 100) and ?after=<merchantDataNextCursor> page through the data pushes.
   ctx.sandboxRoute('GET', '/sandbox/extras/users/{phoneNumber}', (request) => {
     const phoneNumber = request.params.phoneNumber ?? '';
+    if (!ctx.access.allows(request, { extras: true })) return ctx.sandboxErrors.notFound(`No extras user ${phoneNumber} is known to you.`);
     if (!/^\+91[0-9]{10}$/.test(phoneNumber)) {
       return ctx.sandboxErrors.badRequest('The phone number must be +91 and ten digits (write + as %2B or +).', [
         { field: 'phoneNumber', issue: 'must match ^\\+91[0-9]{10}$' },

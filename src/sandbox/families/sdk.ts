@@ -126,7 +126,7 @@ export function registerSdk(ctx: FamilyContext): void {
   ctx.sandboxRoute('GET', '/sandbox/sdk/transactions/{merchantTransactionId}', (request) => {
     const id = request.params.merchantTransactionId ?? '';
     const transaction = find(id);
-    if (transaction === undefined) return lifecycle.notFound(id);
+    if (transaction === undefined || !ctx.access.allows(request, { partner: transaction.partnerId })) return lifecycle.notFound(id);
     const shown = refunds.range(id, Math.max(0, transaction.refundCount - SHOWN_REFUNDS), transaction.refundCount);
     return { status: 200, body: describeSdkTransaction(transaction, shown) };
   });

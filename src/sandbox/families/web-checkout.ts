@@ -231,7 +231,7 @@ export function registerWebCheckout(ctx: FamilyContext, access: WebCheckoutAcces
     if (session.wrongAttempts < TEST_OTP.maxWrong) return reply('INVALID');
     const failed = access.finish(transaction, 'FAILURE', 'OTP_ATTEMPTS_EXCEEDED');
     return reply('INVALID', finalAnswer(failed));
-  });
+  }, { shopper: true });
 
   // The simulated down payment, after the OTP.
   ctx.sandboxRoute('POST', '/sandbox/web/transactions/{id}/pay', (request) => {
@@ -250,7 +250,7 @@ export function registerWebCheckout(ctx: FamilyContext, access: WebCheckoutAcces
       return ctx.sandboxErrors.error(409, 'INVALID_STATE', `Verify the OTP first (POST ${base(id)}/otp).`);
     }
     return { status: 200, body: finalAnswer(access.finish(transaction, 'SUCCESS')) };
-  });
+  }, { shopper: true });
 
   // The user closed the popup: sdk.js asks from the merchant's page (cross-origin).
   ctx.sandboxRoute('POST', '/sandbox/web/transactions/{id}/abandon', (request) => {
@@ -264,5 +264,5 @@ export function registerWebCheckout(ctx: FamilyContext, access: WebCheckoutAcces
       headers: cors,
       body: { transactionId: transaction.id, status: transaction.status, signature: signatureOf(transaction) },
     };
-  });
+  }, { shopper: true });
 }

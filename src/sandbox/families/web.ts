@@ -159,7 +159,7 @@ export function registerWeb(ctx: FamilyContext): void {
     status: updated.status,
     signature: statusSignature(updated.id, updated.status, partnerKey(config, updated.partnerId)),
     redirectTo: redirectTarget(updated, config.partner.homePageUrl),
-  }));
+  }), ['cancel', 'fail']);
 
   // What the hosted page shows.
   ctx.sandboxRoute('GET', '/sandbox/web/transactions/{id}', (request) => {
@@ -192,7 +192,7 @@ export function registerWeb(ctx: FamilyContext): void {
         expiresAt: new Date(transaction.expiresAt).toISOString(),
       },
     };
-  });
+  }, { shopper: true });
 
   // ---------------------------------------------------------------------------------------------
   // The browser side: GET /sdk.js (src/browser/sdk.ts, built to dist/browser/sdk.js) and the hosted

@@ -54,6 +54,8 @@ export function transactionalApiAuth(
     if (state.merchants.get(record.merchantId)?.stage !== 'enabled') return undefined;
     return { merchantId: record.merchantId };
   };
+  // The same credentials name the merchant on the /sandbox/ endpoints of a hosted sandbox.
+  ctx.access.identifyMerchants((credentials) => identify(credentials)?.merchantId);
   // So that a Merchant API or extras endpoint can say that it was sent these by mistake.
   const kinds = credentialKinds(ctx.config);
   kinds.add(TRANSACTIONAL_API_CREDENTIALS, (credentials) => identify(credentials) !== undefined);

@@ -281,7 +281,7 @@ export function registerMerchants(ctx: FamilyContext, state: GatewayState): Merc
         { field: '/outcome', issue: 'must be "pass" or "reject"' },
       ]);
     }
-    const merchant = find(id);
+    const merchant = ctx.access.allows(request, { merchant: id }) ? find(id) : undefined;
     if (merchant === undefined) return ctx.sandboxErrors.notFound(`No merchant with id '${id}' exists.`);
     if (merchant.stage !== 'verificationInProgress') {
       return ctx.sandboxErrors.error(
@@ -316,7 +316,8 @@ export function registerMerchants(ctx: FamilyContext, state: GatewayState): Merc
   });
 
   ctx.sandboxRoute('GET', '/sandbox/gateway/dashboard/invitations/{token}', (request) => {
-    const invitation = invitations.get(request.params.token ?? '');
+    const found = invitations.get(request.params.token ?? '');
+    const invitation = found !== undefined && ctx.access.allows(request, { merchant: found.merchantId }) ? found : undefined;
     if (invitation === undefined) return ctx.sandboxErrors.notFound('No such invitation.');
     const merchant = merchants.get(invitation.merchantId);
     return {

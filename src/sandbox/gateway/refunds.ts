@@ -102,7 +102,7 @@ export function registerRefunds(ctx: FamilyContext, state: GatewayState, engine:
     '/sandbox/gateway/transactions/{merchantId}/{transactionId}/refunds/{refundId}/fail',
     (request) => {
       const { merchantId = '', transactionId = '', refundId = '' } = request.params;
-      const transaction = engine.find(merchantId, transactionId);
+      const transaction = ctx.access.allows(request, { merchant: merchantId }) ? engine.find(merchantId, transactionId) : undefined;
       const refund = transaction === undefined ? undefined : state.findRefund(transaction, refundId);
       if (transaction === undefined || refund === undefined) {
         return ctx.sandboxErrors.notFound(`No refund '${refundId}' of transaction '${transactionId}' of merchant '${merchantId}'.`);

@@ -402,7 +402,7 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
     const found = hostedPage(merchantId, transactionId);
     if (found === undefined) return pageNotFound(merchantId, transactionId);
     return { status: 200, body: pageView(found.merchant, found.transaction) };
-  });
+  }, { shopper: true });
   // D15: the shopper cancels on the hosted page: CANCELLED (CANCELLED_BY_USER), the webhook sent,
   // the shopper sent to cancelRedirectUrl (the service's Magento module gives its return URL there).
   ctx.sandboxRoute('POST', '/sandbox/gateway/checkout/{merchantId}/{transactionId}/cancel', (request) => {
@@ -419,7 +419,7 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
     }
     const cancelled = engine.fail(found.transaction, 'CANCELLED_BY_USER', clock.now());
     return { status: 200, body: pageView(found.merchant, cancelled) };
-  });
+  }, { shopper: true });
 }
 
 /** What a transaction's view takes in a list besides its notes, and each refund, about (bytes). */
