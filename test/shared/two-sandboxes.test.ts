@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { startGateway, type GatewayTest } from '../support/gateway.js';
-import { startSandbox, type TestSandbox } from '../support/sandbox.js';
+import { PRIVATE_KEY, startSandbox, type TestSandbox } from '../support/sandbox.js';
+import { verifySdkSignature } from '../../src/signature.js';
 import { postgresUnavailable, startPostgres, type PostgresCluster } from '../support/postgres.js';
 
 const unavailable = postgresUnavailable();
@@ -90,6 +91,9 @@ describe.skipIf(unavailable !== undefined)('two sandboxes on one PostgreSQL data
       expect(onB.map((delivery: { eventId: string; body: string; id: string }) => [delivery.id, delivery.eventId, delivery.body])).toEqual([
         [onA[0].id, onA[0].eventId, onA[0].body],
       ]);
+      // Signed on B with the partner's key, which the row names (its signer) and does not hold.
+      expect(verifySdkSignature(onB[0].headers['X-Signature'], onB[0].body, PRIVATE_KEY)).toBe(true);
+      expect(onB[0].headers).toEqual(onA[0].headers);
     } finally {
       stop();
     }
@@ -116,6 +120,9 @@ describe.skipIf(unavailable !== undefined)('two sandboxes on one PostgreSQL data
         status: 'FAILURE',
         failureReason: 'EXPIRED',
       });
+      const deliveries = await client.query("SELECT data FROM sandbox_records WHERE collection = 'sandbox.deliveries'");
+      expect(deliveries.rows.length).toBeGreaterThan(0);
+      for (const { data } of deliveries.rows) expect(data).not.toContain(PRIVATE_KEY);
       const versions = await client.query('SELECT version FROM sandbox_schema_migrations ORDER BY version');
       expect(versions.rows.map((r) => r.version)).toEqual([1, 2]);
     } finally {

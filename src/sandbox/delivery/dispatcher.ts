@@ -30,7 +30,7 @@ import { DeliveryJournal, type JournalHost } from './journal.js';
 import { DeliveryPages } from './paging.js';
 import { MAX_PENDING_PER_RECEIVER, OrderingQueues, receiverOf, Receivers } from './queue.js';
 import { ATTEMPT_TIMEOUT_MS, describeFetchError, errorCode, MAX_ATTEMPTS, MAX_LOCAL_RETRIES, RetrySchedule } from './retry.js';
-import { changed, NO_ATTEMPTS, orderingKeyOf, scopeOf, shared, type StoredAttempt, type StoredDelivery } from './stored.js';
+import { changed, NO_ATTEMPTS, orderingKeyOf, scopeOf, shared, storedDelivery, type StoredAttempt, type StoredDelivery } from './stored.js';
 import { isReceived, MAX_PAGE_LIMIT, type BodyTemplate, type Delivery, type DeliveryPage, type DeliveryQuery, type EnqueueInput, type SigningKeys, type TemplatedBody } from './types.js';
 import { DeliveryViews } from './views.js';
 
@@ -121,10 +121,20 @@ export class DeliveryDispatcher {
     this.history.onForget = (delivery) => this.journal?.forgotten(delivery);
   }
 
+  /**
+   * The one place a delivery this process delivers is written: the history (and, when `added`, its
+   * indexes), then the shared store (journal.ts) in the running unit of work.
+   */
+  private write(delivery: StoredDelivery, added = false): void {
+    if (added) this.history.add(delivery);
+    else this.history.set(delivery.seq, delivery);
+    this.journal?.write(delivery);
+  }
+
   /** Holds a delivery another process recorded; it delivers it, this one shows it. */
-  private adopt(input: Omit<StoredDelivery, 'seq'>): number {
+  private adopt(read: (seq: number) => StoredDelivery): number {
     const seq = this.history.takeSeq();
-    const delivery: StoredDelivery = { ...input, seq };
+    const delivery = read(seq);
     this.history.add(delivery);
     if (this.enqueueListeners.size > 0) this.notifyEnqueued(this.views.view(delivery));
     this.history.ordered(delivery);
@@ -204,7 +214,7 @@ export class DeliveryDispatcher {
           ? shared(input.orderingScope)
           : undefined;
     if (input.orderingKey === undefined && orderingScope === undefined) throw new Error('a webhook event needs an orderingKey, or an orderingScope and a transactionId');
-    const delivery: StoredDelivery = {
+    const delivery = storedDelivery({
       seq,
       id: undefined,
       eventId: input.eventId,
@@ -226,11 +236,10 @@ export class DeliveryDispatcher {
       createdAt: this.clock.now() - this.epoch,
       nextAttemptAt: null,
       completedAt: null,
-    };
+    });
     // Never changed once made (a change writes a new record, see `changed`); not frozen, which would
     // cost a call into V8's runtime per event, since nothing outside the dispatcher sees it.
-    this.history.add(delivery);
-    this.journal?.written(seq);
+    this.write(delivery, true);
     if (this.enqueueListeners.size > 0) this.notifyEnqueued(this.views.view(delivery));
     if (delivery.status !== 'not_sent') this.receivers.added(receiver!, waiting);
     this.history.ordered(delivery);

@@ -28,8 +28,7 @@
  * own tables and workers, to do what the unit of work and the owner field do here.
  */
 import type { Collection, Store } from '../store.js';
-import { orderingKeyOf, type StoredDelivery } from './stored.js';
-import type { DeliveryStatus, SuccessStatus } from './types.js';
+import { shared, storedDelivery, type StoredDelivery } from './stored.js';
 
 /** The collection of the shared store that holds the deliveries. */
 const DELIVERIES_COLLECTION = 'sandbox.deliveries';
@@ -38,31 +37,19 @@ const TAKEOVER_INTERVAL_MS = 2_000;
 /** How long after a failed write of outcomes it is tried again. */
 const REWRITE_DELAY_MS = 1_000;
 
-/** A delivery as the database keeps it: plain JSON, times in virtual epoch milliseconds. */
-export interface PersistedDelivery {
+/**
+ * A delivery as the database keeps it: the dispatcher's own record (stored.ts) as JSON (a field
+ * that is undefined is left out), without the sequence number each process gives it, with the ids
+ * it is known by everywhere, the process that delivers it ({@link DeliveryJournal}), and the
+ * virtual time its times count from. The signing key is not in it: the record names its signer.
+ */
+export type PersistedDelivery = Omit<StoredDelivery, 'seq' | 'id' | 'eventId'> & {
   id: string;
   eventId: string;
-  /** The process that delivers it ({@link DeliveryJournal}). */
   owner: string;
-  family: string;
-  event: string;
-  transactionId: string | null;
-  url: string | null;
-  body: string | null;
-  template: string | null;
-  data: string | null;
-  /** Whose key signs it (a partner's or merchant's id), never the key. */
-  signer: string | null;
-  headers: Record<string, string> | null;
-  orderingKey: string;
-  successStatus: SuccessStatus;
-  status: DeliveryStatus;
-  reason: string | null;
-  attempts: { after: number; durationMs: number; statusCode: number | null; error: string | null }[];
-  createdAt: number;
-  nextAttemptAt: number | null;
-  completedAt: number | null;
-}
+  /** The writer's epoch: its record times are virtual milliseconds after it. */
+  epoch: number;
+};
 
 /** What the journal needs of the dispatcher. */
 export interface JournalHost {
@@ -73,8 +60,8 @@ export interface JournalHost {
   eventIdOf(delivery: StoredDelivery): string;
   /** The sequence number of a delivery this dispatcher recorded, by id. */
   localSeqOf(id: string): number | undefined;
-  /** Holds a delivery another process recorded (not sending it); answers its sequence number. */
-  adopt(delivery: Omit<StoredDelivery, 'seq'>): number;
+  /** Holds a delivery another process recorded (not sending it), read with the sequence number given; answers that number. */
+  adopt(read: (seq: number) => StoredDelivery): number;
   /** Replaces the record of a delivery held, after another process changed it. */
   replace(seq: number, delivery: StoredDelivery): void;
   /** Starts delivering a pending delivery taken over from a process that died. */
@@ -121,10 +108,15 @@ export class DeliveryJournal {
   }
 
   /** A delivery this process delivers was recorded or changed: written (with the running unit of work). */
+  write(delivery: StoredDelivery): void {
+    if (!this.owns(delivery.seq)) return;
+    this.records.set(this.host.idOf(delivery), this.persisted(delivery));
+  }
+
+  /** {@link write} of the delivery `seq`, as the history holds it. */
   written(seq: number): void {
     const delivery = this.host.get(seq);
-    if (delivery === undefined || !this.owns(seq)) return;
-    this.records.set(this.host.idOf(delivery), this.persisted(delivery));
+    if (delivery !== undefined) this.write(delivery);
   }
 
   /**
@@ -178,79 +170,40 @@ export class DeliveryJournal {
   }
 
   private persisted(delivery: StoredDelivery): PersistedDelivery {
-    const { epoch } = this.host;
-    return {
-      id: this.host.idOf(delivery),
-      eventId: this.host.eventIdOf(delivery),
-      owner: this.owner,
-      family: delivery.family,
-      event: delivery.event,
-      transactionId: delivery.transactionId ?? null,
-      url: delivery.url,
-      body: delivery.body ?? null,
-      template: delivery.template ?? null,
-      data: delivery.data ?? null,
-      signer: delivery.signer ?? null,
-      headers: delivery.headers ?? null,
-      orderingKey: orderingKeyOf(delivery),
-      successStatus: delivery.successStatus,
-      status: delivery.status,
-      reason: delivery.reason ?? null,
-      attempts: delivery.attempts.map((attempt) => ({
-        after: attempt.after,
-        durationMs: attempt.durationMs,
-        statusCode: attempt.statusCode ?? null,
-        error: attempt.error ?? null,
-      })),
-      createdAt: epoch + delivery.createdAt,
-      nextAttemptAt: delivery.nextAttemptAt === null ? null : epoch + delivery.nextAttemptAt,
-      completedAt: delivery.completedAt === null ? null : epoch + delivery.completedAt,
-    };
+    // The record's own fields; JSON leaves out the undefined ones (and `seq`, replaced by the ids).
+    const { seq: _seq, ...fields } = delivery;
+    return { ...fields, id: this.host.idOf(delivery), eventId: this.host.eventIdOf(delivery), owner: this.owner, epoch: this.host.epoch };
   }
 
-  private restored(record: PersistedDelivery): Omit<StoredDelivery, 'seq'> {
-    const { epoch } = this.host;
-    return {
-      id: record.id,
-      eventId: record.eventId,
-      family: record.family,
-      event: record.event,
-      transactionId: record.transactionId ?? undefined,
-      url: record.url,
-      body: record.body ?? undefined,
-      template: record.template ?? undefined,
-      data: record.data ?? undefined,
-      signer: record.signer ?? undefined,
-      headers: record.headers ?? undefined,
-      orderingScope: undefined,
-      orderingKey: record.orderingKey,
-      successStatus: record.successStatus,
-      status: record.status,
-      reason: record.reason ?? undefined,
-      attempts: record.attempts.map((attempt) => ({
-        after: attempt.after,
-        durationMs: attempt.durationMs,
-        statusCode: attempt.statusCode ?? undefined,
-        error: attempt.error ?? undefined,
-      })),
-      createdAt: record.createdAt - epoch,
-      nextAttemptAt: record.nextAttemptAt === null ? null : record.nextAttemptAt - epoch,
-      completedAt: record.completedAt === null ? null : record.completedAt - epoch,
-    };
+  /** The record of a persisted delivery, as this process numbers it and counts its times. */
+  private restored(record: PersistedDelivery, seq: number, id: string | undefined): StoredDelivery {
+    const shift = record.epoch - this.host.epoch;
+    const at = (time: number | null) => (time === null ? null : time + shift);
+    return storedDelivery({
+      ...record,
+      seq,
+      id,
+      orderingScope: record.orderingScope === undefined ? undefined : shared(record.orderingScope),
+      attempts: record.attempts ?? [],
+      createdAt: record.createdAt + shift,
+      nextAttemptAt: at(record.nextAttemptAt ?? null),
+      completedAt: at(record.completedAt ?? null),
+    });
   }
 
   /** A delivery written by another process (or read at start). */
   private external(id: string, record: PersistedDelivery | undefined): void {
-    // Deleted there by its retention: this process forgets it by its own.
-    if (record === undefined) return;
+    // Deleted there by its retention: this process forgets it by its own. A record without an
+    // epoch was written by an earlier version of the sandbox, which kept the signing key itself.
+    if (record === undefined || typeof record.epoch !== 'number') return;
     const seq = this.foreign.get(id) ?? this.host.localSeqOf(id);
     if (seq === undefined) {
-      const adopted = this.host.adopt(this.restored(record));
+      const adopted = this.host.adopt((next) => this.restored(record, next, id));
       this.foreign.set(id, adopted);
       if (record.status === 'pending') this.owners.set(adopted, record.owner);
       return;
     }
-    this.host.replace(seq, { ...this.restored(record), seq, id: this.foreign.has(id) ? id : undefined });
+    this.host.replace(seq, this.restored(record, seq, this.foreign.has(id) ? id : undefined));
     if (record.status === 'pending' && record.owner !== this.owner) this.owners.set(seq, record.owner);
     else this.owners.delete(seq);
   }

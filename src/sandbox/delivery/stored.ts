@@ -1,11 +1,14 @@
 /**
- * What the dispatcher keeps of a delivery (D62): what it takes to make the request again, not the
- * request. Times are virtual milliseconds after the dispatcher's start, the record is keyed by a
- * sequence number (ids.ts makes the ids from it), the body may be a template's name and data
- * (views.ts makes the text), and an ordering key that ends with the transaction id keeps one shared
- * string per scope. Records are never changed once made: a change writes a new one ({@link changed}).
+ * The one record of a delivery (D62): what it takes to make the request again, not the request.
+ * The dispatcher's history, its queues and indexes hold it, and the shared store keeps the same
+ * fields as JSON (journal.ts). Times are virtual milliseconds after the dispatcher's start, the
+ * record is keyed by a sequence number (ids.ts makes the ids from it), the body may be a
+ * template's name and data (views.ts makes the text), the signature is made with the key of its
+ * signer, and an ordering key that ends with the transaction id keeps one shared string per scope.
+ * Every record is made by {@link storedDelivery}; none is changed once made: a change makes a new
+ * one ({@link changed}).
  */
-import type { DeliveryStatus, SuccessStatus } from './types.js';
+import type { DeliveryEvent, DeliveryStatus, SuccessStatus } from './types.js';
 
 /** One attempt as the store keeps it. */
 export interface StoredAttempt {
@@ -31,7 +34,7 @@ export interface StoredDelivery {
   /** Only when given to `enqueue`. */
   readonly eventId: string | undefined;
   readonly family: string;
-  readonly event: string;
+  readonly event: DeliveryEvent | (string & {});
   readonly transactionId: string | undefined;
   readonly url: string | null;
   /** The body, or the template that makes it from `data`. */
@@ -61,13 +64,42 @@ export interface StoredDelivery {
   readonly completedAt: number | null;
 }
 
+/**
+ * A delivery record with every field, in one order. Written out field by field (one hidden class
+ * for every record, however it was made): a copy made with spread syntax from a frozen record
+ * keeps most fields outside the object, in a second allocation, and a record read from JSON lacks
+ * the fields that were undefined.
+ */
+export function storedDelivery(fields: StoredDelivery): StoredDelivery {
+  return {
+    seq: fields.seq,
+    id: fields.id,
+    eventId: fields.eventId,
+    family: fields.family,
+    event: fields.event,
+    transactionId: fields.transactionId,
+    url: fields.url,
+    body: fields.body,
+    template: fields.template,
+    data: fields.data,
+    signer: fields.signer,
+    headers: fields.headers,
+    orderingScope: fields.orderingScope,
+    orderingKey: fields.orderingKey,
+    successStatus: fields.successStatus,
+    status: fields.status,
+    reason: fields.reason,
+    attempts: fields.attempts.length === 0 ? NO_ATTEMPTS : fields.attempts,
+    createdAt: fields.createdAt,
+    nextAttemptAt: fields.nextAttemptAt,
+    completedAt: fields.completedAt,
+  };
+}
+
 /** The attempts of a delivery not attempted yet: one frozen empty list shared by all. */
 export const NO_ATTEMPTS: StoredAttempt[] = Object.freeze([]) as unknown as StoredAttempt[];
 
-/**
- * A delivery with its attempts and state changed. Written out field by field: a copy made with
- * spread syntax from a frozen record keeps most fields outside the object, in a second allocation.
- */
+/** A delivery with its attempts and state changed. */
 export function changed(
   current: StoredDelivery,
   attempts: StoredAttempt[],
@@ -75,29 +107,7 @@ export function changed(
   nextAttemptAt: number | null,
   completedAt: number | null,
 ): StoredDelivery {
-  return {
-    seq: current.seq,
-    id: current.id,
-    eventId: current.eventId,
-    family: current.family,
-    event: current.event,
-    transactionId: current.transactionId,
-    url: current.url,
-    body: current.body,
-    template: current.template,
-    data: current.data,
-    signer: current.signer,
-    headers: current.headers,
-    orderingScope: current.orderingScope,
-    orderingKey: current.orderingKey,
-    successStatus: current.successStatus,
-    status,
-    reason: current.reason,
-    attempts,
-    createdAt: current.createdAt,
-    nextAttemptAt,
-    completedAt,
-  };
+  return storedDelivery({ ...current, attempts, status, nextAttemptAt, completedAt });
 }
 
 const scopeCache = new Map<string, string>();

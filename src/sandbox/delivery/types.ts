@@ -10,7 +10,7 @@ import type { WebhookFamily, WebhookName, WebhookSuccess } from '../../contract/
  * the initiate's `notes.webhook_url` (`transactionResult`, web-notes-webhook.ts), which is no
  * webhook of the web document.
  */
-type DeliveryEvent = WebhookName | 'transactionResult';
+export type DeliveryEvent = WebhookName | 'transactionResult';
 
 /** The default and the largest page of `DeliveryDispatcher.page`. */
 export const DEFAULT_PAGE_LIMIT = 100;

@@ -1,0 +1,133 @@
+/**
+ * The delivery record as the shared store keeps it (delivery/journal.ts), without PostgreSQL: two
+ * dispatchers, each on a store whose deliveries collection hands every row it writes to the other
+ * as JSON, the way the shared store tells a process of another's rows. What one records, the other
+ * restores: the same view, byte for byte, and the same signature, made with the key its family
+ * registered for the signer; no row holds the key. (test/shared/two-sandboxes.test.ts does the same
+ * on a real database.)
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { verifySdkSignature } from '../../src/signature.js';
+import { VirtualClock } from '../../src/sandbox/clock.js';
+import { DeliveryDispatcher } from '../../src/sandbox/delivery/index.js';
+import { MemoryStore, type ExternalChange, type Store } from '../../src/sandbox/store.js';
+
+const KEY = 'partner-private-key-journal-77';
+const PASSWORD = 'merchant-password-journal-88';
+
+/** A memory store whose rows, once written, reach `peer()`'s listeners as JSON. */
+function linkedStore(peer: () => Listeners): { store: Store; listeners: Listeners; rows: Map<string, string> } {
+  const memory = new MemoryStore();
+  const listeners: Listeners = new Map();
+  const rows = new Map<string, string>();
+  const store: Store = {
+    shared: true,
+    clear: () => memory.clear(),
+    unit: (work) => work(),
+    observe: (name, listener) => void listeners.set(name, listener as ExternalChange<unknown>),
+    collection<T>(name: string) {
+      const inner = memory.collection<T>(name);
+      return {
+        get: (id: string) => inner.get(id),
+        has: (id: string) => inner.has(id),
+        delete: (id: string) => inner.delete(id),
+        values: () => inner.values(),
+        get size() {
+          return inner.size;
+        },
+        set(id: string, value: T) {
+          inner.set(id, value);
+          const json = JSON.stringify(value);
+          rows.set(id, json);
+          peer().get(name)?.(id, JSON.parse(json), undefined);
+        },
+      };
+    },
+  };
+  return { store, listeners, rows };
+}
+type Listeners = Map<string, ExternalChange<unknown>>;
+
+const dispatchers: DeliveryDispatcher[] = [];
+const clocks: VirtualClock[] = [];
+afterEach(async () => {
+  for (const dispatcher of dispatchers.splice(0)) await dispatcher.stop();
+  for (const clock of clocks.splice(0)) clock.stop();
+});
+
+function pair() {
+  let b: ReturnType<typeof linkedStore> | undefined;
+  const a = linkedStore(() => b!.listeners);
+  b = linkedStore(() => a.listeners);
+  const make = (store: Store, owner: string) => {
+    const clock = new VirtualClock();
+    // Never answers: the deliveries stay pending, as one in flight when its process died.
+    const hang = (_url: unknown, init?: RequestInit) =>
+      new Promise<Response>((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(new Error('stopped'))));
+    const dispatcher = new DeliveryDispatcher({ clock, fetch: hang as typeof fetch });
+    dispatcher.signWith('sdk', (partnerId) => (partnerId === 'partner_journal' ? KEY : undefined));
+    dispatcher.signWith('gateway', (merchantId) => (merchantId === 'merchant_journal' ? PASSWORD : undefined));
+    dispatcher.template('sdk.transactionStatus', (id, status) => JSON.stringify({ merchantTransactionId: id, status }));
+    dispatcher.share(store, owner, async () => new Set(['a', 'b']));
+    dispatchers.push(dispatcher);
+    clocks.push(clock);
+    return dispatcher;
+  };
+  return { a: make(a.store, 'a'), b: make(b.store, 'b'), rowsOfA: a.rows };
+}
+
+describe('a delivery restored from the shared store', () => {
+  it('is the same record: the same view, and a signature that verifies with the signer\'s key', () => {
+    const { a, b, rowsOfA } = pair();
+    const compact = a.enqueue({
+      url: 'http://127.0.0.1:9/sdk',
+      body: { template: 'sdk.transactionStatus', data: 'SUCCESS' },
+      signer: 'partner_journal',
+      orderingScope: 'sdk:partner_journal:',
+      successStatus: 200,
+      family: 'sdk',
+      event: 'transactionStatus',
+      transactionId: 'jrn_1',
+    });
+    const full = a.enqueue({
+      url: 'http://127.0.0.1:9/gateway',
+      body: JSON.stringify({ refund: { id: 'rfnd_1', status: 'SUCCESS' } }),
+      signer: 'merchant_journal',
+      orderingScope: 'gateway:merchant_journal:',
+      successStatus: '2xx-3xx',
+      family: 'gateway',
+      event: 'refundUpdated',
+      transactionId: 'jrn_2',
+    });
+    for (const written of [compact, full]) {
+      const restored = b.get(written.id);
+      const { attempts: _attempts, ...same } = written;
+      expect(restored).toMatchObject(same);
+      expect(restored!.headers['X-Signature']).toBeDefined();
+      expect(verifySdkSignature(restored!.headers['X-Signature']!, restored!.body, written.family === 'sdk' ? KEY : PASSWORD)).toBe(true);
+      expect(restored!.orderingKey).toBe(written.orderingKey);
+    }
+    expect(rowsOfA.size).toBe(2);
+    for (const row of rowsOfA.values()) {
+      expect(row).not.toContain(KEY);
+      expect(row).not.toContain(PASSWORD);
+      expect(JSON.parse(row)).toMatchObject({ signer: expect.stringMatching(/^(partner|merchant)_journal$/), owner: 'a' });
+    }
+  });
+
+  it('is not signed when its family knows no key of its signer', () => {
+    const { a, b } = pair();
+    const written = a.enqueue({
+      url: 'http://127.0.0.1:9/sdk',
+      body: '{}',
+      signer: 'someone_else',
+      orderingScope: 'sdk:someone_else:',
+      successStatus: 200,
+      family: 'sdk',
+      event: 'transactionStatus',
+      transactionId: 'jrn_3',
+    });
+    expect(written.headers['X-Signature']).toBeUndefined();
+    expect(b.get(written.id)!.headers['X-Signature']).toBeUndefined();
+  });
+});
