@@ -262,7 +262,8 @@ export function directLifecycle<T extends DirectRecord>(ctx: FamilyContext, sett
     }
   }
 
-  const notFound = (id: string) => ctx.sandboxErrors.notFound(`No ${settings.label} with ${settings.pathParam} '${id}'.`);
+  // D125: an unknown transaction has one code, on the contract's paths and on the sandbox's own.
+  const notFound = (id: string) => ctx.sandboxErrors.notFound(`No ${settings.label} with ${settings.pathParam} '${id}'.`, 'NO_SUCH_TRANSACTION');
 
   return { find, finish, admit, start, registerUserActions, notFound };
 }
