@@ -197,7 +197,8 @@ function relay(answer: IncomingMessage, outgoing: ServerResponse, context: Conte
       send(outgoing, status, answerHeaders(answer, ['content-length']), original);
       return;
     }
-    send(outgoing, status, answerHeaders(answer, ['content-length', 'content-type']), replaced);
+    // A missing X-Signature is 401, as the contract and the sandbox answer it (D28), not Prism's 400.
+    send(outgoing, missingSignature(violations, context) ? 401 : status, answerHeaders(answer, ['content-length', 'content-type']), replaced);
   });
 }
 
@@ -213,6 +214,9 @@ function send(outgoing: ServerResponse, status: number, headers: Record<string, 
 export function replacement(status: number, violations: readonly Violation[], original: Buffer, context: Context): object | undefined {
   const { format, names } = context;
   if (status === 401) return errorBody(format, 'unauthorized', unauthorizedText(format, names), []);
+  if (missingSignature(violations, context)) {
+    return errorBody(format, 'unauthorized', 'X-Signature is missing: send the request signature, 44 characters of standard base64 (D28).', []);
+  }
   const errors = violations.filter(isRequestError);
   if (errors.length > 0) {
     const all = errors.map((violation) => explainPlus(explainSignature(toIssue(violation, names), violation, context.signature), context.url));
@@ -261,6 +265,15 @@ export function parseViolations(header: string | string[] | undefined): Violatio
   } catch {
     return [];
   }
+}
+
+/** The request has no `X-Signature` where the contract requires one: 401, as the sandbox answers (D28). */
+function missingSignature(violations: readonly Violation[], context: Context): boolean {
+  return violations.some((violation) => {
+    if (!isRequestError(violation) || violation.code !== 'required') return false;
+    const issue = toIssue(violation, context.names);
+    return issue.where === 'header' && issue.field.toLowerCase() === 'x-signature';
+  });
 }
 
 function isRequestError(violation: Violation): boolean {

@@ -460,8 +460,9 @@ export interface webhooks {
          *     body is identical to the answer of `GET /api/merchant/transaction/{id}` (without `include`), so
          *     one parser serves both. Polling the stage is the alternative.
          *
-         *     **Decided by this contract (D23).** The webhook is sent when the status becomes `SUCCESS` or
-         *     `FAILED`. Answer any 2xx or 3xx (a redirect is not followed) within 10 s; otherwise the service
+         *     **Decided by this contract (D23).** The webhook is sent when the status becomes final:
+         *     `SUCCESS`, `FAILED` (or its alias `FAILURE` for a merchant set to it, D120) or `CANCELLED`
+         *     (the payment gateway's cancel, the shopper's cancel, an expiry; D15). Answer any 2xx or 3xx (a redirect is not followed) within 10 s; otherwise the service
          *     tries again, at most 6 attempts in all: at once, then 30 s, 2 min, 10 min, 1 h and 6 h after the
          *     previous failure. Events of one transaction arrive in order. `X-Event-Id` is the same on every
          *     retry of an event: store it and ignore an event you have processed (or deduplicate on the pair

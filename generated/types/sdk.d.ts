@@ -89,7 +89,8 @@ export interface webhooks {
         put?: never;
         /**
          * SDK-flow transaction result
-         * @description Sent by the service to the merchant's webhook URL when a transaction succeeds or fails. The
+         * @description Sent by the service to the merchant's webhook URL when a transaction succeeds or fails: its
+         *     final status, `SUCCESS`, `FAILURE` or `CANCELLED` (the statuses the body carries). The
          *     merchant server must answer HTTP **200**; any other answer makes the service send the same
          *     event again, with an increasing interval.
          *

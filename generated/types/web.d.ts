@@ -142,7 +142,7 @@ export interface paths {
          *     | `amount` | integer | both | Paise. Pass the amount of the initiate call. |
          *     | `phoneNumber` | string | both | The user's phone number, `+91` and ten digits (D25). Pass the one of the initiate call. |
          *     | `successCallback` | function(signature) | popup | Called on status `SUCCESS`. The signature lets the merchant check that the update came from the service. |
-         *     | `failureCallback` | function(status, signature) | popup | Called on `FAILURE` or `CANCELLED` (with a signature), and on `GET_TXN_ID_FAILED` (no signature then). |
+         *     | `failureCallback` | function(status, signature) | popup | Called on `FAILURE` (with a signature), on `CANCELLED` (with a signature, or without one when the user closed the popup and the service could not be reached to record it: treat that as unconfirmed and check the status), and on `GET_TXN_ID_FAILED` (no signature then). |
          *     | `redirectUrl` | string | redirect | Where the user comes back after the service's page. The query parameter `tid`, holding the transaction id, is appended to it. |
          *     | `redirectFailureCallback` | function(status) | redirect | Fires only for a failure before the redirect, not after it. Called with `GET_TXN_ID_FAILED` when no transaction id is obtained. A failure after the redirect is learnt at `redirectUrl` from the status check. |
          *
@@ -173,7 +173,7 @@ export interface paths {
          *     |---|---|---|---|
          *     | `SUCCESS` | `successCallback` | yes | The user confirmed. |
          *     | `FAILURE` | `failureCallback` | yes | The transaction failed. |
-         *     | `CANCELLED` | `failureCallback` | yes | The user cancelled. |
+         *     | `CANCELLED` | `failureCallback` | yes, but for a closed popup the service could not record | The user cancelled. |
          *     | `GET_TXN_ID_FAILED` | `failureCallback`, `redirectFailureCallback` | no | `getTransactionId` failed or resolved to a null transaction id; no transaction was started. |
          *
          *     ### The callback signature
@@ -573,6 +573,16 @@ export interface components {
         Notes: {
             [key: string]: unknown;
         };
+        /** @description The web initiate's free notes. **Decided by this contract (D30, D73).** Any JSON object (D30), of which one key is read: `webhook_url`, checked as its schema says. */
+        WebNotes: components["schemas"]["Notes"] & ({
+            /**
+             * @description **Decided by this contract (D73).** The shop's URL that the service calls with the transaction's result once it is final (the callback `notesWebhookUrl`): an absolute http(s) URL of at most 2048 characters. Another type, a relative URL or another scheme answers 400 `BAD_REQUEST` naming `notes.webhook_url`, and so does a target the service refuses (a loopback, link-local or metadata address), which no schema can say.
+             * @example https://shop.example.in/?wc-api=Bharatx_Pay_In_3_Feature_Gateway_Webhook&key=wc_order_Xq3vN8pLm2TzK
+             */
+            webhook_url?: string;
+        } & {
+            [key: string]: unknown;
+        });
         /**
          * Format: uri
          * @description An absolute http or https URL. **Decided by this contract (D24):** at most 2048 characters.
@@ -619,7 +629,7 @@ export interface components {
             amount: components["schemas"]["Amount"];
             user: components["schemas"]["User"];
             /** @description **Decided by this contract (D30).** Optional free notes of the merchant (an order id, the addresses, the items, ...): any JSON object, stored with the transaction. One key is read (D73): `webhook_url`, an absolute http(s) URL of at most 2048 characters, is called with the transaction's result (the callback `notesWebhookUrl` of the initiate), as the service's WooCommerce plugin expects; one that cannot be called answers 400 `BAD_REQUEST` naming it. */
-            notes?: components["schemas"]["Notes"];
+            notes?: components["schemas"]["WebNotes"];
             redirect?: components["schemas"]["WebRedirect"];
         };
         /**

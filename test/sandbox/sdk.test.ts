@@ -221,7 +221,8 @@ describe('status and the user actions', () => {
   it('a user action on an unknown id answers 404 JSON', async () => {
     const answer = await t.request('POST', '/sandbox/sdk/transactions/nope/confirm');
     expect(answer.status).toBe(404);
-    expect(answer.body).toMatchObject({ errorCode: 'NOT_FOUND' });
+    // D125: the code of an unknown transaction on the contract's paths, here too.
+    expect(answer.body).toMatchObject({ errorCode: 'NO_SUCH_TRANSACTION' });
   });
 
   it('fails after 60 s of virtual time without a user action (D13)', async () => {

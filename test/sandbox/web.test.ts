@@ -249,7 +249,7 @@ describe('the hosted page endpoints', () => {
 
   it('answers 404 JSON for an unknown id', async () => {
     expect((await t.request('GET', '/sandbox/web/transactions/nope')).status).toBe(404);
-    expect((await t.request('POST', '/sandbox/web/transactions/nope/confirm')).body.errorCode).toBe('NOT_FOUND');
+    expect((await t.request('POST', '/sandbox/web/transactions/nope/confirm')).body.errorCode).toBe('NO_SUCH_TRANSACTION');
   });
 });
 

@@ -227,8 +227,12 @@ describe('startMocks', () => {
     const headers = { 'X-Partnerid': 'partner_test' };
     const direct = await call(`http://127.0.0.1:${mocks!.internalPorts.sdk}/merchant/credit/initiateTransaction`, 'POST', headers, sdkBody());
     const proxied = await call(`${base('sdk')}/merchant/credit/initiateTransaction`, 'POST', headers, sdkBody());
-    expect([direct.status, proxied.status]).toEqual([400, 400]);
-    expect(proxied.body).toEqual({ message: 'BAD_REQUEST', detail: 'Request is invalid: header X-Signature is required.' });
+    // Prism answers a missing X-Signature 400; the proxy answers 401, as the contract and the sandbox do (D28).
+    expect([direct.status, proxied.status]).toEqual([400, 401]);
+    expect(proxied.body).toEqual({
+      message: 'AUTHORIZATION_FAILED',
+      detail: 'X-Signature is missing: send the request signature, 44 characters of standard base64 (D28).',
+    });
     expect(direct.body).not.toEqual(proxied.body);
   });
 
@@ -313,9 +317,13 @@ describe('startMocks', () => {
     await expectDocumented('extras', 'POST', path, extras);
   });
 
-  it('a missing or malformed X-Signature, a wrong Content-Type or invalid JSON: BAD_REQUEST saying so', async () => {
+  it('a missing X-Signature: 401 as the sandbox answers it; a malformed one, a wrong Content-Type or invalid JSON: BAD_REQUEST saying so', async () => {
     const missing = await sdkInitiate({});
-    expect(missing.body).toEqual({ message: 'BAD_REQUEST', detail: 'Request is invalid: header X-Signature is required.' });
+    expect(missing.status).toBe(401);
+    expect(missing.body).toEqual({
+      message: 'AUTHORIZATION_FAILED',
+      detail: 'X-Signature is missing: send the request signature, 44 characters of standard base64 (D28).',
+    });
     await expectDocumented('sdk', 'POST', '/merchant/credit/initiateTransaction', missing);
 
     // Explained as the sandbox explains it (D28), not as Prism's regular expression.

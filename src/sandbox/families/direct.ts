@@ -253,7 +253,8 @@ export function directLifecycle<T extends DirectRecord, F extends DirectFlow>(ct
     }
   }
 
-  const notFound = (id: string) => ctx.sandboxErrors.notFound(`No ${settings.label} with ${settings.pathParam} '${id}'.`);
+  // D125: an unknown transaction has one code, on the contract's paths and on the sandbox's own.
+  const notFound = (id: string) => ctx.sandboxErrors.notFound(`No ${settings.label} with ${settings.pathParam} '${id}'.`, 'NO_SUCH_TRANSACTION');
 
   return { find, finish, admit, start, registerUserActions, notFound };
 }

@@ -367,7 +367,7 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
     return merchant === undefined || transaction === undefined ? undefined : { merchant, transaction };
   };
   const pageNotFound = (merchantId: string, transactionId: string) =>
-    ctx.sandboxErrors.notFound(`No gateway transaction '${transactionId}' of merchant '${merchantId}'.`);
+    ctx.sandboxErrors.notFound(`No gateway transaction '${transactionId}' of merchant '${merchantId}'.`, 'NO_SUCH_TRANSACTION');
   const pageView = (merchant: NonNullable<ReturnType<typeof hostedPage>>['merchant'], transaction: TransactionRecord) => {
     const config = transaction.configuration;
     const status = statusOf(transaction);
