@@ -3,8 +3,11 @@
  * browser tests. The files are served by sirv (a maintained static server): it answers with the
  * Brotli or gzip copy that `npm run docs` writes beside each page (scripts/docs-compress.ts) when
  * the browser accepts it (`Vary: Accept-Encoding`), with validators (a weak `ETag` and
- * `Last-Modified`; `If-None-Match` gets a 304) and `Cache-Control: public,max-age=0,must-revalidate`
- * so that a browser asks again but downloads a page only when it changed.
+ * `Last-Modified`; `If-None-Match` gets a 304, and so does an `If-Modified-Since` not older than
+ * the file, which sirv leaves to its caller) and `Cache-Control: public,max-age=0,must-revalidate`
+ * so that a browser asks again but downloads a page only when it changed. A file named by the hash
+ * of its content (the diagrams, `assets/diagrams/<16 hex>.svg`) never changes under its name: it is
+ * cached for a year, `immutable`.
  *
  * sirv lists the site's files once, when the server starts: only those files can be served (no
  * `..`, nothing outside the folder), and a site rebuilt while the server runs needs a restart.
@@ -12,10 +15,10 @@
  * its content type (with its charset) and `nosniff`. Under `/sandbox/` the try-it console's calls
  * go on to a sandbox (scripts/docs-sandbox-proxy.ts).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { extname, join, resolve } from 'node:path';
+import { extname, join, resolve, sep } from 'node:path';
 import sirv from 'sirv';
 import { proxyToSandbox, SANDBOX_ROUTE } from './docs-sandbox-proxy.js';
 
@@ -86,6 +89,7 @@ export async function serveDocs(options: ServeOptions = {}): Promise<DocsServer>
       const type = extname(pathname) === '' ? CONTENT_TYPES['.html'] : CONTENT_TYPES[extname(pathname).toLowerCase()];
       if (type) response.setHeader('Content-Type', type);
       response.setHeader('X-Content-Type-Options', 'nosniff');
+      if (HASHED.test(pathname)) response.setHeader('Cache-Control', 'public,max-age=31536000,immutable');
     },
   });
 
@@ -103,6 +107,11 @@ export async function serveDocs(options: ServeOptions = {}): Promise<DocsServer>
       return;
     }
     try {
+      if (notModifiedSince(request, dir)) {
+        response.writeHead(304);
+        response.end();
+        return;
+      }
       files(request, response, () => send(response, 404, `Not found: ${pathOf(request)}`));
     } catch {
       if (!response.headersSent) send(response, 500, 'Internal error.');
@@ -132,6 +141,34 @@ export async function serveDocs(options: ServeOptions = {}): Promise<DocsServer>
         server.closeAllConnections();
       }),
   };
+}
+
+/** A file named by the hash of its content: the same name always holds the same bytes. */
+const HASHED = /\/assets\/diagrams\/[0-9a-f]{16}\.svg$/;
+
+/**
+ * Whether the request's `If-Modified-Since` (without `If-None-Match`, which sirv answers) is not
+ * older than the file it names, looked up as sirv does (the path, then `.html`, then `index.html`),
+ * never outside the site.
+ */
+function notModifiedSince(request: IncomingMessage, dir: string): boolean {
+  const since = request.headers['if-modified-since'];
+  if (since === undefined || request.headers['if-none-match'] !== undefined) return false;
+  const time = Date.parse(since);
+  if (Number.isNaN(time)) return false;
+  let path: string;
+  try {
+    path = decodeURIComponent((request.url ?? '/').split('?')[0] ?? '/');
+  } catch {
+    return false;
+  }
+  const base = resolve(dir, `.${path}`);
+  if (base !== dir && !base.startsWith(`${dir}${sep}`)) return false;
+  for (const candidate of [base, `${base}.html`, join(base, 'index.html')]) {
+    const stats = statSync(candidate, { throwIfNoEntry: false });
+    if (stats?.isFile()) return Math.floor(stats.mtimeMs / 1000) * 1000 <= time;
+  }
+  return false;
 }
 
 /** The path asked for, as text for a message (never more than 200 characters). */

@@ -27,6 +27,7 @@
  * page; the guides for the service's implementers (IMPLEMENTER_GUIDES) follow under their own
  * heading. A new guide is for integrators unless listed there.
  */
+import type { BuildInputs } from './stale.js';
 import { spawn } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -83,6 +84,13 @@ export interface Guide {
 }
 
 export type Audience = 'integrators' | 'implementers';
+
+/** What `npm run docs` reads, and its record in site/ (scripts/stale.ts), so that docs:serve builds a stale site. */
+export const SITE_INPUTS: BuildInputs = {
+  inputs: ['docs', 'generated/openapi', 'openapi', 'scripts', 'CHANGELOG.md', 'package.json', 'package-lock.json', 'redocly.yaml'],
+  record: 'site/.build-inputs',
+  made: 'site/index.html',
+};
 
 /** The integrators' guides that come first, in this order; any other follows by title. */
 const GUIDE_ORDER = [

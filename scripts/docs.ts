@@ -6,9 +6,10 @@
  *   npm run docs -- --out public  build elsewhere
  *   npm run docs:serve            then serve it on http://127.0.0.1:4080
  */
-import { relative } from 'node:path';
+import { relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DocsBuildError, buildDocs } from './docs-site.js';
+import { DocsBuildError, SITE_INPUTS, buildDocs } from './docs-site.js';
+import { recordBuild } from './stale.js';
 
 const USAGE = `Usage: npm run docs -- [--out <dir>]
 
@@ -33,6 +34,8 @@ try {
     ...(values.out ? { outDir: values.out } : {}),
     log: (line) => process.stdout.write(`  ${line}\n`),
   });
+  // The default site is recorded as built from the inputs as they are, for docs:serve.
+  if (values.out === undefined) recordBuild(resolve(import.meta.dirname, '..'), SITE_INPUTS);
   const where = relative(process.cwd(), values.out ?? 'site') || '.';
   process.stdout.write(
     `Wrote ${pages.length} pages to ${where}/ in ${((Date.now() - started) / 1000).toFixed(1)} s. Serve them with \`npm run docs:serve\`.\n`,

@@ -25,6 +25,11 @@
  *   `AUTHORIZATION_FAILED` saying what is missing, instead of an example about a
  *   wrong signature.
  *
+ * - Prism's 404 `problem+json` for a path no operation has, a `Prefer: example=` no response of the
+ *   operation has, or a `Prefer: code=` it does not document becomes `NOT_FOUND` in the family's
+ *   format, listing what there is: the family's operations, or the operation's example names or
+ *   statuses.
+ *
  * The status and the `sl-violations` header stay as Prism sent them; every replaced body is valid
  * against the operation's documented 400 or 401 schema. Any other answer, `Prefer` included, is
  * Prism's own. The proxy keeps no state; it closes every connection, keep-alive ones included,
@@ -91,6 +96,7 @@ const HOP_BY_HOP = new Set([
 
 export async function startErrorProxy(options: ErrorProxyOptions): Promise<ErrorProxy> {
   const names = documentedNames(options.document);
+  const operations = documentedOperations(options.document);
   const format: Format = familyInfo(options.family).errorFormat;
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
 
@@ -104,7 +110,15 @@ export async function startErrorProxy(options: ErrorProxyOptions): Promise<Error
         headers: forwardHeaders(incoming.headers),
         agent,
       },
-      (answer) => relay(answer, outgoing, { format, names, url: incoming.url ?? '/', signature: firstHeader(incoming.headers['x-signature']) }),
+      (answer) =>
+        relay(answer, outgoing, {
+          format,
+          names,
+          operations,
+          method: incoming.method ?? 'GET',
+          url: incoming.url ?? '/',
+          signature: firstHeader(incoming.headers['x-signature']),
+        }),
     );
     upstream.on('error', () => {
       if (outgoing.headersSent) {
@@ -161,6 +175,8 @@ function answerHeaders(answer: IncomingMessage, drop: readonly string[] = []): R
 interface Context {
   format: Format;
   names: ReadonlyMap<string, string>;
+  operations: readonly DocumentedOperation[];
+  method: string;
   /** The path and query of the request, as sent. */
   url: string;
   /** The request's `X-Signature`, to say how long a malformed one is (never repeated). */
@@ -177,7 +193,8 @@ function relay(answer: IncomingMessage, outgoing: ServerResponse, context: Conte
   const candidate =
     ((status === 400 || status === 422) && violations.some(isRequestError)) ||
     (status === 401 && violations.some((violation) => violation.code === 401)) ||
-    (status === 400 && violations.length === 0 && /json/i.test(answer.headers['content-type'] ?? ''));
+    (status === 400 && violations.length === 0 && /json/i.test(answer.headers['content-type'] ?? '')) ||
+    (status === 404 && /problem\+json/i.test(answer.headers['content-type'] ?? ''));
   if (!candidate) {
     outgoing.writeHead(status, answerHeaders(answer));
     answer.pipe(outgoing);
@@ -227,6 +244,63 @@ export function replacement(status: number, violations: readonly Violation[], or
   }
   if (isPrismInvalidJson(original)) {
     return errorBody(format, 'badRequest', 'The request body is not valid JSON.', []);
+  }
+  if (status === 404) {
+    const text = notFoundText(original, context);
+    if (text !== undefined) return format === 'apiError' ? { errorCode: 'NOT_FOUND', message: text } : { message: 'NOT_FOUND', detail: text };
+  }
+  return undefined;
+}
+
+/** One operation of the document: its method, path template, statuses and example names. */
+interface DocumentedOperation {
+  method: string;
+  path: string;
+  pattern: RegExp;
+  statuses: string[];
+  examples: string[];
+}
+
+/** The operations of the bundled document, for the answers to an unknown path, example or status. */
+function documentedOperations(document: string): DocumentedOperation[] {
+  const parsed = JSON.parse(readFileSync(document, 'utf8')) as { paths?: Record<string, Record<string, unknown>> };
+  const operations: DocumentedOperation[] = [];
+  for (const [path, item] of Object.entries(parsed.paths ?? {})) {
+    const pattern = new RegExp(`^${path.split(/\{[^}]+\}/).map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&')).join('[^/]+')}$`);
+    for (const [method, operation] of Object.entries(item)) {
+      if (!['get', 'put', 'post', 'delete', 'patch'].includes(method)) continue;
+      const responses = ((operation as { responses?: Record<string, { content?: Record<string, { examples?: Record<string, unknown> }> }> }).responses ?? {});
+      const examples = Object.values(responses).flatMap((response) => Object.values(response.content ?? {}).flatMap((media) => Object.keys(media.examples ?? {})));
+      operations.push({ method: method.toUpperCase(), path, pattern, statuses: Object.keys(responses), examples: [...new Set(examples)] });
+    }
+  }
+  return operations;
+}
+
+/** What Prism's 404 means, with what there is instead; undefined for a 404 of another kind. */
+function notFoundText(original: Buffer, context: Context): string | undefined {
+  let problem: { type?: unknown; detail?: unknown };
+  try {
+    problem = JSON.parse(original.toString('utf8')) as typeof problem;
+  } catch {
+    return undefined;
+  }
+  const type = typeof problem.type === 'string' ? problem.type : '';
+  const detail = typeof problem.detail === 'string' ? problem.detail : '';
+  const path = context.url.split('?')[0] ?? '/';
+  if (type.endsWith('#NO_PATH_MATCHED_ERROR')) {
+    const served = context.operations.map((operation) => `${operation.method} ${operation.path}`).join(', ');
+    return `No operation of this mock has the path ${path}. It serves: ${served}.`;
+  }
+  const operation = context.operations.find((candidate) => candidate.method === context.method.toUpperCase() && candidate.pattern.test(path));
+  if (!type.endsWith('#NOT_FOUND') || operation === undefined) return undefined;
+  const example = /exampleKey: (.*) does not exist/.exec(detail)?.[1];
+  if (example !== undefined) {
+    return `${operation.method} ${operation.path} has no example named '${example}'. Its examples: ${operation.examples.join(', ')} (Prefer: example=<name>).`;
+  }
+  const code = /status code (\S+) is not defined/.exec(detail)?.[1];
+  if (code !== undefined) {
+    return `${operation.method} ${operation.path} documents no status ${code}. Its statuses: ${operation.statuses.join(', ')} (Prefer: code=<status>).`;
   }
   return undefined;
 }

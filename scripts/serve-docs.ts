@@ -1,14 +1,18 @@
 /**
  * `npm run docs:serve`: serves the built site (site/, see `npm run docs`) on
- * http://127.0.0.1:4080. Options: --port <n>, --host <address>, --dir <folder>, --sandbox <url>
+ * http://127.0.0.1:4080, building it first when it is missing or its inputs changed since
+ * (scripts/stale.ts; not for --dir, which is served as it is). Options: --port <n>, --host <address>, --dir <folder>, --sandbox <url>
  * (where the try-it console's requests go; default the sandbox of `npm start`). Ctrl-C (SIGINT),
  * SIGTERM or SIGHUP stop it, and so does the end of the npm process that started it (npm passes
  * signals to a shell that does not pass them on; src/cli/launcher.ts).
  * Exit codes: 0 after a stop, 1 when it cannot serve (port in use, no site), 2 for a usage error.
  */
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { watchLauncher } from '../src/cli/launcher.js';
 import { ServeError, serveDocs } from './docs-server.js';
+import { DocsBuildError, SITE_INPUTS, buildDocs } from './docs-site.js';
+import { isCurrent, recordBuild } from './stale.js';
 
 const USAGE = `Usage: npm run docs:serve -- [--port <n>] [--host <address>] [--dir <folder>] [--sandbox <url>]
 
@@ -40,6 +44,22 @@ if (!/^\d+$/.test(values.port ?? '4080') || port > 65_535) usageError(`--port mu
 
 const sandbox = values.sandbox ?? 'http://127.0.0.1:4000';
 if (!/^https?:\/\/[^/?#]+\/?$/.test(sandbox)) usageError(`--sandbox must be an http(s) origin such as http://127.0.0.1:4000 (got '${sandbox}').`);
+
+// The default site is built first when it is missing or older than the guides and documents.
+if (values.dir === undefined) {
+  const root = resolve(import.meta.dirname, '..');
+  if (!isCurrent(root, SITE_INPUTS)) {
+    process.stdout.write('Building the site first (site/ is missing, or the guides or documents changed since it was built)...\n');
+    try {
+      await buildDocs({ log: (line) => process.stdout.write(`  ${line}\n`) });
+    } catch (error) {
+      if (!(error instanceof DocsBuildError)) throw error;
+      process.stderr.write(`docs:serve: ${error.message}\n`);
+      process.exit(1);
+    }
+    recordBuild(root, SITE_INPUTS);
+  }
+}
 
 try {
   const server = await serveDocs({ port, sandbox, ...(values.host ? { host: values.host } : {}), ...(values.dir ? { dir: values.dir } : {}) });

@@ -6,13 +6,13 @@
  * sent again; a transaction that is not SUCCESS is not refunded.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { guideProject } from '../support/guide-project.js';
 import { startSandbox, type TestSandbox } from '../support/sandbox.js';
 
 const run = promisify(execFile);
@@ -59,15 +59,8 @@ let work: string;
 let t: TestSandbox;
 let proxy: Awaited<ReturnType<typeof droppingProxy>>;
 beforeAll(async () => {
-  work = mkdtempSync(join(tmpdir(), 'paylater-refunds-guide-'));
-  const pkg = join(work, 'node_modules', 'paylater-api');
-  mkdirSync(pkg, { recursive: true });
-  symlinkSync(join(ROOT, 'src'), join(pkg, 'src'), 'junction');
-  symlinkSync(join(ROOT, 'generated'), join(pkg, 'generated'), 'junction');
   const exports = { './clients/web': './src/clients/web.ts', './clients/sdk': './src/clients/sdk.ts' };
-  writeFileSync(join(pkg, 'package.json'), JSON.stringify({ name: 'paylater-api', type: 'module', exports }));
-  writeFileSync(join(work, 'package.json'), JSON.stringify({ name: 'shop', private: true, type: 'module' }));
-  writeFileSync(join(work, 'refund-safely.mjs'), fileBlock('refund-safely.mjs'));
+  work = guideProject('paylater-refunds-guide-', exports, { 'refund-safely.mjs': fileBlock('refund-safely.mjs') });
   t = await startSandbox();
   proxy = await droppingProxy(t.url);
 });

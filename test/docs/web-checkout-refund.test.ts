@@ -4,13 +4,13 @@
  * tsx), and the answers the guide prints are the ones the sandbox gives, request ids aside.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebClient } from '../../src/clients/web.js';
+import { guideProject } from '../support/guide-project.js';
 import { startSandbox, type TestSandbox } from '../support/sandbox.js';
 
 const run = promisify(execFile);
@@ -37,14 +37,7 @@ function shownRuns(): { args: string[]; answer: string }[] {
 let work: string;
 let t: TestSandbox;
 beforeAll(async () => {
-  work = mkdtempSync(join(tmpdir(), 'paylater-refund-guide-'));
-  const pkg = join(work, 'node_modules', 'paylater-api');
-  mkdirSync(pkg, { recursive: true });
-  symlinkSync(join(ROOT, 'src'), join(pkg, 'src'), 'junction');
-  symlinkSync(join(ROOT, 'generated'), join(pkg, 'generated'), 'junction');
-  writeFileSync(join(pkg, 'package.json'), JSON.stringify({ name: 'paylater-api', type: 'module', exports: { './clients/web': './src/clients/web.ts' } }));
-  writeFileSync(join(work, 'package.json'), JSON.stringify({ name: 'shop', private: true, type: 'module' }));
-  writeFileSync(join(work, 'refund.mjs'), fileBlock('refund.mjs'));
+  work = guideProject('paylater-refund-guide-', { './clients/web': './src/clients/web.ts' }, { 'refund.mjs': fileBlock('refund.mjs') });
   t = await startSandbox();
 });
 afterAll(async () => {

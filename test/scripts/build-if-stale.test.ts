@@ -7,7 +7,12 @@ import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildInputsHash, buildIsCurrent, recordBuild } from '../../scripts/build-if-stale.js';
+import { DIST } from '../../scripts/build-if-stale.js';
+import { SITE_INPUTS } from '../../scripts/docs-site.js';
+import { inputsHash, isCurrent, recordBuild } from '../../scripts/stale.js';
+
+const buildIsCurrent = (at: string) => isCurrent(at, DIST);
+const buildInputsHash = (at: string) => inputsHash(at, DIST);
 
 let root: string;
 beforeEach(() => {
@@ -28,7 +33,7 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 describe('npm start builds only when dist/ is stale', () => {
   it('is stale until a build is recorded, then current while nothing changes, whatever the dates', () => {
     expect(buildIsCurrent(root)).toBe(false);
-    recordBuild(root);
+    recordBuild(root, DIST);
     expect(buildIsCurrent(root)).toBe(true);
     utimesSync(join(root, 'src/index.ts'), new Date(), new Date(Date.now() + 60_000));
     expect(buildIsCurrent(root)).toBe(true);
@@ -43,12 +48,30 @@ describe('npm start builds only when dist/ is stale', () => {
       () => rmSync(join(root, 'dist/cli/main.js')),
     ];
     for (const change of changes) {
-      recordBuild(root);
+      recordBuild(root, DIST);
       expect(buildIsCurrent(root)).toBe(true);
       const before = buildInputsHash(root);
       change();
       expect(buildIsCurrent(root)).toBe(false);
       if (buildInputsHash(root) === before) expect(change.toString()).toContain('dist');
     }
+  });
+
+  it('docs:serve builds the site when it is missing or a guide or a document changed since npm run docs', () => {
+    mkdirSync(join(root, 'docs'));
+    writeFileSync(join(root, 'docs', 'refunds.md'), '# Refunds\n');
+    expect(isCurrent(root, SITE_INPUTS)).toBe(false);
+    mkdirSync(join(root, 'site'));
+    writeFileSync(join(root, 'site', 'index.html'), '<!doctype html>\n');
+    recordBuild(root, SITE_INPUTS);
+    expect(isCurrent(root, SITE_INPUTS)).toBe(true);
+    writeFileSync(join(root, 'docs', 'refunds.md'), '# Refunds, retried safely\n');
+    expect(isCurrent(root, SITE_INPUTS)).toBe(false);
+    recordBuild(root, SITE_INPUTS);
+    writeFileSync(join(root, 'generated', 'openapi.json'), '{}\n');
+    expect(isCurrent(root, SITE_INPUTS)).toBe(true);
+    mkdirSync(join(root, 'generated', 'openapi'));
+    writeFileSync(join(root, 'generated', 'openapi', 'web.json'), '{}\n');
+    expect(isCurrent(root, SITE_INPUTS)).toBe(false);
   });
 });

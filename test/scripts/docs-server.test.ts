@@ -29,6 +29,9 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'gateway.html'), page);
   writeFileSync(join(dir, 'openapi', 'gateway.json'), JSON.stringify({ openapi: '3.1.1', padding: 'x'.repeat(5000) }));
   writeFileSync(join(dir, '.secret'), 'not for the web');
+  mkdirSync(join(dir, 'assets', 'diagrams'), { recursive: true });
+  writeFileSync(join(dir, 'assets', 'diagrams', '1ee3405f83e1b591.svg'), '<svg/>');
+  writeFileSync(join(dir, 'assets', 'site.svg'), '<svg/>');
   const written = await precompress(dir);
   expect(written.map((f) => f.file.slice(dir.length)).sort()).toEqual(['/gateway.html', '/openapi/gateway.json']);
   server = await serveDocs({ dir, port: 0 });
@@ -73,6 +76,29 @@ describe('the docs server', () => {
     const again = await get('/gateway.html', { 'accept-encoding': 'gzip, deflate, br', 'if-none-match': etag });
     expect(again.status).toBe(304);
     expect(again.body.length).toBe(0);
+  });
+
+  it('answers 304 to an If-Modified-Since not older than the file, and 200 to an older one', async () => {
+    const first = await get('/gateway.html');
+    const modified = String(first.headers['last-modified']);
+    expect(Date.parse(modified)).not.toBeNaN();
+    for (const path of ['/gateway.html', '/gateway', '/']) {
+      const same = await get(path, { 'if-modified-since': path === '/' ? String((await get('/')).headers['last-modified']) : modified });
+      expect([path, same.status, same.body.length]).toEqual([path, 304, 0]);
+    }
+    const older = await get('/gateway.html', { 'if-modified-since': new Date(Date.parse(modified) - 60_000).toUTCString() });
+    expect(older.status).toBe(200);
+    expect(older.body.toString()).toBe(page);
+    // Not a date, or a path outside the site: answered as without the header.
+    expect((await get('/gateway.html', { 'if-modified-since': 'yesterday' })).status).toBe(200);
+    expect((await get('/%2e%2e/etc/hostname', { 'if-modified-since': new Date().toUTCString() })).status).toBe(404);
+  });
+
+  it('caches a file named by its content hash for a year, immutable, and the others not', async () => {
+    const diagram = await get('/assets/diagrams/1ee3405f83e1b591.svg');
+    expect(diagram.status).toBe(200);
+    expect(diagram.headers['cache-control']).toBe('public,max-age=31536000,immutable');
+    expect((await get('/assets/site.svg')).headers['cache-control']).toBe('public,max-age=0,must-revalidate');
   });
 
   it('answers gzip to a browser that accepts only gzip, and the page itself to one that accepts neither', async () => {

@@ -197,6 +197,28 @@ describe('startMocks', () => {
     expect(cancelled.body).toEqual(examples('sdk', 'checkSdkTransactionStatus', '200').cancelled);
   });
 
+  it('an unknown path, example name or status is answered NOT_FOUND in the family format, listing what there is', async () => {
+    const unknownPath = await call(`${base('sdk')}/merchant/credit/nope`, 'POST', { 'X-Partnerid': 'partner_demo' }, '{}');
+    expect(unknownPath.status).toBe(404);
+    expect(unknownPath.body).toEqual({
+      message: 'NOT_FOUND',
+      detail: expect.stringMatching(/^No operation of this mock has the path \/merchant\/credit\/nope\. It serves: .*POST \/merchant\/credit\/initiateTransaction/),
+    });
+
+    const names = Object.keys(examples('gateway', 'getMerchant', '200'));
+    const unknownExample = await call(`${base('gateway')}/api/merchant/m_1`, 'GET', { Authorization: BASIC, Prefer: 'example=nope' });
+    expect(unknownExample.status).toBe(404);
+    const { errorCode, message } = unknownExample.body as { errorCode: string; message: string };
+    expect(errorCode).toBe('NOT_FOUND');
+    expect(message).toMatch(/^GET \/api\/merchant\/\{id\} has no example named 'nope'\. Its examples: .* \(Prefer: example=<name>\)\.$/);
+    for (const name of names) expect(message).toContain(name);
+
+    const unknownCode = await call(`${base('gateway')}/api/merchant/m_1`, 'GET', { Authorization: BASIC, Prefer: 'code=418' });
+    expect(unknownCode.status).toBe(404);
+    expect((unknownCode.body as { message: string }).message).toMatch(/^GET \/api\/merchant\/\{id\} documents no status 418\. Its statuses: 200, .*401.* \(Prefer: code=<status>\)\.$/);
+    expect(JSON.stringify([unknownPath.body, unknownExample.body, unknownCode.body])).not.toContain('stoplight');
+  });
+
   it('`Prefer: code=...` and `example=...` together select an error example', async () => {
     const named = examples('sdk', 'initiateSdkTransaction', '400');
     const name = Object.keys(named).at(-1) as string;
