@@ -28,6 +28,11 @@
  * own tables and workers, to do what the unit of work and the owner field do here.
  */
 import type { Collection, Store } from '../store.js';
+
+/** The shared store, as the journal needs it: whether a unit of work is running now. */
+export interface JournalStore extends Store {
+  readonly changing: boolean;
+}
 import { orderingKeyOf, type StoredDelivery } from './stored.js';
 import type { DeliveryStatus, SuccessStatus } from './types.js';
 
@@ -97,7 +102,7 @@ export class DeliveryJournal {
 
   constructor(
     private readonly host: JournalHost,
-    private readonly store: Store,
+    private readonly store: JournalStore,
     /** This process's name as an owner. */
     private readonly owner: string,
     /** The owners whose processes are connected to the database now. */
@@ -141,6 +146,11 @@ export class DeliveryJournal {
     this.foreign.delete(id);
     this.owners.delete(delivery.seq);
     this.outcomes.delete(delivery.seq);
+    // Forgotten while a unit runs (retention trimming as a record is added): deleted with it.
+    if (this.store.changing) {
+      this.records.delete(id);
+      return;
+    }
     this.removals.add(id);
     this.writeSoon(0);
   }
