@@ -388,6 +388,21 @@ export class VirtualClock {
     this.runner = runner;
   }
 
+  /**
+   * Runs `work`, which changes state outside any request (a catch-up of trimming.ts), through the
+   * runner when there is one (the shared store's unit of work, which refuses a change outside a
+   * unit), else at once. When the runner fails (the database away) the work is not done; its
+   * caller does it again at a later change.
+   */
+  runChange(work: () => void): void {
+    if (this.runner === undefined) {
+      work();
+      return;
+    }
+    const result = this.runner(work);
+    if (result instanceof Promise) result.catch(() => undefined);
+  }
+
   /** Fires the timers that are due by real time, a slice at a time. */
   private fireDue(): void {
     this.armed = undefined;

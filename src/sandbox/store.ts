@@ -50,7 +50,8 @@ export interface Store {
    * - Shared: queued; runs after every other process's writes were read, inside one database
    *   transaction holding the sandbox's lock, and answers a promise that settles once the writes
    *   are committed (rejected with a {@link StoreUnavailableError} when the database is not there).
-   *   A unit that throws writes nothing (its changes are put back).
+   *   A unit that throws writes nothing (its changes are put back); a change outside any unit
+   *   throws.
    * - Memory: a unit that throws keeps what it wrote before throwing (an undo log would cost every
    *   write of the default store); the families check before they write.
    */

@@ -51,7 +51,13 @@ export class Trimming {
   private afterAdvances(): void {
     this.scheduled = true;
     // setImmediate: after the advance's answer has been written.
-    void this.clock!.whenAdvanced().then(() => setImmediate(() => this.catchUp(this.history.excess())));
+    void this.clock!.whenAdvanced().then(() => setImmediate(() => this.catchUpInUnit(this.history.excess())));
+  }
+
+  /** A catch-up outside any request: in a unit of work of its own (the clock's runner). */
+  private catchUpInUnit(tries: number): void {
+    if (this.clock === undefined) this.catchUp(tries);
+    else this.clock.runChange(() => this.catchUp(tries));
   }
 
   /**
@@ -71,7 +77,7 @@ export class Trimming {
       tries -= chunk;
       if (tries > 0 && performance.now() - started >= SLICE_MS) {
         this.scheduled = true;
-        setImmediate(() => this.catchUp(tries));
+        setImmediate(() => this.catchUpInUnit(tries));
         return;
       }
     }

@@ -16,14 +16,25 @@ const KEY = 'partner-private-key-journal-77';
 const PASSWORD = 'merchant-password-journal-88';
 
 /** A memory store whose rows, once written, reach `peer()`'s listeners as JSON. */
-function linkedStore(peer: () => Listeners): { store: Store; listeners: Listeners; rows: Map<string, string> } {
+function linkedStore(peer: () => Listeners): { store: Store & { readonly changing: boolean }; listeners: Listeners; rows: Map<string, string> } {
   const memory = new MemoryStore();
   const listeners: Listeners = new Map();
   const rows = new Map<string, string>();
-  const store: Store = {
+  let changing = false;
+  const store: Store & { readonly changing: boolean } = {
     shared: true,
+    get changing() {
+      return changing;
+    },
     clear: () => memory.clear(),
-    unit: (work) => work(),
+    unit: (work) => {
+      changing = true;
+      try {
+        return work();
+      } finally {
+        changing = false;
+      }
+    },
     observe: (name, listener) => void listeners.set(name, listener as ExternalChange<unknown>),
     collection<T>(name: string) {
       const inner = memory.collection<T>(name);
@@ -59,7 +70,7 @@ function pair() {
   let b: ReturnType<typeof linkedStore> | undefined;
   const a = linkedStore(() => b!.listeners);
   b = linkedStore(() => a.listeners);
-  const make = (store: Store, owner: string) => {
+  const make = (store: Store & { readonly changing: boolean }, owner: string) => {
     const clock = new VirtualClock();
     // Never answers: the deliveries stay pending, as one in flight when its process died.
     const hang = (_url: unknown, init?: RequestInit) =>

@@ -131,26 +131,29 @@ describe('SDK webhooks (D23)', () => {
       bodies.push(body);
       return index === 0 ? 500 : 200;
     });
+    // In a unit of work, as every change of state (the shared store refuses one outside).
     const enqueue = (n: number, key: string) =>
-      t.sandbox.deliveries.enqueue({
-        url: receiver.url,
-        body: JSON.stringify({ n }),
-        headers: {},
-        orderingKey: key,
-        successStatus: '2xx',
-        family: 'sdk',
-        event: 'transactionStatus',
-        transactionId: key,
-      });
-    enqueue(1, 'k1');
-    enqueue(2, 'k1');
-    enqueue(3, 'k1');
+      t.sandbox.store.unit(() =>
+        t.sandbox.deliveries.enqueue({
+          url: receiver.url,
+          body: JSON.stringify({ n }),
+          headers: {},
+          orderingKey: key,
+          successStatus: '2xx',
+          family: 'sdk',
+          event: 'transactionStatus',
+          transactionId: key,
+        }),
+      );
+    await enqueue(1, 'k1');
+    await enqueue(2, 'k1');
+    await enqueue(3, 'k1');
     await waitFor(() => (receiver.received.length >= 1 ? true : undefined));
     await new Promise((resolve) => setTimeout(resolve, 100));
     // The first event failed: the later ones of the same key wait.
     expect(bodies).toEqual(['{"n":1}']);
     // Another key is not held up.
-    enqueue(4, 'k2');
+    await enqueue(4, 'k2');
     await waitFor(() => (receiver.received.length >= 2 ? true : undefined));
     await t.advance(30_000);
     await waitFor(() => (receiver.received.length >= 5 ? true : undefined));
@@ -162,18 +165,20 @@ describe('SDK webhooks (D23)', () => {
   it('an abandoned event lets the next one of the same key go', async () => {
     const { t, receiver } = await setUp((_index, body) => (body === '{"n":1}' ? 500 : 200));
     const enqueue = (n: number) =>
-      t.sandbox.deliveries.enqueue({
-        url: receiver.url,
-        body: JSON.stringify({ n }),
-        headers: {},
-        orderingKey: 'k',
-        successStatus: '2xx',
-        family: 'sdk',
-        event: 'transactionStatus',
-        transactionId: 'k',
-      });
-    enqueue(1);
-    enqueue(2);
+      t.sandbox.store.unit(() =>
+        t.sandbox.deliveries.enqueue({
+          url: receiver.url,
+          body: JSON.stringify({ n }),
+          headers: {},
+          orderingKey: 'k',
+          successStatus: '2xx',
+          family: 'sdk',
+          event: 'transactionStatus',
+          transactionId: 'k',
+        }),
+      );
+    await enqueue(1);
+    await enqueue(2);
     await attempts(t, 'k', 1);
     for (const [index, delay] of [30_000, 2 * MINUTE, 10 * MINUTE, HOUR, 6 * HOUR].entries()) {
       await t.advance(delay);

@@ -195,9 +195,11 @@ describe('extras data pushes', () => {
 describe('the deliveries list', () => {
   it('shows deliveries on its first page when the oldest records were forgotten', async () => {
     const s = await sandbox({}, { deliveries: 25_000 });
-    for (let index = 0; index < 49_000; index++) {
-      s.sandbox.deliveries.record({ url: undefined, body: '{}', orderingScope: 'sdk:p:', successStatus: 200, family: 'sdk', event: 'transactionStatus', transactionId: `d${index}` });
-    }
+    await s.sandbox.store.unit(() => {
+      for (let index = 0; index < 49_000; index++) {
+        s.sandbox.deliveries.record({ url: undefined, body: '{}', orderingScope: 'sdk:p:', successStatus: 200, family: 'sdk', event: 'transactionStatus', transactionId: `d${index}` });
+      }
+    });
     const first = await s.request('GET', '/sandbox/webhooks/deliveries');
     expect(first.status).toBe(200);
     expect(first.body.deliveries.length).toBe(100);
@@ -206,9 +208,11 @@ describe('the deliveries list', () => {
 
   it('stops a page at the byte budget, with a cursor', async () => {
     const s = await sandbox({ pageBytes: 5000 });
-    for (let index = 0; index < 4; index++) {
-      s.sandbox.deliveries.record({ url: undefined, body: JSON.stringify({ pad: 'q'.repeat(2000) }), orderingScope: 'sdk:p:', successStatus: 200, family: 'sdk', event: 'transactionStatus', transactionId: `b${index}` });
-    }
+    await s.sandbox.store.unit(() => {
+      for (let index = 0; index < 4; index++) {
+        s.sandbox.deliveries.record({ url: undefined, body: JSON.stringify({ pad: 'q'.repeat(2000) }), orderingScope: 'sdk:p:', successStatus: 200, family: 'sdk', event: 'transactionStatus', transactionId: `b${index}` });
+      }
+    });
     const first = await s.request('GET', '/sandbox/webhooks/deliveries');
     expect(first.body.deliveries.length).toBe(1);
     expect(first.body.nextCursor).not.toBeNull();

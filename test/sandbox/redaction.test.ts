@@ -37,8 +37,11 @@ describe('GET /sandbox/webhooks/deliveries', () => {
     receiver = await startReceiver(() => 200);
     const url = `${receiver.url}/tok_path_7f3a?token=tok_query_91b2`;
     t = await startSandbox();
-    t.sandbox.deliveries.enqueue({ url, body: '{}', orderingKey: 'k', successStatus: '2xx', family: 'sdk', event: 'transactionStatus', transactionId: 'red_1' });
-    t.sandbox.deliveries.enqueue({ url: null, body: '{}', orderingKey: 'k0', successStatus: '2xx', family: 'sdk', event: 'transactionStatus', transactionId: 'red_0' });
+    const { sandbox } = t;
+    await sandbox.store.unit(() => {
+      sandbox.deliveries.enqueue({ url, body: '{}', orderingKey: 'k', successStatus: '2xx', family: 'sdk', event: 'transactionStatus', transactionId: 'red_1' });
+      sandbox.deliveries.enqueue({ url: null, body: '{}', orderingKey: 'k0', successStatus: '2xx', family: 'sdk', event: 'transactionStatus', transactionId: 'red_0' });
+    });
     const answer = await t.request('GET', '/sandbox/webhooks/deliveries');
     expect(answer.status).toBe(200);
     const origin = new URL(receiver.url).origin;

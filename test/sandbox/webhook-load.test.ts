@@ -88,7 +88,10 @@ describe('one slow receiver and 1,000 events', () => {
     const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
 
     t = await startSandbox({ config: { partner: { webhookUrl: url } } });
-    for (let index = 0; index < 1000; index++) t.sandbox.deliveries.enqueue(event(index, url));
+    const { sandbox } = t;
+    await sandbox.store.unit(() => {
+      for (let index = 0; index < 1000; index++) sandbox.deliveries.enqueue(event(index, url));
+    });
     await waitFor(() => (received.size === 1000 ? true : undefined), 60_000);
     await t.sandbox.deliveries.idle();
 

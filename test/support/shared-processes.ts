@@ -69,7 +69,7 @@ export function startSharedProcess(databaseUrl: string, args: string[] = []): Pr
   );
 }
 
-export const origin = (started: StartedChild): string => `http://127.0.0.1:${started.port}`;
+const origin = (started: StartedChild): string => `http://127.0.0.1:${started.port}`;
 
 /** A signed SDK request; the answer's status, Retry-After and body. */
 export async function sdkCall(started: StartedChild, path: string, body: unknown) {

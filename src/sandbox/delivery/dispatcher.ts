@@ -26,7 +26,7 @@ import { fetchSender, httpSender, type WebhookSender } from '../webhook-client.j
 import { safeUrl, WebhookTargets, type ListeningAddress, type TargetProblem } from '../webhook-targets.js';
 import { DeliveryHistory } from './history.js';
 import { DeliveryIds } from './ids.js';
-import { DeliveryJournal, type JournalHost } from './journal.js';
+import { DeliveryJournal, type JournalHost, type JournalStore } from './journal.js';
 import { DeliveryPages } from './paging.js';
 import { MAX_PENDING_PER_RECEIVER, OrderingQueues, receiverOf, Receivers } from './queue.js';
 import { ATTEMPT_TIMEOUT_MS, describeFetchError, errorCode, MAX_ATTEMPTS, MAX_LOCAL_RETRIES, RetrySchedule } from './retry.js';
@@ -106,7 +106,7 @@ export class DeliveryDispatcher {
    * them, and the deliveries of a process that died are taken over. `owner` names this process;
    * `liveOwners` answers the owners whose processes are connected now.
    */
-  share(store: Store, owner: string, liveOwners: () => Promise<Set<string>>): void {
+  share(store: JournalStore, owner: string, liveOwners: () => Promise<Set<string>>): void {
     const host: JournalHost = {
       epoch: this.epoch,
       get: (seq) => this.history.get(seq),

@@ -30,6 +30,11 @@
 import type { Collection, Store } from '../store.js';
 import { shared, storedDelivery, type StoredDelivery } from './stored.js';
 
+/** The shared store, as the journal needs it: whether a unit of work is running now. */
+export interface JournalStore extends Store {
+  readonly changing: boolean;
+}
+
 /** The collection of the shared store that holds the deliveries. */
 const DELIVERIES_COLLECTION = 'sandbox.deliveries';
 /** How often a process looks for deliveries of processes that died. */
@@ -85,7 +90,7 @@ export class DeliveryJournal {
 
   constructor(
     private readonly host: JournalHost,
-    private readonly store: Store,
+    private readonly store: JournalStore,
     /** This process's name as an owner. */
     private readonly owner: string,
     /** The owners whose processes are connected to the database now. */
@@ -134,6 +139,11 @@ export class DeliveryJournal {
     this.foreign.delete(id);
     this.owners.delete(delivery.seq);
     this.outcomes.delete(delivery.seq);
+    // Forgotten while a unit runs (retention trimming as a record is added): deleted with it.
+    if (this.store.changing) {
+      this.records.delete(id);
+      return;
+    }
     this.removals.add(id);
     this.writeSoon(0);
   }

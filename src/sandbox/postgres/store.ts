@@ -126,6 +126,10 @@ export class PostgresStore implements Store {
   private queue: QueuedUnit[] = [];
   private draining = false;
   private inUnit = false;
+  /** Whether a unit of work is running now (a change made now is written with it). */
+  get changing(): boolean {
+    return this.inUnit;
+  }
   /** Settled when the running batch commits: units started while it runs (inline). */
   private inlineWaiters: { resolve(): void; reject(error: unknown): void }[] = [];
   /** The highest `seq` this process has seen (as a decimal string: bigint in the database). */
@@ -143,7 +147,6 @@ export class PostgresStore implements Store {
   private announced: string | undefined;
   private onOthers: ((others: unknown[]) => void) | undefined;
   private lastFailure: string | undefined;
-  private flushScheduled = false;
   /** The clock offset another process wrote, read but not applied yet (it is, under the lock). */
   private othersOffset: number | undefined;
   /** Another process committed since this one last read (its notification came). */
@@ -289,13 +292,12 @@ export class PostgresStore implements Store {
     }
     const scope = this.scopes[this.scopes.length - 1];
     if (scope !== undefined && !scope.first.has(key)) scope.first.set(key, { collection, id, previous });
-    // A change outside any unit (it should not happen): written by a unit of its own soon.
-    if (!this.inUnit && !this.flushScheduled) {
-      this.flushScheduled = true;
-      setImmediate(() => {
-        this.flushScheduled = false;
-        void this.unit(() => undefined).catch(() => undefined);
-      });
+    // Every change of state runs in a unit: one outside any would be written with no request's
+    // answer waiting for it, and lost without a trace when that write failed.
+    if (!this.inUnit) {
+      throw new Error(
+        `the record ${collection.name}/${id} was changed outside a unit of work: make the change inside store.unit(...) (store.ts)`,
+      );
     }
   }
 
@@ -415,14 +417,15 @@ export class PostgresStore implements Store {
           this.scopes = [];
         }
       }
+      // The clock's offset, when the units moved it: written with them.
+      if (this.clock !== undefined && this.clock.offsetMs !== this.writtenOffset) {
+        this.sharedCollection<{ offsetMs: number }>(CLOCK_COLLECTION).set('clock', { offsetMs: this.clock.offsetMs });
+      }
     } finally {
       this.inUnit = false;
     }
     const inline = this.inlineWaiters;
     this.inlineWaiters = [];
-    if (this.clock !== undefined && this.clock.offsetMs !== this.writtenOffset) {
-      this.sharedCollection<{ offsetMs: number }>(CLOCK_COLLECTION).set('clock', { offsetMs: this.clock.offsetMs });
-    }
     const touched = this.takeTouched();
     if (touched.length === 0) {
       // Nothing written: the answers do not wait for the COMMIT, which only ends the transaction
