@@ -228,13 +228,15 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const logLine = (method: string, url: string, status: number, started: number, requestId: string) => {
     log.info(`${method} ${router.logPath(url)} ${status} ${Math.round(performance.now() - started)} ms ${requestId}`);
   };
-  // One listener for every answer (no closure per request): the answer is done, sent or not.
-  function answered(this: TimedResponse): void {
+  // Listeners shared by every answer (no closure per request): the answer is sent (its log line,
+  // written as soon as it is handed to the system), then done, sent or not (the connection's entry).
+  function sent(this: TimedResponse): void {
     const { req: request } = this;
-    if (inFlight.get(request.socket) === this) inFlight.delete(request.socket);
-    if (options.logRequests === true && this.writableFinished) {
-      logLine(request.method ?? '-', request.url ?? '/', this.statusCode, this.started, assignRequestId(request, this));
-    }
+    logLine(request.method ?? '-', request.url ?? '/', this.statusCode, this.started, assignRequestId(request, this));
+  }
+  function answered(this: TimedResponse): void {
+    const { socket } = this.req;
+    if (inFlight.get(socket) === this) inFlight.delete(socket);
   }
 
   const timeouts = options.timeouts ?? {};
@@ -250,6 +252,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     },
     (request, response) => {
       inFlight.set(request.socket, response);
+      if (options.logRequests === true) response.on('finish', sent);
       response.on('close', answered);
       if (webhookStream.claims(request)) {
         // The stream writes its own head: the request id goes in first.
