@@ -86,6 +86,10 @@ function toIssuesOf(problem: RequestProblem): ValidationIssue[] {
 const PATTERN_WORDS = new Map<string, string>([
   ['^\\+91[0-9]{10}$', 'must be +91 and the ten digits of an Indian mobile number, without spaces, e.g. +919000000001'],
   ['^\\+91(91)?[0-9]{10}$', 'must be +91 and the ten digits of an Indian mobile number, without spaces, e.g. +919000000001'],
+  [
+    '^\\(?\\+[-. ()]*9[-. ()]*1(?:[-. ()]*9[-. ()]*1)?(?:[-. ()]*[0-9]){10}[-. ()]*$',
+    'must be +91 and the ten digits of an Indian mobile number (spaces, hyphens, dots and parentheses between them are accepted), e.g. +919000000001',
+  ],
   ['^#[0-9A-Fa-f]{6}$', 'must be a colour written # and six hex digits, e.g. #1A73E8'],
   ['^(#[0-9A-Fa-f]{6})?$', 'must be empty or a colour written # and six hex digits, e.g. #1A73E8'],
   ['^[A-Za-z0-9_-]{1,64}$', 'must be 1 to 64 characters of A-Z, a-z, 0-9, "_" and "-"'],
