@@ -21,7 +21,7 @@ const config: KnipConfig = {
     'src/sandbox/server.ts',
     'src/cli/main.ts',
     // The browser scripts, bundled by scripts/build-browser.ts into dist/browser/.
-    'src/browser/{sdk,checkout}.ts',
+    'src/browser/{sdk,checkout,dashboard}.ts',
     // Run by `npm run` (knip reads those too) or by hand with tsx.
     'scripts/*.ts',
     'bench/*.ts',

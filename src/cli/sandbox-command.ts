@@ -63,6 +63,8 @@ Options:
   --max-json-depth N    levels of nesting of one notes or pushed data (default 32, at most 64)
                                                       [${ENVIRONMENT.maxJsonDepth}]
   --max-page-bytes N    bytes of one page of a list, about (default 1048576) [${ENVIRONMENT.maxPageBytes}]
+  --max-request-log-bytes N  bytes of the request log the dashboard shows (default 16777216)
+                                                      [${ENVIRONMENT.maxRequestLogBytes}]
   --require-status-signature
                       require X-Signature on the web status check (hardening; by default it is
                       verified when present)                       [${ENVIRONMENT.requireStatusSignature}=1]
@@ -103,6 +105,7 @@ const OPTIONS = {
   'max-json-members': { type: 'string' },
   'max-json-depth': { type: 'string' },
   'max-page-bytes': { type: 'string' },
+  'max-request-log-bytes': { type: 'string' },
   'no-published-test-partner': { type: 'boolean' },
   'database-url': { type: 'string' },
   quiet: { type: 'boolean' },
@@ -309,6 +312,7 @@ export function banner(url: string, config: SandboxConfig, state = 'in memory (l
     '',
     `Landing page: ${url}/   Browser script: ${url}/sdk.js   Hosted checkout: ${url}/checkout/<id>`,
     `Virtual clock: ${url}/sandbox/clock   Webhook deliveries: ${url}/sandbox/webhooks/deliveries`,
+    `Dashboard (requests, transactions, webhooks, live): ${url}/dashboard`,
     'Press Ctrl+C to stop.',
     '',
   ].join('\n');

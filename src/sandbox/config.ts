@@ -109,6 +109,8 @@ export interface LimitSettings {
   jsonDepth: number;
   /** Bytes of one page of a list (deliveries, gateway transactions, extras pushes); at least one item is shown. */
   pageBytes: number;
+  /** Bytes of the request log behind the dashboard (request-log.ts); the oldest requests go first. */
+  requestLogBytes: number;
 }
 
 const DEFAULT_HOST = '127.0.0.1';
@@ -135,6 +137,7 @@ const DEFAULT_JSON_MEMBERS = 524_288;
 /** Levels of nesting of one `notes` or pushed `data`: by default that of any body (src/http/json.ts). */
 const DEFAULT_JSON_DEPTH = 64;
 export const DEFAULT_PAGE_BYTES = 1024 * 1024;
+const DEFAULT_REQUEST_LOG_BYTES = 16 * 1024 * 1024;
 /** The largest byte budget that may be set: 4 GiB. */
 const MAX_BYTES = 4 * 1024 * 1024 * 1024;
 /** The deepest nesting that may be set: that of any JSON body (src/http/json.ts). */
@@ -167,6 +170,7 @@ export const DEFAULT_CONFIG: SandboxConfig = Object.freeze({
     jsonMembers: DEFAULT_JSON_MEMBERS,
     jsonDepth: DEFAULT_JSON_DEPTH,
     pageBytes: DEFAULT_PAGE_BYTES,
+    requestLogBytes: DEFAULT_REQUEST_LOG_BYTES,
   }),
 }) as SandboxConfig;
 
@@ -198,6 +202,7 @@ export const ENVIRONMENT = {
   maxJsonMembers: 'PAYLATER_MAX_JSON_MEMBERS',
   maxJsonDepth: 'PAYLATER_MAX_JSON_DEPTH',
   maxPageBytes: 'PAYLATER_MAX_PAGE_BYTES',
+  maxRequestLogBytes: 'PAYLATER_MAX_REQUEST_LOG_BYTES',
   databaseUrl: 'PAYLATER_DATABASE_URL',
 } as const;
 
@@ -210,6 +215,7 @@ export const LIMIT_SETTINGS: Readonly<Record<keyof LimitSettings, { env: string;
   jsonMembers: { env: ENVIRONMENT.maxJsonMembers, flag: 'max-json-members', max: MAX_RETAIN },
   jsonDepth: { env: ENVIRONMENT.maxJsonDepth, flag: 'max-json-depth', max: MAX_JSON_DEPTH_SETTING },
   pageBytes: { env: ENVIRONMENT.maxPageBytes, flag: 'max-page-bytes', max: MAX_BYTES },
+  requestLogBytes: { env: ENVIRONMENT.maxRequestLogBytes, flag: 'max-request-log-bytes', max: MAX_BYTES },
 });
 
 /** Overrides of the defaults; nested objects are merged field by field. */

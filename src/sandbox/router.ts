@@ -60,9 +60,30 @@ interface Pipeline {
   errors: ErrorHelpers;
   readsBody: boolean;
   authenticate?: (request: IncomingRequest) => AuthResult<unknown>;
-  run(request: IncomingRequest, principal: unknown, params: Record<string, string | undefined>): Reply | Promise<Reply>;
+  run(request: IncomingRequest, principal: unknown, params: Record<string, string | undefined>, seen: Seen): Reply | Promise<Reply>;
   /** Names the route in the log line of an unexpected error. */
   describe(request: IncomingRequest): string;
+  /** The route, set when it is registered. */
+  info?: RouteInfo;
+}
+
+/** What the pipeline parsed of a request, for {@link RouterOptions.observe}. */
+interface Seen {
+  body?: unknown;
+}
+
+/**
+ * What the pipeline knew of a request once it was answered, for the request log
+ * (request-log.ts): the route, who it was (the route's principal), its parameters, the body as
+ * parsed and as received, and the reply about to be sent.
+ */
+export interface RouteFacts {
+  route: RouteInfo | undefined;
+  principal: unknown;
+  params: Record<string, string | undefined>;
+  body: unknown;
+  rawBody: Buffer;
+  reply: Reply;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -88,6 +109,8 @@ export interface RouterOptions {
    * at once. The shared store's units answer 503 with `Retry-After` when its database is away.
    */
   unit?: <T>(work: () => T) => T | Promise<Awaited<T>>;
+  /** Told each request that went through the pipeline, just before its reply is sent (the request log). */
+  observe?: (response: ServerResponse, facts: RouteFacts) => void;
 }
 
 export class Router {
@@ -126,7 +149,7 @@ export class Router {
       errors,
       readsBody: operation.requestBody !== undefined,
       authenticate: loose.authenticate,
-      run: (incoming, principal, params) => runOperation(operation, errors, loose, incoming, principal, params),
+      run: (incoming, principal, params, seen) => runOperation(operation, errors, loose, incoming, principal, params, seen),
       describe: () => `in ${operation.operationId}`,
     };
     this.add(family, operation.method as Method, operation.path, operationId, pipeline);
@@ -157,7 +180,8 @@ export class Router {
     const pattern = path.replace(/\{([^}]+)\}/g, ':$1');
     if (this.router.hasRoute(method, pattern)) throw new Error(`route ${method} ${path} is registered twice`);
     this.router.on(method, pattern, () => undefined, pipeline);
-    this.routes.push({ family, method, path, operationId });
+    pipeline.info = { family, method, path, operationId };
+    this.routes.push(pipeline.info);
     const prefix = prefixOf(path);
     if (!this.prefixes.has(prefix)) this.prefixes.set(prefix, pipeline.errors);
     const secret = secretRoute(path);
@@ -252,14 +276,15 @@ export class Router {
     const rawBody = await receiveBody(request, response, errors, this.options.bodyLimit, pipeline.readsBody);
     if (rawBody === undefined) return;
     const incoming = incomingRequest(request, rawBody);
+    const seen: Seen = {};
+    let principal: unknown;
     const work = (): Reply | Promise<Reply> => {
-      let principal: unknown;
       if (pipeline.authenticate !== undefined) {
         const result = pipeline.authenticate(incoming);
         if (!result.ok) return result.reply;
         principal = result.principal;
       }
-      return pipeline.run(incoming, principal, params);
+      return pipeline.run(incoming, principal, params, seen);
     };
     let reply: Reply;
     try {
@@ -281,6 +306,7 @@ export class Router {
         reply = errors.internal();
       }
     }
+    this.options.observe?.(response, { route: pipeline.info, principal, params, body: seen.body, rawBody, reply });
     send(response, reply);
   }
 
@@ -289,7 +315,7 @@ export class Router {
     return {
       errors,
       readsBody: true,
-      run: (incoming, _principal, params) => {
+      run: (incoming, _principal, params, seen) => {
         const decodedParams: Record<string, string> = {};
         for (const [name, value] of Object.entries(params)) if (value !== undefined) decodedParams[name] = value;
         const request: SandboxRequest = {
@@ -300,6 +326,7 @@ export class Router {
             if (incoming.rawBody.length === 0) return undefined;
             const parsed = jsonBody(incoming, errors);
             if (!parsed.ok) throw new RequestError(parsed.reply);
+            seen.body = parsed.value;
             return parsed.value;
           },
         };
@@ -318,6 +345,7 @@ async function runOperation(
   incoming: IncomingRequest,
   principal: unknown,
   params: Record<string, string | undefined>,
+  seen: Seen,
 ): Promise<Reply> {
   // 4. Content type and JSON.
   let body: unknown;
@@ -325,6 +353,7 @@ async function runOperation(
     const parsed = jsonBody(incoming, errors);
     if (!parsed.ok) return parsed.reply;
     body = parsed.value;
+    seen.body = body;
   }
 
   // 5. The contract.

@@ -21,7 +21,9 @@ import { registerExtras } from './families/extras.js';
 import { registerGateway } from './families/gateway.js';
 import { registerSdk } from './families/sdk.js';
 import { registerWeb } from './families/web.js';
+import { registerDashboard } from './pages/dashboard.js';
 import { landingPage } from './pages/landing.js';
+import { RequestLog } from './request-log.js';
 import { assignRequestId, newRequestId, Router, type Logger, type RouteInfo } from './router.js';
 import { MemoryStore, type Store } from './store.js';
 import { loadContract, type FamilyName } from './validation.js';
@@ -60,6 +62,11 @@ export interface SandboxOptions {
   logger?: Logger;
   /** Log one line per request (method, path without query, status, duration). */
   logRequests?: boolean;
+  /**
+   * Keep the latest requests for the dashboard (request-log.ts), within `limits.requestLogBytes`;
+   * default on. Off, `GET /sandbox/requests` answers 404 saying so.
+   */
+  requestLog?: boolean;
   /** Which families to serve; default every one of {@link FAMILY_MODULES}. */
   families?: readonly FamilyName[];
   /** The fetch used for webhook deliveries (default: the global fetch). */
@@ -141,10 +148,16 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
   });
   const sandboxErrors = errorHelpers('apiError');
-  const router = new Router({
+  // The requests answered, for the dashboard (request-log.ts); paths shown as the log line shows them.
+  const requestLog: RequestLog | undefined =
+    options.requestLog === false
+      ? undefined
+      : new RequestLog({ byteLimit: config.limits.requestLogBytes, clock, logPath: (path: string): string => router.logPath(path) });
+  const router: Router = new Router({
     bodyLimit: config.bodyLimit,
     log,
     fallbackErrors: sandboxErrors,
+    ...(requestLog === undefined ? {} : { observe: requestLog.observe }),
     ...(store.shared ? { unit: <T>(work: () => T) => store.unit(work) } : {}),
   });
   const sandboxRoute = (method: SandboxMethod, path: string, handler: Parameters<Router['addSandbox']>[3]) =>
@@ -160,6 +173,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   };
 
   registerControl({ sandboxRoute, clock, deliveries, errors: sandboxErrors });
+  registerDashboard({ sandboxRoute, pageRoute, requestLog, errors: sandboxErrors });
   // GET /sandbox/webhooks/stream streams its answer, so it is served before the router (webhook-stream.ts).
   const webhookStream = new WebhookStream(deliveries, sandboxErrors);
   pageRoute('/', () => landingPage(options.families ?? SERVED));
@@ -231,6 +245,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       response.on('finish', () => {
         done();
         logLine(request.method ?? '-', request.url ?? '/', response.statusCode, started, requestId);
+        requestLog?.finish(request, response, started, requestId);
       });
       response.on('close', done);
       if (webhookStream.claims(request)) webhookStream.handle(request, response);

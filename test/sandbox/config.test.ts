@@ -131,12 +131,12 @@ describe('the sandbox command', () => {
     expect(missingBrowserAssets()).toEqual([]);
     const empty = mkdtempSync(join(tmpdir(), 'paylater-unbuilt-'));
     try {
-      expect(missingBrowserAssets(empty)).toEqual(['dist/browser/sdk.js', 'dist/browser/checkout.js']);
+      expect(missingBrowserAssets(empty)).toEqual(['dist/browser/sdk.js', 'dist/browser/checkout.js', 'dist/browser/dashboard.js']);
       const written: string[] = [];
       const started = runSandbox(['--port', '0'], { packageRoot: empty, write: (text) => written.push(text), until: Promise.resolve() });
       await expect(started).rejects.toThrow(SandboxStartError);
       await expect(started).rejects.toThrow(
-        'the browser code is not built (dist/browser/sdk.js, dist/browser/checkout.js missing); run `npm run build` first (`npm start` builds it).',
+        'the browser code is not built (dist/browser/sdk.js, dist/browser/checkout.js, dist/browser/dashboard.js missing); run `npm run build` first (`npm start` builds it).',
       );
       expect(written).toEqual([]);
     } finally {
