@@ -5,7 +5,8 @@
  * Content-Security-Policy that allows only this origin and this script.
  *
  * Everything comes from the sandbox's own endpoints, so their rules apply to the page too:
- * - Requests: `GET /sandbox/requests` (newest first; `after=<latest>` once a second for new ones),
+ * - Requests: `GET /sandbox/requests` (newest first, with the filters; `after=<latest>` once a
+ *   second for new ones),
  *   `GET /sandbox/requests/{id}` for one;
  * - Transactions: the family's sandbox view (`/sandbox/sdk/transactions/{id}`, `/sandbox/web/...`,
  *   the gateway's hosted-page view, the extras user), its deliveries and its requests, merged into
@@ -29,20 +30,8 @@ const READ: RequestInit = { headers: { 'X-Sandbox-Dashboard': 'read' } };
 
 type Json = Record<string, any>;
 
-interface Summary {
-  id: string;
-  at: string;
-  method: string;
-  path: string;
-  family: string | null;
-  operation: string | null;
-  principal: string | null;
-  transactionId: string | null;
-  status: number;
-  durationMs: number;
-  requestId: string;
-  reason: string | null;
-}
+/** An entry of `GET /sandbox/requests` (RequestSummary in src/sandbox/request-log.ts). */
+type Summary = Json;
 
 interface TransactionRef {
   family: string;
@@ -152,17 +141,6 @@ function requestFilters(): Record<string, string> {
   const filters: Record<string, string> = {};
   for (const [name, value] of new FormData(form)) if (typeof value === 'string' && value.trim() !== '') filters[name] = value.trim();
   return filters;
-}
-
-function matchesFilters(entry: Summary, filters: Record<string, string>): boolean {
-  if (filters.family !== undefined && (entry.family ?? 'none') !== filters.family) return false;
-  if (filters.requestId !== undefined && entry.requestId !== filters.requestId) return false;
-  if (filters.transactionId !== undefined && entry.transactionId !== filters.transactionId) return false;
-  if (filters.status !== undefined) {
-    const status = String(entry.status);
-    if (filters.status.endsWith('xx') ? status[0] !== filters.status[0] : status !== filters.status) return false;
-  }
-  return true;
 }
 
 function requestRow(entry: Summary, fresh: boolean): HTMLTableRowElement {
@@ -588,13 +566,14 @@ async function pollOnce(): Promise<void> {
   try {
     const clock = await read('/sandbox/clock').catch(() => undefined);
     if (clock !== undefined) byId<HTMLOutputElement>('clock').textContent = time(clock.now as string);
-    const page = await read(`/sandbox/requests?after=${requestState.latest}&limit=${MAX_ROWS}`).catch(() => undefined);
+    // The newer requests that pass the filters shown (the log applies them, as for the first page).
+    const query = new URLSearchParams({ after: String(requestState.latest), limit: String(MAX_ROWS), ...requestFilters() });
+    const page = await read(`/sandbox/requests?${query}`).catch(() => undefined);
     const fresh = (page?.requests ?? []) as Summary[];
     if (page !== undefined) requestState.latest = page.latest as number;
     if (fresh.length > 0) {
-      const filters = requestFilters();
       const body = byId<HTMLTableElement>('request-table').tBodies[0]!;
-      body.prepend(...fresh.filter((entry) => matchesFilters(entry, filters)).map((entry) => requestRow(entry, true)));
+      body.prepend(...fresh.map((entry) => requestRow(entry, true)));
       while (body.rows.length > MAX_ROWS) body.lastElementChild!.remove();
       for (const entry of fresh) noteTransaction(entry);
       byId<HTMLParagraphElement>('requests-note').textContent = `${body.rows.length} shown.`;

@@ -12,14 +12,13 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMerchant } from '../../examples/merchant/server.js';
 import { createSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { sdkSignature } from '../../src/signature.js';
-import { launchChromium } from './browser.js';
+import { freePort, launchChromium } from './browser.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const shotsDir = join(root, 'artifacts', 'screenshots');
@@ -34,14 +33,6 @@ let receiver: Server | undefined;
 let receiverStatus = 500;
 const sandboxErrors: string[] = [];
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((done) => server.close(() => done()));
-  return port;
-}
-
 beforeAll(async () => {
   mkdirSync(shotsDir, { recursive: true });
   receiver = createHttpServer((request, response) => {
@@ -53,13 +44,13 @@ beforeAll(async () => {
   });
   await new Promise<void>((done) => receiver!.listen(0, '127.0.0.1', done));
   const receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/sdk-hook`;
-  const sandboxPort = await freePort();
-  merchant = await startMerchant({ port: 0, sandboxUrl: `http://127.0.0.1:${sandboxPort}`, partnerId: PARTNER_ID, privateKey: KEY });
-  sandbox = await createSandbox({
-    config: { partner: { webhookUrls: { web: `${merchant.url}/webhooks/paylater`, sdk: receiverUrl } } },
-    logger: { info: () => undefined, warn: () => undefined, error: (message) => sandboxErrors.push(message) },
-  });
-  await sandbox.listen(sandboxPort);
+  // The shop needs the sandbox's address before the sandbox needs the shop's (its web webhook URL).
+  const port = await freePort();
+  merchant = await startMerchant({ port: 0, sandboxUrl: `http://127.0.0.1:${port}`, partnerId: PARTNER_ID, privateKey: KEY });
+  const webhookUrls = { web: `${merchant.url}/webhooks/paylater`, sdk: receiverUrl };
+  const logger = { info: () => undefined, warn: () => undefined, error: (message: string) => void sandboxErrors.push(message) };
+  sandbox = await createSandbox({ config: { partner: { webhookUrls } }, logger });
+  await sandbox.listen(port);
   browser = await launchChromium();
 });
 
@@ -114,6 +105,16 @@ async function closeClean(visit: Visit): Promise<void> {
   expect(visit.problems, 'console errors and failed requests').toEqual([]);
 }
 
+/** Runs `steps` on a dashboard opened for them, then closes it and checks nothing went wrong. */
+async function withDashboard(steps: (dashboard: Page, visit: Visit) => Promise<void>, options: { bypassCSP?: boolean } = {}): Promise<void> {
+  const visit = await openDashboard(options);
+  try {
+    await steps(visit.dashboard, visit);
+  } finally {
+    await closeClean(visit);
+  }
+}
+
 async function shot(page: Page, step: string): Promise<void> {
   await page.screenshot({ path: join(shotsDir, `dashboard-${step}.png`), fullPage: true });
 }
@@ -132,11 +133,9 @@ async function initiateSdk(id: string): Promise<void> {
 const requestRows = (page: Page) => page.locator('#request-table tbody tr');
 
 describe('the dashboard, live', () => {
-  it('shows a web checkout completed in the shop: its request, its transaction timeline and its webhook attempts, without a reload', async () => {
-    const visit = await openDashboard();
-    const shop = await visit.context.newPage();
-    try {
-      const { dashboard } = visit;
+  it('shows a web checkout completed in the shop: its request, its transaction timeline and its webhook attempts, without a reload', () =>
+    withDashboard(async (dashboard, visit) => {
+      const shop = await visit.context.newPage();
       await shop.goto(`${merchant!.url}/`, { waitUntil: 'load' });
       const opened = shop.waitForEvent('popup');
       await shop.click('#pay-later');
@@ -177,15 +176,10 @@ describe('the dashboard, live', () => {
       expect(await delivery.locator('[data-status]').innerText()).toBe('delivered');
       await shot(dashboard, 'checkout');
       await shop.close();
-    } finally {
-      await closeClean(visit);
-    }
-  });
+    }));
 
-  it("shows a failing receiver's attempts, and a resend that succeeds once the receiver answers 200", async () => {
-    const visit = await openDashboard();
-    try {
-      const { dashboard } = visit;
+  it("shows a failing receiver's attempts, and a resend that succeeds once the receiver answers 200", () =>
+    withDashboard(async (dashboard) => {
       receiverStatus = 500;
       await initiateSdk('dash_fail_1');
       // Confirmed from the dashboard's own control, which shows its curl line.
@@ -208,42 +202,32 @@ describe('the dashboard, live', () => {
       expect(await resent.locator('[data-status]').innerText()).toBe('delivered');
       expect(await dashboard.locator('#control-result').innerText()).toContain('/resend');
       await shot(dashboard, 'resend');
-    } finally {
-      await closeClean(visit);
-    }
-  });
+    }));
 
-  it('finds the request of a 401 by the request id of its error, with the reason, credentials redacted', async () => {
-    const visit = await openDashboard();
-    try {
-      const { dashboard } = visit;
+  it('finds the request of a 401 by the request id of its error, with the reason, credentials redacted', () =>
+    withDashboard(async (dashboard) => {
       const password = 'wrong-password-3f9a';
       const answer = await fetch(`${sandbox!.url}/api/merchant/m_1`, {
         headers: { Authorization: `Basic ${Buffer.from(`pg_test:${password}`).toString('base64')}` },
-      });
-      expect(answer.status).toBe(401);
-      const requestId = ((await answer.json()) as { requestId: string }).requestId;
-      await initiateSdk('dash_after_401');
+    });
+    expect(answer.status).toBe(401);
+    const requestId = ((await answer.json()) as { requestId: string }).requestId;
+    await initiateSdk('dash_after_401');
 
-      await dashboard.getByLabel('Request id').fill(requestId);
-      await dashboard.getByLabel('Request id').press('Enter');
-      await expect.poll(() => requestRows(dashboard).count()).toBe(1);
-      const row = await requestRows(dashboard).innerText();
-      expect(row).toContain('401');
-      expect(row).toContain('Invalid HTTP Basic credentials');
-      const detail = dashboard.locator('#request-detail');
-      await expect.poll(() => detail.innerText()).toContain('Authorization: Basic [redacted]');
-      expect(await detail.innerText()).not.toContain(Buffer.from(`pg_test:${password}`).toString('base64'));
-      await shot(dashboard, 'request-401');
-    } finally {
-      await closeClean(visit);
-    }
-  });
+    await dashboard.getByLabel('Request id').fill(requestId);
+    await dashboard.getByLabel('Request id').press('Enter');
+    await expect.poll(() => requestRows(dashboard).count()).toBe(1);
+    const row = await requestRows(dashboard).innerText();
+    expect(row).toContain('401');
+    expect(row).toContain('Invalid HTTP Basic credentials');
+    const detail = dashboard.locator('#request-detail');
+    await expect.poll(() => detail.innerText()).toContain('Authorization: Basic [redacted]');
+    expect(await detail.innerText()).not.toContain(Buffer.from(`pg_test:${password}`).toString('base64'));
+    await shot(dashboard, 'request-401');
+    }));
 
-  it('shows an advance of the clock expiring an open transaction, live', async () => {
-    const visit = await openDashboard();
-    try {
-      const { dashboard } = visit;
+  it('shows an advance of the clock expiring an open transaction, live', () =>
+    withDashboard(async (dashboard) => {
       await initiateSdk('dash_expire_1');
       const form = dashboard.locator('#transaction-open');
       await form.getByLabel('Id').fill('dash_expire_1');
@@ -255,23 +239,18 @@ describe('the dashboard, live', () => {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
         body: JSON.stringify({ ms: 61_000 }),
-      });
-      expect(advanced.status).toBe(200);
-      await expect.poll(() => detail.locator('dd').first().innerText(), { timeout: 10_000 }).toBe('FAILURE');
-      expect(await detail.locator('dd').nth(1).innerText()).toBe('EXPIRED');
-      await expect.poll(() => detail.locator('ol.timeline').innerText()).toMatch(/became FAILURE \(EXPIRED\)/);
-      await shot(dashboard, 'expired');
-    } finally {
-      await closeClean(visit);
-    }
-  });
+    });
+    expect(advanced.status).toBe(200);
+    await expect.poll(() => detail.locator('dd').first().innerText(), { timeout: 10_000 }).toBe('FAILURE');
+    expect(await detail.locator('dd').nth(1).innerText()).toBe('EXPIRED');
+    await expect.poll(() => detail.locator('ol.timeline').innerText()).toMatch(/became FAILURE \(EXPIRED\)/);
+    await shot(dashboard, 'expired');
+    }));
 });
 
 describe('accessibility', () => {
-  it('has no serious or critical finding of axe-core, with requests, a transaction and webhooks shown', async () => {
-    const visit = await openDashboard({ bypassCSP: true });
-    try {
-      const { dashboard } = visit;
+  it('has no serious or critical finding of axe-core, with requests, a transaction and webhooks shown', () =>
+    withDashboard(async (dashboard) => {
       // Keyboard: the skip link first, and it moves the focus to the requests.
       await dashboard.keyboard.press('Tab');
       expect(await dashboard.evaluate(() => document.activeElement?.textContent)).toBe('Skip to the requests');
@@ -289,12 +268,9 @@ describe('accessibility', () => {
       const violations = await dashboard.evaluate(async () => {
         const result = await (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string; help: string; nodes: unknown[] }[] }> } }).axe.run();
         return result.violations.map((violation) => ({ id: violation.id, impact: violation.impact, help: violation.help, nodes: violation.nodes.length }));
-      });
-      expect(violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')).toEqual([]);
+    });
+    expect(violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')).toEqual([]);
 
-      await shot(dashboard, 'overview');
-    } finally {
-      await closeClean(visit);
-    }
-  });
+    await shot(dashboard, 'overview');
+    }, { bypassCSP: true }));
 });

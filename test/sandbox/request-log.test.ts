@@ -11,10 +11,9 @@ import { initiateSdk, PARTNER_ID, startReceiver, startSandbox, waitFor, type Rec
 let t: TestSandbox | GatewayTest | undefined;
 let receiver: Receiver | undefined;
 afterEach(async () => {
-  await t?.close();
-  await receiver?.close();
-  t = undefined;
-  receiver = undefined;
+  // The sandbox first (it stops its deliveries), then the receiver.
+  for (const started of [t, receiver]) await started?.close();
+  [t, receiver] = [undefined, undefined];
 });
 
 const requests = async (sandbox: TestSandbox, query = '') => {

@@ -19,7 +19,7 @@ import type { SandboxMethod } from '../context.js';
 import type { ErrorHelpers } from '../errors.js';
 import { DEFAULT_REQUEST_PAGE, MAX_REQUEST_PAGE, type RequestLog, type RequestQuery } from '../request-log.js';
 import { RequestError, type Reply, type SandboxHandler, type SandboxRequest } from '../router.js';
-import { escapeHtml, htmlReply, inlineScript, newNonce } from './html.js';
+import { escapeHtml, htmlReply, inlineScript, newNonce, pageHead } from './html.js';
 
 /** The families a request may belong to in the filter: the contract's, `sandbox`, `none` (no route). */
 const REQUEST_FAMILIES = ['sdk', 'web', 'extras', 'gateway', 'sandbox', 'none'] as const;
@@ -119,17 +119,7 @@ export function registerDashboard(ctx: DashboardContext): void {
 
 function dashboardPage(script: string): Reply {
   const nonce = newNonce();
-  const html = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>Dashboard · Pay-later sandbox</title>
-<link rel="icon" href="data:,">
-<style nonce="${nonce}">${STYLE}</style>
-</head>
-<body>
+  const html = `${pageHead('Dashboard · Pay-later sandbox', nonce, STYLE)}
 <a class="skip" href="#requests">Skip to the requests</a>
 <header>
 <h1>Pay-later sandbox <span class="sub">dashboard</span></h1>
