@@ -168,6 +168,7 @@ describe('the sandbox command', () => {
     expect(output).toContain('test_private_key');
     expect(output).toContain(`http://127.0.0.1:1/... (sha256:${createHash('sha256').update('http://127.0.0.1:1/hook').digest('hex').slice(0, 8)})`);
     expect(output).toContain('X-Signature required (--require-status-signature)');
+    expect(output).toContain(`Dashboard (requests, transactions, webhooks, live): ${url}/dashboard`);
     await expect(fetch(`${url}/sandbox/clock`)).rejects.toThrow();
   });
 

@@ -138,6 +138,15 @@ describe('GET /sandbox/requests', () => {
     expect(page.requests.map((entry) => entry.path)).toEqual(['/sandbox/clock']);
   });
 
+  it('takes its budget from --max-request-log-bytes or PAYLATER_MAX_REQUEST_LOG_BYTES, 16 MiB by default', async () => {
+    const { resolveConfig } = await import('../../src/sandbox/config.js');
+    const { runSandbox } = await import('../../src/cli/sandbox-command.js');
+    expect(resolveConfig().limits.requestLogBytes).toBe(16 * 1024 * 1024);
+    expect(resolveConfig({}, { PAYLATER_MAX_REQUEST_LOG_BYTES: '65536' }).limits.requestLogBytes).toBe(65_536);
+    expect(() => resolveConfig({ limits: { requestLogBytes: 0 } })).toThrow(/--max-request-log-bytes must be a whole number/);
+    await expect(runSandbox(['--max-request-log-bytes', 'lots'], { write: () => undefined, until: Promise.resolve() })).rejects.toThrow(/--max-request-log-bytes/);
+  });
+
   it('answers 404 saying so when the sandbox runs without the log', async () => {
     t = await startSandbox({ requestLog: false });
     const answer = await t.request('GET', '/sandbox/requests');
