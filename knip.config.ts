@@ -21,7 +21,7 @@ const config: KnipConfig = {
     'src/sandbox/server.ts',
     'src/cli/main.ts',
     // The browser scripts, bundled by scripts/build-browser.ts into dist/browser/.
-    'src/browser/{sdk,checkout}.ts',
+    'src/browser/{sdk,checkout,dashboard}.ts',
     // Run by `npm run` (knip reads those too) or by hand with tsx.
     'scripts/*.ts',
     'bench/*.ts',
@@ -37,12 +37,14 @@ const config: KnipConfig = {
     // Run as programs or read as files, by path: Spectral and its OWASP ruleset
     // (scripts/lint-spectral.ts, scripts/spectral/*.yaml), mermaid's bundled script
     // (scripts/docs-diagrams.ts), Scalar's standalone bundle (scripts/docs-pages/console.ts),
-    // openapi-typescript's program (scripts/generate.ts).
+    // openapi-typescript's program (scripts/generate.ts), axe-core's script injected into the
+    // dashboard by its browser test (test/e2e/dashboard.test.ts).
     '@stoplight/spectral-cli',
     '@stoplight/spectral-owasp-ruleset',
     'mermaid',
     '@scalar/api-reference',
     'openapi-typescript',
+    'axe-core',
     // Not a package: the module Dredd gives its hook files at run time (scripts/contract/dredd.d.ts).
     'hooks',
   ],

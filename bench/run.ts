@@ -1,19 +1,20 @@
 /**
  * `npm run bench`: every figure is a ratio taken side by side in one run, because the machines
- * are shared and noisy. `--only signatures,clients,size,sandbox` runs a subset; `--sandbox-before DIR`
+ * are shared and noisy. `--only signatures,clients,size,sandbox,request-log` runs a subset; `--sandbox-before DIR`
  * measures the sandbox of another checkout beside this one (bench/sandbox.ts). `soak` (the sandbox
  * under a load test, bench/soak.ts), `attack` and `shared` (the sandbox on PostgreSQL, bench/shared.ts) run only when named: `--only soak [--transactions N] [--timers N] [--sandbox-node-options="..."]`.
  */
 import { parseArgs } from 'node:util';
 import { ATTACK_NAMES, benchAttack, type AttackName } from './attack/index.js';
 import { benchClients } from './client.js';
+import { benchRequestLog } from './request-log.js';
 import { benchSandbox } from './sandbox.js';
 import { benchShared } from './shared.js';
 import { benchSignatures } from './signatures.js';
 import { benchSoak } from './soak.js';
 import { benchSizes } from './size.js';
 
-const ALL = ['signatures', 'clients', 'size', 'sandbox'] as const;
+const ALL = ['signatures', 'clients', 'size', 'sandbox', 'request-log'] as const;
 /** Run only when named with --only (they take minutes). */
 const ON_REQUEST = ['soak', 'attack', 'shared'] as const;
 const USAGE = `Usage: npm run bench [-- --only ${[...ALL, ...ON_REQUEST].join(',')}] [--transactions N] [--timers N] [--sandbox-node-options="--cpu-prof ..."] [--attack ${ATTACK_NAMES.join(',')}] [--sandbox-flags="..."] [--sandbox-before DIR]\n`;
@@ -81,6 +82,15 @@ if (only.includes('sandbox')) {
     const before = r.beforeOfNode === undefined ? '' : `   (before ÷ node ${fmt(r.beforeOfNode)}x)`;
     out(`  ${r.operation.padEnd(18)} sandbox ÷ node ${fmt(r.ofNode)}x (target ${fmt(r.nodeTarget, 1)})${prism}   sandbox p99 ${fmt(r.sandboxP99Ms, 1)} ms${before}`);
   }
+}
+if (only.includes('request-log')) {
+  out('\n== Request log: the sandbox with it ÷ without, autocannon, 20 connections, same run (target: rate >= 0.90, CPU per request <= 1.10); the dashboard page');
+  const f = await benchRequestLog();
+  for (const r of f.rows) {
+    out(`  ${r.operation.padEnd(13)} log ${r.log.padEnd(4)} ${fmt(r.requestsPerSecond, 0).padStart(7)} req/s   CPU ${fmt(r.cpuMicroseconds, 0).padStart(4)} µs/request   p99 ${fmt(r.p99Ms, 1)} ms   non-2xx ${r.non2xx}   errors ${r.errors}`);
+  }
+  for (const r of f.ratios) out(`  ${r.operation.padEnd(13)} on ÷ off: rate ${fmt(r.ratio)}   CPU per request ${fmt(r.cpuRatio)}`);
+  out(`  ${f.logged} requests logged in the run; GET /dashboard ${f.page.bytes} B, ${f.page.gzippedBytes} B gzipped`);
 }
 if (only.includes('shared')) {
   out('\n== Shared sandbox on PostgreSQL vs in memory: autocannon, 20 connections, same run');

@@ -5,6 +5,7 @@
  * - dist/browser/sdk.js: the browser script of the web flow, one minified IIFE (es2019), served by
  *   the sandbox at `GET /sdk.js`;
  * - dist/browser/checkout.js: the script of the sandbox's hosted checkout page (inlined into it);
+ * - dist/browser/dashboard.js: the script of the sandbox's dashboard (inlined into it);
  * - dist/browser/sdk.d.ts and types.d.ts: the public types of sdk.js (tsconfig.browser.json).
  *
  *   tsx scripts/build-browser.ts
@@ -22,6 +23,7 @@ import { build } from 'esbuild';
 const ENTRIES: Record<string, string> = {
   'sdk.js': 'sdk.ts',
   'checkout.js': 'checkout.ts',
+  'dashboard.js': 'dashboard.ts',
 };
 
 /** The esbuild options of every browser bundle: one minified IIFE for browsers of 2019 onwards. */

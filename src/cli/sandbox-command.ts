@@ -238,6 +238,7 @@ export function banner(
     '',
     `Landing page: ${url}/   Browser script: ${url}/sdk.js   Hosted checkout: ${url}/checkout/<id>`,
     `Virtual clock: ${url}/sandbox/clock   Webhook deliveries: ${url}/sandbox/webhooks/deliveries`,
+    `Dashboard (requests, transactions, webhooks, live): ${url}/dashboard`,
     'Press Ctrl+C to stop.',
     '',
   ].join('\n');

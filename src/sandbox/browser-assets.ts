@@ -4,7 +4,8 @@
  * dist/browser/:
  *
  * - `sdk`: the browser script `sdk.js` of the web flow (`GET /sdk.js`);
- * - `checkout`: the script of the hosted checkout page (`/checkout/{id}`), inlined into the page.
+ * - `checkout`: the script of the hosted checkout page (`/checkout/{id}`), inlined into the page;
+ * - `dashboard`: the script of the dashboard (`/dashboard`), inlined into the page.
  *
  * The sandbox only reads the built files (the bundler is a development tool, absent when the
  * package is installed); the test suite builds them before it starts, and `paylater sandbox`
@@ -16,12 +17,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export type BrowserAssetName = 'sdk' | 'checkout';
+export type BrowserAssetName = 'sdk' | 'checkout' | 'dashboard';
 
 /** The file of each asset under dist/browser/. */
 const BROWSER_ASSET_FILES: Record<BrowserAssetName, string> = {
   sdk: 'sdk.js',
   checkout: 'checkout.js',
+  dashboard: 'dashboard.js',
 };
 
 export type BrowserAsset = { ok: true; code: string; from: string } | { ok: false; problem: string };

@@ -115,6 +115,8 @@ export interface LimitSettings {
   jsonDepth: number;
   /** Bytes of one page of a list (deliveries, gateway transactions, extras pushes); at least one item is shown. */
   pageBytes: number;
+  /** Bytes of the request log behind the dashboard (request-log.ts); the oldest requests go first. */
+  requestLogBytes: number;
 }
 
 export const BODY_LIMIT = 1024 * 1024;

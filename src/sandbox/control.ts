@@ -4,10 +4,12 @@
  *   POST /sandbox/clock/advance {"ms": n}    move it forward, firing what falls due
  *   GET  /sandbox/webhooks/deliveries        the webhook deliveries and their attempts, a page at a time
  *        [?limit=1..1000&after=<nextCursor>&transactionId=...&family=...&status=...]
+ *   POST /sandbox/webhooks/deliveries/{id}/resend   the same event again, as a new delivery (D223)
  * Families add their own (user actions) through `ctx.sandboxRoute`.
  */
+import { randomBytes } from 'node:crypto';
 import type { VirtualClock } from './clock.js';
-import { DELIVERY_STATUSES, DeliveryQueryError, MAX_PAGE_LIMIT, type DeliveryDispatcher, type DeliveryStatus } from './delivery/index.js';
+import { DELIVERY_STATUSES, DeliveryQueryError, MAX_PAGE_LIMIT, type DeliveryDispatcher, type DeliveryStatus, type EnqueueInput } from './delivery/index.js';
 import type { ErrorHelpers } from './errors.js';
 import { RequestError, type Reply, type SandboxHandler } from './router.js';
 import { shownWebhookUrl } from './shown-url.js';
@@ -99,5 +101,29 @@ export function registerControl(ctx: ControlContext): void {
       if (error instanceof DeliveryQueryError) return bad(error.field, error.message, 'is not valid');
       throw error;
     }
+  });
+
+  // D223: a resend is a new delivery of the same event (the same X-Event-Id, body and signature) to
+  // the same URL, with its own attempts and retries; the original stays as it was. It has an ordering
+  // key of its own: it is sent at once, not behind the transaction's events still being retried.
+  ctx.sandboxRoute('POST', '/sandbox/webhooks/deliveries/{id}/resend', (request) => {
+    const original = deliveries.get(request.params.id ?? '');
+    // Hosted, another tenant's delivery is answered as one that does not exist.
+    if (original === undefined || !access.seesDelivery(access.tenant(request), original)) {
+      return errors.notFound('No delivery with that id is held: ids are the "id" of GET /sandbox/webhooks/deliveries, and old completed deliveries are forgotten (--retain-deliveries).');
+    }
+    const resent = deliveries.enqueue({
+      url: original.url,
+      body: original.body,
+      headers: original.headers,
+      eventId: original.eventId,
+      orderingKey: `resend:${randomBytes(8).toString('hex')}:${original.orderingKey}`,
+      successStatus: original.successStatus,
+      // The record's own family and event, read back from its view.
+      family: original.family as EnqueueInput['family'],
+      event: original.event as EnqueueInput['event'],
+      ...(original.transactionId === undefined ? {} : { transactionId: original.transactionId }),
+    });
+    return { status: 201, body: { delivery: { ...resent, url: resent.url === null ? null : shownWebhookUrl(resent.url) }, resentFrom: original.id } };
   });
 }

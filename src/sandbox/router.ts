@@ -61,9 +61,31 @@ interface Pipeline {
   errors: ErrorHelpers;
   readsBody: boolean;
   authenticate?: (request: IncomingRequest) => AuthResult<unknown>;
-  run(request: IncomingRequest, principal: unknown, params: Record<string, string>): Reply | Promise<Reply>;
+  run(request: IncomingRequest, principal: unknown, params: Record<string, string>, seen: Seen | undefined): Reply | Promise<Reply>;
   /** Names the route in the log line of an unexpected error. */
   describe(request: IncomingRequest): string;
+  /** The route, set when it is registered. */
+  info?: RouteInfo;
+}
+
+/** What the pipeline learnt of a request, for {@link RouterOptions.observe}; made only when one is set. */
+interface Seen {
+  principal?: unknown;
+  body?: unknown;
+}
+
+/**
+ * What the pipeline knew of a request once it was answered, for the request log
+ * (request-log.ts): the route, who it was (the route's principal), its parameters, the body as
+ * parsed and as received, and the reply about to be sent.
+ */
+export interface RouteFacts {
+  route: RouteInfo | undefined;
+  principal: unknown;
+  params: Record<string, string | undefined>;
+  body: unknown;
+  rawBody: Buffer;
+  reply: Reply;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -90,6 +112,8 @@ export interface RouterOptions {
    * at once. The shared store's units answer 503 with `Retry-After` when its database is away.
    */
   unit?: <T>(work: () => T) => T | Promise<Awaited<T>>;
+  /** Told each request that went through the pipeline, just before its reply is sent (the request log). */
+  observe?: (response: ServerResponse, facts: RouteFacts) => void;
 }
 
 export class Router {
@@ -128,7 +152,7 @@ export class Router {
       errors,
       readsBody: operation.requestBody !== undefined,
       authenticate: loose.authenticate,
-      run: (incoming, principal, params) => runOperation(operation, errors, loose, incoming, principal, params),
+      run: (incoming, principal, params, seen) => runOperation(operation, errors, loose, incoming, principal, params, seen),
       describe: () => `in ${operation.operationId}`,
     };
     this.add(family, operation.method as Method, operation.path, operationId, pipeline);
@@ -159,7 +183,8 @@ export class Router {
     const pattern = path.replace(/\{([^}]+)\}/g, ':$1');
     if (this.router.hasRoute(method, pattern)) throw new Error(`route ${method} ${path} is registered twice`);
     this.router.on(method, pattern, () => undefined, pipeline);
-    this.routes.push({ family, method, path, operationId });
+    pipeline.info = { family, method, path, operationId };
+    this.routes.push(pipeline.info);
     const prefix = prefixOf(path);
     if (!this.prefixes.has(prefix)) this.prefixes.set(prefix, pipeline.errors);
     const secret = secretRoute(path);
@@ -292,21 +317,31 @@ export class Router {
     incoming: IncomingRequest,
   ): Promise<void> | undefined {
     let reply: Reply | Promise<Reply>;
+    // Only the request log needs what the pipeline learnt; without it nothing is allocated for it.
+    const seen: Seen | undefined = this.options.observe === undefined ? undefined : {};
     try {
       const { unit } = this.options;
-      reply = unit === undefined ? work(pipeline, incoming, params) : unit(() => work(pipeline, incoming, params));
+      reply = unit === undefined ? work(pipeline, incoming, params, seen) : unit(() => work(pipeline, incoming, params, seen));
     } catch (error) {
-      send(response, this.failure(pipeline, request, response, incoming, error));
+      this.reply(response, pipeline, params, incoming, seen, this.failure(pipeline, request, response, incoming, error));
       return undefined;
     }
     if (reply instanceof Promise) {
       return reply.then(
-        (settled) => send(response, settled),
-        (error: unknown) => send(response, this.failure(pipeline, request, response, incoming, error)),
+        (settled) => this.reply(response, pipeline, params, incoming, seen, settled),
+        (error: unknown) => this.reply(response, pipeline, params, incoming, seen, this.failure(pipeline, request, response, incoming, error)),
       );
     }
-    send(response, reply);
+    this.reply(response, pipeline, params, incoming, seen, reply);
     return undefined;
+  }
+
+  /** Sends the reply, telling {@link RouterOptions.observe} first (the request log). */
+  private reply(response: ServerResponse, pipeline: Pipeline, params: Record<string, string>, incoming: IncomingRequest, seen: Seen | undefined, reply: Reply): void {
+    if (seen !== undefined) {
+      this.options.observe?.(response, { route: pipeline.info, principal: seen.principal, params, body: seen.body, rawBody: incoming.rawBody, reply });
+    }
+    send(response, reply);
   }
 
   /** The reply to an exception of the work: its own reply, 503 when the store is away, else a logged 500. */
@@ -331,7 +366,7 @@ export class Router {
     return {
       errors,
       readsBody: true,
-      run: (incoming, _principal, params) => handler(new SandboxRequestOf(incoming, params, errors)),
+      run: (incoming, _principal, params, seen) => handler(new SandboxRequestOf(incoming, params, errors, seen)),
       describe: (incoming) => `on ${incoming.method} ${this.logPath(incoming.pathname)}`,
     };
   }
@@ -355,6 +390,8 @@ class SandboxRequestOf implements SandboxRequest {
     /** find-my-way's parameters: percent-decoded strings. */
     readonly params: Record<string, string>,
     private readonly errors: ErrorHelpers,
+    /** Where the parsed body goes for the request log, when it is on. */
+    private readonly seen: Seen | undefined,
   ) {
     this.method = incoming.method;
     this.url = incoming.url;
@@ -372,19 +409,21 @@ class SandboxRequestOf implements SandboxRequest {
     if (this.rawBody.length === 0) return undefined;
     const parsed = jsonBody(this, this.errors);
     if (!parsed.ok) throw new RequestError(parsed.reply);
+    if (this.seen !== undefined) this.seen.body = parsed.value;
     return parsed.value;
   }
 }
 
 /** Step 3 and the rest of the route's work: what runs as one unit of work. */
-function work(pipeline: Pipeline, incoming: IncomingRequest, params: Record<string, string>): Reply | Promise<Reply> {
+function work(pipeline: Pipeline, incoming: IncomingRequest, params: Record<string, string>, seen: Seen | undefined): Reply | Promise<Reply> {
   let principal: unknown;
   if (pipeline.authenticate !== undefined) {
     const result = pipeline.authenticate(incoming);
     if (!result.ok) return result.reply;
     principal = result.principal;
+    if (seen !== undefined) seen.principal = principal;
   }
-  return pipeline.run(incoming, principal, params);
+  return pipeline.run(incoming, principal, params, seen);
 }
 
 /** Steps 4 to 6 of a contract operation: JSON, the contract, the handler. */
@@ -395,6 +434,7 @@ function runOperation(
   incoming: IncomingRequest,
   principal: unknown,
   params: Record<string, string>,
+  seen: Seen | undefined,
 ): Reply | Promise<Reply> {
   // 4. Content type and JSON.
   let body: unknown;
@@ -402,6 +442,7 @@ function runOperation(
     const parsed = jsonBody(incoming, errors);
     if (!parsed.ok) return parsed.reply;
     body = parsed.value;
+    if (seen !== undefined) seen.body = body;
   }
 
   // 5. The contract.

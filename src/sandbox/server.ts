@@ -22,7 +22,9 @@ import { registerExtras } from './families/extras.js';
 import { registerGateway } from './families/gateway.js';
 import { registerSdk } from './families/sdk.js';
 import { registerWeb } from './families/web.js';
+import { registerDashboard } from './pages/dashboard.js';
 import { landingPage } from './pages/landing.js';
+import { RequestLog } from './request-log.js';
 import { assignRequestId, newRequestId, Router, type Logger, type RouteInfo } from './router.js';
 import { MemoryStore, type Store } from './store.js';
 import { loadContract, type FamilyName } from './validation.js';
@@ -63,6 +65,11 @@ export interface SandboxOptions {
   logger?: Logger;
   /** Log one line per request (method, path without query, status, duration). */
   logRequests?: boolean;
+  /**
+   * Keep the latest requests for the dashboard (request-log.ts), within `limits.requestLogBytes`;
+   * default on. Off, `GET /sandbox/requests` answers 404 saying so.
+   */
+  requestLog?: boolean;
   /** Which families to serve; default every one of {@link FAMILY_MODULES}. */
   families?: readonly FamilyName[];
   /** The fetch used for webhook deliveries (default: the global fetch). */
@@ -146,10 +153,16 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
   });
   const sandboxErrors = errorHelpers('apiError');
-  const router = new Router({
+  // The requests answered, for the dashboard (request-log.ts); paths shown as the log line shows them.
+  const requestLog: RequestLog | undefined =
+    options.requestLog === false
+      ? undefined
+      : new RequestLog({ byteLimit: config.limits.requestLogBytes, clock, logPath: (path: string): string => router.logPath(path) });
+  const router: Router = new Router({
     bodyLimit: config.bodyLimit,
     log,
     fallbackErrors: sandboxErrors,
+    ...(requestLog === undefined ? {} : { observe: requestLog.observe }),
     ...(store.shared ? { unit: <T>(work: () => T) => store.unit(work) } : {}),
   });
   // Hosted, every /sandbox/ endpoint but the shopper's pages' own needs a credential (access.ts).
@@ -179,6 +192,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   };
 
   registerControl({ sandboxRoute, clock, deliveries, errors: sandboxErrors, access });
+  registerDashboard({ sandboxRoute, pageRoute, requestLog, errors: sandboxErrors, access });
   // GET /sandbox/webhooks/stream streams its answer, so it is served before the router (webhook-stream.ts).
   const webhookStream = new WebhookStream(deliveries, sandboxErrors, undefined, access);
   pageRoute('/', () => landingPage(options.families ?? SERVED));
@@ -232,7 +246,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   // written as soon as it is handed to the system), then done, sent or not (the connection's entry).
   function sent(this: TimedResponse): void {
     const { req: request } = this;
-    logLine(request.method ?? '-', request.url ?? '/', this.statusCode, this.started, assignRequestId(request, this));
+    const requestId = assignRequestId(request, this);
+    if (options.logRequests === true) logLine(request.method ?? '-', request.url ?? '/', this.statusCode, this.started, requestId);
+    requestLog?.finish(request, this, this.started, requestId);
   }
   function answered(this: TimedResponse): void {
     const { socket } = this.req;
@@ -252,7 +268,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     },
     (request, response) => {
       inFlight.set(request.socket, response);
-      if (options.logRequests === true) response.on('finish', sent);
+      if (options.logRequests === true || requestLog !== undefined) response.on('finish', sent);
       response.on('close', answered);
       if (webhookStream.claims(request)) {
         // The stream writes its own head: the request id goes in first.

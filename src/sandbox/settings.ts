@@ -155,6 +155,12 @@ const TABLE = [
     budget: { what: 'Bytes of one page (gateway transaction list, deliveries list, extras pushes read), about', reached: 'the page stops early with its cursor (`nextCursor`, `merchantDataNextCursor`); a page always holds at least one item' },
   },
   {
+    key: 'limits.requestLogBytes', flag: 'max-request-log-bytes', env: 'PAYLATER_MAX_REQUEST_LOG_BYTES', kind: 'count', value: 'N', default: 16 * MiB, max: MAX_BYTES,
+    help: 'bytes of the request log the dashboard shows',
+    docs: 'Bytes of the request log behind the dashboard (`/dashboard`, `GET /sandbox/requests`); the oldest requests are forgotten to stay within it (see "The dashboard").',
+    budget: { what: 'Bytes of the request log of the dashboard', reached: 'the oldest requests are forgotten (see "The dashboard")' },
+  },
+  {
     key: 'requireStatusSignature', flag: 'require-status-signature', env: 'PAYLATER_REQUIRE_STATUS_SIGNATURE', kind: 'switch', default: false, flagSets: true,
     help: 'require X-Signature on the web status check (hardening; by default it is verified when present)',
     docs: 'Hardening: the web status check then requires `X-Signature` (401 without it). By default it is verified when present and the check answers on `X-Partner-Id` alone, as the service does ([why](decisions.md#d21-the-web-initiate-response-and-how-the-merchant-learns-the-result)).',

@@ -4,6 +4,7 @@
  * as the docs tests look at it: built, served on a free port, with Chromium beside it.
  */
 import { existsSync, mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { buildDocs, type SitePage } from '../../scripts/docs-site.js';
@@ -34,6 +35,15 @@ export async function launchChromium(): Promise<Browser> {
       '--no-first-run',
     ],
   });
+}
+
+/** A free TCP port on the loopback address (a server's, known before another starts). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((done) => server.close(() => done()));
+  return port;
 }
 
 export interface DocsSite {

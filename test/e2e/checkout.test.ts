@@ -10,10 +10,9 @@
  * Needs Chromium at /usr/bin/chromium (or CHROMIUM_PATH): `bash .ci/e2e-setup.sh`. See docs/e2e.md.
  */
 import { mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchChromium } from './browser.js';
+import { freePort, launchChromium } from './browser.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMerchant } from '../../examples/merchant/server.js';
 import { createWebClient } from '../../src/clients/web.js';
@@ -30,15 +29,6 @@ let browser: Browser | undefined;
 let sandbox: Sandbox | undefined;
 let merchant: Awaited<ReturnType<typeof startMerchant>> | undefined;
 const sandboxErrors: string[] = [];
-
-/** A free TCP port on the loopback address (the sandbox's, known before the merchant starts). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((done) => server.close(() => done()));
-  return port;
-}
 
 beforeAll(async () => {
   mkdirSync(shotsDir, { recursive: true });

@@ -132,12 +132,12 @@ describe('the sandbox command', () => {
     expect(missingBrowserAssets()).toEqual([]);
     const empty = mkdtempSync(join(tmpdir(), 'paylater-unbuilt-'));
     try {
-      expect(missingBrowserAssets(empty)).toEqual(['dist/browser/sdk.js', 'dist/browser/checkout.js']);
+      expect(missingBrowserAssets(empty)).toEqual(['dist/browser/sdk.js', 'dist/browser/checkout.js', 'dist/browser/dashboard.js']);
       const written: string[] = [];
       const started = runSandbox(['--port', '0'], { packageRoot: empty, write: (text) => written.push(text), until: Promise.resolve() });
       await expect(started).rejects.toThrow(SandboxStartError);
       await expect(started).rejects.toThrow(
-        'the browser code is not built (dist/browser/sdk.js, dist/browser/checkout.js missing); run `npm run build` first (`npm start` builds it).',
+        'the browser code is not built (dist/browser/sdk.js, dist/browser/checkout.js, dist/browser/dashboard.js missing); run `npm run build` first (`npm start` builds it).',
       );
       expect(written).toEqual([]);
     } finally {
@@ -169,6 +169,7 @@ describe('the sandbox command', () => {
     expect(output).toContain('test_private_key');
     expect(output).toContain(`http://127.0.0.1:1/... (sha256:${createHash('sha256').update('http://127.0.0.1:1/hook').digest('hex').slice(0, 8)})`);
     expect(output).toContain('X-Signature required (--require-status-signature)');
+    expect(output).toContain(`Dashboard (requests, transactions, webhooks, live): ${url}/dashboard`);
     await expect(fetch(`${url}/sandbox/clock`)).rejects.toThrow();
   });
 

@@ -39,6 +39,21 @@ export function inlineScript(code: string): string {
   return code.replace(/<\/(script)/gi, '<\\/$1').replace(/<!--/g, '<\\!--');
 }
 
+/** The start of a page, to its `<body>`: language, viewport, title, no favicon request, its style. */
+export function pageHead(title: string, nonce: string, style: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>${escapeHtml(title)}</title>
+<link rel="icon" href="data:,">
+<style nonce="${nonce}">${style}</style>
+</head>
+<body>`;
+}
+
 export interface HtmlReplyOptions {
   status?: number;
   nonce: string;

@@ -45,6 +45,7 @@ ${items}
 </ul>
 <h2>Sandbox endpoints</h2>
 <ul>
+<li><a href="/dashboard">/dashboard</a> — the dashboard: requests, transactions and webhooks, live, with the controls</li>
 <li><a href="/sandbox/clock">/sandbox/clock</a> — the virtual clock (<code>POST /sandbox/clock/advance</code> moves it)</li>
 <li><a href="/sandbox/webhooks/deliveries">/sandbox/webhooks/deliveries</a> — every webhook sent and its attempts</li>
 ${web ? '<li><a href="/sdk.js">/sdk.js</a> — the browser script of the web flow</li>' : ''}
