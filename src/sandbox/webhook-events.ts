@@ -1,5 +1,5 @@
 /**
- * How a family sends its contract webhooks: one `send(event, payload, subject)` per family, made
+ * How a family sends its contract webhooks (D161): one `send(event, payload, subject)` per family, made
  * by {@link familyWebhooks} from the family's row (whose receiver, whose key) and the contract
  * (generated/webhooks.js, src/contract/webhooks.ts). The event name and its payload are the
  * contract's types, so a misspelt event or a body that disagrees with its schema's type fails

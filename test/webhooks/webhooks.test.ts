@@ -453,13 +453,13 @@ describe('types', () => {
   });
 
   it('come from the generated modules', () => {
-    expectTypeOf<VerifiedSdkWebhook['payload']>().toEqualTypeOf<SdkWebhookPayload>();
-    expectTypeOf<VerifiedWebWebhook['payload']>().toEqualTypeOf<WebWebhookPayload>();
+    expectTypeOf<Extract<VerifiedSdkWebhook, { name: 'transactionStatus' }>['payload']>().toEqualTypeOf<SdkWebhookPayload>();
+    expectTypeOf<Extract<VerifiedWebWebhook, { name: 'transactionStatus' }>['payload']>().toEqualTypeOf<WebWebhookPayload>();
     expectTypeOf<SdkWebhookPayload['merchantTransactionId']>().toBeString();
     expectTypeOf<WebWebhookPayload['status']>().toEqualTypeOf<'SUCCESS' | 'FAILURE' | 'CANCELLED'>();
     expectTypeOf<VerifiedGatewayWebhook['kind']>().toEqualTypeOf<'transaction' | 'refund'>();
     expectTypeOf<VerifiedGatewayWebhook['name']>().toEqualTypeOf<'transactionUpdated' | 'refundUpdated'>();
-    expectTypeOf<VerifiedSdkWebhook['name']>().toEqualTypeOf<'transactionStatus'>();
+    expectTypeOf<'transactionStatus'>().toExtend<VerifiedSdkWebhook['name']>();
     const handler = createWebhookHandler({
       family: 'gateway',
       secret: KEY,
@@ -821,8 +821,9 @@ describe('createDeduplicator', () => {
       createWebhookHandler({
         family: 'sdk',
         secret: KEY,
-        onEvent: ({ payload }) => {
-          const key = `${payload.merchantTransactionId}|${payload.status}`;
+        onEvent: (event) => {
+          if (event.name !== 'transactionStatus') return;
+          const key = `${event.payload.merchantTransactionId}|${event.payload.status}`;
           if (dedupe.seen(key)) return;
           processed.push(key);
         },
