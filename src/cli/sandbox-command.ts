@@ -230,7 +230,7 @@ export function banner(
     ...(config.publishedTestPartner && config.partner.id !== PUBLISHED_TEST_PARTNER.id
       ? [
           `  Published test pair:           ${PUBLISHED_TEST_PARTNER.id} / ${PUBLISHED_TEST_PARTNER.privateKey} (the service's samples and Magento module):`,
-          '                                 web and SDK partner, and gateway merchant published_test_merchant (D72, D123)',
+          '                                 web and SDK partner, and gateway merchant published_test_merchant',
         ]
       : []),
     ...webhookUrlLines(config),

@@ -109,7 +109,7 @@ describe('initiate', () => {
     for (const phoneNumber of ['+91-900-000-001', '9000000001', '+44-9000000001', '+91-9000000001x']) {
       const answer = await t.web('POST', '/api/transaction', { id: newId(), amount: 150_000, user: { ...user, phoneNumber } });
       expect(answer.status, phoneNumber).toBe(400);
-      expect(answer.body.detail, phoneNumber).toContain('/user/phoneNumber must match');
+      expect(answer.body.detail, phoneNumber).toContain('/user/phoneNumber must be +91 and the ten digits');
     }
   });
 
