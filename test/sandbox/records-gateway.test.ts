@@ -9,6 +9,8 @@
  *   property the document's `GatewayTransaction` declares that applies in that state, read from the
  *   bundled document (so a property added to the schema is checked without touching this file),
  *   with the request's values: a field dropped from `gateway/views.ts` fails here.
+ * The request sets every property the document's request schema declares, so a new request field
+ * fails here until it is added to the request, and then is checked through every transition.
  * The field-by-field copies themselves are checked against their interfaces in records.test.ts.
  */
 import { readFileSync } from 'node:fs';
@@ -22,12 +24,23 @@ import { TEST_OTP } from '../../src/sandbox/fixtures.js';
 
 const AMOUNT = 150_000;
 
-/** The properties of the document's `GatewayTransaction`, as the bundled document declares them. */
-const VIEW_PROPERTIES: string[] = Object.keys(
-  (JSON.parse(readFileSync(join(REPOSITORY, 'generated/openapi/gateway.json'), 'utf8')) as {
-    components: { schemas: { GatewayTransaction: { properties: Record<string, unknown> } } };
-  }).components.schemas.GatewayTransaction.properties,
-);
+interface Schema {
+  $ref?: string;
+  allOf?: Schema[];
+  properties?: Record<string, Schema>;
+}
+const SCHEMAS = (JSON.parse(readFileSync(join(REPOSITORY, 'generated/openapi/gateway.json'), 'utf8')) as {
+  components: { schemas: Record<string, Schema> };
+}).components.schemas;
+
+/** The properties a schema of the bundled document declares (through `$ref` and `allOf`). */
+function propertiesOf(schema: Schema): Record<string, Schema> {
+  if (schema.$ref !== undefined) return propertiesOf(SCHEMAS[schema.$ref.replace('#/components/schemas/', '')]!);
+  return Object.assign({}, ...(schema.allOf ?? []).map(propertiesOf), schema.properties ?? {});
+}
+
+/** The properties of the document's `GatewayTransaction`, the view. */
+const VIEW_PROPERTIES: string[] = Object.keys(propertiesOf(SCHEMAS.GatewayTransaction!));
 
 /** The record fields a transition may change (every other field must keep its value). */
 const CHANGED_BY_TRANSITIONS = new Set<string>([
@@ -80,6 +93,14 @@ async function createWithEveryField(id: string) {
       colorOverride: '#112233',
     },
   };
+  // Every property the request schema declares is set, one level down too: a request field added
+  // to the document fails here until it is added to this request (and so checked below).
+  const request = propertiesOf(SCHEMAS.GatewayTransactionCreateRequest!);
+  expect(Object.keys(body).sort(), 'the request sets every property').toEqual(Object.keys(request).sort());
+  for (const [name, value] of Object.entries(body)) {
+    if (typeof value !== 'object') continue;
+    expect(Object.keys(value).sort(), `the request sets every property of ${name}`).toEqual(Object.keys(propertiesOf(request[name]!)).sort());
+  }
   const created = await t.call('POST', '/api/merchant/transaction', auth, body);
   expect(created.status, created.text).toBe(200);
   return { body, record: stored(id), view: created.body.transaction };
