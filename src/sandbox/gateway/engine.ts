@@ -21,7 +21,7 @@ import type { ErrorReply } from '../errors.js';
 import { finalRecords, FinalRecords } from '../retention.js';
 import { findTestUser } from '../fixtures.js';
 import { preEligibility } from '../test-users.js';
-import { COLLECTIONS, transactionKey, type CheckRecord, type FailureReason, type GatewayState, type IneligibilityReason, type OtpState, type RefundRecord, type TransactionRecord } from './records.js';
+import { COLLECTIONS, transactionKey, copyCheck, copyRefund, copyTransaction, type CheckRecord, type FailureReason, type GatewayState, type IneligibilityReason, type OtpState, type RefundRecord, type TransactionRecord } from './records.js';
 import { GATEWAY } from './values.js';
 import { isFinal, refundView, transactionView } from './views.js';
 import { gatewayWebhooks, transactionWebhookUrl } from './webhooks.js';
@@ -79,7 +79,8 @@ export interface TransactionEngine {
   /** Moves a non-final transaction to `failure` and sends the transaction webhook. */
   fail(transaction: TransactionRecord, reason: FailureReason, at: number): TransactionRecord;
   /** Adds a PENDING refund (the caller checked it may be made). */
-  addRefund(transaction: TransactionRecord, refund: Omit<RefundRecord, 'position'>): { transaction: TransactionRecord; refund: RefundRecord };
+  /** Stores a new refund, at the transaction's next position (`refund.position` is `transaction.refundCount`). */
+  addRefund(transaction: TransactionRecord, refund: RefundRecord): { transaction: TransactionRecord; refund: RefundRecord };
   /** Moves a PENDING refund to SUCCESS or FAILED and sends the refund webhook. */
   completeRefund(transaction: TransactionRecord, refundId: string, status: 'SUCCESS' | 'FAILED', at: number): TransactionRecord;
   /** Timers armed (one per transaction with something due). */
@@ -230,7 +231,9 @@ export function createEngine(ctx: FamilyContext, state: GatewayState): Transacti
     // A final attempt leaves its check's list of open attempts.
     const check = transaction.preEligibilityCheckId === undefined ? undefined : checks.get(transaction.preEligibilityCheckId);
     if (check !== undefined && check.attempts.includes(transaction.id)) {
-      checks.set(check.id, { ...check, attempts: check.attempts.filter((id) => id !== transaction.id) });
+      const updated = copyCheck(check);
+      updated.attempts = check.attempts.filter((id) => id !== transaction.id);
+      checks.set(check.id, updated);
     }
     const merchant = merchants.get(transaction.merchantId);
     if (merchant === undefined) return;
@@ -242,11 +245,13 @@ export function createEngine(ctx: FamilyContext, state: GatewayState): Transacti
   };
 
   const finish = (transaction: TransactionRecord, outcome: 'success' | FailureReason, at: number): TransactionRecord => {
-    const updated: TransactionRecord = { ...transaction, updatedAt: at, finishedAt: at };
-    delete updated.confirmsAt;
+    const updated = copyTransaction(transaction);
+    updated.updatedAt = at;
+    updated.finishedAt = at;
+    updated.confirmsAt = undefined;
     if (outcome === 'success') {
       updated.step = 'success';
-      delete updated.failureReason;
+      updated.failureReason = undefined;
       addToSettlement(updated.merchantId, at, { gross: updated.amount, count: 1 });
     } else {
       updated.step = 'failure';
@@ -275,7 +280,9 @@ export function createEngine(ctx: FamilyContext, state: GatewayState): Transacti
       fail(transaction, 'OTHER_ATTEMPT_SUCCEEDED', at);
       return;
     }
-    checks.set(check.id, { ...check, succeededTransactionId: transaction.id });
+    const succeeded = copyCheck(check);
+    succeeded.succeededTransactionId = transaction.id;
+    checks.set(check.id, succeeded);
     finish(transaction, 'success', at);
     for (const otherId of check.attempts) {
       if (otherId === transaction.id) continue;
@@ -311,7 +318,11 @@ export function createEngine(ctx: FamilyContext, state: GatewayState): Transacti
     state.index.add(transaction.merchantId, transaction.id, transaction.createdAt);
     if (transaction.preEligibilityCheckId !== undefined && !isFinal(transaction.step)) {
       const check = checks.get(transaction.preEligibilityCheckId);
-      if (check !== undefined) checks.set(check.id, { ...check, attempts: [...check.attempts, transaction.id] });
+      if (check !== undefined) {
+        const updated = copyCheck(check);
+        updated.attempts = [...check.attempts, transaction.id];
+        checks.set(check.id, updated);
+      }
     }
     if (isFinal(transaction.step)) announceFinal(transaction);
     else reschedule(transaction);
@@ -322,18 +333,16 @@ export function createEngine(ctx: FamilyContext, state: GatewayState): Transacti
     checkRetention.add('check', check.id);
   };
 
-  const addRefund = (transaction: TransactionRecord, input: Omit<RefundRecord, 'position'>) => {
+  const addRefund = (transaction: TransactionRecord, refund: RefundRecord) => {
+    if (refund.position !== transaction.refundCount) throw new Error(`a new refund goes at position ${transaction.refundCount}, not ${refund.position}`);
     const key = transactionKey(transaction.merchantId, transaction.id);
-    const refund: RefundRecord = { ...input, position: transaction.refundCount };
     // One new record: the transaction's earlier refunds are not copied.
     refunds.set(key, refund.position, refund);
     refundIds.set(`${key}#${refund.id}`, refund.position);
-    const updated: TransactionRecord = {
-      ...transaction,
-      refundCount: transaction.refundCount + 1,
-      refundedAmount: transaction.refundedAmount + refund.amount,
-      updatedAt: refund.createdAt,
-    };
+    const updated = copyTransaction(transaction);
+    updated.refundCount = transaction.refundCount + 1;
+    updated.refundedAmount = transaction.refundedAmount + refund.amount;
+    updated.updatedAt = refund.createdAt;
     save(updated);
     return { transaction: updated, refund };
   };
@@ -347,13 +356,13 @@ export function createEngine(ctx: FamilyContext, state: GatewayState): Transacti
     const refund = state.findRefund(transaction, refundId);
     if (refund === undefined || refund.status !== 'PENDING') return transaction;
     const key = transactionKey(transaction.merchantId, transaction.id);
-    const completed: RefundRecord = { ...refund, status, updatedAt: at };
+    const completed = copyRefund(refund);
+    completed.status = status;
+    completed.updatedAt = at;
     refunds.set(key, refund.position, completed);
-    const updated: TransactionRecord = {
-      ...transaction,
-      refundedAmount: status === 'FAILED' ? transaction.refundedAmount - refund.amount : transaction.refundedAmount,
-      updatedAt: at,
-    };
+    const updated = copyTransaction(transaction);
+    if (status === 'FAILED') updated.refundedAmount = transaction.refundedAmount - refund.amount;
+    updated.updatedAt = at;
     if (refund.position === transaction.nextPendingRefund) {
       updated.nextPendingRefund = firstPendingRefund(updated, refund.position + 1)?.position ?? updated.refundCount;
     }

@@ -14,7 +14,8 @@ import Denque from 'denque';
 import type { operations } from '../../../generated/types/gateway.js';
 import type { FamilyContext } from '../context.js';
 import { issueCredentials, merchantApiAuth } from './auth.js';
-import type { DocumentType, GatewayState, MerchantRecord, StoredDocument } from './records.js';
+import type { EveryField } from '../records.js';
+import { copyDocument, copyMerchant, type DocumentType, type GatewayState, type MerchantRecord, type StoredDocument } from './records.js';
 import { GATEWAY, time } from './values.js';
 import { ensurePublishedTestMerchant, PUBLISHED_TEST_MERCHANT_ID } from './published-merchant.js';
 import { merchantView } from './views.js';
@@ -77,25 +78,30 @@ export function registerMerchants(ctx: FamilyContext, state: GatewayState): Merc
     const reject = outcome === undefined
       ? merchant.verifications === 0 && merchant.entityName.toLowerCase().includes(GATEWAY.rejectTrigger)
       : outcome === 'reject';
-    const updated: MerchantRecord = { ...merchant, verifications: merchant.verifications + 1, updatedAt: at };
-    delete updated.verificationDueAt;
+    const updated = copyMerchant(merchant);
+    updated.verifications = merchant.verifications + 1;
+    updated.updatedAt = at;
+    updated.verificationDueAt = undefined;
     if (reject) {
       updated.stage = 'documentsPending';
-      updated.documents = merchant.documents.map((document) =>
-        document.documentType === 'PAN'
-          ? {
-              ...document,
-              status: 'rejected',
-              rejectionReason: 'The name on the PAN does not match the legal entity name. Upload a PAN of the entity.',
-            }
-          : { ...document, status: 'verified' },
-      );
+      updated.documents = merchant.documents.map((document) => {
+        const checked = copyDocument(document);
+        if (document.documentType === 'PAN') {
+          checked.status = 'rejected';
+          checked.rejectionReason = 'The name on the PAN does not match the legal entity name. Upload a PAN of the entity.';
+        } else {
+          checked.status = 'verified';
+        }
+        return checked;
+      });
     } else {
       updated.stage = 'enabled';
-      updated.documents = merchant.documents.map(({ rejectionReason: _ignored, ...document }) => ({
-        ...document,
-        status: 'verified',
-      }));
+      updated.documents = merchant.documents.map((document) => {
+        const verified = copyDocument(document);
+        verified.status = 'verified';
+        verified.rejectionReason = undefined;
+        return verified;
+      });
       const issued = issueCredentials(merchant.id);
       updated.credentials = issued;
       credentials.set(issued.username, { ...issued, merchantId: merchant.id });
@@ -122,20 +128,25 @@ export function registerMerchants(ctx: FamilyContext, state: GatewayState): Merc
         );
       }
       const now = clock.now();
-      const merchant: MerchantRecord = {
+      // Every field named (EveryField, src/sandbox/records.ts): one forgotten here is a type error.
+      const merchant: EveryField<MerchantRecord> = {
         id: input.id,
         brandName: input.brandName,
         entityName: input.entityName,
         brandHomePageUrl: input.brandHomePageUrl,
         mccCode: input.mccCode,
-        ...(input.defaultWebhookUrl === undefined ? {} : { defaultWebhookUrl: input.defaultWebhookUrl }),
-        ...(input.defaultColor === undefined ? {} : { defaultColor: input.defaultColor }),
-        ...(input.settlementDetails === undefined ? {} : { settlementDetails: input.settlementDetails }),
+        defaultWebhookUrl: input.defaultWebhookUrl,
+        defaultColor: input.defaultColor,
+        settlementDetails: input.settlementDetails,
         hasLogo: input.defaultLogo !== undefined,
         hasFavicon: input.defaultFavicon !== undefined,
         stage: 'documentsPending',
         documents: [],
+        verificationDueAt: undefined,
         verifications: 0,
+        credentials: undefined,
+        disabledReason: undefined,
+        failedStatus: undefined,
         dashboardUsers: [],
         createdAt: now,
         updatedAt: now,
@@ -187,15 +198,18 @@ export function registerMerchants(ctx: FamilyContext, state: GatewayState): Merc
         );
       }
       const now = clock.now();
-      const stored: StoredDocument = {
+      const stored: EveryField<StoredDocument> = {
         documentType: body.documentType,
         status: 'uploaded',
+        rejectionReason: undefined,
         format,
         bytes: bytes.length,
         uploadedAt: now,
       };
       const documents = [...merchant.documents.filter((document) => document.documentType !== body.documentType), stored];
-      const updated: MerchantRecord = { ...merchant, documents, updatedAt: now };
+      const updated = copyMerchant(merchant);
+      updated.documents = documents;
+      updated.updatedAt = now;
       const complete = GATEWAY.requiredDocumentTypes.every((type: DocumentType) =>
         documents.some((document) => document.documentType === type && document.status !== 'rejected'),
       );
@@ -215,8 +229,10 @@ export function registerMerchants(ctx: FamilyContext, state: GatewayState): Merc
       const merchant = find(params.id);
       if (merchant === undefined) return notFound(params.id);
       if (merchant.stage === 'disabled') return { status: 200, body: { merchant: merchantView(merchant) } };
-      const updated: MerchantRecord = { ...merchant, stage: 'disabled', updatedAt: clock.now() };
-      delete updated.verificationDueAt;
+      const updated = copyMerchant(merchant);
+      updated.stage = 'disabled';
+      updated.updatedAt = clock.now();
+      updated.verificationDueAt = undefined;
       if (body?.reason !== undefined) updated.disabledReason = body.reason;
       // Revoked at once (D09); the password stays on the record to sign late webhooks.
       if (merchant.credentials !== undefined) credentials.delete(merchant.credentials.username);
@@ -247,11 +263,10 @@ export function registerMerchants(ctx: FamilyContext, state: GatewayState): Merc
       const now = clock.now();
       const token = randomBytes(16).toString('hex');
       const expiresAt = now + GATEWAY.invitationValidityMs;
-      merchants.set(merchant.id, {
-        ...merchant,
-        dashboardUsers: [...merchant.dashboardUsers, { email, name, token, invitedAt: now, expiresAt }],
-        updatedAt: now,
-      });
+      const updated = copyMerchant(merchant);
+      updated.dashboardUsers = [...merchant.dashboardUsers, { email, name, token, invitedAt: now, expiresAt }];
+      updated.updatedAt = now;
+      merchants.set(merchant.id, updated);
       invitations.set(token, { token, merchantId: merchant.id, email, name, createdAt: now, expiresAt });
       keepInvitation(token);
       return {
@@ -308,9 +323,9 @@ export function registerMerchants(ctx: FamilyContext, state: GatewayState): Merc
     }
     const merchant = find(id);
     if (merchant === undefined) return ctx.sandboxErrors.notFound(`No merchant with id '${id}' exists.`);
-    const updated: MerchantRecord = { ...merchant, updatedAt: clock.now() };
-    if (status === 'FAILURE') updated.failedStatus = 'FAILURE';
-    else delete updated.failedStatus;
+    const updated = copyMerchant(merchant);
+    updated.updatedAt = clock.now();
+    updated.failedStatus = status === 'FAILURE' ? 'FAILURE' : undefined;
     merchants.set(id, updated);
     return { status: 200, body: { merchantId: id, failedStatus: status, appliesTo: 'transactions created from now on' } };
   });

@@ -8,6 +8,7 @@
  */
 import type { FamilyContext } from '../context.js';
 import { PUBLISHED_TEST_PARTNER } from '../fixtures.js';
+import type { EveryField } from '../records.js';
 import type { GatewayState, MerchantRecord } from './records.js';
 
 /** The ready-made merchant's id (under the Merchant API, `GET /api/merchant/published_test_merchant`). */
@@ -20,18 +21,23 @@ export function ensurePublishedTestMerchant(ctx: FamilyContext, state: GatewaySt
   if (state.credentials.has(PUBLISHED_TEST_PARTNER.id)) return;
   const now = ctx.clock.now();
   const credentials = { username: PUBLISHED_TEST_PARTNER.id, password: PUBLISHED_TEST_PARTNER.privateKey };
-  const merchant: MerchantRecord = {
+  const merchant: EveryField<MerchantRecord> = {
     id: PUBLISHED_TEST_MERCHANT_ID,
     brandName: 'Published Test Merchant',
     entityName: 'Published Test Merchant',
     brandHomePageUrl: ctx.config.partner.homePageUrl,
     mccCode: 5399,
+    defaultWebhookUrl: undefined,
+    defaultColor: undefined,
+    settlementDetails: undefined,
     hasLogo: false,
     hasFavicon: false,
     stage: 'enabled',
     documents: [],
+    verificationDueAt: undefined,
     verifications: 1,
     credentials,
+    disabledReason: undefined,
     failedStatus: 'FAILURE',
     dashboardUsers: [],
     createdAt: now,

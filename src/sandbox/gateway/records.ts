@@ -3,9 +3,15 @@
  * (the views, views.ts, turn them into RFC 3339 strings); their collections, and the state a
  * handler works on ({@link gatewayState}). Every rule that changes a record reads, checks and
  * writes it without an `await` in between, so concurrent requests cannot both pass a check.
+ *
+ * A record is never spread: it is created as a literal typed {@link EveryField} and changed on a
+ * copy made by its `copy…` function below (one per record, field by field, src/sandbox/records.ts),
+ * so a field added to an interface is a type error until its creation and its copy name it, and
+ * test/sandbox/records.test.ts checks each copy against the interface's own list of keys.
  */
 import type { components } from '../../../generated/types/gateway.js';
 import type { FamilyContext } from '../context.js';
+import type { EveryField } from '../records.js';
 import { ChildRecords, type Collection } from '../store.js';
 import { MerchantIndex } from './merchant-index.js';
 
@@ -181,6 +187,126 @@ export interface TransactionRecord {
   expiresAt: number;
   /** When it reached `success` or `failure`. */
   finishedAt?: number;
+}
+
+/** A changeable copy of a merchant, field by field, of every field (src/sandbox/records.ts). */
+export function copyMerchant(merchant: MerchantRecord): MerchantRecord {
+  const copy: EveryField<MerchantRecord> = {
+    id: merchant.id,
+    brandName: merchant.brandName,
+    entityName: merchant.entityName,
+    brandHomePageUrl: merchant.brandHomePageUrl,
+    mccCode: merchant.mccCode,
+    defaultWebhookUrl: merchant.defaultWebhookUrl,
+    defaultColor: merchant.defaultColor,
+    settlementDetails: merchant.settlementDetails,
+    hasLogo: merchant.hasLogo,
+    hasFavicon: merchant.hasFavicon,
+    stage: merchant.stage,
+    documents: merchant.documents,
+    verificationDueAt: merchant.verificationDueAt,
+    verifications: merchant.verifications,
+    credentials: merchant.credentials,
+    disabledReason: merchant.disabledReason,
+    failedStatus: merchant.failedStatus,
+    dashboardUsers: merchant.dashboardUsers,
+    createdAt: merchant.createdAt,
+    updatedAt: merchant.updatedAt,
+  };
+  return copy;
+}
+
+/** A changeable copy of a merchant's document, of every field (src/sandbox/records.ts). */
+export function copyDocument(document: StoredDocument): StoredDocument {
+  const copy: EveryField<StoredDocument> = {
+    documentType: document.documentType,
+    status: document.status,
+    rejectionReason: document.rejectionReason,
+    format: document.format,
+    bytes: document.bytes,
+    uploadedAt: document.uploadedAt,
+  };
+  return copy;
+}
+
+/** A changeable copy of a pre-eligibility check, of every field (src/sandbox/records.ts). */
+export function copyCheck(check: CheckRecord): CheckRecord {
+  const copy: EveryField<CheckRecord> = {
+    id: check.id,
+    merchantId: check.merchantId,
+    phoneNumber: check.phoneNumber,
+    amount: check.amount,
+    eligible: check.eligible,
+    ineligibilityReason: check.ineligibilityReason,
+    createdAt: check.createdAt,
+    expiresAt: check.expiresAt,
+    attempts: check.attempts,
+    succeededTransactionId: check.succeededTransactionId,
+  };
+  return copy;
+}
+
+/** A changeable copy of a refund, of every field (src/sandbox/records.ts). */
+export function copyRefund(refund: RefundRecord): RefundRecord {
+  const copy: EveryField<RefundRecord> = {
+    id: refund.id,
+    position: refund.position,
+    amount: refund.amount,
+    requestedAmount: refund.requestedAmount,
+    status: refund.status,
+    webhookUrl: refund.webhookUrl,
+    createdAt: refund.createdAt,
+    updatedAt: refund.updatedAt,
+    completesAt: refund.completesAt,
+  };
+  return copy;
+}
+
+/** A changeable copy of a transaction's OTP state, of every field (src/sandbox/records.ts). */
+export function copyOtp(otp: OtpState): OtpState {
+  const copy: EveryField<OtpState> = {
+    referenceId: otp.referenceId,
+    issuedAt: otp.issuedAt,
+    expiresAt: otp.expiresAt,
+    wrongAttempts: otp.wrongAttempts,
+    previousReferenceIds: otp.previousReferenceIds,
+  };
+  return copy;
+}
+
+/**
+ * A changeable copy of a transaction, of every field (src/sandbox/records.ts); its refunds are
+ * records of their own and are not copied with it.
+ */
+export function copyTransaction(transaction: TransactionRecord): TransactionRecord {
+  const copy: EveryField<TransactionRecord> = {
+    merchantId: transaction.merchantId,
+    id: transaction.id,
+    amount: transaction.amount,
+    notesJson: transaction.notesJson,
+    notesBytes: transaction.notesBytes,
+    user: transaction.user,
+    deviceInformation: transaction.deviceInformation,
+    mode: transaction.mode,
+    url: transaction.url,
+    preEligibilityCheckId: transaction.preEligibilityCheckId,
+    configuration: transaction.configuration,
+    step: transaction.step,
+    failureReason: transaction.failureReason,
+    failedStatus: transaction.failedStatus,
+    otp: transaction.otp,
+    downPaymentAmount: transaction.downPaymentAmount,
+    downPayment: transaction.downPayment,
+    confirmsAt: transaction.confirmsAt,
+    refundCount: transaction.refundCount,
+    refundedAmount: transaction.refundedAmount,
+    nextPendingRefund: transaction.nextPendingRefund,
+    createdAt: transaction.createdAt,
+    updatedAt: transaction.updatedAt,
+    expiresAt: transaction.expiresAt,
+    finishedAt: transaction.finishedAt,
+  };
+  return copy;
 }
 
 export const COLLECTIONS = Object.freeze({

@@ -15,7 +15,8 @@ import { paiseAndRupees } from '../amounts.js';
 import type { FamilyContext } from '../context.js';
 import { transactionalApiAuth } from './auth.js';
 import type { TransactionEngine } from './engine.js';
-import type { GatewayState, MerchantPrincipal } from './records.js';
+import type { EveryField } from '../records.js';
+import type { GatewayState, MerchantPrincipal, RefundRecord } from './records.js';
 import { GATEWAY } from './values.js';
 import { refundedAmount, refundView, statusOf } from './views.js';
 import { webhookUrlProblem } from './webhooks.js';
@@ -82,16 +83,18 @@ export function registerRefunds(ctx: FamilyContext, state: GatewayState, engine:
       }
 
       const now = clock.now();
-      const added = engine.addRefund(transaction, {
+      const refund: EveryField<RefundRecord> = {
         id: refundId ?? `rfnd_${randomBytes(12).toString('hex')}`,
+        position: transaction.refundCount,
         amount,
         requestedAmount,
         status: 'PENDING',
-        ...(body.createConfiguration?.webhookUrl === undefined ? {} : { webhookUrl: body.createConfiguration.webhookUrl }),
+        webhookUrl: body.createConfiguration?.webhookUrl,
         createdAt: now,
         updatedAt: now,
         completesAt: now + GATEWAY.refundDelayMs,
-      });
+      };
+      const added = engine.addRefund(transaction, refund);
       return { status: 200, body: { refund: refundView(added.transaction, added.refund) } };
     },
   });

@@ -11,11 +11,12 @@ import { randomUUID } from 'node:crypto';
 import type { operations } from '../../../generated/types/gateway.js';
 import { paiseAndRupees } from '../amounts.js';
 import type { FamilyContext } from '../context.js';
+import type { EveryField } from '../records.js';
 import { keepJson, type KeptJson } from '../stored-json.js';
 import { transactionalApiAuth } from './auth.js';
 import { gatewayEligibility, newOtp, type TransactionEngine } from './engine.js';
 import { downPaymentFor } from '../fixtures.js';
-import { transactionKey, type CheckRecord, type FailureReason, type GatewayState, type MerchantPrincipal, type TransactionRecord } from './records.js';
+import { copyOtp, copyTransaction, transactionKey, type CheckRecord, type FailureReason, type GatewayState, type MerchantPrincipal, type TransactionRecord } from './records.js';
 import { GATEWAY, time } from './values.js';
 import { checkView, isFinal, nextStepOf, stageView, statusOf, transactionView } from './views.js';
 import { webhookUrlProblem } from './webhooks.js';
@@ -48,7 +49,8 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
     if (transaction.step !== 'authenticate' || transaction.otp === undefined) return transaction;
     const now = clock.now();
     if (now < transaction.otp.expiresAt) return transaction;
-    const updated: TransactionRecord = { ...transaction, otp: newOtp(now, transaction.otp) };
+    const updated = copyTransaction(transaction);
+    updated.otp = newOtp(now, transaction.otp);
     engine.save(updated);
     return updated;
   };
@@ -162,29 +164,34 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
       if (failure === undefined && check?.succeededTransactionId !== undefined) failure = 'OTHER_ATTEMPT_SUCCEEDED';
 
       const origin = ctx.publicUrl();
-      const transaction: TransactionRecord = {
+      // Every field named (EveryField, src/sandbox/records.ts): one forgotten here is a type error.
+      const transaction: EveryField<TransactionRecord> = {
         merchantId,
         id: body.transaction.id,
         amount,
         notesJson: notes?.text,
         notesBytes: notes?.bytes ?? 0,
         user,
-        ...(body.deviceInformation === undefined ? {} : { deviceInformation: body.deviceInformation }),
-        ...(body.transaction.mode === undefined ? {} : { mode: body.transaction.mode }),
+        deviceInformation: body.deviceInformation,
+        mode: body.transaction.mode,
         url: `${origin}/sandbox/gateway/checkout/${encodeURIComponent(merchantId)}/${encodeURIComponent(body.transaction.id)}`,
-        ...(body.preEligibilityCheckId === undefined ? {} : { preEligibilityCheckId: body.preEligibilityCheckId }),
+        preEligibilityCheckId: body.preEligibilityCheckId,
         configuration: isEmpty(configuration) ? NONE : configuration,
         step: failure === undefined ? 'authenticate' : 'failure',
-        ...(failure === undefined ? { otp: newOtp(now) } : { failureReason: failure, finishedAt: now }),
+        failureReason: failure,
         // D120: a merchant set to the alias answers its failures as FAILURE.
-        ...(state.merchants.get(merchantId)?.failedStatus === undefined ? {} : { failedStatus: 'FAILURE' as const }),
+        failedStatus: state.merchants.get(merchantId)?.failedStatus,
+        otp: failure === undefined ? newOtp(now) : undefined,
         downPaymentAmount: downPaymentFor(amount),
+        downPayment: undefined,
+        confirmsAt: undefined,
         refundCount: 0,
         refundedAmount: 0,
         nextPendingRefund: 0,
         createdAt: now,
         updatedAt: now,
         expiresAt: expiresAt ?? now + GATEWAY.defaultExpiryMs,
+        finishedAt: failure === undefined ? undefined : now,
       };
       engine.create(transaction);
       // D18: 200, as the integrations accept no other 2xx.
@@ -249,7 +256,9 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
       }
       const now = clock.now();
       if (now >= otp.expiresAt || body.value === GATEWAY.expiredOtp) {
-        engine.save({ ...transaction, otp: newOtp(now, otp) });
+        const reissued = copyTransaction(transaction);
+        reissued.otp = newOtp(now, otp);
+        engine.save(reissued);
         return errors.error(
           400,
           'OTP_EXPIRED',
@@ -257,12 +266,16 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
         );
       }
       if (body.value === GATEWAY.correctOtp) {
-        const updated: TransactionRecord = { ...transaction, step: 'payment', updatedAt: now };
+        const updated = copyTransaction(transaction);
+        updated.step = 'payment';
+        updated.updatedAt = now;
         engine.save(updated);
         return { status: 200, body: stageView(updated, state.refundsOf(updated)) };
       }
       const wrongAttempts = otp.wrongAttempts + 1;
-      const withAttempt: TransactionRecord = { ...transaction, otp: { ...otp, wrongAttempts } };
+      const withAttempt = copyTransaction(transaction);
+      withAttempt.otp = copyOtp(otp);
+      withAttempt.otp.wrongAttempts = wrongAttempts;
       engine.save(withAttempt);
       if (wrongAttempts >= GATEWAY.maxOtpAttempts) {
         engine.fail(withAttempt, 'OTP_ATTEMPTS_EXCEEDED', now);
@@ -298,13 +311,11 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
         );
       }
       const now = clock.now();
-      const updated: TransactionRecord = {
-        ...transaction,
-        step: 'wait',
-        downPayment: { amount: body.metaData.amount, metaData: body.metaData, registeredAt: now },
-        confirmsAt: now + GATEWAY.confirmationDelayMs,
-        updatedAt: now,
-      };
+      const updated = copyTransaction(transaction);
+      updated.step = 'wait';
+      updated.downPayment = { amount: body.metaData.amount, metaData: body.metaData, registeredAt: now };
+      updated.confirmsAt = now + GATEWAY.confirmationDelayMs;
+      updated.updatedAt = now;
       engine.save(updated);
       return { status: 200, body: stageView(updated, state.refundsOf(updated)) };
     },
