@@ -224,6 +224,21 @@ describe('a hosted sandbox', () => {
     expect((await list({ Authorization: MERCHANT_AUTH })).some((entry) => !entry.startsWith('gateway:'))).toBe(false);
   });
 
+  it("shows each tenant its own requests in the dashboard's request log; the operator sees all", async () => {
+    const principals = async (headers: Record<string, string>, path = '/sandbox/requests?limit=500') => {
+      const answer = await t.request('GET', path, { headers });
+      expect(answer.status, answer.text).toBe(200);
+      return new Set((answer.body.requests as { principal: string | null }[]).map((entry) => entry.principal));
+    };
+    const path = '/sandbox/requests?limit=500';
+    const all = await principals(OPERATOR);
+    expect([...all]).toEqual(expect.arrayContaining([`partner ${A.id}`, `partner ${B.id}`, `merchant ${m1.id}`, `merchant ${m2.id}`]));
+    expect([...(await principals(partnerHeaders(A, path)))]).toEqual([`partner ${A.id}`]);
+    expect([...(await principals(partnerHeaders(B, path)))]).toEqual([`partner ${B.id}`]);
+    expect([...(await principals({ Authorization: m1.auth }))]).toEqual([`merchant ${m1.id}`]);
+    expect((await t.request('GET', path)).status).toBe(401);
+  });
+
   it("streams each tenant its own events only; the operator's stream has every one", async () => {
     const streamPath = '/sandbox/webhooks/stream';
     const operator = await openStream(t.url, OPERATOR);

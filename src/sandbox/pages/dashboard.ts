@@ -34,19 +34,19 @@ const STATUS_FILTER = /^[1-5](?:[0-9]{2}|xx)$/;
  * made with its Transactional API credentials, the gateway every merchant's, and the extras client
  * none (its requests name no partner or merchant).
  */
-function requestLogAccess(request: SandboxRequest, access: SandboxAccess): { ok: true; visible: RequestQuery['visible'] } | { ok: false; reply: Reply } {
+function requestLogAccess(request: SandboxRequest, access: SandboxAccess): RequestQuery['visible'] {
   const tenant = access.tenant(request);
   switch (tenant.kind) {
     case 'operator':
-      return { ok: true, visible: undefined };
+      return undefined;
     case 'partner':
-      return { ok: true, visible: (principal) => principal === `partner ${tenant.id}` };
+      return (principal) => principal === `partner ${tenant.id}`;
     case 'merchant':
-      return { ok: true, visible: (principal) => principal === `merchant ${tenant.id}` };
+      return (principal) => principal === `merchant ${tenant.id}`;
     case 'gateway':
-      return { ok: true, visible: (principal) => principal?.startsWith('merchant ') === true };
+      return (principal) => principal?.startsWith('merchant ') === true;
     case 'extras':
-      return { ok: true, visible: () => false };
+      return () => false;
   }
 }
 
@@ -74,8 +74,7 @@ export function registerDashboard(ctx: DashboardContext): void {
 
   ctx.sandboxRoute('GET', '/sandbox/requests', (request) => {
     const log = logOf();
-    const access = requestLogAccess(request, ctx.access);
-    if (!access.ok) return access.reply;
+    const visible = requestLogAccess(request, ctx.access);
     const query = request.query;
     for (const name of ['limit', 'before', 'after', 'family', 'status', 'requestId', 'transactionId']) {
       if (query.getAll(name).length > 1) bad(name, `${name} may be given once.`);
@@ -105,17 +104,16 @@ export function registerDashboard(ctx: DashboardContext): void {
       status,
       requestId: query.get('requestId') ?? undefined,
       transactionId: query.get('transactionId') ?? undefined,
-      visible: access.visible,
+      visible,
     });
     return { status: 200, body: page };
   });
 
   ctx.sandboxRoute('GET', '/sandbox/requests/{id}', (request) => {
     const log = logOf();
-    const access = requestLogAccess(request, ctx.access);
-    if (!access.ok) return access.reply;
+    const visible = requestLogAccess(request, ctx.access);
     const id = request.params.id ?? '';
-    const found = log.get(id, access.visible);
+    const found = log.get(id, visible);
     if (found === undefined) {
       return errors.notFound(
         `No request ${/^rq_[0-9]{1,15}$/.test(id) ? id : 'with that id'} in the log: ids are the "id" of GET /sandbox/requests (rq_<n>), and the oldest requests are forgotten beyond --max-request-log-bytes.`,
