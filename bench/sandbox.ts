@@ -7,18 +7,20 @@
  * Each operation is also sent, request for request, to a bare `node:http` server that answers
  * every request with a small JSON (`node`): the sandbox's throughput divided by that server's is
  * how close the sandbox comes to what Node's HTTP itself costs. Prism serves the two contract
- * operations. With `--sandbox-before DIR` (a checkout of another commit, its `node_modules` and
- * `dist/browser` in place), that tree's sandbox is measured beside this one (`before`), so that a
+ * operations. Each sandbox is the built one `npm start` runs (its tree built first when stale). With
+ * `--sandbox-before DIR` (a checkout of another commit, its `node_modules` in place), that tree's sandbox is measured beside this one (`before`), so that a
  * change is measured side by side in one run. Every server is its own process on a free port.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { startMocks } from '../scripts/mock-servers.js';
 import { createMerchantApiClient, createTransactionalApiClient, transactionalCredentials } from '../src/clients/gateway.js';
 import { sdkSignature } from '../src/signature.js';
+import { npmStartNodeOptions } from './start-options.js';
 
 const root = resolve(import.meta.dirname, '..');
 const CONNECTIONS = 20;
@@ -90,9 +92,26 @@ export async function freePorts(count: number): Promise<number[]> {
   return ports;
 }
 
-/** The sandbox of the tree at `cwd`, as `paylater sandbox` through tsx. */
+/**
+ * The tree at `cwd` built as `npm start` builds it: `dist/` rebuilt only when its inputs changed
+ * (scripts/build-if-stale.ts), or with `npm run build` in a tree that has no such script.
+ */
+export async function buildTree(cwd = root): Promise<void> {
+  const command = existsSync(resolve(cwd, 'scripts/build-if-stale.ts'))
+    ? [process.execPath, ['--import', 'tsx', 'scripts/build-if-stale.ts']]
+    : [process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', 'build', '--silent']];
+  const child = spawn(command[0] as string, command[1] as string[], { cwd, stdio: ['ignore', 'ignore', 'inherit'] });
+  const code = await new Promise<number | null>((done) => child.on('exit', done));
+  if (code !== 0) throw new Error(`building ${cwd} failed (${code})`);
+}
+
+/**
+ * The sandbox of the tree at `cwd` as `npm start` runs it: the built `dist/cli/main.js sandbox`
+ * with the start script's Node options, its log line per request written to a discarded stdout.
+ */
 function startSandbox(port: number, cwd = root): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'sandbox', '--port', String(port)], {
+  const options = npmStartNodeOptions(resolve(cwd, 'package.json'));
+  return spawn(process.execPath, [...options, 'dist/cli/main.js', 'sandbox', '--port', String(port)], {
     cwd,
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -180,6 +199,8 @@ export async function benchSandbox(options: { before?: string } = {}): Promise<S
     children.push(child);
     return child;
   };
+  await buildTree();
+  if (options.before !== undefined) await buildTree(resolve(options.before));
   const sandboxProcess = spawned(startSandbox(ports.sandbox));
   const beforeProcess = options.before === undefined ? undefined : spawned(startSandbox(ports.before, resolve(options.before)));
   const nodeProcess = spawned(startBareServer(ports.node));

@@ -16,10 +16,17 @@ export interface ExtraHeader {
  * Writes status, headers and body. A string or bytes are sent as they are when `headers` name a
  * Content-Type; anything else (when not undefined) is sent as JSON. `extra` is one more header.
  * The headers go to `writeHead` in one object, none set before: Node then stores them as given
- * rather than one `setHeader` at a time.
+ * rather than one `setHeader` at a time. Returns what was sent (the JSON text, for a caller that
+ * keeps it), or undefined when nothing was.
  */
-export function sendBody(response: ServerResponse, status: number, body: unknown, headers?: Record<string, string>, extra?: ExtraHeader): void {
-  if (response.headersSent || response.destroyed) return;
+export function sendBody(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers?: Record<string, string>,
+  extra?: ExtraHeader,
+): string | Buffer | undefined {
+  if (response.headersSent || response.destroyed) return undefined;
   const all: Record<string, string> = { 'Cache-Control': 'no-store' };
   let explicitType = false;
   if (headers !== undefined) {
@@ -39,4 +46,5 @@ export function sendBody(response: ServerResponse, status: number, body: unknown
   all['Content-Length'] = typeof payload === 'string' ? String(Buffer.byteLength(payload)) : String(payload.length);
   response.writeHead(status, all);
   response.end(payload);
+  return payload;
 }

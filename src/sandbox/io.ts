@@ -5,7 +5,7 @@
  * `src/http/`'s; this module words their answers in the family's error format.
  */
 import { randomFillSync } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ServerResponse, type IncomingMessage } from 'node:http';
 import { isObject, safeDecode } from '../contract/index.js';
 import { discardBody, readBody } from '../http/body.js';
 import { jsonContentTypeProblem, parseJsonBody } from '../http/json.js';
@@ -68,7 +68,17 @@ export function send(response: ServerResponse, reply: Reply): void {
   if (response.headersSent || response.destroyed) return;
   const requestId = assignRequestId(response.req, response);
   const body = reply.status >= 400 && isObject(reply.body) && !Buffer.isBuffer(reply.body) ? { ...reply.body, requestId } : reply.body;
-  sendBody(response, reply.status, body, reply.headers, { name: 'X-Request-Id', value: requestId });
+  const sent = sendBody(response, reply.status, body, reply.headers, { name: 'X-Request-Id', value: requestId });
+  if (typeof sent === 'string' && response instanceof KeptAnswer) response.sentText = sent;
+}
+
+/**
+ * An answer that keeps the text it sent, so that the request log records the JSON as sent rather
+ * than serialising the reply a second time. The sandbox's server answers with these.
+ */
+export class KeptAnswer extends ServerResponse {
+  /** The body as sent when it was text (JSON or a page); undefined before, or for bytes. */
+  sentText: string | undefined = undefined;
 }
 
 /** Sends a reply without reading the body, which is thrown away; the connection closes after it when `close`. */

@@ -26,6 +26,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Denque from 'denque';
 import type { VirtualClock } from './clock.js';
+import { KeptAnswer } from './io.js';
 import { isJsonObject, redactBodyText, shownHeaders, shownTarget, type PathRedactor } from './request-redaction.js';
 import type { RouteFacts } from './router.js';
 
@@ -155,8 +156,12 @@ export class RequestLog {
       responseBytes = Buffer.byteLength(body);
       // Pages and scripts are described, not kept.
     } else if (body !== undefined) {
-      const sent = status >= 400 && isJsonObject(body) ? { ...body, requestId } : body;
-      const text = JSON.stringify(sent) ?? '';
+      // The JSON as sent (error answers carry the request id); serialised here only when the
+      // answer was not sent by the sandbox's own server.
+      const text =
+        (response instanceof KeptAnswer ? response.sentText : undefined) ??
+        JSON.stringify(status >= 400 && isJsonObject(body) ? { ...body, requestId } : body) ??
+        '';
       responseBytes = Buffer.byteLength(text);
       responseBody = text.length > BODY_KEPT ? text.slice(0, BODY_KEPT) : text;
       if (status >= 400 && isJsonObject(body)) reason = reasonOf(body);

@@ -7,7 +7,7 @@
  *   ...
  *   await sandbox.close();
  */
-import { createServer, IncomingMessage, ServerResponse, type Server } from 'node:http';
+import { createServer, IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { VirtualClock } from './clock.js';
 import { ConfigError, ENVIRONMENT, partnerWebhookUrls, resolveConfig, type ConfigOverrides, type SandboxConfig } from './config.js';
@@ -26,6 +26,7 @@ import { registerDashboard } from './pages/dashboard.js';
 import { landingPage } from './pages/landing.js';
 import { RequestLog } from './request-log.js';
 import { assignRequestId, newRequestId, Router, type Logger, type RouteInfo } from './router.js';
+import { KeptAnswer } from './io.js';
 import { MemoryStore, type Store } from './store.js';
 import { loadContract, type FamilyName } from './validation.js';
 import { WebhookStream } from './webhook-stream.js';
@@ -398,7 +399,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 }
 
 /** An answer of the sandbox's server, with the time its request arrived (for the log line). */
-class TimedResponse extends ServerResponse {
+class TimedResponse extends KeptAnswer {
   readonly started = performance.now();
 }
 
