@@ -21,6 +21,8 @@ export interface ErrorCodeRow {
   readonly scopes: readonly ErrorScope[];
   /** When it is answered (Markdown, one line). */
   readonly condition: string;
+  /** What some scopes add to the condition (Markdown, appended after "; "): what only they answer it for. */
+  readonly adds?: Partial<Record<ErrorScope, string>>;
   /** What the caller does about it (Markdown, one line). */
   readonly fix: string;
 }
@@ -33,8 +35,11 @@ export const ERROR_CODES = [
     code: 'BAD_REQUEST',
     status: 400,
     scopes: ALL,
-    condition:
-      'the body, a query or path parameter, or a header fails the schema; the body is not JSON; a wrong `Content-Type`; an `X-Signature` not of the form of 44 base64 characters ending in `=` (web, SDK)',
+    condition: 'the body, a query or path parameter, or a header fails the schema; the body is not JSON; a wrong `Content-Type`',
+    adds: {
+      web: 'an `X-Signature` not of the form of 44 base64 characters ending in `=`',
+      sdk: 'an `X-Signature` not of the form of 44 base64 characters ending in `=`',
+    },
     fix: 'correct what `details` (gateway, extras) or `detail` (web, SDK) names and send again',
   },
   {
@@ -83,8 +88,9 @@ export const ERROR_CODES = [
     code: 'TRANSACTION_NOT_REFUNDABLE',
     status: 400,
     scopes: REFUNDS,
-    condition: 'a refund that cannot be made: the transaction is not `SUCCESS`, or (gateway) it has 10,000 refunds, the most one takes',
-    fix: 'refund only a `SUCCESS` transaction; past 10,000 refunds, settle the rest outside the service',
+    condition: 'a refund that cannot be made: the transaction is not `SUCCESS`',
+    adds: { gateway: 'or it has 10,000 refunds, the most one takes' },
+    fix: 'refund only a `SUCCESS` transaction; one that takes no more refunds is settled outside the service',
   },
   {
     code: 'DUPLICATE_TRANSACTION_ID',
@@ -111,7 +117,14 @@ export const ERROR_CODES = [
     code: 'AUTHORIZATION_FAILED',
     status: 401,
     scopes: ALL,
-    condition: 'missing, malformed or wrong credentials: Basic credentials (gateway, extras), partner id or signature (web, SDK)',
+    condition: 'missing, malformed or wrong credentials',
+    adds: {
+      gateway: 'Basic credentials, or credentials of the other kind',
+      extras: 'Basic credentials',
+      web: 'the partner id, or a signature missing where required or wrong',
+      sdk: 'the partner id, or a signature missing or wrong',
+      sandbox: 'the operator token or a tenant credential of a hosted sandbox',
+    },
     fix: 'send the credentials issued for this API; sign the exact bytes you send',
   },
   {
@@ -132,7 +145,8 @@ export const ERROR_CODES = [
     code: 'NOT_FOUND',
     status: 404,
     scopes: ALL,
-    condition: 'the address names nothing: no route has this path; in the gateway also an unknown merchant or user-input reference',
+    condition: 'the address names nothing: no route has this path',
+    adds: { gateway: 'an unknown merchant or user-input reference', sandbox: 'an unknown record of the sandbox (a refund, a delivery, an invitation)' },
     fix: 'check the path against the document, and the id against what the service answered',
   },
   {
@@ -196,6 +210,12 @@ export const ERROR_CODES = [
 /** A code of the list: the only codes the sandbox's error constructors take. */
 export type ErrorCode = (typeof ERROR_CODES)[number]['code'];
 
+/** A row's condition as a scope's table says it: the shared words, then what the scope adds. */
+export function conditionIn(row: ErrorCodeRow, scope: ErrorScope): string {
+  const added = row.adds?.[scope];
+  return added === undefined ? row.condition : `${row.condition}; ${added}`;
+}
+
 /** The rows a scope answers, in the list's order (by status, then as written). */
 export function errorRows(scope: ErrorScope): ErrorCodeRow[] {
   return ERROR_CODES.filter((row) => (row.scopes as readonly ErrorScope[]).includes(scope));
@@ -217,7 +237,7 @@ export const errorTableMarkers = (scope: Family) => ({ start: `<!-- error-codes:
 export function renderErrorTable(family: Family, indent = ''): string {
   const field = family === 'web' || family === 'sdk' ? 'message' : 'errorCode';
   const lines = [`| HTTP | ${field} | When | How to fix |`, '|---|---|---|---|'];
-  for (const row of errorRows(family)) lines.push(`| ${row.status} | \`${row.code}\` | ${row.condition} | ${row.fix} |`);
+  for (const row of errorRows(family)) lines.push(`| ${row.status} | \`${row.code}\` | ${conditionIn(row, family)} | ${row.fix} |`);
   return lines.map((line) => `${indent}${line}`).join('\n');
 }
 
