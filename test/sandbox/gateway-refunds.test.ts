@@ -3,6 +3,7 @@
  * Every answer is validated against the bundled document.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { COLLECTIONS, transactionKey, type TransactionRecord } from '../../src/sandbox/gateway/records.js';
 import { checkWebhook, startGateway, type Credentials, type GatewayTest } from '../support/gateway.js';
 import { startReceiver, waitFor, type Receiver } from '../support/sandbox.js';
 
@@ -50,6 +51,17 @@ describe('refunds (D18)', () => {
     const unknown = await refund('no_such_transaction', {});
     expect(unknown.status).toBe(404);
     expect(unknown.body.errorCode).toBe('NO_SUCH_TRANSACTION');
+  });
+
+  it('answers a transaction that has 10,000 refunds 400 TRANSACTION_NOT_REFUNDABLE too: a refund that cannot be made has one code (D250)', async () => {
+    const id = await t.successful(auth, 20_000);
+    // The count as 10,000 refunds leave it (playing them all is the volume test's job, not this one's).
+    const transactions = t.sandbox.store.collection<TransactionRecord>(COLLECTIONS.transactions);
+    const key = transactionKey(merchant.id, id);
+    transactions.set(key, { ...transactions.get(key)!, refundCount: 10_000 });
+    const answer = await refund(id, { refund: { amount: 100 } });
+    expect([answer.status, answer.body.errorCode]).toEqual([400, 'TRANSACTION_NOT_REFUNDABLE']);
+    expect(answer.body.message).toContain('10,000 refunds');
   });
 
   it('refunds the whole remainder for an absent or 0 amount, then answers 400 ALREADY_REFUNDED (D02)', async () => {
