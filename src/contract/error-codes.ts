@@ -211,7 +211,7 @@ export const ERROR_CODES = [
 export type ErrorCode = (typeof ERROR_CODES)[number]['code'];
 
 /** A row's condition as a scope's table says it: the shared words, then what the scope adds. */
-export function conditionIn(row: ErrorCodeRow, scope: ErrorScope): string {
+function conditionIn(row: ErrorCodeRow, scope: ErrorScope): string {
   const added = row.adds?.[scope];
   return added === undefined ? row.condition : `${row.condition}; ${added}`;
 }
