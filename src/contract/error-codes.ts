@@ -157,6 +157,13 @@ export const ERROR_CODES = [
     fix: 'use a method that `Allow` lists',
   },
   {
+    code: 'REQUEST_TIMEOUT',
+    status: 408,
+    scopes: ALL,
+    condition: 'the request line and headers did not arrive within 30 s, or the whole request within 60 s (the connection is closed)',
+    fix: 'send the whole request at once, as many body bytes as `Content-Length` says',
+  },
+  {
     code: 'INVALID_STATE',
     status: 409,
     scopes: ['gateway', 'sandbox'],
@@ -176,6 +183,13 @@ export const ERROR_CODES = [
     scopes: ALL,
     condition: 'too many requests, or too many pending transactions',
     fix: 'wait the `Retry-After` seconds it carries, then retry',
+  },
+  {
+    code: 'HEADERS_TOO_LARGE',
+    status: 431,
+    scopes: ALL,
+    condition: 'the request headers exceed 16 KiB (the connection is closed)',
+    fix: 'send shorter headers',
   },
   {
     code: 'INTERNAL_SERVER_ERROR',

@@ -27,7 +27,7 @@ type ApiErrorBody = Omit<GatewaySchemas['ApiError'], 'errorCode'> & { errorCode:
 type MessageErrorBody = SdkSchemas['MessageError'];
 
 /** The statuses of error replies (a 2xx is never an error, so handlers' success replies stay checked). */
-type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 410 | 413 | 415 | 422 | 429 | 500 | 502 | 503 | 504;
+type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 408 | 409 | 410 | 413 | 415 | 422 | 429 | 431 | 500 | 502 | 503 | 504;
 
 /** A reply carrying an error body of either format. */
 export interface ErrorReply {

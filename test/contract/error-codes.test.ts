@@ -12,8 +12,8 @@ import { bundleOf, derefObject, FAMILIES, isObject, operationsOf, requireDocumen
 
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 
-/** Codes every family answers at the level of a route, which no operation's responses list. */
-const ROUTE_LEVEL = new Set(['NOT_FOUND', 'METHOD_NOT_ALLOWED']);
+/** Codes every family answers at the level of a route or of the connection, which no operation's responses list. */
+const ROUTE_LEVEL = new Set(['NOT_FOUND', 'METHOD_NOT_ALLOWED', 'REQUEST_TIMEOUT', 'HEADERS_TOO_LARGE']);
 
 /** The codes an error response lists: the `enum` of its `errorCode` (D02) or `message` (D03), `$ref`s and `allOf` followed. */
 function listedCodes(document: JsonObject, schema: unknown, into = new Set<string>(), depth = 0): Set<string> {
