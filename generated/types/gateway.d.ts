@@ -161,7 +161,7 @@ export interface paths {
          *
          *     **Decided by this contract (D11).** `POST /api/merchant/{id}/dashboard-access` with
          *     `{ dashboardUser: { name, email } }` sends an invitation to that email and answers 201 with it;
-         *     the invitation is valid for 7 days. The same email twice answers 409 `DUPLICATE_ID`; a
+         *     the invitation is valid for 7 days. The same email twice answers 400 `DUPLICATE_ID` (D250); a
          *     `disabled` merchant answers 409 `INVALID_STATE`.
          */
         post: operations["createDashboardAccess"];
@@ -308,7 +308,7 @@ export interface paths {
          *     **Decided by this contract (D18).** The answer is 200 with the stage response, so the next step
          *     is known at once. A wrong OTP answers 400 `INVALID_OTP` and counts as an attempt; the third
          *     wrong OTP also fails the transaction (`failure`, reason `OTP_ATTEMPTS_EXCEEDED`, D15), and any
-         *     later submission answers 409 `INVALID_STATE`. An expired OTP answers 400 `OTP_EXPIRED`; read
+         *     later submission answers 400 `INVALID_OTP` too, saying no attempt is left (D250). An expired OTP answers 400 `OTP_EXPIRED`; read
          *     the stage again for the new option, which has a new `referenceId`. An unknown `referenceId`
          *     answers 404; a transaction that is not in step `authenticate` answers 409 `INVALID_STATE`.
          */
@@ -374,9 +374,10 @@ export interface paths {
          *     webhook (D23) or in the transaction's `refunds`. No amount, or 0, refunds what remains (D39).
          *     Name `refund.id` to make a retry safe: the same id and amount again answer 200 with the
          *     existing refund instead of refunding twice (compare `refund.createdAt` to tell a repeat); the
-         *     same id with another amount answers 409 `DUPLICATE_ID`. Only a `SUCCESS` transaction can be
-         *     refunded (400 `TRANSACTION_NOT_REFUNDABLE`, D02), and it takes at most 10,000 refunds, failed ones included (a new
-         *     one after that answers 409 `INVALID_STATE`, D24); more than remains answers 400 `REFUND_AMOUNT_TOO_LARGE`,
+         *     same id with another amount answers 400 `DUPLICATE_ID` (D250). Only a `SUCCESS` transaction
+         *     can be refunded, and it takes at most 10,000 refunds, failed ones included (D24): a refund
+         *     that cannot be made answers 400 `TRANSACTION_NOT_REFUNDABLE` for either reason (D02, D250);
+         *     more than remains answers 400 `REFUND_AMOUNT_TOO_LARGE`,
          *     nothing remaining 400 `ALREADY_REFUNDED` (D02: the statuses the SDK-flow refund states for the
          *     same codes).
          */
@@ -1055,7 +1056,7 @@ export interface components {
         GatewayMerchantCreateRequest: {
             /** @description The merchant to onboard. **Decided by this contract (D04).** `id`, `brandName`, `entityName`, `brandHomePageUrl` and `mccCode` are required; the images, `defaultWebhookUrl`, `defaultColor` and `settlementDetails` are optional. */
             merchant: {
-                /** @description Chosen by the payment gateway; used as `{id}` in the later merchant paths. Unique: an id that exists already answers 409 `DUPLICATE_ID`. */
+                /** @description Chosen by the payment gateway; used as `{id}` in the later merchant paths. Unique: an id that exists already answers 400 `DUPLICATE_ID` (D250). */
                 id: components["schemas"]["GatewayMerchantId"];
                 /** @description The brand the user sees at checkout (at most 100 characters, D24). */
                 brandName: components["schemas"]["GatewayName"];
@@ -1272,7 +1273,7 @@ export interface components {
             dashboardUser: {
                 /** @description The person's name. */
                 name: components["schemas"]["GatewayName"];
-                /** @description The person's email address; the invitation is sent there. The same email twice for one merchant answers 409 `DUPLICATE_ID`. */
+                /** @description The person's email address; the invitation is sent there. The same email twice for one merchant answers 400 `DUPLICATE_ID` (D250). */
                 email: components["schemas"]["GatewayEmail"];
             };
         };
@@ -1583,7 +1584,7 @@ export interface components {
         GatewayTransactionCreateRequest: {
             /** @description The transaction to create. */
             transaction: {
-                /** @description Chosen by the payment gateway, one per attempt, unique for the merchant: an id used before answers 409 `DUPLICATE_ID`. */
+                /** @description Chosen by the payment gateway, one per attempt, unique for the merchant: an id used before answers 400 `DUPLICATE_TRANSACTION_ID` (D02). */
                 id: components["schemas"]["Identifier"];
                 /** @description The amount in paise, an integer: ₹1,500 is `150000` (`1500` is ₹15). From 100 paise (₹1) to 10,000,000 paise (₹1,00,000) (D24), and at most the merchant's `maxOrderAmount`. */
                 amount: components["schemas"]["Amount"];
@@ -1729,7 +1730,7 @@ export interface components {
         GatewayRefundRequest: {
             /** @description The refund to make. */
             refund?: {
-                /** @description **Decided by this contract (D18).** Your id of this refund, unique per transaction. Repeating the request with the same id and amount answers 200 with the existing refund instead of refunding twice; the same id with another amount answers 409 `DUPLICATE_ID`. Without it the service assigns an id (and a repeated request refunds again). */
+                /** @description **Decided by this contract (D18).** Your id of this refund, unique per transaction. Repeating the request with the same id and amount answers 200 with the existing refund instead of refunding twice; the same id with another amount answers 400 `DUPLICATE_ID` (D250). Without it the service assigns an id (and a repeated request refunds again). */
                 id?: components["schemas"]["Identifier"];
                 /** @description Paise, an integer, optional: ₹500 is `50000`. Absent or 0 means the whole transaction. **Decided by this contract (D39).** Read as what remains of it; more than remains answers 400 `REFUND_AMOUNT_TOO_LARGE` (D02). */
                 amount?: components["schemas"]["RefundAmount"];
@@ -1960,7 +1961,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayMerchantEnvelope"];
                 };
             };
-            /** @description `BAD_REQUEST`: the body fails the schema. **Decided by this contract (D04).** A reserved id (`transaction`, `settlement`) also answers `BAD_REQUEST`. */
+            /** @description `BAD_REQUEST`: the body fails the schema. **Decided by this contract (D04, D250).** A reserved id (`transaction`, `settlement`) also answers `BAD_REQUEST`; an id of a merchant that exists answers `DUPLICATE_ID` (D250: every id used before answers 400). */
             400: {
                 headers: {
                     /** @description Optional, not promised (D40); sent only when requests are limited. */
@@ -1972,12 +1973,12 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {string} */
-                        errorCode?: "BAD_REQUEST";
+                        errorCode?: "BAD_REQUEST" | "DUPLICATE_ID";
                     };
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description **Decided by this contract (D02).** `DUPLICATE_ID`: a merchant with this id exists. */
+            /** @description **Decided by this contract (D02).** `INVALID_STATE`: the service onboards no more merchants (the sandbox's limit). */
             409: {
                 headers: {
                     /** @description Optional, not promised (D40); sent only when requests are limited. */
@@ -1989,7 +1990,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {string} */
-                        errorCode?: "DUPLICATE_ID" | "INVALID_STATE";
+                        errorCode?: "INVALID_STATE";
                     };
                 };
             };
@@ -2207,10 +2208,25 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayDashboardAccessEnvelope"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description **Decided by this contract (D02, D250).** The request is invalid: the body, a parameter or a header fails the contract (`BAD_REQUEST`, `details` names each invalid field), or this email already has access to the merchant's dashboard (`DUPLICATE_ID`: every id used before answers 400). */
+            400: {
+                headers: {
+                    /** @description Optional, not promised (D40); sent only when requests are limited. */
+                    RateLimit?: components["schemas"]["RateLimit"];
+                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
+                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"] & {
+                        /** @enum {string} */
+                        errorCode?: "BAD_REQUEST" | "DUPLICATE_ID";
+                    };
+                };
+            };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["GatewayMerchantNotFound"];
-            /** @description **Decided by this contract (D11).** `DUPLICATE_ID` when this email already has access to the merchant's dashboard; `INVALID_STATE` when the merchant is `disabled`. */
+            /** @description **Decided by this contract (D11).** `INVALID_STATE` when the merchant is `disabled`. */
             409: {
                 headers: {
                     /** @description Optional, not promised (D40); sent only when requests are limited. */
@@ -2222,7 +2238,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {string} */
-                        errorCode?: "DUPLICATE_ID" | "INVALID_STATE";
+                        errorCode?: "INVALID_STATE";
                     };
                 };
             };
@@ -2420,7 +2436,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayTransactionStageResponse"];
                 };
             };
-            /** @description `BAD_REQUEST` when the body fails the schema. **Decided by this contract (D02).** `INVALID_OTP` when the value does not match (the attempt counts; the third wrong OTP also fails the transaction, D15), `OTP_EXPIRED` when the OTP of this reference id expired (read the stage for the new option). */
+            /** @description `BAD_REQUEST` when the body fails the schema. **Decided by this contract (D02).** `INVALID_OTP` when the value does not match (the attempt counts; the third wrong OTP also fails the transaction, D15), and for any value after that (D250), `OTP_EXPIRED` when the OTP of this reference id expired (read the stage for the new option). */
             400: {
                 headers: {
                     /** @description Optional, not promised (D40); sent only when requests are limited. */
@@ -2453,7 +2469,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description **Decided by this contract (D02).** `INVALID_STATE`: the transaction is not in step `authenticate` (the OTP was already verified, or the transaction is final). */
+            /** @description **Decided by this contract (D02).** `INVALID_STATE`: the transaction is not in step `authenticate` (the OTP was already verified, or the transaction is final for another reason than its OTP attempts). */
             409: {
                 headers: {
                     /** @description Optional, not promised (D40); sent only when requests are limited. */
@@ -2583,28 +2599,12 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApiError"] & {
                         /** @enum {string} */
-                        errorCode?: "ALREADY_REFUNDED" | "BAD_REQUEST" | "REFUND_AMOUNT_TOO_LARGE" | "TRANSACTION_NOT_REFUNDABLE";
+                        errorCode?: "ALREADY_REFUNDED" | "BAD_REQUEST" | "DUPLICATE_ID" | "REFUND_AMOUNT_TOO_LARGE" | "TRANSACTION_NOT_REFUNDABLE";
                     };
                 };
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["TransactionNotFound"];
-            /** @description **Decided by this contract (D18).** A transaction that has 10,000 refunds already (D24) answers `INVALID_STATE`; a `refund.id` used before with another amount answers `DUPLICATE_ID`. */
-            409: {
-                headers: {
-                    /** @description Optional, not promised (D40); sent only when requests are limited. */
-                    RateLimit?: components["schemas"]["RateLimit"];
-                    /** @description Optional, not promised (D40); no cross-origin access is promised. */
-                    "Access-Control-Allow-Origin"?: components["schemas"]["AccessControlAllowOrigin"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ApiError"] & {
-                        /** @enum {string} */
-                        errorCode?: "DUPLICATE_ID" | "INVALID_STATE";
-                    };
-                };
-            };
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

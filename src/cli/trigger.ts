@@ -299,8 +299,9 @@ async function enabledMerchant(ctx: Context, id: string): Promise<{ merchant: Me
         },
       }),
     );
-    // Another trigger may have created it in the meantime.
-    if (created.response.status !== 409) expectStatus(created, 201, `create the merchant ${id}`, 'merchantApi');
+    // Another trigger may have created it in the meantime: an id used before is 400 DUPLICATE_ID.
+    const taken = created.response.status === 400 && created.error?.errorCode === 'DUPLICATE_ID';
+    if (!taken) expectStatus(created, 201, `create the merchant ${id}`, 'merchantApi');
     merchant = await read();
     onboarded = true;
   }

@@ -2,10 +2,12 @@
  * The two error formats of the contract, as reply builders:
  * - `apiError` (gateway and extras, D02): `{ errorCode, message, details? }`;
  * - `messageError` (web and SDK, D03): `{ message: <CODE>, detail? }`.
- * The `/sandbox/` endpoints use the `apiError` shape as well.
+ * The `/sandbox/` endpoints use the `apiError` shape as well. Every code is one of the contract's
+ * list (src/contract/error-codes.ts, D251), so a code that the list lacks fails `tsc`.
  */
 import type { components as GatewayComponents } from '../../generated/types/gateway.js';
 import type { components as SdkComponents } from '../../generated/types/sdk.js';
+import type { ErrorCode } from '../contract/error-codes.js';
 import type { FamilyErrorFormat } from '../contract/families.js';
 import { describeIssues, type ParameterLocation, type ValidationIssue } from './validation.js';
 
@@ -16,8 +18,8 @@ type SdkSchemas = SdkComponents['schemas'];
 export type ErrorFormat = FamilyErrorFormat;
 
 /**
- * The gateway and extras error body (D02), as generated. `errorCode` is widened to any code: the
- * sandbox's own endpoints (`/sandbox/...`) and its 405 answer codes the contract does not list.
+ * The gateway and extras error body (D02), as generated. `errorCode` is widened to any code of the
+ * list: the sandbox's own endpoints (`/sandbox/...`) answer codes of the sandbox's own conditions.
  */
 type ApiErrorBody = Omit<GatewaySchemas['ApiError'], 'errorCode'> & { errorCode: string };
 
@@ -25,7 +27,7 @@ type ApiErrorBody = Omit<GatewaySchemas['ApiError'], 'errorCode'> & { errorCode:
 type MessageErrorBody = SdkSchemas['MessageError'];
 
 /** The statuses of error replies (a 2xx is never an error, so handlers' success replies stay checked). */
-type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 410 | 413 | 415 | 422 | 429 | 500 | 502 | 503 | 504;
+type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 408 | 409 | 410 | 413 | 415 | 422 | 429 | 431 | 500 | 502 | 503 | 504;
 
 /** A reply carrying an error body of either format. */
 export interface ErrorReply {
@@ -41,7 +43,7 @@ export interface ErrorHelpers {
    * `text` is for a person (`message`, or `detail`); `details` only appear in the `apiError` format
    * (the message format folds them into `detail`).
    */
-  error(status: ErrorStatus, code: string, text: string, details?: ValidationIssue[]): ErrorReply;
+  error(status: ErrorStatus, code: ErrorCode, text: string, details?: ValidationIssue[]): ErrorReply;
   /** 400 BAD_REQUEST with a sentence. */
   badRequest(text: string, details?: ValidationIssue[]): ErrorReply;
   /** 400 BAD_REQUEST from validation issues of a location. */
@@ -49,7 +51,7 @@ export interface ErrorHelpers {
   /** 401: `AUTHORIZATION_FAILED`, the description's code, in both formats (D02). */
   unauthorized(text: string): ErrorReply;
   /** 404 with `code` (default `NOT_FOUND`). */
-  notFound(text: string, code?: string): ErrorReply;
+  notFound(text: string, code?: ErrorCode): ErrorReply;
   /** 405 METHOD_NOT_ALLOWED with an `Allow` header. */
   methodNotAllowed(allowed: readonly string[]): ErrorReply;
   /** 413 PAYLOAD_TOO_LARGE (D24). */
@@ -75,7 +77,7 @@ export function boundedText(text: string, max: number): string {
 }
 
 export function errorHelpers(format: ErrorFormat): ErrorHelpers {
-  const error = (status: ErrorStatus, code: string, text: string, details?: ValidationIssue[]): ErrorReply => {
+  const error = (status: ErrorStatus, code: ErrorCode, text: string, details?: ValidationIssue[]): ErrorReply => {
     const bounded = boundedText(text, ERROR_TEXT_MAX);
     if (format === 'apiError') {
       const body: ApiErrorBody = { errorCode: code, message: bounded };

@@ -15,8 +15,9 @@ export const TEST_CREDENTIALS = Object.freeze({
 });
 
 /**
- * The service's published test credentials of the web flow ("a published test partner id and a
- * test private key exist"), written into its own samples: `bharatx-in/BharatX-Sample-Web-SDK-Integration-PHP`
+ * The service's published test credentials ("a published test partner id and a test private key
+ * exist"), accepted by the web and SDK flows and, as the gateway's Basic pair, for the ready-made
+ * gateway merchant (D123), written into its own samples: `bharatx-in/BharatX-Sample-Web-SDK-Integration-PHP`
  * (`start-transaction.php`, `popup.html`, `redirect.html`) and
  * `bharatx-in/BharatX-Sample-Web-SDK-NodeJS-Integration` (`index.js`). The sandbox accepts them
  * beside its own partner (D72), so that those samples run against it unchanged.

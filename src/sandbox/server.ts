@@ -312,11 +312,13 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     }
     const requestId = current === undefined ? newRequestId() : assignRequestId(current.req, current);
     const errors: ErrorHelpers = current === undefined ? sandboxErrors : router.errorsForPath(current.req.url ?? '/');
-    let status: number;
+    let status: 400 | 408 | 431;
+    let code: 'BAD_REQUEST' | 'REQUEST_TIMEOUT' | 'HEADERS_TOO_LARGE';
     let reason: string;
     let text: string;
     if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
       status = 408;
+      code = 'REQUEST_TIMEOUT';
       reason = 'Request Timeout';
       text =
         current === undefined
@@ -324,14 +326,17 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
           : `The request body was not received in full within ${duration(timeouts.requestMs ?? 60_000)}; send the whole body (as many bytes as Content-Length says).`;
     } else if (error.code === 'HPE_HEADER_OVERFLOW') {
       status = 431;
+      code = 'HEADERS_TOO_LARGE';
       reason = 'Request Header Fields Too Large';
       text = 'The request headers exceed the limit of 16 KiB.';
     } else {
       status = 400;
+      code = 'BAD_REQUEST';
       reason = 'Bad Request';
       text = 'The request is not valid HTTP/1.1.';
     }
-    const reply = errors.error(400, 'BAD_REQUEST', text);
+    // D250: each condition its code, with the status the answer carries.
+    const reply = errors.error(status, code, text);
     const body = JSON.stringify({ ...reply.body, requestId });
     socket.end(
       `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n` +

@@ -154,11 +154,11 @@ describe('gateway clients against the mock', () => {
     const { data, error, response } = await client.POST('/api/merchant/transaction/{transactionId}/refund', {
       params: { path: { transactionId: 'txn_1' } },
       body: {},
-      ...prefer('code=409'),
+      ...prefer('code=400'),
     });
-    expect(response.status).toBe(409);
+    expect(response.status).toBe(400);
     expect(data).toBeUndefined();
-    expect(['DUPLICATE_ID', 'INVALID_STATE']).toContain(error?.errorCode);
+    expect(['ALREADY_REFUNDED', 'BAD_REQUEST', 'DUPLICATE_ID', 'REFUND_AMOUNT_TOO_LARGE', 'TRANSACTION_NOT_REFUNDABLE']).toContain(error?.errorCode);
   });
 
   it('is answered 401 by the mock without valid credentials', async () => {

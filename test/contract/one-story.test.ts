@@ -215,9 +215,9 @@ describe('one code for an unknown transaction: the documents, the record and the
     await t.close();
   });
 
-  it('the record says NO_SUCH_TRANSACTION for a transaction named in the path (404) and in the body (400)', () => {
+  it('the record says NO_SUCH_TRANSACTION for a transaction named in the address (404) and in the body (400)', () => {
     const d02 = section('D02')(read('docs/decisions.md'));
-    expect(d02).toMatch(/\| 404 \| `NO_SUCH_TRANSACTION` \| the transaction named in the path/);
+    expect(d02).toMatch(/\| 404 \| `NO_SUCH_TRANSACTION` \| the transaction named in the address/);
     expect(d02).not.toMatch(/\| 404 \| `NOT_FOUND` \| [^|]*transaction/);
     expect(section('D37')(read('docs/decisions.md'))).toContain('404 `NO_SUCH_TRANSACTION`');
   });

@@ -64,9 +64,10 @@ describe('the guides', () => {
     expect(read('docs/webhooks.md')).toContain('`listen --sandbox URL` (else `PAYLATER_BASE_URL`');
   });
 
-  it('receive the checkout guide\'s webhooks one way, from the web flow only', () => {
+  it('start the checkout guide on notes.webhook_url (no flag), the partner-level webhook one way, from the web flow only', () => {
     const checkout = read('docs/web-checkout.md');
-    expect(checkout).toContain('npx paylater sandbox --web-webhook-url http://127.0.0.1:3000/paylater/webhook');
+    expect(checkout).toContain('npx paylater sandbox\n```');
+    expect(checkout).toContain('start it with\n`--web-webhook-url http://127.0.0.1:3000/paylater/webhook`');
     expect(checkout).not.toMatch(/--webhook-url /);
     expect(checkout).toMatch(/do not\s+also run `paylater listen --forward-to` to the same URL/);
     const webhooks = read('docs/webhooks.md');

@@ -6,8 +6,10 @@
  * installed package's sandbox (`paylater sandbox`, as the guide starts it, on a free port), and
  * headless Chromium buys with each of them in the popup
  * flow, and with the guide's redirect-flow call; the shell scripts (`initiate.sh`, `status.sh`)
- * initiate and check a purchase completed on the hosted page. The sandbox's webhooks go to every
- * server at once (a small fan-out here), and each must verify them.
+ * initiate and check a purchase completed on the hosted page. Each server names its own
+ * `notes.webhook_url` in the initiate and answers the sandbox's call to it with the status check,
+ * as the guide starts with; the partner-level JSON webhooks (the guide's extra) go to every server
+ * at once (a small fan-out here), and each must verify them.
  *
  * The guide's page loads sdk.js from the sandbox's published address, `http://127.0.0.1:4000`;
  * the browser context routes that address to the sandbox's free port, so the page stays as
@@ -284,7 +286,7 @@ describe('the guide', () => {
 });
 
 describe.each(BACKENDS.map((name) => [name] as const))('the %s server of the guide', (name) => {
-  it('takes a purchase in the popup flow: callback and status signatures verified, webhook taken', async () => {
+  it('takes a purchase in the popup flow: callback and status signatures verified, notes.webhook_url answered by the status check, webhook taken', async () => {
     const shop = server(name);
     const shots = name === 'node';
     const v = await visit(`${shop.url}/`);
@@ -303,6 +305,7 @@ describe.each(BACKENDS.map((name) => [name] as const))('the %s server of the gui
       const id = (await v.page.evaluate('transactionId')) as string;
       expect(id).toMatch(/^order_[0-9a-f]{32}$/);
       expect(shop.output()).toContain(`order ${id}: SUCCESS, callback signature true, status signature true`);
+      await expect.poll(() => shop.output()).toContain(`notes ${id}: SUCCESS, status signature true`);
       await expect.poll(() => webhookAnswers(id)?.answers[name]).toBe(200);
       expect(webhookAnswers(id)?.status).toBe('SUCCESS');
       await expect.poll(() => shop.output()).toMatch(new RegExp(`webhook evt_\\w+: ${id} SUCCESS`));
@@ -334,7 +337,12 @@ describe.each(BACKENDS.map((name) => [name] as const))('the %s server of the gui
     expect(await post(`${shop.url}/paylater/webhook`, event, { ...headers, 'X-Signature': sdkSignature(event, 'not_the_key') })).toBe(401);
     const wrongInside = Buffer.from(JSON.stringify({ transactionId: id, status: 'SUCCESS', signature: forged }));
     expect(await post(`${shop.url}/paylater/webhook`, wrongInside, { ...headers, 'X-Signature': sdkSignature(wrongInside, KEY) })).toBe(401);
+    // A call to notes.webhook_url signed with another key.
+    const form = Buffer.from(`txnId=${id}&txnStatus=SUCCESS`);
+    const notesHeaders = { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Signature': sdkSignature(form, 'not_the_key') };
+    expect(await post(`${shop.url}/paylater/notes?txnId=${id}&txnStatus=SUCCESS`, form, notesHeaders)).toBe(401);
     expect(shop.output()).not.toContain(`${id} SUCCESS`);
+    expect(shop.output()).not.toContain(`notes ${id}`);
   });
 });
 
@@ -353,6 +361,7 @@ describe('the failures the guide\'s page handles', () => {
       await expect.poll(() => v.page.locator('#result').innerText()).toBe('Your order was not paid (CANCELLED).');
       const id = (await v.page.evaluate('transactionId')) as string;
       expect(shop.output()).toContain(`order ${id}: CANCELLED, callback signature true, status signature true`);
+      await expect.poll(() => shop.output()).toContain(`notes ${id}: CANCELLED, status signature true`);
       await expect.poll(() => webhookAnswers(id)?.status).toBe('CANCELLED');
       expect(v.problems).toEqual([]);
     } finally {

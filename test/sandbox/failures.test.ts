@@ -85,7 +85,7 @@ describe('a request Node cannot parse', () => {
     const requestId = /\r\nX-Request-Id: (\S+)\r\n/.exec(answer)?.[1];
     expect(requestId).toMatch(/^req_[0-9a-f]{24}$/);
     expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({
-      errorCode: 'BAD_REQUEST',
+      errorCode: 'HEADERS_TOO_LARGE',
       message: 'The request headers exceed the limit of 16 KiB.',
       requestId,
     });

@@ -52,10 +52,10 @@ describe('create merchant', () => {
     expect(merchant.createdAt).toBe(merchant.updatedAt);
   });
 
-  it('answers 409 DUPLICATE_ID for an id that exists', async () => {
+  it('answers 400 DUPLICATE_ID for an id that exists', async () => {
     const { id } = await t.createMerchant();
     const again = await t.createMerchant({ id });
-    expect(again.answer.status).toBe(409);
+    expect(again.answer.status).toBe(400);
     expect(again.answer.body.errorCode).toBe('DUPLICATE_ID');
   });
 
@@ -252,7 +252,7 @@ describe('disable', () => {
 });
 
 describe('dashboard access', () => {
-  it('answers 201 with an invitation valid 7 days; the same email 409 DUPLICATE_ID; a disabled merchant 409 INVALID_STATE', async () => {
+  it('answers 201 with an invitation valid 7 days; the same email 400 DUPLICATE_ID; a disabled merchant 409 INVALID_STATE', async () => {
     const { id } = await t.createMerchant();
     const answer = await t.merchantApi('POST', `/api/merchant/${id}/dashboard-access`, {
       dashboardUser: { name: 'Priya Shah', email: 'priya@acme.example.in' },
@@ -268,7 +268,7 @@ describe('dashboard access', () => {
     const duplicate = await t.merchantApi('POST', `/api/merchant/${id}/dashboard-access`, {
       dashboardUser: { name: 'Priya again', email: 'PRIYA@acme.example.in' },
     });
-    expect(duplicate.status).toBe(409);
+    expect(duplicate.status).toBe(400);
     expect(duplicate.body.errorCode).toBe('DUPLICATE_ID');
 
     await t.merchantApi('POST', `/api/merchant/${id}/disable`);

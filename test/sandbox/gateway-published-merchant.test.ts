@@ -55,7 +55,7 @@ describe('the ready-made gateway test merchant (D123)', () => {
     });
     // Its id is taken: the Merchant API cannot create another merchant under it.
     const again = await t.createMerchant({ id: 'published_test_merchant' });
-    expect(again.answer.status).toBe(409);
+    expect(again.answer.status).toBe(400);
     expect(again.answer.body.errorCode).toBe('DUPLICATE_ID');
   });
 

@@ -3,6 +3,7 @@
  * Every answer is validated against the bundled document.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { COLLECTIONS, transactionKey, type TransactionRecord } from '../../src/sandbox/gateway/records.js';
 import { checkWebhook, startGateway, type Credentials, type GatewayTest } from '../support/gateway.js';
 import { startReceiver, waitFor, type Receiver } from '../support/sandbox.js';
 
@@ -52,6 +53,17 @@ describe('refunds (D18)', () => {
     expect(unknown.body.errorCode).toBe('NO_SUCH_TRANSACTION');
   });
 
+  it('answers a transaction that has 10,000 refunds 400 TRANSACTION_NOT_REFUNDABLE too: a refund that cannot be made has one code (D250)', async () => {
+    const id = await t.successful(auth, 20_000);
+    // The count as 10,000 refunds leave it (playing them all is the volume test's job, not this one's).
+    const transactions = t.sandbox.store.collection<TransactionRecord>(COLLECTIONS.transactions);
+    const key = transactionKey(merchant.id, id);
+    transactions.set(key, { ...transactions.get(key)!, refundCount: 10_000 });
+    const answer = await refund(id, { refund: { amount: 100 } });
+    expect([answer.status, answer.body.errorCode]).toEqual([400, 'TRANSACTION_NOT_REFUNDABLE']);
+    expect(answer.body.message).toContain('10,000 refunds');
+  });
+
   it('refunds the whole remainder for an absent or 0 amount, then answers 400 ALREADY_REFUNDED (D02)', async () => {
     const id = await t.successful(auth, 20_000);
     const partial = await refund(id, { refund: { amount: 5_000 } });
@@ -86,7 +98,7 @@ describe('refunds (D18)', () => {
     expect((await refund(id, { refund: { id: 'has space' } })).status).toBe(400);
   });
 
-  it('is idempotent by refund.id: same id and amount answer 200 with the same refund; another amount 409 DUPLICATE_ID', async () => {
+  it('is idempotent by refund.id: same id and amount answer 200 with the same refund; another amount 400 DUPLICATE_ID', async () => {
     const id = await t.successful(auth, 30_000);
     const first = await refund(id, { refund: { id: 'r-1', amount: 10_000 } });
     expect(first.status).toBe(200);
@@ -94,7 +106,7 @@ describe('refunds (D18)', () => {
     expect(repeat.status).toBe(200);
     expect(repeat.body).toEqual(first.body);
     const other = await refund(id, { refund: { id: 'r-1', amount: 9_000 } });
-    expect(other.status).toBe(409);
+    expect(other.status).toBe(400);
     expect(other.body.errorCode).toBe('DUPLICATE_ID');
 
     const all = await refund(id, { refund: { id: 'r-all' } });

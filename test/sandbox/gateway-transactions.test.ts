@@ -235,7 +235,7 @@ describe('create transaction', () => {
 });
 
 describe('steps and OTPs (D15, D16)', () => {
-  it('fails the transaction on the third wrong OTP (still 400 INVALID_OTP), then answers 409 INVALID_STATE', async () => {
+  it('fails the transaction on the third wrong OTP (still 400 INVALID_OTP), then answers any OTP 400 INVALID_OTP with no attempt left', async () => {
     const id = t.id('otp');
     await t.createTransaction(auth, { id, amount: 20_000 });
     const stage = await t.stage(auth, id);
@@ -256,8 +256,9 @@ describe('steps and OTPs (D15, D16)', () => {
     expect(failed.transaction).toMatchObject({ status: 'FAILED', failureReason: 'OTP_ATTEMPTS_EXCEEDED' });
     expect(failed.transactionStage.nextStep.step).toBe('failure');
     const later = await submit(id, reference, '123456');
-    expect(later.status).toBe(409);
-    expect(later.body.errorCode).toBe('INVALID_STATE');
+    expect(later.status).toBe(400);
+    expect(later.body.errorCode).toBe('INVALID_OTP');
+    expect(later.body.message).toContain('No OTP attempts are left');
   });
 
   it('answers 404 for an unknown referenceId and 400 for one that is not a UUID', async () => {

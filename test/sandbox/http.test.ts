@@ -230,7 +230,7 @@ describe('malformed requests', () => {
     expect(answer.status).toBe(408);
     expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(answer.body).toEqual({
-      errorCode: 'BAD_REQUEST',
+      errorCode: 'REQUEST_TIMEOUT',
       message: 'The request line and headers were not received within 300 ms.',
       requestId: answer.headers['x-request-id'],
     });
@@ -248,7 +248,7 @@ describe('malformed requests', () => {
     );
     expect(sdk.status).toBe(408);
     expect(sdk.body).toEqual({
-      message: 'BAD_REQUEST',
+      message: 'REQUEST_TIMEOUT',
       detail: expect.stringContaining('The request body was not received in full'),
       requestId: sdk.headers['x-request-id'],
     });
@@ -259,7 +259,7 @@ describe('malformed requests', () => {
       }),
     );
     expect(gateway.status).toBe(408);
-    expect(gateway.body).toMatchObject({ errorCode: 'BAD_REQUEST', requestId: gateway.headers['x-request-id'] });
+    expect(gateway.body).toMatchObject({ errorCode: 'REQUEST_TIMEOUT', requestId: gateway.headers['x-request-id'] });
   });
 });
 

@@ -7,6 +7,7 @@ import type { components as SdkComponents } from '../../../generated/types/sdk.j
 import type { components as WebComponents } from '../../../generated/types/web.js';
 import type { ClockTimer } from '../clock.js';
 import type { WebhookPayload } from '../../contract/webhooks.js';
+import type { ErrorCode } from '../../contract/error-codes.js';
 import type { DirectFlow } from '../config.js';
 import type { FamilyContext } from '../context.js';
 import { paiseAndRupees, rupeeLookingWarning } from '../amounts.js';
@@ -289,7 +290,7 @@ export function refundDirect<T extends RefundableRecord>(
   amount: number | undefined,
   at: { now: number; iso: string },
 ): { ok: true; updated: T } | { ok: false; reply: ErrorReply } {
-  const fail = (code: string, text: string) => ({ ok: false as const, reply: errors.error(400, code, text) });
+  const fail = (code: ErrorCode, text: string) => ({ ok: false as const, reply: errors.error(400, code, text) });
   if (transaction.status !== 'SUCCESS') {
     return fail(
       'TRANSACTION_NOT_REFUNDABLE',

@@ -93,7 +93,8 @@ export function registerWebCheckout(ctx: FamilyContext, access: WebCheckoutAcces
   const sessionOf = (id: string): CheckoutSession => ({ ...(sessions.get(id) ?? { wrongAttempts: 0, verified: false, codesSent: 1 }) });
   const base = (id: string) => `/sandbox/web/transactions/${encodeURIComponent(id)}`;
   const signatureOf = (transaction: WebTransaction) => statusSignature(transaction.id, transaction.status, partnerKey(config, transaction.partnerId));
-  const notFound = (id: string) => ctx.sandboxErrors.notFound(`No web transaction with id '${id}'.`);
+  // D125: an unknown transaction has one code, on the contract's paths and on the sandbox's own.
+  const notFound = (id: string) => ctx.sandboxErrors.notFound(`No web transaction with id '${id}'.`, 'NO_SUCH_TRANSACTION');
   const notPending = (transaction: WebTransaction) =>
     ctx.sandboxErrors.error(
       409,

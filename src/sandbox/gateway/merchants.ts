@@ -118,7 +118,7 @@ export function registerMerchants(ctx: FamilyContext, state: GatewayState): Merc
       const badUrl = webhookUrlProblem(ctx, input.defaultWebhookUrl, '/merchant/defaultWebhookUrl');
       if (badUrl !== undefined) return badUrl;
       if (find(input.id) !== undefined) {
-        return errors.error(409, 'DUPLICATE_ID', `A merchant with id '${input.id}' exists already.`);
+        return errors.error(400, 'DUPLICATE_ID', `A merchant with id '${input.id}' exists already.`);
       }
       if (merchants.size >= GATEWAY.maxMerchants) {
         return errors.error(
@@ -251,7 +251,7 @@ export function registerMerchants(ctx: FamilyContext, state: GatewayState): Merc
       }
       const { name, email } = body.dashboardUser;
       if (merchant.dashboardUsers.some((user) => user.email.toLowerCase() === email.toLowerCase())) {
-        return errors.error(409, 'DUPLICATE_ID', `${email} already has access to this merchant's dashboard.`);
+        return errors.error(400, 'DUPLICATE_ID', `${email} already has access to this merchant's dashboard.`);
       }
       if (merchant.dashboardUsers.length >= GATEWAY.maxDashboardUsers) {
         return errors.error(

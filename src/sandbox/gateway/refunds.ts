@@ -47,8 +47,9 @@ export function registerRefunds(ctx: FamilyContext, state: GatewayState, engine:
           if (requestedAmount === existing.requestedAmount || requestedAmount === existing.amount) {
             return { status: 200, body: { refund: refundView(transaction, existing) } };
           }
+          // D250: an id used before answers 400, as the description's duplicate does.
           return errors.error(
-            409,
+            400,
             'DUPLICATE_ID',
             `Refund '${refundId}' exists already with amount ${paiseAndRupees(existing.amount)}; a refund id cannot be reused for another amount.`,
           );
@@ -60,12 +61,13 @@ export function registerRefunds(ctx: FamilyContext, state: GatewayState, engine:
         // D02: the web and SDK refunds' code for the same condition, with their 400.
         return errors.error(400, 'TRANSACTION_NOT_REFUNDABLE', `Only a SUCCESS transaction can be refunded; this one is ${status}.`);
       }
-      // D18, D24: the record lists every refund, so a transaction takes a bounded number of them.
+      // D18, D24: the record lists every refund, so a transaction takes a bounded number of them;
+      // D250: a refund that cannot be made has one code, whatever the reason.
       if (transaction.refundCount >= MAX_REFUNDS_PER_TRANSACTION) {
         return errors.error(
-          409,
-          'INVALID_STATE',
-          `Transaction '${transaction.id}' has ${MAX_REFUNDS_PER_TRANSACTION.toLocaleString('en-US')} refunds, the most one transaction takes.`,
+          400,
+          'TRANSACTION_NOT_REFUNDABLE',
+          `Transaction '${transaction.id}' has ${MAX_REFUNDS_PER_TRANSACTION.toLocaleString('en-US')} refunds, the most one transaction takes; it takes no more.`,
         );
       }
       // D02: 400, as in the SDK and web refunds.

@@ -236,6 +236,14 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
       const { transactionId, referenceId } = params;
       const transaction = engine.find(principal.merchantId, transactionId);
       if (transaction === undefined) return notFound(transactionId);
+      // D250: an OTP after the third wrong one is still an OTP that is not accepted, not a state conflict.
+      if (transaction.failureReason === 'OTP_ATTEMPTS_EXCEEDED') {
+        return errors.error(
+          400,
+          'INVALID_OTP',
+          `No OTP attempts are left: the ${GATEWAY.maxOtpAttempts}rd wrong OTP failed the transaction (OTP_ATTEMPTS_EXCEEDED). Create a new transaction with a new id.`,
+        );
+      }
       if (transaction.step !== 'authenticate' || transaction.otp === undefined) {
         return errors.error(
           409,
