@@ -2,7 +2,7 @@
  * The fuzz harness of test/sandbox/fuzz.test.ts: the request spec of every operation (from the
  * contract model's examples and parameters), the fast-check arbitraries that mutate them, building
  * and sending each case, the state the cases run against, and the run itself with its figures.
- * The test file keeps the assertions; its header says what is fuzzed and how to reproduce a case
+ * The test files keep the assertions (fuzz.test.ts, fuzz-volume.test.ts); the first's header says what is fuzzed and how to reproduce a case
  * (FUZZ_SEED, FUZZ_ONLY, FUZZ_REQUESTS).
  */
 import { request as httpRequest, Agent } from 'node:http';
@@ -14,8 +14,18 @@ import { sdkSignature, webSignature } from '../../src/signature.js';
 import { checkAgainstContract, initiateSdk, PRIVATE_KEY, PARTNER_ID, EXTRAS_AUTH } from './sandbox.js';
 import { basic, ELIGIBLE, MERCHANT_AUTH, type GatewayTest } from './gateway.js';
 
-export const SEED = Number(process.env.FUZZ_SEED ?? 20_261_122);
-export const COUNT = Number(process.env.FUZZ_REQUESTS ?? 10_000);
+/** A run of the fuzzer: the seed its cases come from, and how many requests it sends. */
+export interface FuzzRun {
+  seed: number;
+  count: number;
+}
+/**
+ * `npm test`'s run (test/sandbox/fuzz.test.ts): 3,000 requests, enough to reach every operation
+ * with every kind of mutation; the slow group's (test/sandbox/fuzz-volume.test.ts) sends 10,000
+ * more from another seed. FUZZ_SEED and FUZZ_REQUESTS change either.
+ */
+export const QUICK_RUN: FuzzRun = { seed: Number(process.env.FUZZ_SEED ?? 20_261_122), count: Number(process.env.FUZZ_REQUESTS ?? 3_000) };
+export const VOLUME_RUN: FuzzRun = { seed: Number(process.env.FUZZ_SEED ?? 20_261_128), count: Number(process.env.FUZZ_REQUESTS ?? 10_000) };
 export const ONLY = process.env.FUZZ_ONLY === undefined ? undefined : Number(process.env.FUZZ_ONLY);
 const CONCURRENCY = 16;
 const REQUEST_TIMEOUT_MS = 20_000;
@@ -599,14 +609,14 @@ function escapedBytes(unit: string): number {
   return Buffer.byteLength(JSON.stringify(unit)) - 2;
 }
 
-function applyMutation(root: Json | undefined, m: Mutation, spec: OperationSpec, index: number): Json | undefined {
+function applyMutation(root: Json | undefined, m: Mutation, spec: OperationSpec, index: number, seed: number): Json | undefined {
   const paths = pathsOf(root);
   switch (m.kind) {
     case 'root':
       return m.value;
     case 'freshId': {
       if (spec.idPath === undefined || getAt(root, spec.idPath.slice(0, -1)) === undefined) return root;
-      const fresh = spec.idPath.at(-1) === 'email' ? `fuzz${index}@example.in` : `fz${SEED.toString(36)}_${index}`;
+      const fresh = spec.idPath.at(-1) === 'email' ? `fuzz${index}@example.in` : `fz${seed.toString(36)}_${index}`;
       return setAt(root, spec.idPath, fresh);
     }
     case 'same': {
@@ -743,14 +753,14 @@ function encodeQuery(pairs: [string, string, boolean?][]): string {
   return `?${pairs.map(([name, text, raw]) => `${pct(name)}=${raw ? text : pct(text)}`).join('&')}`;
 }
 
-function build(spec: OperationSpec, c: Case, state: State, index: number): Built {
+function build(spec: OperationSpec, c: Case, state: State, index: number, seed: number): Built {
   const example = spec.examples.length === 0 ? undefined : spec.examples[c.example % spec.examples.length];
   const base = spec.bindings[c.binding % spec.bindings.length]!(example, state);
 
   // Body
   const hasBody = spec.method === 'POST' && spec.examples.length > 0;
   let json: Json | undefined = clone(base.body);
-  if (hasBody) for (const m of c.mutations) json = applyMutation(json, m, spec, index);
+  if (hasBody) for (const m of c.mutations) json = applyMutation(json, m, spec, index, seed);
   let bytes: Buffer | undefined = hasBody ? serialize(json) : undefined;
   const originalBytes = hasBody ? serialize(base.body) : Buffer.alloc(0);
   if (c.raw !== undefined && (hasBody || c.raw.kind === 'bodyOnGet' || c.raw.kind === 'text')) bytes = applyRaw(bytes ?? Buffer.alloc(0), c.raw);
@@ -996,9 +1006,10 @@ export interface FuzzReport {
   summary: string;
 }
 
-/** Sends every case of the seed (or only FUZZ_ONLY's), CONCURRENCY at a time, and checks each answer. */
-export async function runFuzz(t: GatewayTest, state: State, specs: OperationSpec[]): Promise<FuzzReport> {
-  const cases = fc.sample(caseArbitrary(specs), { seed: SEED, numRuns: COUNT });
+/** Sends every case of the run's seed (or only FUZZ_ONLY's), CONCURRENCY at a time, and checks each answer. */
+export async function runFuzz(t: GatewayTest, state: State, specs: OperationSpec[], run: FuzzRun): Promise<FuzzReport> {
+  const { seed, count } = run;
+  const cases = fc.sample(caseArbitrary(specs), { seed, numRuns: count });
   const indices = ONLY === undefined ? cases.map((_c, index) => index) : [ONLY];
   const base = new URL(t.url);
   const histogram = new Map<number, number>();
@@ -1018,7 +1029,7 @@ export async function runFuzz(t: GatewayTest, state: State, specs: OperationSpec
       const index = indices[next++]!;
       const c = cases[index]!;
       const spec = specs[c.op]!;
-      const built = build(spec, c, state, index);
+      const built = build(spec, c, state, index, seed);
       bytesSent += built.body?.length ?? 0;
       largest = Math.max(largest, built.body?.length ?? 0);
       let answer: Received;
@@ -1059,7 +1070,7 @@ export async function runFuzz(t: GatewayTest, state: State, specs: OperationSpec
 
   const sorted = (map: Map<number, number>) => Object.fromEntries([...map.entries()].sort(([a], [b]) => a - b));
   const summary = (
-    `fuzz: seed ${SEED}, ${sent} requests (${(bytesSent / 1_048_576).toFixed(1)} MiB of bodies, the largest ${largest} bytes) ` +
+    `fuzz: seed ${seed}, ${sent} requests (${(bytesSent / 1_048_576).toFixed(1)} MiB of bodies, the largest ${largest} bytes) ` +
       `in ${seconds.toFixed(1)} s, ` +
       `${CONCURRENCY} in flight\n  status histogram: ${JSON.stringify(sorted(histogram))}\n` +
       [...perFamily.entries()].map(([family, map]) => `  ${family}: ${JSON.stringify(sorted(map))}`).join('\n') +
@@ -1072,4 +1083,26 @@ export async function runFuzz(t: GatewayTest, state: State, specs: OperationSpec
 /** Closes the keep-alive connections of the cases. */
 export function closeFuzzAgent(): void {
   agent.destroy();
+}
+
+/**
+ * The run's assertions: every operation the fuzzer knows is served, no answer is a problem (5xx,
+ * undocumented, invalid against the contract), the sandbox logged no unexpected error, every case
+ * was sent, and every body stayed under the 1 MiB limit.
+ */
+export async function expectFuzzClean(t: GatewayTest, state: State, specs: OperationSpec[], run: FuzzRun): Promise<void> {
+  const served = new Set(t.sandbox.routes.map((route) => route.operationId).filter((id) => id !== undefined));
+  const missing = specs.filter((spec) => !served.has(spec.operationId)).map((spec) => spec.operationId);
+  expect(missing, 'operations the fuzzer knows but the sandbox does not serve').toEqual([]);
+
+  const { sent, largest, problems, summary } = await runFuzz(t, state, specs, run);
+  console.log(summary);
+  const unique = [...new Set(problems)];
+  expect(
+    unique.slice(0, 15),
+    `${unique.length} problems with seed ${run.seed} (FUZZ_SEED=${run.seed} to reproduce, FUZZ_ONLY=<#index> to replay one case)`,
+  ).toEqual([]);
+  expect(t.loggedErrors, `the sandbox logged unexpected errors (seed ${run.seed})`).toEqual([]);
+  if (ONLY === undefined) expect(sent).toBe(run.count);
+  expect(largest, 'every body stays under the 1 MiB limit').toBeLessThan(1_048_576);
 }

@@ -23,6 +23,7 @@ export const SLOW_TESTS: readonly string[] = [
   'test/package.test.ts',
   'test/scripts/servers.test.ts',
   'test/sandbox/volume.test.ts',
+  'test/sandbox/fuzz-volume.test.ts',
   'test/scripts/workflows-real.test.ts',
   'test/shared/processes.test.ts',
   'test/shared/outage.test.ts',
@@ -40,6 +41,7 @@ export const NOT_ON_SHARED_STORE: readonly string[] = [
   // Slow in any store; run by test:slow.
   'test/sandbox/volume.test.ts',
   'test/sandbox/conformance.test.ts',
+  'test/sandbox/fuzz-volume.test.ts',
 ];
 
 /** What every group shares: the global setup (browser bundles, the transpiled CLI) and the guard. */
