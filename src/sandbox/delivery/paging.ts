@@ -1,7 +1,8 @@
 /**
- * The deliveries held, a page at a time, in creation order and filtered by transaction id, family
- * and status (D64, D67): at most `limit` deliveries and about `limits.pageBytes` bytes of them, at
- * most 20,000 records looked at per page, and a signed cursor (ids.ts) to go on from.
+ * The deliveries held, a page at a time, in creation order (or newest first, D281) and filtered by
+ * transaction id, family and status (D64, D67): at most `limit` deliveries and about
+ * `limits.pageBytes` bytes of them, at most 20,000 records looked at per page, and a signed cursor
+ * (ids.ts) to go on from.
  */
 import { upperBound } from '../sorted.js';
 import type { DeliveryHistory } from './history.js';
@@ -12,7 +13,7 @@ import { DEFAULT_PAGE_LIMIT, DeliveryQueryError, MAX_PAGE_LIMIT, type Delivery, 
 
 /** Records looked at for one page at most; a page may then be short, with a `nextCursor`. */
 const MAX_SCAN = 20_000;
-/** What a delivery's view takes besides its body (ids, URL, headers, times), and each attempt, about. */
+/** What a delivery's view takes besides its body (ids, URL, headers, times), and each attempt besides its answer, about. */
 const VIEW_OVERHEAD_BYTES = 1024;
 const ATTEMPT_VIEW_BYTES = 160;
 
@@ -40,12 +41,14 @@ export class DeliveryPages {
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_LIMIT) {
       throw new DeliveryQueryError('limit', `limit must be a whole number from 1 to ${MAX_PAGE_LIMIT}.`);
     }
-    const scope = `${query.transactionId ?? ''}\u0000${query.family ?? ''}\u0000${query.status ?? ''}`;
+    const newest = query.order === 'newest';
+    const scope = `${query.transactionId ?? ''}\u0000${query.family ?? ''}\u0000${query.status ?? ''}${newest ? '\u0000newest' : ''}`;
     const afterSeq = query.after === undefined ? 0 : this.ids.readCursor(query.after, scope);
     const matches = (delivery: StoredDelivery) =>
       (query.family === undefined || delivery.family === query.family) &&
       (query.status === undefined || delivery.status === query.status) &&
       (query.transactionId === undefined || delivery.transactionId === query.transactionId);
+    if (newest) return this.newestFirst(limit, afterSeq, matches, scope);
 
     // The candidates: one transaction's deliveries, or all of them, from just after the cursor. The
     // index of transactions covers the deliveries up to `indexed` (all of them when it caught up).
@@ -78,10 +81,40 @@ export class DeliveryPages {
     }
     return { deliveries: found.map((delivery) => this.view(delivery)), nextCursor: more ? this.ids.writeCursor(lastSeq, scope) : null };
   }
+
+  /**
+   * A page newest first, from just before the cursor's sequence number (from the newest without
+   * one): the creation order read backwards, filtered as it goes (the index of transactions reads
+   * forwards only), at most 20,000 records looked at, as in creation order.
+   */
+  private newestFirst(limit: number, beforeSeq: number, matches: (delivery: StoredDelivery) => boolean, scope: string): DeliveryPage {
+    const seqs = this.history.order;
+    const stop = this.history.orderStart;
+    let index = beforeSeq === 0 ? seqs.length - 1 : upperBound(seqs, beforeSeq - 1) - 1;
+    const found: StoredDelivery[] = [];
+    let lastSeq = beforeSeq;
+    let bytes = 0;
+    for (let scanned = 0; index >= stop && scanned < MAX_SCAN; index--, scanned++) {
+      const seq = seqs[index]!;
+      const delivery = this.history.get(seq);
+      if (delivery !== undefined && matches(delivery)) {
+        if (found.length === limit) break;
+        const size = sizeOf(delivery);
+        if (found.length > 0 && bytes + size > this.pageBytes) break;
+        bytes += size;
+        found.push(delivery);
+      }
+      lastSeq = seq;
+    }
+    const more = index >= stop;
+    return { deliveries: found.map((delivery) => this.view(delivery)), nextCursor: more ? this.ids.writeCursor(lastSeq, scope) : null };
+  }
 }
 
 /** About how many bytes a delivery's view takes in a page: its body, and a bound for the rest. */
 function sizeOf(delivery: StoredDelivery): number {
   const body = delivery.body ?? '';
-  return body.length + VIEW_OVERHEAD_BYTES + delivery.attempts.length * ATTEMPT_VIEW_BYTES;
+  let bytes = body.length + VIEW_OVERHEAD_BYTES;
+  for (const attempt of delivery.attempts) bytes += ATTEMPT_VIEW_BYTES + (attempt.answer?.length ?? 0);
+  return bytes;
 }
