@@ -54,23 +54,15 @@ export class DeliveryPages {
     // index of transactions covers the deliveries up to `indexed` (all of them when it caught up).
     const indexed = query.transactionId === undefined || this.index.catchUp(MAX_SCAN) ? Number.POSITIVE_INFINITY : this.index.upTo;
     const seqs = query.transactionId === undefined ? this.history.order : this.index.seqsOf(query.transactionId);
-    const found: StoredDelivery[] = [];
+    const page = new PageFill(limit, this.pageBytes);
     let lastSeq = afterSeq;
     let scanned = 0;
     let index = upperBound(seqs, afterSeq);
     if (query.transactionId === undefined) index = Math.max(index, this.history.orderStart);
-    // At most `limit` deliveries and about `pageBytes` bytes of them (at least one).
-    let bytes = 0;
-    for (; index < seqs.length && found.length <= limit && scanned < MAX_SCAN; index++, scanned++) {
+    for (; index < seqs.length && scanned < MAX_SCAN; index++, scanned++) {
       const seq = seqs[index]!;
       const delivery = this.history.get(seq);
-      if (delivery !== undefined && matches(delivery)) {
-        if (found.length === limit) break;
-        const size = sizeOf(delivery);
-        if (found.length > 0 && bytes + size > this.pageBytes) break;
-        bytes += size;
-        found.push(delivery);
-      }
+      if (delivery !== undefined && matches(delivery) && !page.take(delivery)) break;
       lastSeq = seq;
     }
     let more = index < seqs.length;
@@ -79,7 +71,7 @@ export class DeliveryPages {
       more = true;
       lastSeq = Math.max(lastSeq, indexed);
     }
-    return { deliveries: found.map((delivery) => this.view(delivery)), nextCursor: more ? this.ids.writeCursor(lastSeq, scope) : null };
+    return { deliveries: page.found.map((delivery) => this.view(delivery)), nextCursor: more ? this.ids.writeCursor(lastSeq, scope) : null };
   }
 
   /**
@@ -91,23 +83,37 @@ export class DeliveryPages {
     const seqs = this.history.order;
     const stop = this.history.orderStart;
     let index = beforeSeq === 0 ? seqs.length - 1 : upperBound(seqs, beforeSeq - 1) - 1;
-    const found: StoredDelivery[] = [];
+    const page = new PageFill(limit, this.pageBytes);
     let lastSeq = beforeSeq;
-    let bytes = 0;
     for (let scanned = 0; index >= stop && scanned < MAX_SCAN; index--, scanned++) {
       const seq = seqs[index]!;
       const delivery = this.history.get(seq);
-      if (delivery !== undefined && matches(delivery)) {
-        if (found.length === limit) break;
-        const size = sizeOf(delivery);
-        if (found.length > 0 && bytes + size > this.pageBytes) break;
-        bytes += size;
-        found.push(delivery);
-      }
+      if (delivery !== undefined && matches(delivery) && !page.take(delivery)) break;
       lastSeq = seq;
     }
     const more = index >= stop;
-    return { deliveries: found.map((delivery) => this.view(delivery)), nextCursor: more ? this.ids.writeCursor(lastSeq, scope) : null };
+    return { deliveries: page.found.map((delivery) => this.view(delivery)), nextCursor: more ? this.ids.writeCursor(lastSeq, scope) : null };
+  }
+}
+
+/** The deliveries of one page as they are offered: at most `limit` and about `pageBytes` bytes of them (at least one). */
+class PageFill {
+  readonly found: StoredDelivery[] = [];
+  private bytes = 0;
+
+  constructor(
+    private readonly limit: number,
+    private readonly pageBytes: number,
+  ) {}
+
+  /** Takes `delivery` into the page; false, without taking it, when the page is full. */
+  take(delivery: StoredDelivery): boolean {
+    if (this.found.length === this.limit) return false;
+    const size = sizeOf(delivery);
+    if (this.found.length > 0 && this.bytes + size > this.pageBytes) return false;
+    this.bytes += size;
+    this.found.push(delivery);
+    return true;
   }
 }
 
