@@ -42,7 +42,7 @@ interface WebhookRequest {
 }
 
 /** What the receiver answered: its HTTP status and the start of its body. */
-export interface WebhookAnswer {
+interface WebhookAnswer {
   statusCode: number;
   /** The first {@link ANSWER_START_BYTES} bytes of the body at most, as UTF-8 text (an incomplete last character left out). */
   answer: string;
@@ -57,7 +57,7 @@ export type WebhookSender = (request: WebhookRequest) => Promise<WebhookAnswer>;
  * Bytes of an answer's body kept with its attempt (D280): enough for an error's first line or a
  * short JSON answer, little enough that the deliveries held stay within their memory estimate.
  */
-export const ANSWER_START_BYTES = 256;
+const ANSWER_START_BYTES = 256;
 
 /** The start of an answer from its first chunks: at most {@link ANSWER_START_BYTES}, cut at a character. */
 class AnswerStart {

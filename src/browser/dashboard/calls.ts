@@ -33,10 +33,6 @@ export function useCredential(next: Credential): void {
   credential = next;
 }
 
-export function currentCredential(): Credential {
-  return credential;
-}
-
 function base64(bytes: ArrayBuffer | Uint8Array): string {
   let binary = '';
   for (const byte of new Uint8Array(bytes)) binary += String.fromCharCode(byte);

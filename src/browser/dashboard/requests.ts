@@ -7,11 +7,11 @@ import { read } from './calls.js';
 import { button, byId, fill, h, pre, statusClass, time, type Json } from './dom.js';
 import { noteTransaction, openTransaction, refOf, type Summary } from './transactions.js';
 
-export const MAX_ROWS = 200;
+const MAX_ROWS = 200;
 
 const requestState = { latest: 0, cursor: null as string | null };
 
-export function requestFilters(): Record<string, string> {
+function requestFilters(): Record<string, string> {
   const form = byId<HTMLFormElement>('request-filters');
   const filters: Record<string, string> = {};
   for (const [name, value] of new FormData(form)) if (typeof value === 'string' && value.trim() !== '') filters[name] = value.trim();
