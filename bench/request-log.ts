@@ -6,7 +6,7 @@
  * request, where the log's share is largest). Two figures per load: the requests per second, and
  * the sandbox process's CPU time per request (user + system, from /proc/<pid>/stat), which the
  * other processes of a shared machine disturb far less than the rate. Also the dashboard page's
- * weight, bytes and gzipped.
+ * weight: bytes, gzipped and Brotli-compressed (quality 11).
  *
  *   npm run bench -- --only request-log
  *
@@ -18,7 +18,7 @@ import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import autocannon from 'autocannon';
 import { createSandbox } from '../src/sandbox/server.js';
 import { SDK_INITIATE_REQUEST } from './sandbox.js';
@@ -34,7 +34,7 @@ export interface RequestLogFigures {
   rows: { operation: string; log: Setting; requestsPerSecond: number; cpuMicroseconds: number; p99Ms: number; non2xx: number; errors: number }[];
   /** Per operation: requests/s with the log ÷ without, and CPU time per request with ÷ without. */
   ratios: { operation: string; ratio: number; cpuRatio: number }[];
-  page: { bytes: number; gzippedBytes: number };
+  page: { bytes: number; gzippedBytes: number; brotliBytes: number };
   /** Requests the sandbox with the log logged over the run (the oldest forgotten beyond its budget). */
   logged: number;
 }
@@ -94,7 +94,8 @@ export async function benchRequestLog(): Promise<RequestLogFigures> {
     });
     const page = Buffer.from(await (await fetch(`${servers.on.url}/dashboard`)).arrayBuffer());
     const latest = (await (await fetch(`${servers.on.url}/sandbox/requests?limit=1`)).json()) as { latest: number };
-    return { rows, ratios, page: { bytes: page.length, gzippedBytes: gzipSync(page, { level: 9 }).length }, logged: latest.latest };
+    const brotliBytes = brotliCompressSync(page, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11 } }).length;
+    return { rows, ratios, page: { bytes: page.length, gzippedBytes: gzipSync(page, { level: 9 }).length, brotliBytes }, logged: latest.latest };
   } finally {
     servers.on.child.kill('SIGTERM');
     servers.off.child.kill('SIGTERM');

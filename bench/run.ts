@@ -90,7 +90,7 @@ if (only.includes('request-log')) {
     out(`  ${r.operation.padEnd(13)} log ${r.log.padEnd(4)} ${fmt(r.requestsPerSecond, 0).padStart(7)} req/s   CPU ${fmt(r.cpuMicroseconds, 0).padStart(4)} µs/request   p99 ${fmt(r.p99Ms, 1)} ms   non-2xx ${r.non2xx}   errors ${r.errors}`);
   }
   for (const r of f.ratios) out(`  ${r.operation.padEnd(13)} on ÷ off: rate ${fmt(r.ratio)}   CPU per request ${fmt(r.cpuRatio)}`);
-  out(`  ${f.logged} requests logged in the run; GET /dashboard ${f.page.bytes} B, ${f.page.gzippedBytes} B gzipped`);
+  out(`  ${f.logged} requests logged in the run; GET /dashboard ${f.page.bytes} B, ${f.page.gzippedBytes} B gzipped, ${f.page.brotliBytes} B Brotli`);
 }
 if (only.includes('shared')) {
   out('\n== Shared sandbox on PostgreSQL vs in memory: autocannon, 20 connections, same run');

@@ -68,7 +68,7 @@ export function registerControl(ctx: ControlContext): void {
     const bad = (field: string, text: string, issue: string): never => {
       throw new RequestError(errors.badRequest(text, [{ field, issue }]));
     };
-    for (const name of ['limit', 'after', 'transactionId', 'family', 'status']) {
+    for (const name of ['limit', 'after', 'transactionId', 'family', 'status', 'order']) {
       if (query.getAll(name).length > 1) bad(name, `${name} may be given once.`, 'must be given at most once');
     }
     const rawLimit = query.get('limit');
@@ -83,8 +83,13 @@ export function registerControl(ctx: ControlContext): void {
     if (status !== undefined && !(DELIVERY_STATUSES as readonly string[]).includes(status)) {
       bad('status', `status must be one of ${DELIVERY_STATUSES.join(', ')}.`, `must be one of ${DELIVERY_STATUSES.join(', ')}`);
     }
+    const order = query.get('order') ?? undefined;
+    if (order !== undefined && order !== 'oldest' && order !== 'newest') {
+      bad('order', 'order must be oldest (creation order, the default) or newest (newest first).', 'must be oldest or newest');
+    }
     try {
       const page = deliveries.page({
+        order: order as 'oldest' | 'newest' | undefined,
         limit,
         after: query.get('after') ?? undefined,
         transactionId: query.get('transactionId') ?? undefined,

@@ -11,7 +11,9 @@
  *   flight is never cut off;
  * - an answer's status line received is the receiver's answer, even when the connection fails
  *   while the rest of the answer is read: the attempt counts as answered with that status, so a
- *   received event is not sent again.
+ *   received event is not sent again;
+ * - the first {@link ANSWER_START_BYTES} bytes of the answer's body are kept with the attempt (the
+ *   dashboard and the deliveries list show them); the rest is read and thrown away.
  *
  * The receivers are kept in a Map in the order they were last used (a use moves one to the end):
  * that is the LRU order in which idle sockets are closed. An LRU cache package does not fit: it
@@ -39,8 +41,54 @@ interface WebhookRequest {
   signal: AbortSignal;
 }
 
-/** Sends a webhook; resolves to the receiver's HTTP status, rejects with the error of the attempt. */
-export type WebhookSender = (request: WebhookRequest) => Promise<number>;
+/** What the receiver answered: its HTTP status and the start of its body. */
+interface WebhookAnswer {
+  statusCode: number;
+  /** The first {@link ANSWER_START_BYTES} bytes of the body at most, as UTF-8 text (an incomplete last character left out). */
+  answer: string;
+  /** Whether the body went on beyond {@link answer}. */
+  answerTruncated: boolean;
+}
+
+/** Sends a webhook; resolves to the receiver's answer, rejects with the error of the attempt. */
+export type WebhookSender = (request: WebhookRequest) => Promise<WebhookAnswer>;
+
+/**
+ * Bytes of an answer's body kept with its attempt (D280): enough for an error's first line or a
+ * short JSON answer, little enough that the deliveries held stay within their memory estimate.
+ */
+const ANSWER_START_BYTES = 256;
+
+/** The start of an answer from its first chunks: at most {@link ANSWER_START_BYTES}, cut at a character. */
+class AnswerStart {
+  private readonly chunks: Buffer[] = [];
+  private kept = 0;
+  private truncated = false;
+
+  add(chunk: Uint8Array): void {
+    if (this.kept >= ANSWER_START_BYTES) {
+      if (chunk.length > 0) this.truncated = true;
+      return;
+    }
+    const room = ANSWER_START_BYTES - this.kept;
+    if (chunk.length > room) this.truncated = true;
+    const part = Buffer.from(chunk.buffer, chunk.byteOffset, Math.min(chunk.length, room));
+    // A copy: the chunk's buffer may be a pool that later chunks reuse.
+    this.chunks.push(Buffer.from(part));
+    this.kept += part.length;
+  }
+
+  /** Whether the next byte would be beyond the start kept. */
+  get full(): boolean {
+    return this.truncated;
+  }
+
+  answer(statusCode: number): WebhookAnswer {
+    // `stream: true` holds back the bytes of a character cut at the end, rather than U+FFFD.
+    const answer = new TextDecoder('utf-8').decode(Buffer.concat(this.chunks), { stream: true });
+    return { statusCode, answer, answerTruncated: this.truncated };
+  }
+}
 
 /** The error of an attempt that got no answer within its time limit. */
 class WebhookTimeoutError extends Error {
@@ -181,13 +229,14 @@ export function httpSender(options: HttpSenderOptions): WebhookSender & { close(
     }
   };
 
-  const attempt = (target: URL, request: WebhookRequest): Promise<number> =>
-    new Promise<number>((resolve, reject) => {
+  const attempt = (target: URL, request: WebhookRequest): Promise<WebhookAnswer> =>
+    new Promise<WebhookAnswer>((resolve, reject) => {
       const { headers, body, timeoutMs, signal } = request;
       const receiver = receiverFor(target);
       receiver.active++;
       active++;
       let status: number | undefined;
+      const start = new AnswerStart();
       let settled = false;
       const finish = (outcome: () => void) => {
         if (settled) return;
@@ -215,10 +264,11 @@ export function httpSender(options: HttpSenderOptions): WebhookSender & { close(
           let read = 0;
           response.on('data', (chunk: Buffer) => {
             read += chunk.length;
+            start.add(chunk);
             // A big answer is not read to its end: its connection is closed instead.
             if (read > DRAIN_LIMIT) response.destroy();
           });
-          const answered = () => finish(() => resolve(status!));
+          const answered = () => finish(() => resolve(start.answer(status!)));
           response.on('end', answered);
           response.on('close', answered);
           response.on('error', answered);
@@ -228,11 +278,11 @@ export function httpSender(options: HttpSenderOptions): WebhookSender & { close(
       const timer = setTimeout(() => outgoing.destroy(new WebhookTimeoutError(`no answer within ${timeoutMs} ms`)), timeoutMs);
       outgoing.on('error', (error) => {
         // The status line was received: that is the receiver's answer, whatever happens next.
-        finish(() => (status === undefined ? reject(error) : resolve(status)));
+        finish(() => (status === undefined ? reject(error) : resolve(start.answer(status))));
       });
       outgoing.on('close', () => {
         // 'error', when there is one, comes first; this only settles an attempt nothing else did.
-        setImmediate(() => finish(() => (status === undefined ? reject(new Error('the connection closed before an answer')) : resolve(status))));
+        setImmediate(() => finish(() => (status === undefined ? reject(new Error('the connection closed before an answer')) : resolve(start.answer(status)))));
       });
       outgoing.end(body);
     });
@@ -241,7 +291,7 @@ export function httpSender(options: HttpSenderOptions): WebhookSender & { close(
     if (closed) return Promise.reject(new Error('the webhook sender is closed'));
     const target = new URL(request.url);
     if (waiting.size === 0 && mayStart(target.origin)) return attempt(target, request);
-    return new Promise<number>((resolve, reject) => {
+    return new Promise<WebhookAnswer>((resolve, reject) => {
       const onAbort = () => {
         entry.cancelled = true;
         reject(request.signal.reason ?? new Error('aborted'));
@@ -294,7 +344,20 @@ export function fetchSender(fetchImpl: typeof fetch): WebhookSender {
       redirect: 'manual',
       signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), signal]),
     });
-    await response.body?.cancel().catch(() => undefined);
-    return response.status;
+    const start = new AnswerStart();
+    const reader = response.body?.getReader();
+    if (reader !== undefined) {
+      // The start of the body, then no more of it.
+      try {
+        for (let part = await reader.read(); !part.done; part = await reader.read()) {
+          start.add(part.value);
+          if (start.full) break;
+        }
+      } catch {
+        // The body broke off: its start so far is the answer's start.
+      }
+      await reader.cancel().catch(() => undefined);
+    }
+    return start.answer(response.status);
   };
 }

@@ -3,8 +3,9 @@
  * happen, never reloaded: a web checkout completed in the example shop shows its request, its
  * transaction's timeline and its webhook attempts live; a failing receiver's attempts, then a
  * resend that succeeds once it answers 200; a request id from a 401 finds its request and the
- * reason; an advance of the clock expires an open transaction, seen live. axe-core (injected into
- * the page) finds nothing serious or critical. No console error, no failed request, no host but the
+ * reason; an advance of the clock expires an open transaction, seen live; on a hosted sandbox a
+ * partner signed in sees its own requests, transactions and webhooks and nothing of another
+ * partner's. axe-core (injected into the page) finds nothing serious or critical. No console error, no failed request, no host but the
  * local servers. Screenshots: artifacts/screenshots/dashboard-*.png.
  *
  * Needs Chromium at /usr/bin/chromium (or CHROMIUM_PATH): `bash .ci/e2e-setup.sh`. See docs/e2e.md.
@@ -17,7 +18,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMerchant } from '../../examples/merchant/server.js';
 import { createSandbox, type Sandbox } from '../../src/sandbox/server.js';
-import { sdkSignature } from '../../src/signature.js';
+import { sdkSignature, webSignature } from '../../src/signature.js';
 import { freePort, launchChromium } from './browser.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
@@ -132,6 +133,17 @@ async function initiateSdk(id: string): Promise<void> {
 
 const requestRows = (page: Page) => page.locator('#request-table tbody tr');
 
+/** The serious and critical findings of axe-core on the page as it is (the page's context bypasses its CSP). */
+async function seriousAxeFindings(page: Page): Promise<{ id: string; impact: string; help: string; nodes: number }[]> {
+  const axe = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+  await page.addScriptTag({ content: axe });
+  const violations = await page.evaluate(async () => {
+    const result = await (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string; help: string; nodes: unknown[] }[] }> } }).axe.run();
+    return result.violations.map((violation) => ({ id: violation.id, impact: violation.impact, help: violation.help, nodes: violation.nodes.length }));
+  });
+  return violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
+}
+
 describe('the dashboard, live', () => {
   it('shows a web checkout completed in the shop: its request, its transaction timeline and its webhook attempts, without a reload', () =>
     withDashboard(async (dashboard, visit) => {
@@ -191,6 +203,8 @@ describe('the dashboard, live', () => {
 
       const delivery = dashboard.locator('#delivery-list article', { hasText: 'dash_fail_1' });
       await expect.poll(() => delivery.first().locator('ol.attempts').innerText(), { timeout: 10_000 }).toContain('HTTP 500');
+      // The start of the receiver's answer, with the attempt.
+      expect(await delivery.first().locator('ol.attempts li').first().innerText()).toContain('answered receiver down');
       expect(await delivery.first().innerText()).toMatch(/next attempt due \d{4}-/);
       await shot(dashboard, 'failing-receiver');
 
@@ -248,6 +262,91 @@ describe('the dashboard, live', () => {
     }));
 });
 
+describe('the dashboard of a hosted sandbox', () => {
+  const OTHER = { id: 'testPartnerId', key: 'testPrivateKey' };
+
+  /** A signed SDK initiate of `partner` on `base`, then its confirm (signed as that partner). */
+  async function paidSdk(base: string, partner: { id: string; key: string }, id: string): Promise<void> {
+    const body = JSON.stringify({ merchantTransactionId: id, userPhoneNumber: '+919000000002', userId: 'u_2', amount: 120_000 });
+    const initiated = await fetch(`${base}/merchant/credit/initiateTransaction`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Partnerid': partner.id, 'X-Signature': sdkSignature(body, partner.key) },
+      body,
+    });
+    expect(initiated.status).toBe(201);
+    const path = `/sandbox/sdk/transactions/${id}/confirm`;
+    const confirmed = await fetch(`${base}${path}`, { method: 'POST', headers: { 'X-Partner-Id': partner.id, 'X-Signature': webSignature('', path, partner.key) } });
+    expect(confirmed.status).toBe(200);
+  }
+
+  it("shows a partner signed in its own requests, transactions and webhooks, and nothing of another partner's", async () => {
+    const hosted = await createSandbox({ config: { hosted: true, operatorToken: 'operator-token-for-the-e2e-test', partner: { webhookUrl: `${sandbox!.url}/no-receiver` } } });
+    const base = await hosted.listen(0);
+    // bypassCSP: axe-core is injected to check the sign-in form.
+    const context = await browser!.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true });
+    const problems: string[] = [];
+    context.on('response', (response) => {
+      const expected =
+        // The page's first read, before the sign-in (and the one with a wrong key); the other partner's transaction opened.
+        (response.status() === 401 && response.url().endsWith('/sandbox/clock')) || (response.status() === 404 && response.url().includes('hosted_a_1'));
+      if (response.status() >= 400 && !expected) problems.push(`HTTP ${response.status()} for ${response.url()}`);
+    });
+    try {
+      await paidSdk(base, { id: PARTNER_ID, key: KEY }, 'hosted_a_1');
+      await paidSdk(base, OTHER, 'hosted_b_1');
+      const page = await context.newPage();
+      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+      await page.goto(`${base}/dashboard`, { waitUntil: 'load' });
+      const form = page.locator('#access-form');
+      await form.waitFor();
+      expect(await seriousAxeFindings(page)).toEqual([]);
+      // A wrong key is refused, and says so.
+      await form.getByLabel('Partner id').fill(OTHER.id);
+      await form.getByLabel('Private key').fill('not-the-key');
+      await form.getByRole('button', { name: 'Sign in' }).click();
+      await expect.poll(() => page.locator('#access-note').innerText()).toContain('did not accept');
+      await form.getByLabel('Private key').fill(OTHER.key);
+      await form.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForFunction(() => document.getElementById('live')?.textContent === 'live');
+      expect(await page.locator('#who').innerText()).toContain(`partner ${OTHER.id}`);
+      expect(await page.locator('#access').isHidden()).toBe(true);
+
+      // Its own: the requests, the transaction seen, the webhook.
+      await expect.poll(() => requestRows(page).filter({ hasText: `initiateSdkTransaction` }).count(), { timeout: 10_000 }).toBe(1);
+      expect(await requestRows(page).filter({ hasText: 'initiateSdkTransaction' }).innerText()).toContain(`partner ${OTHER.id}`);
+      await expect.poll(() => page.locator('#delivery-list article', { hasText: 'hosted_b_1' }).count(), { timeout: 10_000 }).toBe(1);
+      await page.getByRole('button', { name: 'sdk hosted_b_1', exact: true }).click();
+      await expect.poll(() => page.locator('#transaction-detail dd').first().innerText()).toBe('SUCCESS');
+      // The control's curl line names the credential by variables, never the key.
+      expect(await page.locator('#control-panel').innerText()).toContain(`-H 'X-Partner-Id: ${OTHER.id}' -H "X-Signature: $SIGNATURE"`);
+
+      // A new request of the other partner, while the page is open, does not appear either.
+      await paidSdk(base, { id: PARTNER_ID, key: KEY }, 'hosted_a_2');
+      await paidSdk(base, OTHER, 'hosted_b_2');
+      await expect.poll(() => page.getByRole('button', { name: 'sdk hosted_b_2', exact: true }).count(), { timeout: 10_000 }).toBe(1);
+      await expect.poll(() => requestRows(page).filter({ hasText: `initiateSdkTransaction` }).count(), { timeout: 10_000 }).toBe(2);
+      for (const row of await requestRows(page).allInnerTexts()) expect(row).not.toContain(PARTNER_ID);
+      await expect.poll(() => page.locator('#delivery-list article', { hasText: 'hosted_b_2' }).count(), { timeout: 10_000 }).toBe(1);
+      const text = await page.locator('main').innerText();
+      expect(text).not.toContain('hosted_a_');
+      expect(text).not.toContain(`partner ${PARTNER_ID}`);
+      expect(await page.locator('main').innerHTML()).not.toContain(OTHER.key);
+
+      // Opening the other partner's transaction by its id answers as if it did not exist.
+      const open = page.locator('#transaction-open');
+      await open.getByLabel('Id').fill('hosted_a_1');
+      await open.getByRole('button', { name: 'Open' }).click();
+      await expect.poll(() => page.locator('#transaction-detail dd').first().innerText()).toContain('404');
+      expect(await page.locator('#transaction-detail ol.timeline li').count()).toBe(0);
+      await shot(page, 'hosted-partner');
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+      await hosted.close();
+    }
+  });
+});
+
 describe('accessibility', () => {
   it('has no serious or critical finding of axe-core, with requests, a transaction and webhooks shown', () =>
     withDashboard(async (dashboard) => {
@@ -263,13 +362,7 @@ describe('accessibility', () => {
       await dashboard.locator('#request-detail:not([hidden])').waitFor();
       await dashboard.getByRole('button', { name: 'sdk dash_axe_1', exact: true }).click();
       await dashboard.locator('#transaction-detail:not([hidden])').waitFor();
-      const axe = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-      await dashboard.addScriptTag({ content: axe });
-      const violations = await dashboard.evaluate(async () => {
-        const result = await (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string; help: string; nodes: unknown[] }[] }> } }).axe.run();
-        return result.violations.map((violation) => ({ id: violation.id, impact: violation.impact, help: violation.help, nodes: violation.nodes.length }));
-    });
-    expect(violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')).toEqual([]);
+      expect(await seriousAxeFindings(dashboard)).toEqual([]);
 
     await shot(dashboard, 'overview');
     }, { bypassCSP: true }));

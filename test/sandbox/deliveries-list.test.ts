@@ -74,6 +74,30 @@ describe('GET /sandbox/webhooks/deliveries', () => {
     expect(none.body).toEqual({ deliveries: [], nextCursor: null });
   });
 
+  it('answers newest first with order=newest, page by page to the oldest, filters applied; a cursor of one order is refused by the other', async () => {
+    const seen: string[] = [];
+    let answer = await page('?order=newest&limit=40');
+    expect(answer.status).toBe(200);
+    const firstCursor = answer.body.nextCursor as string;
+    for (;;) {
+      expect(answer.body.deliveries.length).toBeLessThanOrEqual(40);
+      seen.push(...answer.body.deliveries.map((delivery: { id: string }) => delivery.id));
+      if (answer.body.nextCursor === null) break;
+      answer = await page(`?order=newest&limit=40&after=${encodeURIComponent(answer.body.nextCursor)}`);
+      expect(answer.status).toBe(200);
+    }
+    expect(seen).toEqual(created.map((delivery) => delivery.id).reverse());
+
+    const wanted = created.filter((delivery) => delivery.transactionId === 'list_4' && delivery.family === 'web').map((delivery) => delivery.id);
+    const filtered = await page('?order=newest&transactionId=list_4&family=web&limit=2');
+    expect(filtered.body.deliveries.map((delivery: { id: string }) => delivery.id)).toEqual(wanted.slice(-2).reverse());
+
+    expect((await page(`?after=${encodeURIComponent(firstCursor)}&limit=40`)).status).toBe(400);
+    const bad = await page('?order=latest');
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toContain('order must be oldest');
+  });
+
   it('answers 400 for a limit outside 1 to 1000 and accepts 1000', async () => {
     for (const limit of ['0', '1001', 'abc', '-5', '1.5', '']) {
       const answer = await page(`?limit=${limit}`);

@@ -60,8 +60,9 @@ function sender(concurrency: number, maxSockets: number) {
   const send = httpSender({ concurrency, maxSockets });
   closers.push(() => send.close());
   const signal = new AbortController().signal;
-  const post = (url: string) => send({ url, headers: { 'Content-Type': 'application/json' }, body: '{}', timeoutMs: 10_000, signal });
-  return { send, post };
+  const answer = (url: string) => send({ url, headers: { 'Content-Type': 'application/json' }, body: '{}', timeoutMs: 10_000, signal });
+  const post = async (url: string) => (await answer(url)).statusCode;
+  return { send, post, answer };
 }
 
 describe('httpSender', () => {
@@ -126,6 +127,28 @@ describe('httpSender', () => {
     });
     const delivery = dispatcher.enqueue({ url, body: '{}', orderingKey: 'k', successStatus: 200, family: 'sdk', event: 'transactionStatus' });
     await dispatcher.idle();
-    expect(dispatcher.get(delivery.id)).toMatchObject({ status: 'delivered', attempts: [{ attempt: 1, statusCode: 200 }] });
+    expect(dispatcher.get(delivery.id)).toMatchObject({ status: 'delivered', attempts: [{ attempt: 1, statusCode: 200, answer: 'partial' }] });
+  });
+
+  it("keeps the first 256 bytes of the receiver's answer, cut before a character that does not fit, and says the rest was cut", async () => {
+    // 255 bytes, then '€' (3 bytes, which would end at byte 258), then more.
+    const long = `${'a'.repeat(255)}€${'b'.repeat(2000)}`;
+    const server: Server = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => {
+        response.statusCode = request.url === '/long' ? 500 : 200;
+        response.end(request.url === '/long' ? long : request.url === '/empty' ? '' : '{"ok":true}');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const { answer } = sender(2, 4);
+    expect(await answer(`${base}/long`)).toEqual({ statusCode: 500, answer: 'a'.repeat(255), answerTruncated: true });
+    expect(await answer(`${base}/short`)).toEqual({ statusCode: 200, answer: '{"ok":true}', answerTruncated: false });
+    expect(await answer(`${base}/empty`)).toEqual({ statusCode: 200, answer: '', answerTruncated: false });
   });
 });

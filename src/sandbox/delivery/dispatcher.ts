@@ -366,6 +366,8 @@ export class DeliveryDispatcher {
     const at = this.clock.now();
     const started = performance.now();
     let statusCode: number | undefined;
+    let answer: string | undefined;
+    let answerTruncated: true | undefined;
     let error: string | undefined;
     let refused = false;
     const problem = await this.targets.resolvedProblem(delivery.url);
@@ -375,13 +377,16 @@ export class DeliveryDispatcher {
     } else {
       try {
         const body = this.views.bodyOf(delivery);
-        statusCode = await this.send({
+        const answered = await this.send({
           url: delivery.url,
           headers: this.views.headersOf(delivery, body),
           body,
           timeoutMs: ATTEMPT_TIMEOUT_MS,
           signal: this.shutdown.signal,
         });
+        statusCode = answered.statusCode;
+        answer = answered.answer === '' ? undefined : shared(answered.answer);
+        if (answered.answerTruncated) answerTruncated = true;
       } catch (caught) {
         const local = this.stopped ? undefined : this.retries.localFailure(seq, errorCode(caught));
         if (local === 'retrying') return;
@@ -399,6 +404,8 @@ export class DeliveryDispatcher {
       durationMs: Math.round(performance.now() - started),
       statusCode,
       error,
+      answer,
+      answerTruncated,
     };
     const attempts = current.attempts.length === 0 ? [attempt] : current.attempts.concat([attempt]);
     const succeeded = statusCode !== undefined && isReceived(current.successStatus, statusCode);

@@ -1,7 +1,8 @@
 /**
- * The deliveries held, a page at a time, in creation order and filtered by transaction id, family
- * and status (D64, D67): at most `limit` deliveries and about `limits.pageBytes` bytes of them, at
- * most 20,000 records looked at per page, and a signed cursor (ids.ts) to go on from.
+ * The deliveries held, a page at a time, in creation order (or newest first, D281) and filtered by
+ * transaction id, family and status (D64, D67): at most `limit` deliveries and about
+ * `limits.pageBytes` bytes of them, at most 20,000 records looked at per page, and a signed cursor
+ * (ids.ts) to go on from.
  */
 import { upperBound } from '../sorted.js';
 import type { DeliveryHistory } from './history.js';
@@ -12,7 +13,7 @@ import { DEFAULT_PAGE_LIMIT, DeliveryQueryError, MAX_PAGE_LIMIT, type Delivery, 
 
 /** Records looked at for one page at most; a page may then be short, with a `nextCursor`. */
 const MAX_SCAN = 20_000;
-/** What a delivery's view takes besides its body (ids, URL, headers, times), and each attempt, about. */
+/** What a delivery's view takes besides its body (ids, URL, headers, times), and each attempt besides its answer, about. */
 const VIEW_OVERHEAD_BYTES = 1024;
 const ATTEMPT_VIEW_BYTES = 160;
 
@@ -40,34 +41,28 @@ export class DeliveryPages {
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_LIMIT) {
       throw new DeliveryQueryError('limit', `limit must be a whole number from 1 to ${MAX_PAGE_LIMIT}.`);
     }
-    const scope = `${query.transactionId ?? ''}\u0000${query.family ?? ''}\u0000${query.status ?? ''}`;
+    const newest = query.order === 'newest';
+    const scope = `${query.transactionId ?? ''}\u0000${query.family ?? ''}\u0000${query.status ?? ''}${newest ? '\u0000newest' : ''}`;
     const afterSeq = query.after === undefined ? 0 : this.ids.readCursor(query.after, scope);
     const matches = (delivery: StoredDelivery) =>
       (query.family === undefined || delivery.family === query.family) &&
       (query.status === undefined || delivery.status === query.status) &&
       (query.transactionId === undefined || delivery.transactionId === query.transactionId);
+    if (newest) return this.newestFirst(limit, afterSeq, matches, scope);
 
     // The candidates: one transaction's deliveries, or all of them, from just after the cursor. The
     // index of transactions covers the deliveries up to `indexed` (all of them when it caught up).
     const indexed = query.transactionId === undefined || this.index.catchUp(MAX_SCAN) ? Number.POSITIVE_INFINITY : this.index.upTo;
     const seqs = query.transactionId === undefined ? this.history.order : this.index.seqsOf(query.transactionId);
-    const found: StoredDelivery[] = [];
+    const page = new PageFill(limit, this.pageBytes);
     let lastSeq = afterSeq;
     let scanned = 0;
     let index = upperBound(seqs, afterSeq);
     if (query.transactionId === undefined) index = Math.max(index, this.history.orderStart);
-    // At most `limit` deliveries and about `pageBytes` bytes of them (at least one).
-    let bytes = 0;
-    for (; index < seqs.length && found.length <= limit && scanned < MAX_SCAN; index++, scanned++) {
+    for (; index < seqs.length && scanned < MAX_SCAN; index++, scanned++) {
       const seq = seqs[index]!;
       const delivery = this.history.get(seq);
-      if (delivery !== undefined && matches(delivery)) {
-        if (found.length === limit) break;
-        const size = sizeOf(delivery);
-        if (found.length > 0 && bytes + size > this.pageBytes) break;
-        bytes += size;
-        found.push(delivery);
-      }
+      if (delivery !== undefined && matches(delivery) && !page.take(delivery)) break;
       lastSeq = seq;
     }
     let more = index < seqs.length;
@@ -76,12 +71,56 @@ export class DeliveryPages {
       more = true;
       lastSeq = Math.max(lastSeq, indexed);
     }
-    return { deliveries: found.map((delivery) => this.view(delivery)), nextCursor: more ? this.ids.writeCursor(lastSeq, scope) : null };
+    return { deliveries: page.found.map((delivery) => this.view(delivery)), nextCursor: more ? this.ids.writeCursor(lastSeq, scope) : null };
+  }
+
+  /**
+   * A page newest first, from just before the cursor's sequence number (from the newest without
+   * one): the creation order read backwards, filtered as it goes (the index of transactions reads
+   * forwards only), at most 20,000 records looked at, as in creation order.
+   */
+  private newestFirst(limit: number, beforeSeq: number, matches: (delivery: StoredDelivery) => boolean, scope: string): DeliveryPage {
+    const seqs = this.history.order;
+    const stop = this.history.orderStart;
+    let index = beforeSeq === 0 ? seqs.length - 1 : upperBound(seqs, beforeSeq - 1) - 1;
+    const page = new PageFill(limit, this.pageBytes);
+    let lastSeq = beforeSeq;
+    for (let scanned = 0; index >= stop && scanned < MAX_SCAN; index--, scanned++) {
+      const seq = seqs[index]!;
+      const delivery = this.history.get(seq);
+      if (delivery !== undefined && matches(delivery) && !page.take(delivery)) break;
+      lastSeq = seq;
+    }
+    const more = index >= stop;
+    return { deliveries: page.found.map((delivery) => this.view(delivery)), nextCursor: more ? this.ids.writeCursor(lastSeq, scope) : null };
+  }
+}
+
+/** The deliveries of one page as they are offered: at most `limit` and about `pageBytes` bytes of them (at least one). */
+class PageFill {
+  readonly found: StoredDelivery[] = [];
+  private bytes = 0;
+
+  constructor(
+    private readonly limit: number,
+    private readonly pageBytes: number,
+  ) {}
+
+  /** Takes `delivery` into the page; false, without taking it, when the page is full. */
+  take(delivery: StoredDelivery): boolean {
+    if (this.found.length === this.limit) return false;
+    const size = sizeOf(delivery);
+    if (this.found.length > 0 && this.bytes + size > this.pageBytes) return false;
+    this.bytes += size;
+    this.found.push(delivery);
+    return true;
   }
 }
 
 /** About how many bytes a delivery's view takes in a page: its body, and a bound for the rest. */
 function sizeOf(delivery: StoredDelivery): number {
   const body = delivery.body ?? '';
-  return body.length + VIEW_OVERHEAD_BYTES + delivery.attempts.length * ATTEMPT_VIEW_BYTES;
+  let bytes = body.length + VIEW_OVERHEAD_BYTES;
+  for (const attempt of delivery.attempts) bytes += ATTEMPT_VIEW_BYTES + (attempt.answer?.length ?? 0);
+  return bytes;
 }

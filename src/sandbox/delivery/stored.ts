@@ -17,6 +17,13 @@ export interface StoredAttempt {
   durationMs: number;
   statusCode: number | undefined;
   error: string | undefined;
+  /**
+   * The start of the receiver's answer (webhook-client.ts, at most 256 bytes), one string object
+   * for equal answers ({@link shared}): a receiver answers the same text again and again.
+   */
+  answer: string | undefined;
+  /** Whether the answer went on beyond {@link answer}; only when it did. */
+  answerTruncated: true | undefined;
 }
 
 /**
@@ -118,7 +125,7 @@ export function scopeOf(orderingKey: string, transactionId: string | undefined):
   return shared(orderingKey.slice(0, orderingKey.length - transactionId.length));
 }
 
-/** One string object for every equal scope. */
+/** One string object for every equal scope (or answer's start, a short text too). */
 export function shared(scope: string): string {
   let found = scopeCache.get(scope);
   if (found === undefined) {

@@ -44,6 +44,10 @@ interface DeliveryAttempt {
   statusCode?: number;
   /** Why no HTTP status was received (timeout, connection refused, ...). */
   error?: string;
+  /** The start of the receiver's answer (its first 256 bytes at most, as text), when it had a body. */
+  answer?: string;
+  /** `true` when the answer went on beyond `answer`. */
+  answerTruncated?: true;
 }
 
 export interface Delivery {
@@ -121,8 +125,10 @@ export type BodyTemplate = (transactionId: string | undefined, data: string, sig
 /** The signing key of a signer (a partner's or merchant's id), or undefined to send no signature. */
 export type SigningKeys = (signer: string) => string | undefined;
 
-/** A page of deliveries, in creation order. */
+/** A page of deliveries, in creation order or newest first. */
 export interface DeliveryQuery {
+  /** `oldest` (creation order, the default) or `newest` first. */
+  order?: 'oldest' | 'newest' | undefined;
   transactionId?: string | undefined;
   family?: string | undefined;
   status?: DeliveryStatus | undefined;

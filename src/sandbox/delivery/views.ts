@@ -77,6 +77,8 @@ export class DeliveryViews {
         durationMs: attempt.durationMs,
         ...(attempt.statusCode === undefined ? {} : { statusCode: attempt.statusCode }),
         ...(attempt.error === undefined ? {} : { error: attempt.error }),
+        ...(attempt.answer === undefined ? {} : { answer: attempt.answer }),
+        ...(attempt.answerTruncated === true ? { answerTruncated: true as const } : {}),
       })),
       createdAt: this.clock.iso(this.epoch + delivery.createdAt),
       nextAttemptAt: iso(delivery.nextAttemptAt),

@@ -135,10 +135,28 @@ function dashboardPage(script: string): Reply {
 <a class="skip" href="#requests">Skip to the requests</a>
 <header>
 <h1>Pay-later sandbox <span class="sub">dashboard</span></h1>
-<p class="clock">Virtual time: <output id="clock" aria-live="off">…</output> · <span id="live" role="status">connecting…</span></p>
+<p class="clock">Virtual time: <output id="clock" aria-live="off">…</output> · <span id="live" role="status">connecting…</span><span id="who"></span></p>
 <nav aria-label="Sections"><a href="#requests">Requests</a> <a href="#transactions">Transactions</a> <a href="#webhooks">Webhooks</a> <a href="#controls">Controls</a> <a href="/">Landing page</a></nav>
 </header>
 <main>
+<section id="access" aria-labelledby="access-title" hidden>
+<h2 id="access-title">Sign in to this hosted sandbox</h2>
+<p class="note">This sandbox is hosted: a partner or merchant sees only its own requests, transactions and webhooks, the operator everything. The credential stays in this page (a reload asks again); a partner's private key is not sent: the page signs each call with it, as the web flow signs a request.</p>
+<form id="access-form" class="filters">
+<fieldset><legend>As</legend>
+<label><input type="radio" name="kind" value="partner" checked> a partner (web and SDK flows)</label>
+<label><input type="radio" name="kind" value="basic"> a merchant, the gateway or the extras client (HTTP Basic)</label>
+<label><input type="radio" name="kind" value="operator"> the operator</label>
+</fieldset>
+<p><label>Partner id <input name="partnerId" size="20" autocomplete="off"></label>
+<label>Private key <input name="privateKey" type="password" size="24" autocomplete="off"></label></p>
+<p><label>Username <input name="username" size="20" autocomplete="off"></label>
+<label>Password <input name="password" type="password" size="24" autocomplete="off"></label></p>
+<p><label>Operator token <input name="token" type="password" size="36" autocomplete="off"></label></p>
+<button type="submit">Sign in</button>
+<p id="access-note" class="note" role="status"></p>
+</form>
+</section>
 <section id="requests" aria-labelledby="requests-title">
 <h2 id="requests-title">Requests</h2>
 <form id="request-filters" class="filters">
@@ -168,8 +186,9 @@ function dashboardPage(script: string): Reply {
 </section>
 <section id="webhooks" aria-labelledby="webhooks-title">
 <h2 id="webhooks-title">Webhooks</h2>
-<p class="note">Deliveries recorded since this page opened, and those still pending; older ones under their transaction, or <button type="button" id="webhooks-oldest">from the oldest held</button>.</p>
+<p class="note">The newest deliveries first, and each one recorded while this page is open; older ones under their transaction, or below.</p>
 <div id="delivery-list"></div>
+<button type="button" id="webhooks-older" hidden>Older deliveries</button>
 </section>
 <section id="controls" aria-labelledby="controls-title">
 <h2 id="controls-title">Controls</h2>
@@ -214,5 +233,6 @@ ol.timeline { padding-left: 1.25rem; } ol.timeline li { margin: .15rem 0; }
 .delivery { border: 1px solid #e5e7eb; border-radius: 6px; padding: .4rem .6rem; margin: .4rem 0; }
 .control { border-top: 1px solid #e5e7eb; padding: .4rem 0; }
 .control label { margin-right: .75rem; } .control code { margin-left: .25rem; }
+fieldset { border: 1px solid #d1d5db; border-radius: 4px; } .answer code { white-space: pre-wrap; word-break: break-all; }
 .facts { display: grid; grid-template-columns: max-content 1fr; gap: 0 1rem; margin: .25rem 0; } .facts dt { font-weight: 600; } .facts dd { margin: 0; }
 `;
