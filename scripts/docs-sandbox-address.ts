@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
 /** The address the built site writes for the sandbox: `npm start`'s. */
-export const DEFAULT_SANDBOX = 'http://127.0.0.1:4000';
+const DEFAULT_SANDBOX = 'http://127.0.0.1:4000';
 
 /** The paths whose answers carry the sandbox's address: the references and the documents. */
 const REWRITTEN = /^\/(?:(?:gateway|extras|web|sdk)(?:\.html)?|[\w/-]+\.json)$/;
