@@ -1,7 +1,8 @@
 /**
  * The short call of each operation, per language: what a reader pastes into a shell or a file and
  * runs as it is against the sandbox of `npm start`. It reads the address and the credentials from
- * the environment with the sandbox's test values as defaults, makes its own ids (a random suffix,
+ * the environment with the sandbox's test values as defaults (a variable set but empty counts as
+ * unset, as in the guides), makes its own ids (a random suffix,
  * as the complete programs do), sets up in a few plain requests what the call needs (a transaction
  * initiated, confirmed, ...) and then makes the call and prints its status and answer. The
  * reference shows it first, and the complete program (index.ts: every field printed and checked)
@@ -129,8 +130,8 @@ function node(plan: OperationPlan): string {
   const lines = [...header(plan, '//')];
   if (uses(plan, 'run')) lines.push("import { randomBytes } from 'node:crypto';");
   if (auths.length > 0) lines.push(`import { ${auths.map((auth) => FACTORY[auth][0]).join(', ')} } from 'paylater-api';`);
-  lines.push('', "const baseUrl = process.env.PAYLATER_BASE_URL ?? 'http://127.0.0.1:4000';");
-  for (const [name, variable, test] of credentialsOf(plan)) lines.push(`const ${name} = process.env.${variable} ?? ${nodeQuote(test)};`);
+  lines.push('', "const baseUrl = process.env.PAYLATER_BASE_URL || 'http://127.0.0.1:4000';");
+  for (const [name, variable, test] of credentialsOf(plan)) lines.push(`const ${name} = process.env.${variable} || ${nodeQuote(test)};`);
   if (uses(plan, 'run')) lines.push("const run = randomBytes(4).toString('hex'); // makes the ids unique");
   if (uses(plan, 'tomorrowIst')) lines.push("const tomorrowIst = new Date(Date.now() + (24 * 60 + 330) * 60_000).toISOString().slice(0, 10); // India's date tomorrow");
   for (const [name, template] of plan.vars) lines.push(`const ${name} = ${stringLiteral(template, plan.numbers)};`);
@@ -226,8 +227,8 @@ function pythonCall(auths: Set<Auth>): string[] {
 }
 
 function python(plan: OperationPlan): string {
-  const lines = [...header(plan, '#'), `import base64, ${uses(plan, 'tomorrowIst') ? 'datetime, ' : ''}hashlib, json, os, secrets, urllib.error, urllib.request`, '', "base_url = os.environ.get('PAYLATER_BASE_URL', 'http://127.0.0.1:4000')"];
-  for (const [name, variable, test] of credentialsOf(plan)) lines.push(`${snakeCase(name)} = os.environ.get('${variable}', '${test}')`);
+  const lines = [...header(plan, '#'), `import base64, ${uses(plan, 'tomorrowIst') ? 'datetime, ' : ''}hashlib, json, os, secrets, urllib.error, urllib.request`, '', "base_url = os.environ.get('PAYLATER_BASE_URL') or 'http://127.0.0.1:4000'"];
+  for (const [name, variable, test] of credentialsOf(plan)) lines.push(`${snakeCase(name)} = os.environ.get('${variable}') or '${test}'`);
   if (uses(plan, 'run')) lines.push('run = secrets.token_hex(4)  # makes the ids unique');
   if (uses(plan, 'tomorrowIst')) lines.push('tomorrow_ist = (datetime.datetime.now(datetime.timezone(datetime.timedelta(hours=5, minutes=30))) + datetime.timedelta(days=1)).date().isoformat()');
   for (const [name, template] of plan.vars) lines.push(`${snakeCase(name)} = ${pythonString(template, plan.numbers)}`);
