@@ -13,13 +13,15 @@
  * `..`, nothing outside the folder), and a site rebuilt while the server runs needs a restart.
  * Around it: GET and HEAD only (405 otherwise), a 404 that names the path, and every answer says
  * its content type (with its charset) and `nosniff`. Under `/sandbox/` the try-it console's calls
- * go on to a sandbox (scripts/docs-sandbox-proxy.ts).
+ * go on to a sandbox (scripts/docs-sandbox-proxy.ts), and the references name that sandbox in their
+ * Servers panel and code samples (scripts/docs-sandbox-address.ts).
  */
 import { existsSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, resolve, sep } from 'node:path';
 import sirv from 'sirv';
+import { sandboxAddressPages } from './docs-sandbox-address.js';
 import { proxyToSandbox, SANDBOX_ROUTE } from './docs-sandbox-proxy.js';
 
 const root = resolve(import.meta.dirname, '..');
@@ -93,6 +95,8 @@ export async function serveDocs(options: ServeOptions = {}): Promise<DocsServer>
     },
   });
 
+  const withSandboxAddress = sandboxAddressPages(dir, options.sandbox);
+
   const server = createServer((request, response) => {
     if (request.url?.startsWith(SANDBOX_ROUTE)) {
       proxyToSandbox(request, response, options.sandbox).catch(() => {
@@ -107,6 +111,7 @@ export async function serveDocs(options: ServeOptions = {}): Promise<DocsServer>
       return;
     }
     try {
+      if (withSandboxAddress?.(request, response) === true) return;
       if (notModifiedSince(request, dir)) {
         response.writeHead(304);
         response.end();

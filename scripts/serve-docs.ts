@@ -2,7 +2,8 @@
  * `npm run docs:serve`: serves the built site (site/, see `npm run docs`) on
  * http://127.0.0.1:4080, building it first when it is missing or its inputs changed since
  * (scripts/stale.ts; not for --dir, which is served as it is). Options: --port <n>, --host <address>, --dir <folder>, --sandbox <url>
- * (where the try-it console's requests go; default the sandbox of `npm start`). Ctrl-C (SIGINT),
+ * (where the try-it console's requests go, and the sandbox the references name; default
+ * PAYLATER_BASE_URL, else the sandbox of `npm start`). Ctrl-C (SIGINT),
  * SIGTERM or SIGHUP stop it, and so does the end of the npm process that started it (npm passes
  * signals to a shell that does not pass them on; src/cli/launcher.ts).
  * Exit codes: 0 after a stop, 1 when it cannot serve (port in use, no site), 2 for a usage error.
@@ -19,7 +20,8 @@ const USAGE = `Usage: npm run docs:serve -- [--port <n>] [--host <address>] [--d
   --port <n>          default 4080 (0 picks a free port)
   --host <address>    default 127.0.0.1
   --dir <folder>      default site/
-  --sandbox <url>     the sandbox the try-it console calls; default http://127.0.0.1:4000 (npm start)
+  --sandbox <url>     the sandbox the try-it console calls and the references name; default
+                      PAYLATER_BASE_URL, else http://127.0.0.1:4000 (npm start)
   --help              show this text`;
 
 function usageError(message: string): never {
@@ -42,7 +44,8 @@ if (values.help) {
 const port = Number(values.port ?? '4080');
 if (!/^\d+$/.test(values.port ?? '4080') || port > 65_535) usageError(`--port must be a number from 0 to 65535 (got '${values.port}').`);
 
-const sandbox = values.sandbox ?? 'http://127.0.0.1:4000';
+// The sandbox's one setting, as for the samples and the shops: --sandbox, else PAYLATER_BASE_URL.
+const sandbox = values.sandbox ?? (process.env.PAYLATER_BASE_URL || 'http://127.0.0.1:4000');
 if (!/^https?:\/\/[^/?#]+\/?$/.test(sandbox)) usageError(`--sandbox must be an http(s) origin such as http://127.0.0.1:4000 (got '${sandbox}').`);
 
 // The default site is built first when it is missing or older than the guides and documents.

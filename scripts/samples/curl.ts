@@ -5,17 +5,17 @@
  */
 import { pathName, requestTarget, snakeCase, soleVariable, templateParts, type OperationPlan, type Step, type WebhookPlan } from './plan.js';
 
-const shellName = (variable: string): string => snakeCase(variable).toUpperCase();
+export const shellName = (variable: string): string => snakeCase(variable).toUpperCase();
 
 /** A shell word: single-quoted text and "$VARIABLES". */
-function word(template: string): string {
+export function word(template: string): string {
   return templateParts(template)
     .map((part) => ('text' in part ? `'${part.text.replace(/'/g, `'\\''`)}'` : `"$${shellName(part.variable)}"`))
     .join('') || "''";
 }
 
 /** Compact JSON of `value` as one shell word, template strings with their variables spliced in. */
-function jsonWord(value: unknown, numbers: readonly string[]): string {
+export function jsonWord(value: unknown, numbers: readonly string[]): string {
   const pieces: string[] = [];
   let text = '';
   const flush = () => {
@@ -93,7 +93,7 @@ function settings(plan: OperationPlan): string[] {
   return lines;
 }
 
-const HELPERS = {
+export const HELPERS = {
   sign: `# base64(SHA-256(the arguments joined, then the private key)): the signature over the exact bytes
 sign() { printf '%s' "$@" "$PRIVATE_KEY" | openssl dgst -sha256 -binary | base64; }`,
   call: `# call METHOD PATH BODY [curl options...]: sends the request; sets STATUS and ANSWER

@@ -16,7 +16,7 @@ const INSTALL =
   '// `npm install ./paylater-api-<version>.tgz` (docs/web-checkout.md, step 1).';
 
 /** A JavaScript string: a plain literal, or a template literal when it holds variables. */
-function stringLiteral(template: string, numbers: readonly string[]): string {
+export function stringLiteral(template: string, numbers: readonly string[]): string {
   const sole = soleVariable(template);
   if (sole !== undefined && numbers.includes(sole)) return sole;
   const parts = templateParts(template);
@@ -25,14 +25,14 @@ function stringLiteral(template: string, numbers: readonly string[]): string {
   return `\`${parts.map((part) => ('text' in part ? part.text.replace(/[`\\]|\$\{/g, (m) => `\\${m}`) : `\${${part.variable}}`)).join('')}\``;
 }
 
-function quote(text: string): string {
+export function quote(text: string): string {
   return `'${JSON.stringify(text).slice(1, -1).replace(/\\"/g, '"').replace(/'/g, "\\'")}'`;
 }
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 /** A JavaScript literal of a JSON value whose strings are templates, indented. */
-function literal(value: unknown, numbers: readonly string[], indent: string): string {
+export function literal(value: unknown, numbers: readonly string[], indent: string): string {
   return renderLiteral(value, {
     string: (template) => stringLiteral(template, numbers),
     key: (key) => (IDENTIFIER.test(key) ? key : quote(key)),
@@ -73,7 +73,7 @@ const CLIENTS: Record<Exclude<Auth, 'transactional' | 'none'>, { factory: string
 };
 
 /** The second argument of a client call: path and query parameters, the body; '' when none. */
-function callOptions(plan: OperationPlan, step: Step): string {
+export function callOptions(plan: OperationPlan, step: Step): string {
   const params: string[] = [];
   if (step.params !== undefined) {
     params.push(`path: { ${Object.entries(step.params).map(([name, template]) => `${name}: ${stringLiteral(template, plan.numbers)}`).join(', ')} }`);

@@ -11,7 +11,7 @@ function quote(text: string): string {
 }
 
 /** A PHP string expression: literal text joined to `$variables` with `.`. */
-function stringExpression(template: string, numbers: readonly string[]): string {
+export function stringExpression(template: string, numbers: readonly string[]): string {
   const sole = soleVariable(template);
   if (sole !== undefined) return `$${sole}`;
   void numbers;
@@ -21,7 +21,7 @@ function stringExpression(template: string, numbers: readonly string[]): string 
 }
 
 /** A PHP literal of a JSON value: arrays for lists and objects, `new stdClass()` for `{}`. */
-function literal(value: unknown, numbers: readonly string[], indent: string): string {
+export function literal(value: unknown, numbers: readonly string[], indent: string): string {
   return renderLiteral(value, {
     string: (template) => stringExpression(template, numbers),
     key: quote,

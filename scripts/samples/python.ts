@@ -12,7 +12,7 @@ function quote(text: string): string {
 }
 
 /** A Python string expression: literal text joined to variables with `+`. */
-function stringExpression(template: string, numbers: readonly string[]): string {
+export function stringExpression(template: string, numbers: readonly string[]): string {
   const sole = soleVariable(template);
   if (sole !== undefined) return name(sole);
   void numbers;
@@ -21,7 +21,7 @@ function stringExpression(template: string, numbers: readonly string[]): string 
     .join(' + ') || '""';
 }
 
-function literal(value: unknown, numbers: readonly string[], indent: string): string {
+export function literal(value: unknown, numbers: readonly string[], indent: string): string {
   return renderLiteral(value, {
     string: (template) => stringExpression(template, numbers),
     key: quote,

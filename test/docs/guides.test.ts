@@ -67,7 +67,7 @@ describe('the guides', () => {
   it('start the checkout guide on notes.webhook_url (no flag), the partner-level webhook one way, from the web flow only', () => {
     const checkout = read('docs/web-checkout.md');
     expect(checkout).toContain('npx paylater sandbox\n```');
-    expect(checkout).toContain('start it with\n`--web-webhook-url http://127.0.0.1:3000/paylater/webhook`');
+    expect(checkout).toContain('start the sandbox with\n`--web-webhook-url "http://127.0.0.1:$PORT/paylater/webhook"`');
     expect(checkout).not.toMatch(/--webhook-url /);
     expect(checkout).toMatch(/do not\s+also run `paylater listen --forward-to` to the same URL/);
     const webhooks = read('docs/webhooks.md');

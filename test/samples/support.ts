@@ -152,10 +152,18 @@ export interface Run {
   stderr: string;
 }
 
-/** Runs a program to its end (at most `timeoutMs`); its environment is the test's, plus `env`. */
-export function runProgram(command: string, args: string[], options: { cwd: string; env?: Record<string, string>; input?: string; timeoutMs?: number }): Promise<Run> {
+/**
+ * Runs a program to its end (at most `timeoutMs`); its environment is the test's plus `env`, or
+ * `env` alone with `clean` (nothing of the test's own settings leaks into it).
+ */
+export function runProgram(
+  command: string,
+  args: string[],
+  options: { cwd: string; env?: Record<string, string>; clean?: boolean; input?: string; timeoutMs?: number },
+): Promise<Run> {
   return new Promise((done, fail) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const env = options.clean ? { ...options.env } : { ...process.env, ...options.env };
+    const child = spawn(command, args, { cwd: options.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
