@@ -1,8 +1,10 @@
 /**
  * Sending an answer: the body as bytes with its `Content-Length`, JSON by default, never cached.
- * Does nothing when the answer is already under way or the connection is gone.
+ * Does nothing when the answer is already under way or the connection is gone. JSON kept as text
+ * (raw-json.ts) is written as it is.
  */
 import type { ServerResponse } from 'node:http';
+import { stringifyJson } from './raw-json.js';
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
@@ -33,7 +35,7 @@ export function sendBody(response: ServerResponse, status: number, body: unknown
   if (explicitType && (typeof body === 'string' || Buffer.isBuffer(body))) {
     payload = body;
   } else if (body !== undefined) {
-    payload = JSON.stringify(body);
+    payload = stringifyJson(body);
     if (!explicitType) all['Content-Type'] = JSON_CONTENT_TYPE;
   }
   all['Content-Length'] = typeof payload === 'string' ? String(Buffer.byteLength(payload)) : String(payload.length);

@@ -28,6 +28,7 @@ import Denque from 'denque';
 import type { VirtualClock } from './clock.js';
 import { isJsonObject, redactBodyText, shownHeaders, shownTarget, type PathRedactor } from './request-redaction.js';
 import type { RouteFacts } from './router.js';
+import { stringifyJson } from '../http/raw-json.js';
 
 /** The start of a body that is kept; the rest is counted, not kept. */
 const BODY_KEPT = 16 * 1024;
@@ -156,7 +157,7 @@ export class RequestLog {
       // Pages and scripts are described, not kept.
     } else if (body !== undefined) {
       const sent = status >= 400 && isJsonObject(body) ? { ...body, requestId } : body;
-      const text = JSON.stringify(sent) ?? '';
+      const text = stringifyJson(sent) ?? '';
       responseBytes = Buffer.byteLength(text);
       responseBody = text.length > BODY_KEPT ? text.slice(0, BODY_KEPT) : text;
       if (status >= 400 && isJsonObject(body)) reason = reasonOf(body);

@@ -12,7 +12,7 @@ import type { operations } from '../../../generated/types/gateway.js';
 import { paiseAndRupees } from '../amounts.js';
 import type { FamilyContext } from '../context.js';
 import type { EveryField } from '../records.js';
-import { keepJson, type KeptJson } from '../stored-json.js';
+import { keepMeasured, type KeptJson } from '../stored-json.js';
 import { transactionalApiAuth } from './auth.js';
 import { gatewayEligibility, newOtp, type TransactionEngine } from './engine.js';
 import { downPaymentFor } from '../fixtures.js';
@@ -88,7 +88,9 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
 
   ctx.route<operations['createTransaction'], MerchantPrincipal>('createTransaction', {
     authenticate,
-    handle({ body, principal }) {
+    // A large body is parsed off the event loop and its notes kept as text there (json-offload.ts).
+    freeJson: ['/transaction/notes'],
+    handle({ body, principal, kept: offloaded }) {
       const now = clock.now();
       const { merchantId } = principal;
       const { expiryTimestamp, ...given } = body.createConfiguration ?? {};
@@ -140,8 +142,9 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
 
       // D67: notes are kept as JSON text within the limits of members and depth and the notes budget.
       let notes: KeptJson | undefined;
-      if (body.transaction.notes !== undefined && !isEmpty(body.transaction.notes)) {
-        const kept = keepJson(body.transaction.notes, 'transaction.notes', ctx.config.limits);
+      const measured = offloaded?.get('/transaction/notes');
+      if (measured !== undefined ? measured.text !== '{}' : body.transaction.notes !== undefined && !isEmpty(body.transaction.notes)) {
+        const kept = keepMeasured(measured, body.transaction.notes, 'transaction.notes', ctx.config.limits);
         if (!kept.ok) return errors.badRequest(kept.problem, [{ field: '/transaction/notes', issue: kept.issue }]);
         notes = kept.kept;
       }
