@@ -115,7 +115,8 @@ export function registerWeb(ctx: FamilyContext): void {
       lifecycle.start(transaction);
       return {
         status: 200,
-        body: { message: 'TRANSACTION_INITIATED', redirectUrl: checkoutUrl(ctx.publicUrl(), transaction.id) },
+        // Hosted, the link carries the transaction's checkout token (access.ts).
+        body: { message: 'TRANSACTION_INITIATED', redirectUrl: ctx.access.checkoutLink(checkoutUrl(ctx.publicUrl(), transaction.id), { partner: principal.id }, transaction.id) },
       };
     },
   });
@@ -167,7 +168,8 @@ export function registerWeb(ctx: FamilyContext): void {
   ctx.sandboxRoute('GET', '/sandbox/web/transactions/{id}', (request) => {
     const id = request.params.id ?? '';
     const transaction = find(id);
-    if (transaction === undefined) return notFound(id);
+    // Hosted, only with the page's checkout token or an owner's credential (access.ts).
+    if (transaction === undefined || !ctx.access.shopperAllows(request, { partner: transaction.partnerId }, id)) return notFound(id);
     return {
       status: 200,
       body: {

@@ -177,7 +177,12 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
         user,
         deviceInformation: body.deviceInformation,
         mode: body.transaction.mode,
-        url: `${origin}/sandbox/gateway/checkout/${encodeURIComponent(merchantId)}/${encodeURIComponent(body.transaction.id)}`,
+        // Hosted, the link carries the transaction's checkout token (access.ts).
+        url: ctx.access.checkoutLink(
+          `${origin}/sandbox/gateway/checkout/${encodeURIComponent(merchantId)}/${encodeURIComponent(body.transaction.id)}`,
+          { merchant: merchantId },
+          body.transaction.id,
+        ),
         preEligibilityCheckId: body.preEligibilityCheckId,
         configuration: isEmpty(configuration) ? NONE : configuration,
         step: failure === undefined ? 'authenticate' : 'failure',
@@ -375,10 +380,12 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
   });
 
   // The hosted page (`transaction.url`): what it shows and where it sends the user.
-  const hostedPage = (merchantId: string, transactionId: string) => {
+  // Hosted, only with the page's checkout token or a credential that owns the transaction (access.ts).
+  const hostedPage = (request: Parameters<typeof ctx.access.shopperAllows>[0], merchantId: string, transactionId: string) => {
     const merchant = merchants.get(merchantId);
     const transaction = merchant === undefined ? undefined : engine.find(merchantId, transactionId);
-    return merchant === undefined || transaction === undefined ? undefined : { merchant, transaction };
+    if (merchant === undefined || transaction === undefined) return undefined;
+    return ctx.access.shopperAllows(request, { merchant: merchantId }, transactionId) ? { merchant, transaction } : undefined;
   };
   const pageNotFound = (merchantId: string, transactionId: string) =>
     ctx.sandboxErrors.notFound(`No gateway transaction '${transactionId}' of merchant '${merchantId}'.`, 'NO_SUCH_TRANSACTION');
@@ -413,7 +420,7 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
   ctx.sandboxRoute('GET', '/sandbox/gateway/checkout/{merchantId}/{transactionId}', (request) => {
     const merchantId = request.params.merchantId ?? '';
     const transactionId = request.params.transactionId ?? '';
-    const found = hostedPage(merchantId, transactionId);
+    const found = hostedPage(request, merchantId, transactionId);
     if (found === undefined) return pageNotFound(merchantId, transactionId);
     return { status: 200, body: pageView(found.merchant, found.transaction) };
   }, { shopper: true });
@@ -422,7 +429,7 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
   ctx.sandboxRoute('POST', '/sandbox/gateway/checkout/{merchantId}/{transactionId}/cancel', (request) => {
     const merchantId = request.params.merchantId ?? '';
     const transactionId = request.params.transactionId ?? '';
-    const found = hostedPage(merchantId, transactionId);
+    const found = hostedPage(request, merchantId, transactionId);
     if (found === undefined) return pageNotFound(merchantId, transactionId);
     if (isFinal(found.transaction.step)) {
       return ctx.sandboxErrors.error(
