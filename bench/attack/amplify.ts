@@ -24,7 +24,8 @@ export const notesAttack: Attack = {
   finding: '1',
   name: 'notes',
   title: `${WEB_INITIATES} web initiates and ${GATEWAY_TRANSACTIONS} gateway transactions, each with ~1 MiB of {"a":[{},...]} notes, then ${READ_BACKS} read back`,
-  deadlineSeconds: 150,
+  // The read-backs, and the worker's parse on a shared machine, take longer than the initiates did.
+  deadlineSeconds: 300,
   async run(ctx) {
     const hook = await ctx.receiver();
     const sandbox = await ctx.sandbox();

@@ -3,7 +3,8 @@
  * checkout page and the endpoints it calls act only on the transaction their link was made for.
  * Without the link's token, or with another transaction's, each answers as for an unknown
  * transaction; sdk.js, which knows the id and the order's details but not the link, opens the page
- * with those details; an owner's credential (a developer's tools, the dashboard) still works.
+ * with those details; an owner's credential (a developer's tools, the dashboard) still works. And
+ * another partner's id is answered as an unknown one everywhere but the initiate (D242).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PUBLISHED_TEST_PARTNER } from '../../src/sandbox/fixtures.js';
@@ -100,5 +101,35 @@ describe("a hosted sandbox's checkout pages", () => {
     expect((await t.request('GET', path, { headers: { Authorization: first.credentials.auth } })).status).toBe(200);
     const cancelled = await t.request('POST', `${path}/cancel?checkout=${tokenOf(link)}`);
     expect(cancelled.status).toBe(200);
+  });
+
+  it("answer a partner another partner's id exactly as an unknown id, everywhere but the initiate", async () => {
+    /** The answer with the id and the request id taken out. */
+    const shape = (answer: { status: number; text: string }, id: string) => ({
+      status: answer.status,
+      text: answer.text.replaceAll(id, '<id>').replace(/"requestId":"[^"]*"/, ''),
+    });
+    const sdkB = await t.sdk(
+      '/merchant/credit/initiateTransaction',
+      { merchantTransactionId: 'sdk_b_9', userPhoneNumber: user.phoneNumber, userId: 'u_b', amount: 250_000 },
+      B,
+    );
+    expect(sdkB.status).toBe(201);
+    const asA = {
+      status: (id: string) => t.web('GET', `/api/transaction/status?id=${id}`),
+      refund: (id: string) => t.web('POST', '/api/refund', { transactionId: id, amount: 100 }),
+      view: (id: string) => t.web('GET', `/sandbox/web/transactions/${id}`),
+      confirm: (id: string) => t.web('POST', `/sandbox/web/transactions/${id}/confirm`),
+      sdkStatus: (id: string) => t.sdk('/merchant/credit/checkTransactionStatus', { merchantTransactionId: id }),
+      sdkRefund: (id: string) => t.sdk('/merchant/credit/refundTransaction', { merchantTransactionId: id, amount: 100 }),
+      sdkConfirm: (id: string) => t.web('POST', `/sandbox/sdk/transactions/${id}/confirm`),
+    };
+    for (const [name, ask] of Object.entries(asA)) {
+      const theirs = name.startsWith('sdk') ? 'sdk_b_9' : 'shop_b';
+      const unknown = name.startsWith('sdk') ? 'sdk_x_9' : 'shop_x';
+      const [other, none] = [await ask(theirs), await ask(unknown)];
+      expect(other.status, name).toBeGreaterThanOrEqual(400);
+      expect(shape(other, theirs), name).toEqual(shape(none, unknown));
+    }
   });
 });
