@@ -45,7 +45,7 @@ export type Owner = { readonly partner: string } | { readonly merchant: string }
 const OPERATOR: Tenant = Object.freeze({ kind: 'operator' });
 
 /** The query parameter of a hosted page's link that carries its {@link SandboxAccess.checkoutToken}. */
-export const CHECKOUT_PARAMETER = 'checkout';
+const CHECKOUT_PARAMETER = 'checkout';
 
 /** Whether `host` is a loopback address or name (the default `127.0.0.1`, `::1`, `localhost`). */
 export function isLoopbackHost(host: string): boolean {

@@ -16,8 +16,8 @@
  * - When the worker cannot answer (it failed, or ran out of its memory), the body is parsed on the
  *   event loop as before: slower, never wrong.
  * - The worker is plain JavaScript evaluated from a string (no file to find once built or under
- *   the test runner); its measuring repeats stored-json.ts's, and a test holds both to the same
- *   verdicts.
+ *   the test runner), so it cannot import: its depth check repeats src/http/json.ts's and its
+ *   measuring stored-json.ts's, and a test holds both to the same verdicts and refusals.
  */
 import { Worker } from 'node:worker_threads';
 
