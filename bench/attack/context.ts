@@ -18,9 +18,10 @@ interface AttackContext {
   readonly signal: AbortSignal;
   /**
    * Starts a sandbox with the attack's flags and `extra`. `expectExit`: the attack expects it may
-   * refuse to start or end (its end is then not a failure).
+   * refuse to start or end (its end is then not a failure). `probePath`: what the stall probe
+   * asks (a hosted sandbox's clock needs the operator token in its query).
    */
-  sandbox(extra?: readonly string[], options?: { expectExit?: boolean }): Promise<SandboxProcess>;
+  sandbox(extra?: readonly string[], options?: { expectExit?: boolean; probePath?: string }): Promise<SandboxProcess>;
   /** Starts the stall probe against `sandbox` (once per attack); resolves once it warmed up and records. */
   probe(sandbox: SandboxProcess): Promise<void>;
   receiver(options?: ReceiverOptions): Promise<Receiver>;
@@ -69,12 +70,12 @@ export async function runAttack(attack: Attack, options: RunOptions): Promise<At
     name: attack.name,
     log: options.log,
     signal: controller.signal,
-    async sandbox(extra = [], { expectExit = false } = {}) {
+    async sandbox(extra = [], { expectExit = false, probePath }: { expectExit?: boolean; probePath?: string } = {}) {
       const process = await startSandboxProcess([...settings.flags, ...optional.passed, ...extra], KILL_ABOVE_MB, options.nodeOptions);
       sandboxes.push({ process, expectExit });
       // Every attack's first sandbox gets the stall probe, so every case is held to the stall budget.
       if (probe === undefined && !expectExit) {
-        probe = startProbe(process.url, process.child.pid ?? 0);
+        probe = startProbe(process.url, process.child.pid ?? 0, probePath);
         await probe.ready;
       }
       return process;

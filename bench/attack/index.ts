@@ -16,6 +16,7 @@ import { runAttack, type Attack } from './context.js';
 import { firstPageAttack, ssrfAttack, webhookPoolAttack } from './deliveries.js';
 import { sandboxHelp } from './processes.js';
 import { ATTACK_NAMES, flagGroups, type AttackName } from './settings.js';
+import { isolationAttack } from './isolation.js';
 import { tokensAttack } from './tokens.js';
 import { hostHeadersAttack, slowConnectionsAttack, slowStreamsAttack } from './transport.js';
 import { formatTable, type AttackRow } from './verdict.js';
@@ -51,6 +52,7 @@ function attacks(help: string): Attack[] {
     hostHeadersAttack,
     slowConnectionsAttack,
     slowStreamsAttack,
+    isolationAttack,
   ];
 }
 

@@ -18,6 +18,7 @@ export const ATTACK_NAMES = [
   'host-headers',
   'slow-connections',
   'slow-streams',
+  'isolation',
 ] as const;
 export type AttackName = (typeof ATTACK_NAMES)[number];
 
@@ -42,6 +43,8 @@ export const SANDBOX_FLAGS: Readonly<Record<AttackName, SandboxFlags>> = {
   'host-headers': { flags: ['--quiet'], ifAccepted: [] },
   'slow-connections': { flags: ['--quiet'], ifAccepted: [] },
   'slow-streams': { flags: ['--quiet'], ifAccepted: [] },
+  // Hosted with a known operator token (the attack sets PAYLATER_OPERATOR_TOKEN).
+  isolation: { flags: ['--quiet'], ifAccepted: [] },
 };
 
 /**

@@ -18,8 +18,12 @@
  * - the gateway: its Merchant API Basic credentials: every gateway merchant and their transactions;
  * - a merchant: its Transactional API Basic credentials: its own gateway transactions;
  * - the extras client: the extras Basic credentials: the extras users.
+ *
+ * The shopper's pages (the hosted checkout page and the endpoints it calls) need no credential: a
+ * shopper has none. Hosted, their link carries a token of the one transaction they were opened
+ * for ({@link SandboxAccess.checkoutToken}), and they act on that transaction only.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { verifyWebSignature } from '../signature.js';
 import { parseBasicAuthorization } from './auth.js';
@@ -39,6 +43,9 @@ export type Tenant =
 export type Owner = { readonly partner: string } | { readonly merchant: string } | { readonly extras: true };
 
 const OPERATOR: Tenant = Object.freeze({ kind: 'operator' });
+
+/** The query parameter of a hosted page's link that carries its {@link SandboxAccess.checkoutToken}. */
+const CHECKOUT_PARAMETER = 'checkout';
 
 /** Whether `host` is a loopback address or name (the default `127.0.0.1`, `::1`, `localhost`). */
 export function isLoopbackHost(host: string): boolean {
@@ -62,6 +69,7 @@ export class SandboxAccess {
   /** The operator's credential: `PAYLATER_OPERATOR_TOKEN`, or made at start. */
   readonly operatorToken: string;
   private merchantOf: MerchantIdentifier = () => undefined;
+  private readonly checkoutKey: Buffer;
   private readonly tenants = new WeakMap<object, Tenant>();
 
   constructor(
@@ -70,6 +78,40 @@ export class SandboxAccess {
   ) {
     this.hosted = isHosted(config);
     this.operatorToken = config.operatorToken ?? randomBytes(24).toString('base64url');
+    // Sandboxes sharing a store and an operator token make the same links.
+    this.checkoutKey = createHash('sha256').update(`paylater checkout links\u0000${this.operatorToken}`).digest();
+  }
+
+  /**
+   * The token of a hosted page's link (`?checkout=<token>`): the page and its endpoints act on
+   * this one transaction only (hosted mode). An HMAC of the transaction's owner and id under a
+   * key derived from the operator token: nothing to store, the same in every process of a
+   * shared store, and not to be guessed or derived from another transaction's.
+   */
+  checkoutToken(owner: Owner, id: string): string {
+    const who = 'partner' in owner ? `partner:${owner.partner}` : 'merchant' in owner ? `merchant:${owner.merchant}` : 'extras';
+    return createHmac('sha256', this.checkoutKey).update(`${who}\u0000${id}`).digest('base64url').slice(0, 32);
+  }
+
+  /**
+   * Whether a request of a shopper's page (the hosted checkout page's endpoints) may act on the
+   * transaction `id` of `owner`: always when the sandbox is not hosted; hosted, when the request
+   * carries the transaction's {@link checkoutToken} in `?checkout=`, or a credential that owns the
+   * transaction (its partner or merchant, the operator: a developer's tools and the dashboard).
+   * Otherwise the endpoint answers as if the transaction did not exist.
+   */
+  shopperAllows(request: Pick<IncomingRequest, 'url' | 'rawBody' | 'header'>, owner: Owner, id: string): boolean {
+    if (!this.hosted) return true;
+    const given = new URLSearchParams(request.url.split('?')[1] ?? '').get(CHECKOUT_PARAMETER);
+    if (given !== null && secretEquals(given, this.checkoutToken(owner, id))) return true;
+    const tenant = this.tenantOf(request);
+    return tenant !== undefined && this.owns(tenant, owner);
+  }
+
+  /** `url` with the transaction's checkout token appended when hosted; `url` as it is otherwise. */
+  checkoutLink(url: string, owner: Owner, id: string): string {
+    if (!this.hosted) return url;
+    return `${url}${url.includes('?') ? '&' : '?'}${CHECKOUT_PARAMETER}=${this.checkoutToken(owner, id)}`;
   }
 
   /** The gateway family's way to tell a merchant by its Transactional API credentials. */

@@ -8,7 +8,7 @@ import { randomFillSync } from 'node:crypto';
 import { ServerResponse, type IncomingMessage } from 'node:http';
 import { isObject, safeDecode } from '../contract/index.js';
 import { discardBody, readBody } from '../http/body.js';
-import { jsonContentTypeProblem, parseJsonBody } from '../http/json.js';
+import { jsonContentTypeProblem, MAX_JSON_DEPTH, parseJsonBody } from '../http/json.js';
 import { sendBody } from '../http/send.js';
 import type { ErrorHelpers, ErrorReply } from './errors.js';
 import type { IncomingRequest, Reply } from './route-types.js';
@@ -188,6 +188,18 @@ export function jsonBody(request: IncomingRequest, errors: ErrorHelpers): Parsed
         [{ field: 'Content-Type', issue: 'must be application/json' }],
       ),
     };
+  }
+  // A large body of an operation with free values was parsed by the same rules off the event loop.
+  const offloaded = request.offloaded;
+  if (offloaded !== undefined) {
+    if (offloaded.ok) return { ok: true, value: offloaded.value };
+    const message =
+      offloaded.problem === 'syntax'
+        ? `The request body is not valid JSON: ${offloaded.reason ?? 'syntax error'}`
+        : offloaded.problem === 'utf-8'
+          ? 'The request body is not valid UTF-8.'
+          : `The request body is nested more than ${MAX_JSON_DEPTH} levels deep.`;
+    return { ok: false, reply: errors.badRequest(message) };
   }
   const parsed = parseJsonBody(request.rawBody);
   if (parsed.ok) return parsed;

@@ -29,6 +29,7 @@ import type { VirtualClock } from './clock.js';
 import { KeptAnswer } from './io.js';
 import { isJsonObject, redactBodyText, shownHeaders, shownTarget, type PathRedactor } from './request-redaction.js';
 import type { RouteFacts } from './router.js';
+import { stringifyJson } from '../http/raw-json.js';
 
 /** The start of a body that is kept; the rest is counted, not kept. */
 const BODY_KEPT = 16 * 1024;
@@ -160,7 +161,7 @@ export class RequestLog {
       // answer was not sent by the sandbox's own server.
       const text =
         (response instanceof KeptAnswer ? response.sentText : undefined) ??
-        JSON.stringify(status >= 400 && isJsonObject(body) ? { ...body, requestId } : body) ??
+        stringifyJson(status >= 400 && isJsonObject(body) ? { ...body, requestId } : body) ??
         '';
       responseBytes = Buffer.byteLength(text);
       responseBody = text.length > BODY_KEPT ? text.slice(0, BODY_KEPT) : text;

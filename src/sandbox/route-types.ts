@@ -4,6 +4,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ErrorReply } from './errors.js';
+import type { MeasuredJson, OffloadedBody } from './json-offload.js';
 
 /** What a handler answers. A JSON body unless `headers['Content-Type']` says otherwise. */
 export interface Reply {
@@ -26,6 +27,8 @@ export interface IncomingRequest {
   readonly rawBody: Buffer;
   /** A header's value; the first one when repeated. */
   header(name: string): string | undefined;
+  /** A large body of an operation with free values, as the worker parsed it (json-offload.ts). */
+  offloaded?: OffloadedBody;
 }
 
 export type AuthResult<P> = { ok: true; principal: P } | { ok: false; reply: ErrorReply };
@@ -82,6 +85,12 @@ export interface OperationRequest<Op extends OperationShape = LooseOperation, P 
   readonly body: BodyOf<Op>;
   /** What `authenticate` returned (the partner, the merchant, ...). */
   readonly principal: P;
+  /**
+   * The route's free values (its `freeJson`) of a large body, measured and written as text off the
+   * event loop (json-offload.ts), by JSON pointer; `body` then holds a stand-in in their place.
+   * Absent for a body parsed on the event loop: `body` holds them.
+   */
+  readonly kept?: ReadonlyMap<string, MeasuredJson>;
 }
 
 type HandlerResult<Op extends OperationShape> = ReplyOf<Op> | ErrorReply;
@@ -93,6 +102,11 @@ export interface OperationRoute<Op extends OperationShape = LooseOperation, P = 
    */
   authenticate?: (request: IncomingRequest) => AuthResult<P>;
   handle: (request: OperationRequest<Op, P>) => HandlerResult<Op> | Promise<HandlerResult<Op>>;
+  /**
+   * JSON pointers of the body's free values (`/notes`), kept as text: a large body is parsed off the
+   * event loop and these come to `handle` as {@link OperationRequest.kept} (json-offload.ts).
+   */
+  freeJson?: readonly string[];
 }
 
 /** A request of a `/sandbox/` endpoint (not part of the contract). */

@@ -48,6 +48,8 @@ import {
 import { StoreUnavailableError } from './store.js';
 import { validateRequest, type Contract, type ContractOperation, type FamilyName } from './validation.js';
 import { outsideDescription } from './outside-description.js';
+import { OFFLOAD_BYTES, type OffloadedBody } from './json-offload.js';
+import { jsonContentTypeProblem } from '../http/json.js';
 
 export * from './route-types.js';
 export { assignRequestId, newRequestId, send } from './io.js';
@@ -60,6 +62,8 @@ export { assignRequestId, newRequestId, send } from './io.js';
 interface Pipeline {
   errors: ErrorHelpers;
   readsBody: boolean;
+  /** The operation's free values (`OperationRoute.freeJson`): a large body is parsed off the event loop. */
+  freeJson?: readonly string[];
   authenticate?: (request: IncomingRequest) => AuthResult<unknown>;
   run(request: IncomingRequest, principal: unknown, params: Record<string, string>, seen: Seen | undefined): Reply | Promise<Reply>;
   /** Names the route in the log line of an unexpected error. */
@@ -114,6 +118,8 @@ export interface RouterOptions {
   unit?: <T>(work: () => T) => T | Promise<Awaited<T>>;
   /** Told each request that went through the pipeline, just before its reply is sent (the request log). */
   observe?: (response: ServerResponse, facts: RouteFacts) => void;
+  /** Parses a large body off the event loop (json-offload.ts); without it every body is parsed here. */
+  offload?: (bytes: Uint8Array, pointers: readonly string[]) => Promise<OffloadedBody | undefined>;
 }
 
 export class Router {
@@ -151,6 +157,7 @@ export class Router {
     const pipeline: Pipeline = {
       errors,
       readsBody: operation.requestBody !== undefined,
+      ...(loose.freeJson === undefined ? {} : { freeJson: loose.freeJson }),
       authenticate: loose.authenticate,
       run: (incoming, principal, params, seen) => runOperation(operation, errors, loose, incoming, principal, params, seen),
       describe: () => `in ${operation.operationId}`,
@@ -299,13 +306,30 @@ export class Router {
     pathname: string,
   ): Promise<void> | undefined {
     const received = receiveBody(request, response, pipeline.errors, this.options.bodyLimit, pipeline.readsBody);
+    const proceed = (rawBody: Buffer): Promise<void> | undefined => {
+      const incoming = incomingRequest(request, rawBody, method, url, pathname);
+      const offloading = this.offload(pipeline, incoming);
+      if (offloading === undefined) return this.answer(pipeline, request, response, params, incoming);
+      return offloading.then(() => this.answer(pipeline, request, response, params, incoming));
+    };
     if (received instanceof Promise) {
-      return received.then((rawBody) => {
-        if (rawBody !== undefined) return this.answer(pipeline, request, response, params, incomingRequest(request, rawBody, method, url, pathname));
-        return undefined;
-      });
+      return received.then((rawBody) => (rawBody === undefined ? undefined : proceed(rawBody)));
     }
-    return this.answer(pipeline, request, response, params, incomingRequest(request, received, method, url, pathname));
+    return proceed(received);
+  }
+
+  /**
+   * A large JSON body of an operation with free values, parsed in the worker (json-offload.ts) and
+   * set as `incoming.offloaded`; `undefined` when the body is parsed on the event loop (small, not
+   * JSON, or no worker). Runs before authentication: the worker's time is not the event loop's.
+   */
+  private offload(pipeline: Pipeline, incoming: IncomingRequest): Promise<void> | undefined {
+    const { offload } = this.options;
+    if (offload === undefined || pipeline.freeJson === undefined || incoming.rawBody.length < OFFLOAD_BYTES) return undefined;
+    if (jsonContentTypeProblem(incoming.header('content-type')) !== undefined) return undefined;
+    return offload(incoming.rawBody, pipeline.freeJson).then((offloaded) => {
+      if (offloaded !== undefined) incoming.offloaded = offloaded;
+    });
   }
 
   /** Authentication and the work, as one unit of work, then the reply (or the family's error). */
@@ -471,6 +495,7 @@ function runOperation(
     headerParams: validation.value.headers,
     body: validation.value.body,
     principal,
+    ...(incoming.offloaded?.ok === true ? { kept: incoming.offloaded.free } : {}),
   } as OperationRequest<LooseOperation, unknown>;
   return route.handle(request);
 }

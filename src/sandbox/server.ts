@@ -32,6 +32,8 @@ import { loadContract, type FamilyName } from './validation.js';
 import { WebhookStream } from './webhook-stream.js';
 import { SandboxAccess } from './access.js';
 import type { SandboxRouteOptions } from './context.js';
+import { JsonOffload } from './json-offload.js';
+import { MAX_JSON_DEPTH } from '../http/json.js';
 
 /**
  * The module that serves each family of the contract (src/contract/families.ts), registered in
@@ -159,8 +161,12 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     options.requestLog === false
       ? undefined
       : new RequestLog({ byteLimit: config.limits.requestLogBytes, clock, logPath: (path: string): string => router.logPath(path) });
+  // Large bodies with free values (notes, pushed data) are parsed off the event loop (json-offload.ts).
+  const offload = new JsonOffload();
+  const offloadLimits = { maxDepth: MAX_JSON_DEPTH, jsonMembers: config.limits.jsonMembers, jsonDepth: config.limits.jsonDepth };
   const router: Router = new Router({
     bodyLimit: config.bodyLimit,
+    offload: (bytes, pointers) => offload.parse(bytes, pointers, offloadLimits),
     log,
     fallbackErrors: sandboxErrors,
     ...(requestLog === undefined ? {} : { observe: requestLog.observe }),
@@ -390,6 +396,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
         });
       }
       await shared?.close();
+      await offload.close();
     },
     clock,
     store,

@@ -3,13 +3,16 @@
  * extras pushes), kept as its JSON text and parsed only when read (docs/sandbox.md, "Limits and
  * memory budget", D67). Parsed, a JSON value made of small objects costs V8 about 35 times its
  * bytes (1 MiB of `[{},{},...]` is 35 MiB of heap); its text costs its bytes. The text is the
- * value serialised again (`JSON.stringify`), which reads back as the same JSON value.
+ * value serialised again (`JSON.stringify`), which reads back as the same JSON value, and an answer
+ * carries it as it is, not parsed again (src/http/raw-json.ts).
  *
  * Before it is kept, a value is measured: at most `jsonMembers` values (the members of its objects
  * and the items of its arrays, at every level) and `jsonDepth` levels of nesting. Both bound what a
  * read costs when it parses the text again.
  */
+import { RawJson } from '../http/raw-json.js';
 import type { LimitSettings } from './config.js';
+import type { MeasuredJson } from './json-offload.js';
 
 /** A JSON value kept as text: its text and how many bytes (UTF-8) it counts against a budget. */
 export interface KeptJson {
@@ -25,6 +28,27 @@ export type KeepResult = { ok: true; kept: KeptJson } | { ok: false; problem: st
  */
 export function keepJson(value: unknown, what: string, limits: Pick<LimitSettings, 'jsonMembers' | 'jsonDepth'>): KeepResult {
   const over = measure(value, limits.jsonMembers, limits.jsonDepth);
+  if (over !== undefined) return overLimit(over, what, limits);
+  const text = JSON.stringify(value);
+  return { ok: true, kept: { text, bytes: Buffer.byteLength(text, 'utf8') } };
+}
+
+/**
+ * {@link keepJson}'s answer for a value the worker measured and wrote as text (json-offload.ts),
+ * `request.kept`'s entry for the value; `fallback` (the value in the body) when there is none.
+ */
+export function keepMeasured(
+  measured: MeasuredJson | undefined,
+  fallback: unknown,
+  what: string,
+  limits: Pick<LimitSettings, 'jsonMembers' | 'jsonDepth'>,
+): KeepResult {
+  if (measured === undefined) return keepJson(fallback, what, limits);
+  if (measured.over !== undefined) return overLimit(measured.over, what, limits);
+  return { ok: true, kept: { text: measured.text, bytes: measured.bytes } };
+}
+
+function overLimit(over: 'members' | 'depth', what: string, limits: Pick<LimitSettings, 'jsonMembers' | 'jsonDepth'>): KeepResult & { ok: false } {
   if (over === 'members') {
     return {
       ok: false,
@@ -34,22 +58,21 @@ export function keepJson(value: unknown, what: string, limits: Pick<LimitSetting
       issue: `must hold at most ${limits.jsonMembers} values`,
     };
   }
-  if (over === 'depth') {
-    return {
-      ok: false,
-      problem:
-        `${what} is nested more than ${limits.jsonDepth} levels deep; the sandbox keeps at most ${limits.jsonDepth} levels. ` +
-        'Flatten it, or start the sandbox with a higher --max-json-depth.',
-      issue: `must be nested at most ${limits.jsonDepth} levels`,
-    };
-  }
-  const text = JSON.stringify(value);
-  return { ok: true, kept: { text, bytes: Buffer.byteLength(text, 'utf8') } };
+  return {
+    ok: false,
+    problem:
+      `${what} is nested more than ${limits.jsonDepth} levels deep; the sandbox keeps at most ${limits.jsonDepth} levels. ` +
+      'Flatten it, or start the sandbox with a higher --max-json-depth.',
+    issue: `must be nested at most ${limits.jsonDepth} levels`,
+  };
 }
 
-/** The value of a kept text. */
+/**
+ * The value of a kept text, for an answer: written into the answer as the text it is
+ * (src/http/raw-json.ts), never parsed on the way (typed as the value it stands for).
+ */
 export function readJson<T = unknown>(text: string): T {
-  return JSON.parse(text) as T;
+  return new RawJson(text) as unknown as T;
 }
 
 /**

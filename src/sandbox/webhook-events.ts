@@ -15,6 +15,7 @@
  * - the body: the payload's JSON, or, for an event the row makes compact, a few characters that
  *   the row turns back into the same payload (D62: a mass expiry keeps no body per event).
  */
+import { stringifyJson } from '../http/raw-json.js';
 import { webhookEvents, type WebhookFamily, type WebhookName, type WebhookPayload, type WebhookSuccess } from '../contract/webhooks.js';
 import type { FamilyContext } from './context.js';
 
@@ -59,7 +60,7 @@ export function familyWebhooks<F extends WebhookFamily>(ctx: FamilyContext, fami
   const compact = (row.compact ?? {}) as Readonly<Record<string, CompactEvent<unknown>>>;
   const success = new Map<string, WebhookSuccess>(webhookEvents(family).map((event) => [event.name, event.successStatus]));
   for (const [event, forms] of Object.entries(compact)) {
-    deliveries.template(`${family}.${event}`, (transactionId, data, owner) => JSON.stringify(forms.payload(transactionId!, data, owner!)));
+    deliveries.template(`${family}.${event}`, (transactionId, data, owner) => stringifyJson(forms.payload(transactionId!, data, owner!)));
   }
   // One string per owner, shared by every delivery of the owner (stored.ts keeps the scope, not the key).
   const scopes = new Map<string, string>();
@@ -76,7 +77,7 @@ export function familyWebhooks<F extends WebhookFamily>(ctx: FamilyContext, fami
     const forms = compact[event];
     deliveries.record({
       url: subject.url ?? row.url(subject.owner),
-      body: forms === undefined ? JSON.stringify(payload) : { template: `${family}.${event}`, data: forms.data(payload) },
+      body: forms === undefined ? stringifyJson(payload) : { template: `${family}.${event}`, data: forms.data(payload) },
       signer: subject.owner,
       orderingScope: scopeOf(subject.owner),
       successStatus: success.get(event)!,

@@ -229,8 +229,8 @@ export function directLifecycle<T extends DirectRecord, F extends DirectFlow>(ct
 
   /**
    * Registers the user's actions; `answer` gives each family's reply body. `shopperActions` are
-   * those a shopper's page calls (the web checkout's Cancel and Return buttons): open in hosted
-   * mode too, keyed by the transaction id as the page's other endpoints are (access.ts).
+   * those a shopper's page calls (the web checkout's Cancel and Return buttons): hosted, they take
+   * the page's checkout token instead of a credential, as the page's other endpoints do (access.ts).
    */
   function registerUserActions(answer: (updated: T) => unknown, shopperActions: readonly string[] = []): void {
     for (const [action, status] of Object.entries(USER_ACTIONS)) {
@@ -239,8 +239,11 @@ export function directLifecycle<T extends DirectRecord, F extends DirectFlow>(ct
       ctx.sandboxRoute('POST', path, (request) => {
         const id = request.params[settings.pathParam] ?? '';
         const transaction = find(id);
-        // Hosted, another partner's transaction is answered as one that does not exist (access.ts).
-        if (transaction === undefined || (!shopper && !ctx.access.allows(request, { partner: transaction.partnerId }))) return notFound(id);
+        // Hosted, another partner's transaction is answered as one that does not exist, and a
+        // shopper's page acts only on the transaction its link names (access.ts).
+        if (transaction === undefined) return notFound(id);
+        const owner = { partner: transaction.partnerId };
+        if (!(shopper ? ctx.access.shopperAllows(request, owner, id) : ctx.access.allows(request, owner))) return notFound(id);
         if (transaction.status !== 'PENDING') {
           return ctx.sandboxErrors.error(
             409,

@@ -19,7 +19,7 @@ import { extrasAuth } from '../auth.js';
 import type { FamilyContext } from '../context.js';
 import { RequestError } from '../router.js';
 import { ChildRecords } from '../store.js';
-import { keepJson } from '../stored-json.js';
+import { keepMeasured } from '../stored-json.js';
 import { creditInfo, findTestUser } from '../test-users.js';
 
 type Identification = components['schemas']['ExtrasIdentification'];
@@ -143,9 +143,11 @@ export function registerExtras(ctx: FamilyContext): void {
 
   ctx.route<operations['pushMerchantData'], true>('pushMerchantData', {
     authenticate,
-    handle({ body }) {
+    // A large body is parsed off the event loop and its data kept as text there (json-offload.ts).
+    freeJson: ['/data'],
+    handle({ body, kept: measured }) {
       const phoneNumber = body.userPhoneNumber;
-      const kept = keepJson(body.data, 'data', config.limits);
+      const kept = keepMeasured(measured?.get('/data'), body.data, 'data', config.limits);
       if (!kept.ok) return errors.badRequest(`Request body is invalid: ${kept.problem}`, [{ field: '/data', issue: kept.issue }]);
       touch(phoneNumber);
       const previous = merchantData.get(phoneNumber);

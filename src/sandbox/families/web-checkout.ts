@@ -110,10 +110,30 @@ export function registerWebCheckout(ctx: FamilyContext, access: WebCheckoutAcces
     ...(transaction.failureReason === undefined ? {} : { failureReason: transaction.failureReason }),
   });
 
-  // The page.
+  // Hosted, a shopper's request acts only on the transaction its page was opened for: its link
+  // carries the transaction's checkout token (access.ts); anything else is answered as unknown.
+  const findFor = (request: Parameters<typeof ctx.access.shopperAllows>[0], id: string): WebTransaction | undefined => {
+    const transaction = access.find(id);
+    return transaction !== undefined && ctx.access.shopperAllows(request, { partner: transaction.partnerId }, id) ? transaction : undefined;
+  };
+  /** Whether sdk.js opened the page (popup or redirect) with the transaction's own partner, amount and phone number. */
+  const openedByScript = (query: URLSearchParams, transaction: WebTransaction): boolean => {
+    const flow = query.get(FLOW_PARAMS.flow);
+    return (
+      (flow === 'popup' || flow === 'redirect') &&
+      query.get(FLOW_PARAMS.partnerId) === transaction.partnerId &&
+      query.get(FLOW_PARAMS.amount) === String(transaction.amount) &&
+      query.get(FLOW_PARAMS.phoneNumber) === transaction.user.phoneNumber
+    );
+  };
+
+  // The page. Hosted, opened by its link (with the checkout token) or by sdk.js with the
+  // transaction's own details (sdk.js knows the id, not the link); its endpoints get the token.
   ctx.pageRoute('/checkout/{id}', async (request) => {
     const id = request.params.id ?? '';
-    const transaction = access.find(id);
+    const found = access.find(id);
+    const transaction =
+      found !== undefined && (ctx.access.shopperAllows(request, { partner: found.partnerId }, id) || openedByScript(request.query, found)) ? found : undefined;
     if (transaction === undefined) {
       return renderCheckoutMessage(404, 'Payment link not found', 'This pay-later link does not name a payment. Go back to the shop and try again.');
     }
@@ -160,6 +180,7 @@ export function registerWebCheckout(ctx: FamilyContext, access: WebCheckoutAcces
             redirectTo: access.redirectTo(transaction),
             failureReason: transaction.failureReason ?? null,
           };
+    const link = (path: string) => ctx.access.checkoutLink(path, { partner: transaction.partnerId }, id);
     const pageConfig: CheckoutPageConfig = {
       transactionId: transaction.id,
       merchantName: config.partner.merchantName,
@@ -167,11 +188,11 @@ export function registerWebCheckout(ctx: FamilyContext, access: WebCheckoutAcces
       openerOrigin: flow === 'popup' && deliverable ? openerOrigin : null,
       returnTo: flow === 'redirect' && deliverable ? appendTid(returnUrl as string, transaction.id) : null,
       endpoints: {
-        otp: `${base(id)}/otp`,
-        pay: `${base(id)}/pay`,
-        cancel: `${base(id)}/cancel`,
-        fail: `${base(id)}/fail`,
-        state: base(id),
+        otp: link(`${base(id)}/otp`),
+        pay: link(`${base(id)}/pay`),
+        cancel: link(`${base(id)}/cancel`),
+        fail: link(`${base(id)}/fail`),
+        state: link(base(id)),
       },
       otpLength: TEST_OTP.length,
       final,
@@ -201,7 +222,7 @@ export function registerWebCheckout(ctx: FamilyContext, access: WebCheckoutAcces
         ]),
       );
     }
-    const transaction = access.find(id);
+    const transaction = findFor(request, id);
     if (transaction === undefined) return notFound(id);
     if (transaction.status !== 'PENDING') return notPending(transaction);
     const session = sessionOf(id);
@@ -244,7 +265,7 @@ export function registerWebCheckout(ctx: FamilyContext, access: WebCheckoutAcces
         ctx.sandboxErrors.badRequest('method must be UPI or CARD.', [{ field: '/method', issue: 'must be UPI or CARD' }]),
       );
     }
-    const transaction = access.find(id);
+    const transaction = findFor(request, id);
     if (transaction === undefined) return notFound(id);
     if (transaction.status !== 'PENDING') return notPending(transaction);
     if (!sessionOf(id).verified) {
@@ -257,7 +278,7 @@ export function registerWebCheckout(ctx: FamilyContext, access: WebCheckoutAcces
   ctx.sandboxRoute('POST', '/sandbox/web/transactions/{id}/abandon', (request) => {
     const id = request.params.id ?? '';
     const cors = { 'Access-Control-Allow-Origin': '*' };
-    const found = access.find(id);
+    const found = findFor(request, id);
     if (found === undefined) return { ...notFound(id), headers: cors };
     const transaction = found.status === 'PENDING' ? access.finish(found, 'CANCELLED') : found;
     return {

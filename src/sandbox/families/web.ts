@@ -19,7 +19,7 @@ import type { FamilyContext } from '../context.js';
 import { loadBrowserAsset } from '../browser-assets.js';
 import { ChildRecords } from '../store.js';
 import type { EveryField } from '../records.js';
-import { keepJson, readJson, type KeptJson } from '../stored-json.js';
+import { keepMeasured, readJson, type KeptJson } from '../stored-json.js';
 import { directLifecycle, refundDirect, type DirectRefund } from './direct.js';
 import { appendQuery, registerWebCheckout, WEB_CHECKOUT_SESSIONS } from './web-checkout.js';
 import { partnerKey, webAuth, type Partner } from './partner.js';
@@ -71,7 +71,9 @@ export function registerWeb(ctx: FamilyContext): void {
 
   ctx.route<operations['initiateWebTransaction'], Partner>('initiateWebTransaction', {
     authenticate,
-    handle({ body, principal }) {
+    // A large body is parsed off the event loop and its notes kept as text there (json-offload.ts).
+    freeJson: ['/notes'],
+    handle({ body, principal, kept: measured }) {
       if (transactions.has(body.id)) {
         return errors.error(400, 'DUPLICATE_TRANSACTION_ID', `id '${body.id}' was already initiated.`);
       }
@@ -84,7 +86,7 @@ export function registerWeb(ctx: FamilyContext): void {
       // D67: notes are kept as JSON text within the limits of members and depth.
       let notes: KeptJson | undefined;
       if (body.notes !== undefined) {
-        const kept = keepJson(body.notes, 'notes', config.limits);
+        const kept = keepMeasured(measured?.get('/notes'), body.notes, 'notes', config.limits);
         if (!kept.ok) return errors.badRequest(kept.problem);
         notes = kept.kept;
       }
@@ -113,7 +115,8 @@ export function registerWeb(ctx: FamilyContext): void {
       lifecycle.start(transaction);
       return {
         status: 200,
-        body: { message: 'TRANSACTION_INITIATED', redirectUrl: checkoutUrl(ctx.publicUrl(), transaction.id) },
+        // Hosted, the link carries the transaction's checkout token (access.ts).
+        body: { message: 'TRANSACTION_INITIATED', redirectUrl: ctx.access.checkoutLink(checkoutUrl(ctx.publicUrl(), transaction.id), { partner: principal.id }, transaction.id) },
       };
     },
   });
@@ -165,7 +168,8 @@ export function registerWeb(ctx: FamilyContext): void {
   ctx.sandboxRoute('GET', '/sandbox/web/transactions/{id}', (request) => {
     const id = request.params.id ?? '';
     const transaction = find(id);
-    if (transaction === undefined) return notFound(id);
+    // Hosted, only with the page's checkout token or an owner's credential (access.ts).
+    if (transaction === undefined || !ctx.access.shopperAllows(request, { partner: transaction.partnerId }, id)) return notFound(id);
     return {
       status: 200,
       body: {

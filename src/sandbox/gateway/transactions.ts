@@ -12,7 +12,7 @@ import type { operations } from '../../../generated/types/gateway.js';
 import { paiseAndRupees } from '../amounts.js';
 import type { FamilyContext } from '../context.js';
 import type { EveryField } from '../records.js';
-import { keepJson, type KeptJson } from '../stored-json.js';
+import { keepMeasured, type KeptJson } from '../stored-json.js';
 import { transactionalApiAuth } from './auth.js';
 import { gatewayEligibility, newOtp, type TransactionEngine } from './engine.js';
 import { downPaymentFor } from '../fixtures.js';
@@ -88,7 +88,9 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
 
   ctx.route<operations['createTransaction'], MerchantPrincipal>('createTransaction', {
     authenticate,
-    handle({ body, principal }) {
+    // A large body is parsed off the event loop and its notes kept as text there (json-offload.ts).
+    freeJson: ['/transaction/notes'],
+    handle({ body, principal, kept: offloaded }) {
       const now = clock.now();
       const { merchantId } = principal;
       const { expiryTimestamp, ...given } = body.createConfiguration ?? {};
@@ -140,8 +142,9 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
 
       // D67: notes are kept as JSON text within the limits of members and depth and the notes budget.
       let notes: KeptJson | undefined;
-      if (body.transaction.notes !== undefined && !isEmpty(body.transaction.notes)) {
-        const kept = keepJson(body.transaction.notes, 'transaction.notes', ctx.config.limits);
+      const measured = offloaded?.get('/transaction/notes');
+      if (measured !== undefined ? measured.text !== '{}' : body.transaction.notes !== undefined && !isEmpty(body.transaction.notes)) {
+        const kept = keepMeasured(measured, body.transaction.notes, 'transaction.notes', ctx.config.limits);
         if (!kept.ok) return errors.badRequest(kept.problem, [{ field: '/transaction/notes', issue: kept.issue }]);
         notes = kept.kept;
       }
@@ -174,7 +177,12 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
         user,
         deviceInformation: body.deviceInformation,
         mode: body.transaction.mode,
-        url: `${origin}/sandbox/gateway/checkout/${encodeURIComponent(merchantId)}/${encodeURIComponent(body.transaction.id)}`,
+        // Hosted, the link carries the transaction's checkout token (access.ts).
+        url: ctx.access.checkoutLink(
+          `${origin}/sandbox/gateway/checkout/${encodeURIComponent(merchantId)}/${encodeURIComponent(body.transaction.id)}`,
+          { merchant: merchantId },
+          body.transaction.id,
+        ),
         preEligibilityCheckId: body.preEligibilityCheckId,
         configuration: isEmpty(configuration) ? NONE : configuration,
         step: failure === undefined ? 'authenticate' : 'failure',
@@ -380,10 +388,12 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
   });
 
   // The hosted page (`transaction.url`): what it shows and where it sends the user.
-  const hostedPage = (merchantId: string, transactionId: string) => {
+  // Hosted, only with the page's checkout token or a credential that owns the transaction (access.ts).
+  const hostedPage = (request: Parameters<typeof ctx.access.shopperAllows>[0], merchantId: string, transactionId: string) => {
     const merchant = merchants.get(merchantId);
     const transaction = merchant === undefined ? undefined : engine.find(merchantId, transactionId);
-    return merchant === undefined || transaction === undefined ? undefined : { merchant, transaction };
+    if (merchant === undefined || transaction === undefined) return undefined;
+    return ctx.access.shopperAllows(request, { merchant: merchantId }, transactionId) ? { merchant, transaction } : undefined;
   };
   const pageNotFound = (merchantId: string, transactionId: string) =>
     ctx.sandboxErrors.notFound(`No gateway transaction '${transactionId}' of merchant '${merchantId}'.`, 'NO_SUCH_TRANSACTION');
@@ -418,7 +428,7 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
   ctx.sandboxRoute('GET', '/sandbox/gateway/checkout/{merchantId}/{transactionId}', (request) => {
     const merchantId = request.params.merchantId ?? '';
     const transactionId = request.params.transactionId ?? '';
-    const found = hostedPage(merchantId, transactionId);
+    const found = hostedPage(request, merchantId, transactionId);
     if (found === undefined) return pageNotFound(merchantId, transactionId);
     return { status: 200, body: pageView(found.merchant, found.transaction) };
   }, { shopper: true });
@@ -427,7 +437,7 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
   ctx.sandboxRoute('POST', '/sandbox/gateway/checkout/{merchantId}/{transactionId}/cancel', (request) => {
     const merchantId = request.params.merchantId ?? '';
     const transactionId = request.params.transactionId ?? '';
-    const found = hostedPage(merchantId, transactionId);
+    const found = hostedPage(request, merchantId, transactionId);
     if (found === undefined) return pageNotFound(merchantId, transactionId);
     if (isFinal(found.transaction.step)) {
       return ctx.sandboxErrors.error(

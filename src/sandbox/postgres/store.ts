@@ -43,6 +43,7 @@ import { ABSENT, SharedCollection, type Touched } from './collection.js';
 import { describeFailure } from './failures.js';
 import { describeDatabase } from './database-url.js';
 import { migrate } from './schema.js';
+import { stringifyJson } from '../../http/raw-json.js';
 
 /** The collection of the shared virtual clock: one record, `clock`, `{ offsetMs }`. */
 const CLOCK_COLLECTION = 'sandbox.clock';
@@ -522,7 +523,7 @@ export class PostgresStore implements Store {
       'ON CONFLICT (collection, id) DO UPDATE SET data = EXCLUDED.data, seq = EXCLUDED.seq, deleted_at = EXCLUDED.deleted_at';
     for (const { collection, id } of touched) {
       const value = collection.records.get(id);
-      const data = value === undefined ? 'NULL' : client.escapeLiteral(JSON.stringify(value));
+      const data = value === undefined ? 'NULL' : client.escapeLiteral(stringifyJson(value));
       const deletedAt = value === undefined ? 'now()' : 'NULL';
       const row = `(${client.escapeLiteral(collection.name)}, ${client.escapeLiteral(id)}, ${data}, nextval('sandbox_seq'), ${deletedAt})`;
       if (rows.length > 0 && bytes + row.length > STATEMENT_BYTES) {
