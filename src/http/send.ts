@@ -82,5 +82,4 @@ function write(response: ServerResponse, status: number, headers: Record<string,
   headers['Content-Length'] = typeof payload === 'string' ? String(Buffer.byteLength(payload)) : String(payload.length);
   response.writeHead(status, headers);
   response.end(payload);
-  return payload;
 }
