@@ -10,7 +10,7 @@
  *   site/assets/                 the style sheet, the favicon and the logos
  *   site/<file>.br, <file>.gz    Brotli and gzip copies of each text file, for the docs server
  *
- * Every page works without a network: the Redoc script is inlined (`--inlineBundle`), Redoc's
+ * Every page works without a network: the Redoc script is a local asset (assets/redoc.<hash>.js), Redoc's
  * telemetry is switched off (REDOCLY_TELEMETRY=off sets `disableTelemetry` in the page), the
  * "API docs by Redocly" logo that Redoc loads from Redocly's CDN is served from site/assets, and a
  * Content-Security-Policy limits every page to its own origin, so nothing can leave the machine.
@@ -29,10 +29,12 @@
  */
 import type { BuildInputs } from './stale.js';
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { Marked, type Tokens } from 'marked';
+import { writeHashedAsset } from './docs-assets.js';
 import { precompress } from './docs-compress.js';
 import { DiagramMissingError, replaceDiagrams } from './docs-diagrams.js';
 import { EXTRA_PAGES } from './docs-pages/index.js';
@@ -220,10 +222,12 @@ export async function buildDocs(options: DocsOptions = {}): Promise<SitePage[]> 
     if (existsSync(join(docsDir, 'images'))) cpSync(join(docsDir, 'images'), join(work, 'images'), { recursive: true });
 
     const pages: SitePage[] = [{ file: 'index.html', title: 'Pay-later API documentation', kind: 'home' }];
+    // Redoc's script, shared by the four references and cached for a year under its hashed name.
+    const redocBundle = documents.size > 0 ? writeHashedAsset(work, 'redoc.js', localRedocBundle()) : '';
     const references = await mapLimit([...documents], 2, async ([family, document]) => {
       // The rendered copy draws the Mermaid diagrams (scripts/docs-diagrams.ts) and shows each
       // operation's short call first (scripts/samples/short.ts); the download keeps the bundle as it is.
-      const html = await renderReference(family, withShortCalls(family, withDrawings(document, join(work, 'assets'))));
+      const html = await renderReference(family, withShortCalls(family, withDrawings(document, join(work, 'assets'))), redocBundle);
       writeFileSync(join(work, `${family}.html`), html);
       writeFileSync(join(work, 'openapi', `${family}.json`), `${JSON.stringify(document, null, 2)}\n`);
       const title = String((document.info as Record<string, unknown> | undefined)?.title ?? family);
@@ -291,8 +295,19 @@ function withDrawings(document: Record<string, unknown>, assetsDir: string): Rec
   }
 }
 
-/** Renders one family with `redocly build-docs --inlineBundle` and makes the page self-contained. */
-async function renderReference(family: Family, document: Record<string, unknown>): Promise<string> {
+/**
+ * Redoc's browser script as the Redocly CLI ships it: `build-docs` inlines this file into every
+ * page with `--inlineBundle`, or imports the same file from Redocly's CDN without it.
+ */
+const REDOC_BUNDLE = join(root, 'node_modules', '@redocly', 'cli', 'lib', 'chunks', 'redoc.standalone.js');
+
+/**
+ * Renders one family with `redocly build-docs` and makes the page self-contained. Redoc's script
+ * (2.3 MB, 0.5 MB with Brotli: most of a reference page) is not inlined: the page imports the local
+ * copy under its hashed name (`bundle`, `assets/redoc.<hash>.js`), which the browser downloads once
+ * for the four references and keeps.
+ */
+async function renderReference(family: Family, document: Record<string, unknown>, bundle: string): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), `paylater-docs-${family}-`));
   try {
     // The rendered copy only: the sidebar logo leads back to the landing page.
@@ -307,9 +322,9 @@ async function renderReference(family: Family, document: Record<string, unknown>
     writeFileSync(template, REFERENCE_TEMPLATE);
     const title = `${String(info.title ?? family)} | Pay-later API reference`;
     await run(join(root, 'node_modules', '.bin', 'redocly'), [
-      'build-docs', input, '--inlineBundle', '--template', template, '--output', output, '--title', title, '--lint-config', 'off',
+      'build-docs', input, '--template', template, '--output', output, '--title', title, '--lint-config', 'off',
     ]);
-    return makeSelfContained(readFileSync(output, 'utf8'), family);
+    return makeSelfContained(localRedoc(readFileSync(output, 'utf8'), family, bundle), family);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -357,6 +372,37 @@ const REFERENCE_TEMPLATE = `<!DOCTYPE html>
 `;
 
 /**
+ * Redoc's page without `--inlineBundle` imports `hydrate` from Redocly's CDN and preloads it with
+ * the file's SHA-384 (`integrity`): both addresses become the local copy. The integrity stays, and
+ * must be that of the local copy, so the CDN's file and ours are the same version of Redoc.
+ */
+function localRedoc(html: string, family: string, bundle: string): string {
+  const cdn = /https:\/\/cdn\.redocly\.com\/redoc\/v[^"'\s]+\/redoc\.standalone\.js/g;
+  const addresses = new Set(html.match(cdn) ?? []);
+  if (addresses.size !== 1) throw new DocsBuildError(`${family}.html: Redoc's page does not import one bundle from Redocly's CDN (found ${addresses.size}).`);
+  const integrity = html.match(/integrity="(sha384-[^"]+)"/)?.[1];
+  if (integrity !== sha384(readFileSync(REDOC_BUNDLE))) {
+    throw new DocsBuildError(`${family}.html: the Redoc bundle the page expects is not node_modules' copy (${REDOC_BUNDLE}); run \`npm ci\`.`);
+  }
+  return html.replace(cdn, `./${bundle}`).replace(`integrity="${integrity}"`, `integrity="${sha384(localRedocBundle())}"`);
+}
+
+/** Redoc's bundle with the attribution logo it loads from Redocly's CDN read from the local assets. */
+function localRedocBundle(): string {
+  if (redocBundleCopy !== undefined) return redocBundleCopy;
+  let bundle = readFileSync(REDOC_BUNDLE, 'utf8');
+  for (const [remote, local] of REDOC_LOGOS) bundle = bundle.split(remote).join(local);
+  if (/https:\/\/cdn\.redoc\.ly\/[^"'`\s]+\.svg/.test(bundle)) throw new DocsBuildError(`Redoc's bundle loads a picture from Redocly's CDN that has no local copy.`);
+  redocBundleCopy = bundle;
+  return bundle;
+}
+let redocBundleCopy: string | undefined;
+
+function sha384(content: string | Buffer): string {
+  return `sha384-${createHash('sha384').update(content).digest('base64')}`;
+}
+
+/**
  * Makes Redoc's page work offline: the attribution logo from the local assets (the head, with
  * its Content-Security-Policy, comes from REFERENCE_TEMPLATE). Throws when the page lacks the
  * policy or still loads a script or style sheet from elsewhere (the Redoc bundle must be inline).
@@ -368,8 +414,8 @@ export function makeSelfContained(html: string, family: string): string {
     throw new DocsBuildError(`${family}.html: the page was not built from the reference template (no Content-Security-Policy).`);
   }
   page = hashRoutes(page, family);
-  const external = page.match(/<(?:script|link)\b[^>]*\b(?:src|href)=["']?(?:https?:)?\/\/[^"'\s>]+/i);
-  if (external) throw new DocsBuildError(`${family}.html still loads ${external[0]}: the Redoc bundle must be inlined.`);
+  const external = page.match(/<(?:script|link)\b[^>]*\b(?:src|href)=["']?(?:https?:)?\/\/[^"'\s>]+|\bimport\b[^;]*\bfrom\s*["'](?:https?:)?\/\/[^"']+/i);
+  if (external) throw new DocsBuildError(`${family}.html still loads ${external[0]}: the Redoc bundle must be the local copy.`);
   if (!/"disableTelemetry":true/.test(page)) throw new DocsBuildError(`${family}.html: Redoc's telemetry is not disabled.`);
   return page;
 }

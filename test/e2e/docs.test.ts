@@ -20,6 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUDIENCE_HEADINGS, IMPLEMENTER_GUIDES, listGuides, type SitePage } from '../../scripts/docs-site.js';
 import { FAMILIES, type Family } from '../../scripts/families.js';
 import { serveDocs } from '../../scripts/docs-server.js';
+import { measureSite } from '../../scripts/docs-weight.js';
 import { createSandbox } from '../../src/sandbox/server.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
@@ -303,6 +304,21 @@ describe('the API references', () => {
       await v.context.close();
     }
   }, 240_000);
+});
+
+describe('the weight of the pages', () => {
+  it('each reference costs under 300 KB on the wire by itself; Redoc is one shared asset named by its hash; a guide costs under 60 KB', () => {
+    const weights = new Map(measureSite(siteDir).map((w) => [w.file, w]));
+    const bundles = new Set<string>();
+    for (const family of FAMILIES) {
+      const weight = weights.get(`${family}.html`);
+      expect(weight, family).toBeDefined();
+      expect(weight?.wire, `${family}.html on the wire`).toBeLessThan(300_000);
+      for (const asset of weight?.assets.filter((a) => /\/redoc\./.test(a)) ?? []) bundles.add(asset);
+    }
+    expect([...bundles]).toEqual([expect.stringMatching(/^assets\/redoc\.[0-9a-f]{16}\.js$/)]);
+    for (const guide of guides) expect(weights.get(guide.file)?.firstVisit, `${guide.file} with its assets`).toBeLessThan(60_000);
+  });
 });
 
 describe('the servers of the documents', () => {
