@@ -7,7 +7,8 @@
  *   site/changelog.html, ...     the pages of scripts/docs-pages/index.ts (changelog, contract changes)
  *   site/openapi/<family>.json   the bundled documents, to download
  *   site/images/                 the guides' pictures (docs/images/)
- *   site/assets/                 the style sheet, the favicon and the logos
+ *   site/assets/                 the style sheet, the favicon and the logos; the shared scripts and
+ *                                the style sheet named by their hash (scripts/docs-assets.ts)
  *   site/<file>.br, <file>.gz    Brotli and gzip copies of each text file, for the docs server
  *
  * Every page works without a network: the Redoc script is a local asset (assets/redoc.<hash>.js), Redoc's
@@ -34,7 +35,7 @@ import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, re
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { Marked, type Tokens } from 'marked';
-import { writeHashedAsset } from './docs-assets.js';
+import { hashedName, writeHashedAsset } from './docs-assets.js';
 import { precompress } from './docs-compress.js';
 import { DiagramMissingError, replaceDiagrams } from './docs-diagrams.js';
 import { EXTRA_PAGES } from './docs-pages/index.js';
@@ -597,7 +598,7 @@ function layout(page: {
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>${escapeHtml(fullTitle)}</title>
   <link rel="icon" href="assets/favicon.svg" type="image/svg+xml">
-  <link rel="stylesheet" href="assets/site.css">
+  <link rel="stylesheet" href="${siteCssLink()}">
 </head>
 <body>
   <header class="top">
@@ -627,8 +628,13 @@ function escapeHtml(text: string): string {
 // ---------------------------------------------------------------------------------------------
 // Assets
 
+/** The style sheet's link, by its hashed name (scripts/docs-assets.ts): browsers keep it for a year. */
+function siteCssLink(): string {
+  return `assets/${hashedName('site.css', SITE_CSS)}`;
+}
+
 function writeAssets(dir: string): void {
-  writeFileSync(join(dir, 'site.css'), SITE_CSS);
+  writeHashedAsset(dirname(dir), 'site.css', SITE_CSS);
   writeFileSync(join(dir, 'logo.svg'), LOGO_SVG);
   writeFileSync(join(dir, 'favicon.svg'), LOGO_SVG);
   // Local stand-ins for the attribution logo Redoc loads from cdn.redoc.ly.
