@@ -9,6 +9,7 @@
  *   site/images/                 the guides' pictures (docs/images/)
  *   site/assets/                 the style sheet, the favicon and the logos; the shared scripts and
  *                                the style sheet named by their hash (scripts/docs-assets.ts)
+ *   site/assets/search*          the site's search: its script, style sheet and index (scripts/docs-search.ts)
  *   site/<file>.br, <file>.gz    Brotli and gzip copies of each text file, for the docs server
  *
  * Every page works without a network: the Redoc script is a local asset (assets/redoc.<hash>.js), Redoc's
@@ -37,6 +38,8 @@ import { basename, dirname, join, relative, resolve } from 'node:path';
 import { Marked, type Tokens } from 'marked';
 import { hashedName, writeHashedAsset } from './docs-assets.js';
 import { precompress } from './docs-compress.js';
+import { guideEntries, referenceEntries, searchHead, writeSearch } from './docs-search.js';
+import { headingIds, plain } from './docs-text.js';
 import { DiagramMissingError, replaceDiagrams } from './docs-diagrams.js';
 import { EXTRA_PAGES } from './docs-pages/index.js';
 import { withShortCalls } from './samples/short.js';
@@ -182,14 +185,6 @@ export function describeMarkdown(markdown: string, source: string): { title: str
   return { title, summary };
 }
 
-/** Markdown inline text without its marks: `code`, **bold**, [links](x). */
-function plain(text: string): string {
-  return text
-    .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/[`*_]/g, '')
-    .trim();
-}
 
 /** Builds the whole site and returns its pages (landing page first). */
 export async function buildDocs(options: DocsOptions = {}): Promise<SitePage[]> {
@@ -225,22 +220,35 @@ export async function buildDocs(options: DocsOptions = {}): Promise<SitePage[]> 
     const pages: SitePage[] = [{ file: 'index.html', title: 'Pay-later API documentation', kind: 'home' }];
     // Redoc's script, shared by the four references and cached for a year under its hashed name.
     const redocBundle = documents.size > 0 ? writeHashedAsset(work, 'redoc.js', localRedocBundle()) : '';
-    const references = await mapLimit([...documents], 2, async ([family, document]) => {
+    const rendered = await mapLimit([...documents], 2, async ([family, document]) => {
       // The rendered copy draws the Mermaid diagrams (scripts/docs-diagrams.ts) and shows each
       // operation's short call first (scripts/samples/short.ts); the download keeps the bundle as it is.
       const html = await renderReference(family, withShortCalls(family, withDrawings(document, join(work, 'assets'))), redocBundle);
-      writeFileSync(join(work, `${family}.html`), html);
       writeFileSync(join(work, 'openapi', `${family}.json`), `${JSON.stringify(document, null, 2)}\n`);
+      return { family, document, html };
+    });
+    const guideFiles = new Set(guides.map((g) => g.source));
+    const markdowns = new Map(guides.map((g) => [g.source, expandWorkflows(readFileSync(join(docsDir, g.source), 'utf8'), documentsDir)]));
+
+    // One search over the guides and the references (scripts/docs-search.ts), in the head of every page.
+    const search = await writeSearch(work, [
+      ...guides.flatMap((g) => guideEntries(g, markdowns.get(g.source) ?? '')),
+      ...rendered.flatMap(({ family, document, html }) => referenceEntries(family, document, html)),
+    ]);
+    const withSearch = (html: string) => {
+      if (!html.includes('</head>')) throw new DocsBuildError('a page has no </head> for the search box.');
+      return html.replace('</head>', `  ${searchHead(search)}\n</head>`);
+    };
+
+    for (const { family, document, html } of rendered) {
+      writeFileSync(join(work, `${family}.html`), withSearch(html));
       const title = String((document.info as Record<string, unknown> | undefined)?.title ?? family);
       log(`${family}.html  ${title}`);
-      return { file: `${family}.html`, title, kind: 'reference', family } satisfies SitePage;
-    });
-    pages.push(...references);
+      pages.push({ file: `${family}.html`, title, kind: 'reference', family });
+    }
 
-    const guideFiles = new Set(guides.map((g) => g.source));
     for (const guide of guides) {
-      const markdown = expandWorkflows(readFileSync(join(docsDir, guide.source), 'utf8'), documentsDir);
-      writeFileSync(join(work, guide.file), renderGuide(guide, markdown, guides, families, guideFiles));
+      writeFileSync(join(work, guide.file), withSearch(renderGuide(guide, markdowns.get(guide.source) ?? '', guides, families, guideFiles)));
       log(`${guide.file}  ${guide.title}`);
       pages.push({ file: guide.file, title: guide.title, kind: 'guide', source: guide.source });
     }
@@ -250,12 +258,12 @@ export async function buildDocs(options: DocsOptions = {}): Promise<SitePage[]> 
     for (const extra of EXTRA_PAGES) {
       extra.write?.(work, context);
       const main = extra.render(context);
-      writeFileSync(join(work, extra.file), extra.fullPage ? main : layout({ title: extra.title, current: extra.file, guides, families, main }));
+      writeFileSync(join(work, extra.file), extra.fullPage ? main : withSearch(layout({ title: extra.title, current: extra.file, guides, families, main })));
       log(`${extra.file}  ${extra.title}`);
       pages.push({ file: extra.file, title: extra.title, kind: 'page' });
     }
 
-    writeFileSync(join(work, 'index.html'), renderHome(documents, guides, families));
+    writeFileSync(join(work, 'index.html'), withSearch(renderHome(documents, guides, families)));
     log('index.html  the landing page');
 
     await precompress(work);
@@ -441,14 +449,11 @@ function hashRoutes(page: string, family: string): string {
 /** Markdown to HTML as the guides have it: anchored headings, links between guides to their pages. */
 function renderMarkdown(markdown: string, guideFiles: Set<string>): string {
   const marked = new Marked({ gfm: true });
-  const slugs = new Map<string, number>();
+  const headingId = headingIds();
   marked.use({
     renderer: {
       heading({ tokens, depth, text }) {
-        const base = slug(plain(text)) || 'section';
-        const seen = slugs.get(base) ?? 0;
-        slugs.set(base, seen + 1);
-        const id = seen === 0 ? base : `${base}-${seen}`;
+        const id = headingId(text);
         return `<h${depth} id="${id}">${this.parser.parseInline(tokens)}<a class="anchor" href="#${id}" aria-label="Link to this section">#</a></h${depth}>\n`;
       },
       link({ href, title, tokens }) {
@@ -484,14 +489,6 @@ function rewriteLink(href: string, guideFiles: Set<string>): string {
   return href;
 }
 
-function slug(text: string): string {
-  return text
-    .toLowerCase()
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '');
-}
 
 function renderHome(documents: Map<Family, Record<string, unknown>>, guides: Guide[], families: readonly Family[]): string {
   const cards = families
