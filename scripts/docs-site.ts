@@ -371,7 +371,10 @@ const REFERENCE_TEMPLATE = `<!DOCTYPE html>
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>{{title}}</title>
   <link rel="icon" href="assets/favicon.svg" type="image/svg+xml">
-  <style>body { padding: 0; margin: 0; }</style>
+  <style>body { padding: 0; margin: 0; }
+  /* A flow diagram at its drawn size (labels of 16 px), scrolled sideways in the column, never shrunk to unreadable text. */
+  #redoc a:has(> img[src^="assets/diagrams/"]) { display: block; overflow-x: auto; }
+  #redoc img[src^="assets/diagrams/"] { max-width: none; width: auto; height: auto; }</style>
   {{{redocHead}}}
 </head>
 <body>

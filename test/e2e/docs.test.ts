@@ -398,7 +398,20 @@ describe('the flow diagrams', () => {
       }));
       expect(shown.complete).toBe(true);
       expect(shown.naturalWidth).toBeGreaterThan(400);
-      expect(shown.width).toBeGreaterThan(300);
+      // Drawn at its size, not shrunk to the column: its 16 px labels stay 16 px; the column scrolls sideways.
+      expect(Math.round(shown.width)).toBe(shown.naturalWidth);
+      const labels = await drawing.first().evaluate(async (img: HTMLImageElement) => {
+        const svg = await (await fetch(img.src)).text();
+        const sizes = [...svg.matchAll(/font-size:\s*([\d.]+)px/g)].map((m) => Number(m[1]));
+        return { smallest: Math.min(...sizes), scale: img.getBoundingClientRect().width / img.naturalWidth };
+      });
+      expect(labels.smallest * labels.scale).toBeGreaterThanOrEqual(12);
+      const frame = await drawing.first().evaluate((img) => {
+        const box = img.closest('a')?.getBoundingClientRect();
+        const column = img.closest('p, div')?.parentElement?.getBoundingClientRect();
+        return { right: box?.right ?? 0, columnRight: column?.right ?? 0 };
+      });
+      expect(frame.right).toBeLessThanOrEqual(frame.columnRight + 1);
       expect(shown.alt).toBe(family === 'gateway' ? 'Transaction flow: sequence diagram' : 'Flow: sequence diagram');
       // A click opens it at full size.
       expect(await drawing.first().evaluate((img) => img.closest('a')?.getAttribute('href'))).toBe(await drawing.first().getAttribute('src'));
