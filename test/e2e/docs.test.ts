@@ -381,7 +381,7 @@ describe('the servers of the documents', () => {
 });
 
 describe('the flow diagrams', () => {
-  it.each(['gateway', 'web'] as const)('the %s reference shows its transaction flow as a drawing, not as Mermaid text', async (family) => {
+  it.each(['gateway', 'web', 'sdk'] as const)('the %s reference shows its transaction flow as a drawing, not as Mermaid text', async (family) => {
     const v = await visit(`${family}.html`);
     try {
       const { page } = v;
