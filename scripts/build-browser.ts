@@ -27,7 +27,7 @@ const ENTRIES: Record<string, string> = {
 };
 
 /** The esbuild options of every browser bundle: one minified IIFE for browsers of 2019 onwards. */
-const BROWSER_BUILD_OPTIONS = {
+export const BROWSER_BUILD_OPTIONS = {
   bundle: true,
   format: 'iife',
   target: 'es2019',

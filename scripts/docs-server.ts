@@ -6,8 +6,9 @@
  * `Last-Modified`; `If-None-Match` gets a 304, and so does an `If-Modified-Since` not older than
  * the file, which sirv leaves to its caller) and `Cache-Control: public,max-age=0,must-revalidate`
  * so that a browser asks again but downloads a page only when it changed. A file named by the hash
- * of its content (the diagrams, `assets/diagrams/<16 hex>.svg`) never changes under its name: it is
- * cached for a year, `immutable`.
+ * of its content (scripts/docs-assets.ts: Redoc's and Scalar's scripts, the style sheet, the search
+ * index, the diagrams) never changes under its name: it is cached for a year, `immutable`, and a
+ * browser does not even ask again (a conditional request for it still gets its 304).
  *
  * sirv lists the site's files once, when the server starts: only those files can be served (no
  * `..`, nothing outside the folder), and a site rebuilt while the server runs needs a restart.
@@ -21,6 +22,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { extname, join, resolve, sep } from 'node:path';
 import sirv from 'sirv';
+import { HASHED_ASSET } from './docs-assets.js';
 import { sandboxAddressPages } from './docs-sandbox-address.js';
 import { proxyToSandbox, SANDBOX_ROUTE } from './docs-sandbox-proxy.js';
 
@@ -91,7 +93,7 @@ export async function serveDocs(options: ServeOptions = {}): Promise<DocsServer>
       const type = extname(pathname) === '' ? CONTENT_TYPES['.html'] : CONTENT_TYPES[extname(pathname).toLowerCase()];
       if (type) response.setHeader('Content-Type', type);
       response.setHeader('X-Content-Type-Options', 'nosniff');
-      if (HASHED.test(pathname)) response.setHeader('Cache-Control', 'public,max-age=31536000,immutable');
+      if (HASHED_ASSET.test(pathname)) response.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
     },
   });
 
@@ -147,9 +149,6 @@ export async function serveDocs(options: ServeOptions = {}): Promise<DocsServer>
       }),
   };
 }
-
-/** A file named by the hash of its content: the same name always holds the same bytes. */
-const HASHED = /\/assets\/diagrams\/[0-9a-f]{16}\.svg$/;
 
 /**
  * Whether the request's `If-Modified-Since` (without `If-None-Match`, which sirv answers) is not

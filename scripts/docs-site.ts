@@ -7,10 +7,12 @@
  *   site/changelog.html, ...     the pages of scripts/docs-pages/index.ts (changelog, contract changes)
  *   site/openapi/<family>.json   the bundled documents, to download
  *   site/images/                 the guides' pictures (docs/images/)
- *   site/assets/                 the style sheet, the favicon and the logos
+ *   site/assets/                 the style sheet, the favicon and the logos; the shared scripts and
+ *                                the style sheet named by their hash (scripts/docs-assets.ts)
+ *   site/assets/search*          the site's search: its script, style sheet and index (scripts/docs-search.ts)
  *   site/<file>.br, <file>.gz    Brotli and gzip copies of each text file, for the docs server
  *
- * Every page works without a network: the Redoc script is inlined (`--inlineBundle`), Redoc's
+ * Every page works without a network: the Redoc script is a local asset (assets/redoc.<hash>.js), Redoc's
  * telemetry is switched off (REDOCLY_TELEMETRY=off sets `disableTelemetry` in the page), the
  * "API docs by Redocly" logo that Redoc loads from Redocly's CDN is served from site/assets, and a
  * Content-Security-Policy limits every page to its own origin, so nothing can leave the machine.
@@ -29,11 +31,15 @@
  */
 import type { BuildInputs } from './stale.js';
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { Marked, type Tokens } from 'marked';
+import { hashedName, writeHashedAsset } from './docs-assets.js';
 import { precompress } from './docs-compress.js';
+import { guideEntries, referenceEntries, searchHead, writeSearch } from './docs-search.js';
+import { headingIds, plain } from './docs-text.js';
 import { DiagramMissingError, replaceDiagrams } from './docs-diagrams.js';
 import { EXTRA_PAGES } from './docs-pages/index.js';
 import { withShortCalls } from './samples/short.js';
@@ -179,14 +185,6 @@ export function describeMarkdown(markdown: string, source: string): { title: str
   return { title, summary };
 }
 
-/** Markdown inline text without its marks: `code`, **bold**, [links](x). */
-function plain(text: string): string {
-  return text
-    .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/[`*_]/g, '')
-    .trim();
-}
 
 /** Builds the whole site and returns its pages (landing page first). */
 export async function buildDocs(options: DocsOptions = {}): Promise<SitePage[]> {
@@ -220,22 +218,37 @@ export async function buildDocs(options: DocsOptions = {}): Promise<SitePage[]> 
     if (existsSync(join(docsDir, 'images'))) cpSync(join(docsDir, 'images'), join(work, 'images'), { recursive: true });
 
     const pages: SitePage[] = [{ file: 'index.html', title: 'Pay-later API documentation', kind: 'home' }];
-    const references = await mapLimit([...documents], 2, async ([family, document]) => {
+    // Redoc's script, shared by the four references and cached for a year under its hashed name.
+    const redocBundle = documents.size > 0 ? writeHashedAsset(work, 'redoc.js', localRedocBundle()) : '';
+    const rendered = await mapLimit([...documents], 2, async ([family, document]) => {
       // The rendered copy draws the Mermaid diagrams (scripts/docs-diagrams.ts) and shows each
       // operation's short call first (scripts/samples/short.ts); the download keeps the bundle as it is.
-      const html = await renderReference(family, withShortCalls(family, withDrawings(document, join(work, 'assets'))));
-      writeFileSync(join(work, `${family}.html`), html);
+      const html = await renderReference(family, withShortCalls(family, withDrawings(document, join(work, 'assets'))), redocBundle);
       writeFileSync(join(work, 'openapi', `${family}.json`), `${JSON.stringify(document, null, 2)}\n`);
+      return { family, document, html };
+    });
+    const guideFiles = new Set(guides.map((g) => g.source));
+    const markdowns = new Map(guides.map((g) => [g.source, expandWorkflows(readFileSync(join(docsDir, g.source), 'utf8'), documentsDir)]));
+
+    // One search over the guides and the references (scripts/docs-search.ts), in the head of every page.
+    const search = await writeSearch(work, [
+      ...guides.flatMap((g) => guideEntries(g, markdowns.get(g.source) ?? '')),
+      ...rendered.flatMap(({ family, document, html }) => referenceEntries(family, document, html)),
+    ]);
+    const withSearch = (html: string) => {
+      if (!html.includes('</head>')) throw new DocsBuildError('a page has no </head> for the search box.');
+      return html.replace('</head>', `  ${searchHead(search)}\n</head>`);
+    };
+
+    for (const { family, document, html } of rendered) {
+      writeFileSync(join(work, `${family}.html`), withSearch(html));
       const title = String((document.info as Record<string, unknown> | undefined)?.title ?? family);
       log(`${family}.html  ${title}`);
-      return { file: `${family}.html`, title, kind: 'reference', family } satisfies SitePage;
-    });
-    pages.push(...references);
+      pages.push({ file: `${family}.html`, title, kind: 'reference', family });
+    }
 
-    const guideFiles = new Set(guides.map((g) => g.source));
     for (const guide of guides) {
-      const markdown = expandWorkflows(readFileSync(join(docsDir, guide.source), 'utf8'), documentsDir);
-      writeFileSync(join(work, guide.file), renderGuide(guide, markdown, guides, families, guideFiles));
+      writeFileSync(join(work, guide.file), withSearch(renderGuide(guide, markdowns.get(guide.source) ?? '', guides, families, guideFiles)));
       log(`${guide.file}  ${guide.title}`);
       pages.push({ file: guide.file, title: guide.title, kind: 'guide', source: guide.source });
     }
@@ -245,12 +258,12 @@ export async function buildDocs(options: DocsOptions = {}): Promise<SitePage[]> 
     for (const extra of EXTRA_PAGES) {
       extra.write?.(work, context);
       const main = extra.render(context);
-      writeFileSync(join(work, extra.file), extra.fullPage ? main : layout({ title: extra.title, current: extra.file, guides, families, main }));
+      writeFileSync(join(work, extra.file), extra.fullPage ? main : withSearch(layout({ title: extra.title, current: extra.file, guides, families, main })));
       log(`${extra.file}  ${extra.title}`);
       pages.push({ file: extra.file, title: extra.title, kind: 'page' });
     }
 
-    writeFileSync(join(work, 'index.html'), renderHome(documents, guides, families));
+    writeFileSync(join(work, 'index.html'), withSearch(renderHome(documents, guides, families)));
     log('index.html  the landing page');
 
     await precompress(work);
@@ -291,8 +304,19 @@ function withDrawings(document: Record<string, unknown>, assetsDir: string): Rec
   }
 }
 
-/** Renders one family with `redocly build-docs --inlineBundle` and makes the page self-contained. */
-async function renderReference(family: Family, document: Record<string, unknown>): Promise<string> {
+/**
+ * Redoc's browser script as the Redocly CLI ships it: `build-docs` inlines this file into every
+ * page with `--inlineBundle`, or imports the same file from Redocly's CDN without it.
+ */
+const REDOC_BUNDLE = join(root, 'node_modules', '@redocly', 'cli', 'lib', 'chunks', 'redoc.standalone.js');
+
+/**
+ * Renders one family with `redocly build-docs` and makes the page self-contained. Redoc's script
+ * (2.3 MB, 0.5 MB with Brotli: most of a reference page) is not inlined: the page imports the local
+ * copy under its hashed name (`bundle`, `assets/redoc.<hash>.js`), which the browser downloads once
+ * for the four references and keeps.
+ */
+async function renderReference(family: Family, document: Record<string, unknown>, bundle: string): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), `paylater-docs-${family}-`));
   try {
     // The rendered copy only: the sidebar logo leads back to the landing page.
@@ -307,9 +331,9 @@ async function renderReference(family: Family, document: Record<string, unknown>
     writeFileSync(template, REFERENCE_TEMPLATE);
     const title = `${String(info.title ?? family)} | Pay-later API reference`;
     await run(join(root, 'node_modules', '.bin', 'redocly'), [
-      'build-docs', input, '--inlineBundle', '--template', template, '--output', output, '--title', title, '--lint-config', 'off',
+      'build-docs', input, '--template', template, '--output', output, '--title', title, '--lint-config', 'off',
     ]);
-    return makeSelfContained(readFileSync(output, 'utf8'), family);
+    return makeSelfContained(localRedoc(readFileSync(output, 'utf8'), family, bundle), family);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -347,7 +371,10 @@ const REFERENCE_TEMPLATE = `<!DOCTYPE html>
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>{{title}}</title>
   <link rel="icon" href="assets/favicon.svg" type="image/svg+xml">
-  <style>body { padding: 0; margin: 0; }</style>
+  <style>body { padding: 0; margin: 0; }
+  /* A flow diagram at its drawn size (labels of 16 px), scrolled sideways in the column, never shrunk to unreadable text. */
+  #redoc a:has(> img[src^="assets/diagrams/"]) { display: block; overflow-x: auto; }
+  #redoc img[src^="assets/diagrams/"] { max-width: none; width: auto; height: auto; }</style>
   {{{redocHead}}}
 </head>
 <body>
@@ -355,6 +382,37 @@ const REFERENCE_TEMPLATE = `<!DOCTYPE html>
 </body>
 </html>
 `;
+
+/**
+ * Redoc's page without `--inlineBundle` imports `hydrate` from Redocly's CDN and preloads it with
+ * the file's SHA-384 (`integrity`): both addresses become the local copy. The integrity stays, and
+ * must be that of the local copy, so the CDN's file and ours are the same version of Redoc.
+ */
+function localRedoc(html: string, family: string, bundle: string): string {
+  const cdn = /https:\/\/cdn\.redocly\.com\/redoc\/v[^"'\s]+\/redoc\.standalone\.js/g;
+  const addresses = new Set(html.match(cdn) ?? []);
+  if (addresses.size !== 1) throw new DocsBuildError(`${family}.html: Redoc's page does not import one bundle from Redocly's CDN (found ${addresses.size}).`);
+  const integrity = html.match(/integrity="(sha384-[^"]+)"/)?.[1];
+  if (integrity !== sha384(readFileSync(REDOC_BUNDLE))) {
+    throw new DocsBuildError(`${family}.html: the Redoc bundle the page expects is not node_modules' copy (${REDOC_BUNDLE}); run \`npm ci\`.`);
+  }
+  return html.replace(cdn, `./${bundle}`).replace(`integrity="${integrity}"`, `integrity="${sha384(localRedocBundle())}"`);
+}
+
+/** Redoc's bundle with the attribution logo it loads from Redocly's CDN read from the local assets. */
+function localRedocBundle(): string {
+  if (redocBundleCopy !== undefined) return redocBundleCopy;
+  let bundle = readFileSync(REDOC_BUNDLE, 'utf8');
+  for (const [remote, local] of REDOC_LOGOS) bundle = bundle.split(remote).join(local);
+  if (/https:\/\/cdn\.redoc\.ly\/[^"'`\s]+\.svg/.test(bundle)) throw new DocsBuildError(`Redoc's bundle loads a picture from Redocly's CDN that has no local copy.`);
+  redocBundleCopy = bundle;
+  return bundle;
+}
+let redocBundleCopy: string | undefined;
+
+function sha384(content: string | Buffer): string {
+  return `sha384-${createHash('sha384').update(content).digest('base64')}`;
+}
 
 /**
  * Makes Redoc's page work offline: the attribution logo from the local assets (the head, with
@@ -368,8 +426,8 @@ export function makeSelfContained(html: string, family: string): string {
     throw new DocsBuildError(`${family}.html: the page was not built from the reference template (no Content-Security-Policy).`);
   }
   page = hashRoutes(page, family);
-  const external = page.match(/<(?:script|link)\b[^>]*\b(?:src|href)=["']?(?:https?:)?\/\/[^"'\s>]+/i);
-  if (external) throw new DocsBuildError(`${family}.html still loads ${external[0]}: the Redoc bundle must be inlined.`);
+  const external = page.match(/<(?:script|link)\b[^>]*\b(?:src|href)=["']?(?:https?:)?\/\/[^"'\s>]+|\bimport\b[^;]*\bfrom\s*["'](?:https?:)?\/\/[^"']+/i);
+  if (external) throw new DocsBuildError(`${family}.html still loads ${external[0]}: the Redoc bundle must be the local copy.`);
   if (!/"disableTelemetry":true/.test(page)) throw new DocsBuildError(`${family}.html: Redoc's telemetry is not disabled.`);
   return page;
 }
@@ -394,14 +452,11 @@ function hashRoutes(page: string, family: string): string {
 /** Markdown to HTML as the guides have it: anchored headings, links between guides to their pages. */
 function renderMarkdown(markdown: string, guideFiles: Set<string>): string {
   const marked = new Marked({ gfm: true });
-  const slugs = new Map<string, number>();
+  const headingId = headingIds();
   marked.use({
     renderer: {
       heading({ tokens, depth, text }) {
-        const base = slug(plain(text)) || 'section';
-        const seen = slugs.get(base) ?? 0;
-        slugs.set(base, seen + 1);
-        const id = seen === 0 ? base : `${base}-${seen}`;
+        const id = headingId(text);
         return `<h${depth} id="${id}">${this.parser.parseInline(tokens)}<a class="anchor" href="#${id}" aria-label="Link to this section">#</a></h${depth}>\n`;
       },
       link({ href, title, tokens }) {
@@ -437,14 +492,6 @@ function rewriteLink(href: string, guideFiles: Set<string>): string {
   return href;
 }
 
-function slug(text: string): string {
-  return text
-    .toLowerCase()
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '');
-}
 
 function renderHome(documents: Map<Family, Record<string, unknown>>, guides: Guide[], families: readonly Family[]): string {
   const cards = families
@@ -551,7 +598,7 @@ function layout(page: {
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>${escapeHtml(fullTitle)}</title>
   <link rel="icon" href="assets/favicon.svg" type="image/svg+xml">
-  <link rel="stylesheet" href="assets/site.css">
+  <link rel="stylesheet" href="${siteCssLink()}">
 </head>
 <body>
   <header class="top">
@@ -581,8 +628,13 @@ function escapeHtml(text: string): string {
 // ---------------------------------------------------------------------------------------------
 // Assets
 
+/** The style sheet's link, by its hashed name (scripts/docs-assets.ts): browsers keep it for a year. */
+function siteCssLink(): string {
+  return `assets/${hashedName('site.css', SITE_CSS)}`;
+}
+
 function writeAssets(dir: string): void {
-  writeFileSync(join(dir, 'site.css'), SITE_CSS);
+  writeHashedAsset(dirname(dir), 'site.css', SITE_CSS);
   writeFileSync(join(dir, 'logo.svg'), LOGO_SVG);
   writeFileSync(join(dir, 'favicon.svg'), LOGO_SVG);
   // Local stand-ins for the attribution logo Redoc loads from cdn.redoc.ly.

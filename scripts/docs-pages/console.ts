@@ -7,7 +7,7 @@
  * Scalar rather than Redocly: Redoc, which renders the references, has no way to send a request
  * (Redocly's "Try it" is in its commercial products only); Scalar's reference is MIT-licensed,
  * maintained, and ships one standalone browser bundle (`@scalar/api-reference/dist/browser/
- * standalone.js`, copied to site/assets/scalar/), so the page works offline: its web fonts are
+ * standalone.js`, copied to site/assets/scalar/ under its hashed name), so the page works offline: its web fonts are
  * switched off (`withDefaultFonts: false`) and no request proxy is configured, and the page's
  * Content-Security-Policy allows only its own origin. Version 1.46.4 is pinned: it is the newest
  * whose package says it runs on Node 20.
@@ -16,9 +16,10 @@
  * `X-Signature` optional, since the docs server fills it in; the partner id's example is the
  * sandbox's test partner.
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TEST_CREDENTIALS } from '../../src/sandbox/fixtures.js';
+import { hashedName, writeHashedAsset } from '../docs-assets.js';
 import { FAMILIES, familyInfo, type Family } from '../families.js';
 import type { ExtraPage, PageContext } from './page.js';
 
@@ -59,6 +60,13 @@ function signatureHeaders(node: unknown, family: Family, depth = 0): void {
   for (const value of Object.values(parameter)) signatureHeaders(value, family, depth + 1);
 }
 
+/** Scalar's browser bundle (the package's exports name neither it nor package.json: found where npm installs it). */
+function scalarBundle(context: PageContext): Buffer {
+  const bundle = join(context.root, 'node_modules', '@scalar', 'api-reference', 'dist', 'browser', 'standalone.js');
+  if (!existsSync(bundle)) throw new Error(`Scalar's browser bundle is missing (${bundle}); run \`npm ci\`.`);
+  return readFileSync(bundle);
+}
+
 function readDocument(context: PageContext, family: Family): Record<string, unknown> {
   return JSON.parse(readFileSync(join(context.documentsDir, `${family}.json`), 'utf8')) as Record<string, unknown>;
 }
@@ -69,11 +77,7 @@ export const consolePage: ExtraPage = {
   label: 'Try it',
   fullPage: true,
   write(siteDir, context) {
-    mkdirSync(join(siteDir, 'assets', 'scalar'), { recursive: true });
-    // The package's exports name neither the browser bundle nor package.json: found where npm installs it.
-    const bundle = join(context.root, 'node_modules', '@scalar', 'api-reference', 'dist', 'browser', 'standalone.js');
-    if (!existsSync(bundle)) throw new Error(`Scalar's browser bundle is missing (${bundle}); run \`npm ci\`.`);
-    copyFileSync(bundle, join(siteDir, 'assets', 'scalar', 'standalone.js'));
+    writeHashedAsset(siteDir, 'scalar/standalone.js', scalarBundle(context));
     mkdirSync(join(siteDir, 'openapi', 'console'), { recursive: true });
     for (const family of FAMILIES) {
       writeFileSync(join(siteDir, 'openapi', 'console', `${family}.json`), JSON.stringify(consoleDocument(family, readDocument(context, family))));
@@ -121,7 +125,7 @@ export const consolePage: ExtraPage = {
   <code>${TEST_CREDENTIALS.merchantApi.password}</code>; extras: <code>${TEST_CREDENTIALS.extras.username}</code> /
   <code>${TEST_CREDENTIALS.extras.password}</code> (the sandbox's test credentials).</p>
   <div id="app"></div>
-  <script src="assets/scalar/standalone.js"></script>
+  <script src="assets/${hashedName('scalar/standalone.js', scalarBundle(context))}"></script>
   <script>Scalar.createApiReference('#app', ${json});</script>
 </body>
 </html>

@@ -10,6 +10,10 @@
  * decision record, ...) come under their own heading, and no integrator's guide shows a path into
  * the repository's sources. At 1440 px no table is cut off, in a guide or in a reference.
  *
+ * One search box on every page searches the guides and the four references: an error code typed
+ * on a guide leads to the reference's Errors table. Each reference page stays under 300 KB on the
+ * wire, Redoc's script being one shared asset (scripts/docs-weight.ts measures it).
+ *
  * Needs Chromium at /usr/bin/chromium (or CHROMIUM_PATH): `bash .ci/e2e-setup.sh`. See docs/e2e.md.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -20,6 +24,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUDIENCE_HEADINGS, IMPLEMENTER_GUIDES, listGuides, type SitePage } from '../../scripts/docs-site.js';
 import { FAMILIES, type Family } from '../../scripts/families.js';
 import { serveDocs } from '../../scripts/docs-server.js';
+import { measureSite } from '../../scripts/docs-weight.js';
 import { createSandbox } from '../../src/sandbox/server.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
@@ -305,6 +310,62 @@ describe('the API references', () => {
   }, 240_000);
 });
 
+describe('the site search', () => {
+  it('from a guide, an error code found and opened lands on its place in a reference', async () => {
+    const v = await visit('flows.html');
+    try {
+      const { page } = v;
+      const box = page.locator('header.top .site-search input[type="search"]');
+      await box.fill('NO_SUCH_TRANSACTION');
+      const results = page.locator('.site-search-results:not([hidden]) a');
+      await results.first().waitFor({ state: 'visible', timeout: 15_000 });
+      const first = await results.first().evaluate((a) => ({ href: a.getAttribute('href'), title: a.querySelector('strong')?.textContent }));
+      expect(first.title).toBe('NO_SUCH_TRANSACTION');
+      expect(first.href).toMatch(/^(?:gateway|web|sdk)\.html#\/section\/errors$/);
+      await page.screenshot({ path: join(shotsDir, 'search-from-guide.png') });
+      await box.press('Enter');
+      await page.waitForURL((url) => url.pathname.endsWith(String(first.href).split('#')[0] as string) && url.hash === '#/section/errors', { timeout: 15_000 });
+      await page.waitForSelector('img[alt="redocly logo"]', { state: 'attached', timeout: 30_000 });
+      // The Errors section is on screen, below the search bar, and its table names the code.
+      await page.waitForFunction(
+        () => {
+          const bar = document.querySelector('.site-search-bar')?.getBoundingClientRect().bottom ?? 0;
+          const heading = [...document.querySelectorAll('#redoc h1, #redoc h2')].find((h) => h.textContent?.trim().startsWith('Errors'));
+          const top = heading?.getBoundingClientRect().top ?? -1;
+          const cell = [...document.querySelectorAll('#redoc td')].find((td) => td.textContent?.includes('NO_SUCH_TRANSACTION'));
+          return top >= bar - 2 && top < window.innerHeight / 2 && (cell?.getBoundingClientRect().width ?? 0) > 0;
+        },
+        undefined,
+        { timeout: 15_000 },
+      );
+      // The reference has the same search box, and it finds the guides too.
+      const again = page.locator('.site-search-bar .site-search input[type="search"]');
+      await again.fill('Receiving webhooks');
+      await page.locator('.site-search-results:not([hidden]) a[href="webhooks.html"]').first().waitFor({ state: 'visible', timeout: 15_000 });
+      await page.screenshot({ path: join(shotsDir, 'search-landed-in-reference.png') });
+      await settle(page);
+      expectClean(v);
+    } finally {
+      await v.context.close();
+    }
+  }, 120_000);
+});
+
+describe('the weight of the pages', () => {
+  it('each reference costs under 300 KB on the wire by itself; Redoc is one shared asset named by its hash; a guide page under 60 KB', () => {
+    const weights = new Map(measureSite(siteDir).map((w) => [w.file, w]));
+    const bundles = new Set<string>();
+    for (const family of FAMILIES) {
+      const weight = weights.get(`${family}.html`);
+      expect(weight, family).toBeDefined();
+      expect(weight?.wire, `${family}.html on the wire`).toBeLessThan(300_000);
+      for (const asset of weight?.assets.filter((a) => /\/redoc\./.test(a)) ?? []) bundles.add(asset);
+    }
+    expect([...bundles]).toEqual([expect.stringMatching(/^assets\/redoc\.[0-9a-f]{16}\.js$/)]);
+    for (const guide of guides) expect(weights.get(guide.file)?.wire, `${guide.file} on the wire`).toBeLessThan(60_000);
+  });
+});
+
 describe('the servers of the documents', () => {
   it.each(FAMILIES.map((f) => [f] as const))('%s describes its servers in plain text, without backticks', (family) => {
     const document = JSON.parse(readFileSync(join(root, 'generated', 'openapi', `${family}.json`), 'utf8')) as {
@@ -320,7 +381,7 @@ describe('the servers of the documents', () => {
 });
 
 describe('the flow diagrams', () => {
-  it.each(['gateway', 'web'] as const)('the %s reference shows its transaction flow as a drawing, not as Mermaid text', async (family) => {
+  it.each(['gateway', 'web', 'sdk'] as const)('the %s reference shows its transaction flow as a drawing, not as Mermaid text', async (family) => {
     const v = await visit(`${family}.html`);
     try {
       const { page } = v;
@@ -337,7 +398,20 @@ describe('the flow diagrams', () => {
       }));
       expect(shown.complete).toBe(true);
       expect(shown.naturalWidth).toBeGreaterThan(400);
-      expect(shown.width).toBeGreaterThan(300);
+      // Drawn at its size, not shrunk to the column: its 16 px labels stay 16 px; the column scrolls sideways.
+      expect(Math.round(shown.width)).toBe(shown.naturalWidth);
+      const labels = await drawing.first().evaluate(async (img: HTMLImageElement) => {
+        const svg = await (await fetch(img.src)).text();
+        const sizes = [...svg.matchAll(/font-size:\s*([\d.]+)px/g)].map((m) => Number(m[1]));
+        return { smallest: Math.min(...sizes), scale: img.getBoundingClientRect().width / img.naturalWidth };
+      });
+      expect(labels.smallest * labels.scale).toBeGreaterThanOrEqual(12);
+      const frame = await drawing.first().evaluate((img) => {
+        const box = img.closest('a')?.getBoundingClientRect();
+        const column = img.closest('p, div')?.parentElement?.getBoundingClientRect();
+        return { right: box?.right ?? 0, columnRight: column?.right ?? 0 };
+      });
+      expect(frame.right).toBeLessThanOrEqual(frame.columnRight + 1);
       expect(shown.alt).toBe(family === 'gateway' ? 'Transaction flow: sequence diagram' : 'Flow: sequence diagram');
       // A click opens it at full size.
       expect(await drawing.first().evaluate((img) => img.closest('a')?.getAttribute('href'))).toBe(await drawing.first().getAttribute('src'));

@@ -2,7 +2,8 @@
  * The docs server (scripts/docs-server.ts, sirv) with the build's precompressed copies
  * (scripts/docs-compress.ts): a browser that accepts Brotli gets the `.br` copy, one that accepts
  * only gzip the `.gz` one, one that accepts neither the page itself, each with a validator that a
- * second request turns into a 304. Only GET and HEAD are served, and nothing outside the site.
+ * second request turns into a 304; a file named by its content hash is kept a year, `immutable`.
+ * Only GET and HEAD are served, and nothing outside the site.
  * Under /sandbox/ the try-it console's requests go on to a sandbox, signed with its test key.
  * Every server takes a free port.
  */
@@ -13,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeHashedAsset } from '../../scripts/docs-assets.js';
 import { precompress } from '../../scripts/docs-compress.js';
 import { serveDocs, type DocsServer } from '../../scripts/docs-server.js';
 import { TEST_CREDENTIALS } from '../../src/sandbox/fixtures.js';
@@ -20,6 +22,9 @@ import { verifySdkSignature, verifyWebSignature } from '../../src/signature.js';
 
 let dir: string;
 let server: DocsServer;
+/** A shared script under its hashed name (`assets/redoc.<hash>.js`). */
+let script: string;
+const scriptText = `export function hydrate() {}\n${'// the bundle\n'.repeat(300)}`;
 const page = `<!doctype html><title>reference</title>\n${'<p>A paragraph of the reference, repeated.</p>\n'.repeat(2000)}`;
 
 beforeAll(async () => {
@@ -32,8 +37,11 @@ beforeAll(async () => {
   mkdirSync(join(dir, 'assets', 'diagrams'), { recursive: true });
   writeFileSync(join(dir, 'assets', 'diagrams', '1ee3405f83e1b591.svg'), '<svg/>');
   writeFileSync(join(dir, 'assets', 'site.svg'), '<svg/>');
+  script = writeHashedAsset(dir, 'redoc.js', scriptText);
+  mkdirSync(join(dir, 'assets', 'scalar'));
+  writeFileSync(join(dir, 'assets', 'scalar', 'standalone.0123456789abcdef.js'), 'Scalar;');
   const written = await precompress(dir);
-  expect(written.map((f) => f.file.slice(dir.length)).sort()).toEqual(['/gateway.html', '/openapi/gateway.json']);
+  expect(written.map((f) => f.file.slice(dir.length)).sort()).toEqual([`/${script}`, '/gateway.html', '/openapi/gateway.json']);
   server = await serveDocs({ dir, port: 0 });
 });
 
@@ -95,10 +103,24 @@ describe('the docs server', () => {
   });
 
   it('caches a file named by its content hash for a year, immutable, and the others not', async () => {
-    const diagram = await get('/assets/diagrams/1ee3405f83e1b591.svg');
-    expect(diagram.status).toBe(200);
-    expect(diagram.headers['cache-control']).toBe('public,max-age=31536000,immutable');
+    for (const path of ['/assets/diagrams/1ee3405f83e1b591.svg', `/${script}`, '/assets/scalar/standalone.0123456789abcdef.js']) {
+      const hashed = await get(path, { 'accept-encoding': 'br' });
+      expect([path, hashed.status, hashed.headers['cache-control']]).toEqual([path, 200, 'public, max-age=31536000, immutable']);
+    }
     expect((await get('/assets/site.svg')).headers['cache-control']).toBe('public,max-age=0,must-revalidate');
+    expect((await get('/gateway.html')).headers['cache-control']).toBe('public,max-age=0,must-revalidate');
+  });
+
+  it('answers a conditional request for a hashed asset with 304, by its ETag or its date', async () => {
+    const first = await get(`/${script}`, { 'accept-encoding': 'gzip, deflate, br' });
+    expect(first.headers['content-encoding']).toBe('br');
+    expect(brotliDecompressSync(first.body).toString()).toBe(scriptText);
+    const byTag = await get(`/${script}`, { 'accept-encoding': 'gzip, deflate, br', 'if-none-match': String(first.headers.etag) });
+    expect([byTag.status, byTag.body.length]).toEqual([304, 0]);
+    const byDate = await get(`/${script}`, { 'if-modified-since': String(first.headers['last-modified']) });
+    expect([byDate.status, byDate.body.length]).toEqual([304, 0]);
+    // Another file's validator is not this one's.
+    expect((await get(`/${script}`, { 'accept-encoding': 'br', 'if-none-match': 'W/"1-1"' })).status).toBe(200);
   });
 
   it('answers gzip to a browser that accepts only gzip, and the page itself to one that accepts neither', async () => {
