@@ -104,10 +104,13 @@ function pair(options: { bAnswers?: Sent[]; live?: Set<string> } = {}) {
   return { a: make(a.store, 'a'), b: make(b.store, 'b', options.bAnswers), rowsOfA: a.rows };
 }
 
-describe('a delivery restored from the shared store', () => {
-  it('is the same record: the same view, and a signature that verifies with the signer\'s key', () => {
-    const { a, b, rowsOfA } = pair();
-    const compact = a.enqueue({
+/**
+ * Two pending deliveries on `dispatcher`: an SDK one kept compact (a template and its data) and a
+ * gateway one with its body, each with its signer; their transactions are `<prefix>_1` and `_2`.
+ */
+function enqueueBoth(dispatcher: DeliveryDispatcher, prefix: string) {
+  return [
+    dispatcher.enqueue({
       url: 'http://127.0.0.1:9/sdk',
       body: { template: 'sdk.transactionStatus', data: 'SUCCESS' },
       signer: 'partner_journal',
@@ -115,18 +118,25 @@ describe('a delivery restored from the shared store', () => {
       successStatus: 200,
       family: 'sdk',
       event: 'transactionStatus',
-      transactionId: 'jrn_1',
-    });
-    const full = a.enqueue({
+      transactionId: `${prefix}_1`,
+    }),
+    dispatcher.enqueue({
       url: 'http://127.0.0.1:9/gateway',
-      body: JSON.stringify({ refund: { id: 'rfnd_1', status: 'SUCCESS' } }),
+      body: JSON.stringify({ refund: { id: `rfnd_${prefix}`, status: 'SUCCESS' } }),
       signer: 'merchant_journal',
       orderingScope: 'gateway:merchant_journal:',
       successStatus: '2xx-3xx',
       family: 'gateway',
       event: 'refundUpdated',
-      transactionId: 'jrn_2',
-    });
+      transactionId: `${prefix}_2`,
+    }),
+  ] as const;
+}
+
+describe('a delivery restored from the shared store', () => {
+  it('is the same record: the same view, and a signature that verifies with the signer\'s key', () => {
+    const { a, b, rowsOfA } = pair();
+    const [compact, full] = enqueueBoth(a, 'jrn');
     for (const written of [compact, full]) {
       const restored = b.get(written.id);
       const { attempts: _attempts, ...same } = written;
@@ -165,28 +175,7 @@ describe('a delivery taken over from a process that is gone', () => {
     const sent: Sent[] = [];
     const live = new Set(['a', 'b']);
     const { a } = pair({ bAnswers: sent, live });
-    const written = [
-      a.enqueue({
-        url: 'http://127.0.0.1:9/sdk',
-        body: { template: 'sdk.transactionStatus', data: 'SUCCESS' },
-        signer: 'partner_journal',
-        orderingScope: 'sdk:partner_journal:',
-        successStatus: 200,
-        family: 'sdk',
-        event: 'transactionStatus',
-        transactionId: 'jrn_take_1',
-      }),
-      a.enqueue({
-        url: 'http://127.0.0.1:9/gateway',
-        body: JSON.stringify({ refund: { id: 'rfnd_take', status: 'SUCCESS' } }),
-        signer: 'merchant_journal',
-        orderingScope: 'gateway:merchant_journal:',
-        successStatus: '2xx-3xx',
-        family: 'gateway',
-        event: 'refundUpdated',
-        transactionId: 'jrn_take_2',
-      }),
-    ];
+    const written = enqueueBoth(a, 'jrn_take');
     expect(sent).toEqual([]);
     // `a` is gone: `b` takes its pending deliveries over at its next look (every 2 s).
     live.delete('a');
