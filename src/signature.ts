@@ -2,13 +2,13 @@
  * Signatures of the pay-later service: compute them, and verify them in constant time.
  *
  * Every signature is the standard base64 (with padding) of a raw SHA-256 digest over a
- * concatenation that ends with the private key (D28), so it always matches
+ * concatenation that ends with the private key, so it always matches
  * {@link SIGNATURE_PATTERN}:
  *
  * - web-initiated flow requests: `body + pathAndQuery + privateKey` ({@link webSignature});
  * - SDK-flow requests and webhooks, and gateway webhooks keyed with the merchant's Transactional
- *   API password (D23): `body + privateKey` ({@link sdkSignature});
- * - browser callbacks, the web status-check answer and the web webhook (D22, changed in 2.0.0):
+ *   API password: `body + privateKey` ({@link sdkSignature});
+ * - browser callbacks, the web status-check answer and the web webhook (changed in 2.0.0):
  *   `transactionId + status + privateKey`, with no separator ({@link statusSignature}).
  *
  * Strings are hashed as UTF-8 without any normalisation; a lone UTF-16 surrogate in a string is
@@ -17,7 +17,7 @@
 import { createHash, hash, timingSafeEqual } from 'node:crypto';
 import { types } from 'node:util';
 
-/** The exact form of every signature (D28): 32 digest bytes in standard base64 with padding. */
+/** The exact form of every signature: 32 digest bytes in standard base64 with padding. */
 export const SIGNATURE_PATTERN = /^[A-Za-z0-9+/]{43}=$/;
 
 /** A body to sign: a string (hashed as UTF-8) or the bytes exactly as sent. */
@@ -50,13 +50,13 @@ export function webSignature(
   return sha256Base64(body, [requireString('pathAndQuery', pathAndQuery), key(privateKey)]);
 }
 
-/** SDK flow and gateway webhooks (D23): base64(SHA-256(body + privateKey)). */
+/** SDK flow and gateway webhooks: base64(SHA-256(body + privateKey)). */
 export function sdkSignature(body: SignatureBody, privateKey: string): string {
   return sha256Base64(body, [key(privateKey)]);
 }
 
 /**
- * Callbacks, status answer and web webhook (D22): base64(SHA-256(transactionId + status + privateKey)),
+ * Callbacks, status answer and web webhook: base64(SHA-256(transactionId + status + privateKey)),
  * the three joined without a separator, as the service's integrations verify it.
  */
 export function statusSignature(transactionId: string, status: string, privateKey: string): string {
@@ -65,7 +65,7 @@ export function statusSignature(transactionId: string, status: string, privateKe
 
 /**
  * True when `signature` is the web signature of this request. `signature` is untrusted input:
- * any value that is not a string of the exact D28 form gives false, without throwing. A wrong
+ * any value that is not a string of that exact form gives false, without throwing. A wrong
  * type of the other arguments is a programming error and throws {@link SignatureArgumentError}.
  */
 export function verifyWebSignature(

@@ -13,7 +13,7 @@ import { CliError, UsageError } from './command-line.js';
 
 export const PRIVATE_KEY_VARIABLE = 'PAYLATER_PRIVATE_KEY';
 
-/** The largest body read from a file or standard input: the sandbox's request body limit, 1 MiB (D24). */
+/** The largest body read from a file or standard input: the sandbox's request body limit, 1 MiB. */
 export const MAX_BODY_BYTES = BODY_LIMIT;
 /** The largest key file: 64 KiB (a private key or password is a few hundred bytes). */
 export const MAX_KEY_BYTES = 64 * 1024;

@@ -31,7 +31,7 @@ import { FAMILY_HEADER } from '../webhooks/handler.js';
 const ALL_FAMILIES: readonly WebhookFamily[] = ['sdk', 'web', 'gateway'];
 /** Events waiting to be forwarded, at most. */
 const MAX_PENDING = 1000;
-/** The time limit of one forward, as the service's own attempts (D23). */
+/** The time limit of one forward, as the service's own attempts. */
 const FORWARD_TIMEOUT_MS = 10_000;
 const FIRST_BACKOFF_MS = 500;
 const MAX_BACKOFF_MS = 5_000;

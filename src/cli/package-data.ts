@@ -27,7 +27,7 @@ let webStatuses: readonly WebTransactionStatus[] | undefined;
 
 /**
  * The status values of the web flow (`WebTransactionStatus` in generated/openapi/web.json): what a
- * status signature (D22) may be computed over.
+ * status signature may be computed over.
  */
 export function webTransactionStatuses(): readonly WebTransactionStatus[] {
   if (webStatuses === undefined) {

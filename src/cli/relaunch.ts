@@ -1,5 +1,5 @@
 /**
- * Running a command again in a child Node process with more Node options (D84): how `paylater
+ * Running a command again in a child Node process with more Node options (why: D84): how `paylater
  * sandbox`, started without its heap flags (heap.ts), gets them on a command line.
  *
  * The parent runs `process.execPath [...flags, ...process.execArgv] script ...argv` with the same

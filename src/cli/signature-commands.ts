@@ -18,7 +18,7 @@ import { requireOption, stringOption, UsageError, type OptionSpec, type OptionVa
 import { PRIVATE_KEY, readBody, readPrivateKey, type SecretSource } from './input.js';
 import { webTransactionStatuses } from './package-data.js';
 
-/** The gateway webhook's secret: the merchant's Transactional API password (D23). */
+/** The gateway webhook's secret: the merchant's Transactional API password. */
 const TRANSACTIONAL_PASSWORD: SecretSource = {
   variable: 'PAYLATER_TRANSACTIONAL_PASSWORD',
   what: 'Transactional API password',

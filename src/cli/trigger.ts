@@ -10,7 +10,7 @@
  * - gateway.*: a merchant onboarded once (created, documents uploaded, the clock advanced past its
  *   verification), then a transaction through OTP, down payment and confirmation (clock +2 s), and
  *   for a refund a full refund confirmed 1 s (virtual) later; for a cancel, the merchant's cancel
- *   of the new transaction (D37).
+ *   of the new transaction.
  *
  * Credentials: the sandbox's published test values (src/sandbox/config.ts) unless the environment
  * variables the sandbox itself reads, or the options, say otherwise. Secrets are never printed.
@@ -145,7 +145,7 @@ async function webFlow(ctx: Context, action: 'pay' | 'fail' | 'cancel', status: 
   const client = createWebClient({ baseUrl: baseOf(ctx), timeoutMs: REQUEST_TIMEOUT_MS, ...(await partner(ctx)) });
   const id = newId('web');
   const user = ELIGIBLE();
-  // D73: with --webhook-url, the shop's per-transaction URL in notes.webhook_url.
+  // With --webhook-url, the shop's per-transaction URL in notes.webhook_url.
   const notesUrl = ctx.settings.webhookUrl;
   const initiated = await call(ctx, 'initiate the web transaction', () =>
     client.POST('/api/transaction', {
@@ -198,7 +198,7 @@ async function gatewayFlow(ctx: Context, outcome: 'success' | 'failure' | 'cance
   const merchantLine = `  merchant ${merchantId}${onboarded ? ' (created and enabled now)' : ''}; its webhooks are signed with its Transactional API password`;
 
   if (outcome === 'cancelled') {
-    // D37: the merchant's cancel of a PENDING transaction, as the Magento module's cron sends it.
+    // The merchant's cancel of a PENDING transaction, as the Magento module's cron sends it.
     const cancelled = await call(ctx, 'cancel the transaction', () =>
       client.GET('/api/merchant/transaction/{transactionId}/cancel', { params: { path: { transactionId: id } } }),
     );
@@ -335,7 +335,7 @@ async function enabledMerchant(ctx: Context, id: string): Promise<{ merchant: Me
   throw failed(ctx, `the merchant ${id} did not become enabled (stage ${merchant?.stage ?? 'unknown'})`);
 }
 
-/** A minimal PDF, recognised by its first bytes (D08). */
+/** A minimal PDF, recognised by its first bytes. */
 const SAMPLE_PDF = Buffer.from('%PDF-1.4\n1 0 obj\n<</Type/Catalog>>\nendobj\n%%EOF\n').toString('base64');
 
 type TransactionalClient = ReturnType<typeof createTransactionalApiClient>;
@@ -396,7 +396,7 @@ function expectStatus(
   throw new CommandFailed(`cannot ${what}: the sandbox answered HTTP ${answer.response.status}${problem}${hint}`);
 }
 
-/** The two error formats (D02 `{errorCode, message}`, D03 `{message, detail}`), in one line. */
+/** The two error formats (`{errorCode, message}` and `{message, detail}`), in one line. */
 function describeProblem(body: unknown): string {
   if (body === null || typeof body !== 'object') return '';
   const error = body as { errorCode?: unknown; message?: unknown; detail?: unknown };

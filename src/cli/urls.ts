@@ -5,7 +5,7 @@
 import { UsageError } from './command-line.js';
 
 /**
- * The one variable of the service's address (D77): the guides' servers, the code samples, the
+ * The one variable of the service's address: the guides' servers, the code samples, the
  * example shop, `listen` and `trigger` read it.
  */
 export const SANDBOX_URL_VARIABLE = 'PAYLATER_BASE_URL';

@@ -1,6 +1,6 @@
 /**
  * Typed client of the extras (credit info, identification push, merchant-data push), with the
- * extras' own HTTP Basic credentials (D26).
+ * extras' own HTTP Basic credentials.
  */
 import type { Client } from 'openapi-fetch';
 import type { components, operations, paths } from '../../generated/types/extras.js';
@@ -15,7 +15,7 @@ export interface ExtrasClientOptions extends ClientOptions {
   credentials: BasicCredentials;
 }
 
-/** With `retry`, only the credit info and the identification push are repeated (`x-retry-safe`, D60). */
+/** With `retry`, only the credit info and the identification push are repeated (their `x-retry-safe`). */
 export function createExtrasClient(options: ExtrasClientOptions): Client<paths> {
   return buildClient(options, retrySafety(OPERATIONS, options.baseUrl), basicAuth(options.credentials, 'createExtrasClient'));
 }

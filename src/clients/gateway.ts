@@ -9,7 +9,7 @@
  *   payment, cancel, refunds, settlement).
  *
  * Each client only offers the operations its credentials can call, so a mix-up is a type error.
- * With `retry`, a request is repeated only when its operation's `x-retry-safe` allows it (D60):
+ * With `retry`, a request is repeated only when its operation's `x-retry-safe` allows it:
  * reads, disabling a merchant, and a refund that names its own `refund.id`.
  */
 import type { Client } from 'openapi-fetch';
@@ -20,7 +20,7 @@ import { basicAuth, buildClient, type BasicCredentials, type ClientOptions } fro
 
 export type { components as GatewayComponents, operations as GatewayOperations, paths as GatewayPaths };
 export type GatewaySchemas = components['schemas'];
-/** What a status means: `FAILED` and its alias `FAILURE` are one failure (D120). */
+/** What a status means: `FAILED` and its alias `FAILURE` are one failure. */
 export { isFailedStatus, isFinalStatus, statusOutcome, type AnyTransactionStatus, type StatusOutcome } from './statuses.js';
 
 type TransactionalPath = Extract<
@@ -50,7 +50,7 @@ type Merchant = components['schemas']['GatewayMerchant'];
 
 /**
  * The Transactional API credentials of a merchant record, or `undefined` while the merchant is not
- * `enabled` (they are issued on enable and revoked on disable, D07/D09).
+ * `enabled` (they are issued on enable and revoked on disable).
  */
 export function transactionalCredentials(merchant: Merchant): BasicCredentials | undefined {
   const details = merchant.stage === 'enabled' ? merchant.basicAuthDetails : undefined;

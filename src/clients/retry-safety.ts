@@ -1,5 +1,5 @@
 /**
- * Which requests are safe to repeat, from the contract: each operation's `x-retry-safe` (D60),
+ * Which requests are safe to repeat, from the contract: each operation's `x-retry-safe`,
  * generated into `generated/operations/<family>.js`. A request is matched to its operation by
  * method and path (below the client's base URL); one with no operation is never repeated.
  */

@@ -19,7 +19,7 @@ import { buildClient, type ClientOptions, type SignedPaths } from './transport.j
 
 export type { components as SdkComponents, operations as SdkOperations, paths as SdkPaths };
 export type SdkSchemas = components['schemas'];
-/** What a status means: `FAILED` and its alias `FAILURE` are one failure (D120). */
+/** What a status means: `FAILED` and its alias `FAILURE` are one failure. */
 export { isFailedStatus, isFinalStatus, statusOutcome, type AnyTransactionStatus, type StatusOutcome } from './statuses.js';
 export type SdkClientPaths = SignedPaths<paths>;
 
@@ -40,7 +40,7 @@ export function createSdkClient(options: SdkClientOptions): Client<SdkClientPath
   const { partnerId, privateKey } = options;
   const client = buildClient<SdkClientPaths>(
     options,
-    // The status check only reads; initiate and refund are never sent twice (x-retry-safe, D60).
+    // The status check only reads; initiate and refund are never sent twice (their `x-retry-safe`).
     retrySafety(OPERATIONS, options.baseUrl),
     {
       sign: (body) => ({

@@ -1,5 +1,5 @@
 /**
- * What a transaction's status means, in every family, as one function (D120): the gateway's
+ * What a transaction's status means, in every family, as one function: the gateway's
  * `FAILED` and its alias `FAILURE` (answered to a merchant set to it, as the service's Magento module
  * reads it), and the web and SDK flows' `FAILURE`, are the same outcome, a final failure. Branch on
  * {@link statusOutcome} rather than on the strings, and a receiver never drops the alias.

@@ -19,7 +19,7 @@ import { buildClient, type ClientOptions, type SignedPaths } from './transport.j
 
 export type { components as WebComponents, operations as WebOperations, paths as WebPaths };
 export type WebSchemas = components['schemas'];
-/** What a status means: `FAILED` and its alias `FAILURE` are one failure (D120). */
+/** What a status means: `FAILED` and its alias `FAILURE` are one failure. */
 export { isFailedStatus, isFinalStatus, statusOutcome, type AnyTransactionStatus, type StatusOutcome } from './statuses.js';
 export type WebClientPaths = SignedPaths<paths>;
 
@@ -43,7 +43,7 @@ export function createWebClient(options: WebClientOptions): Client<WebClientPath
   const signStatusCheck = options.signStatusCheck ?? true;
   return buildClient(
     options,
-    // The reads only (x-retry-safe, D60): a refund repeated refunds again.
+    // The reads only (the operation's `x-retry-safe`): a refund repeated refunds again.
     retrySafety(OPERATIONS, options.baseUrl),
     {
       sign: (body, pathAndQuery): Record<string, string> => {

@@ -6,7 +6,7 @@
  * the maps keyed by {@link Family} elsewhere then fail `tsc` until they have it.
  */
 
-/** How a family answers an error: `{ errorCode, message, ... }` (D02) or `{ message, detail }` (D03). */
+/** How a family answers an error: `{ errorCode, message, ... }` (gateway, extras) or `{ message, detail }` (web, SDK). */
 export type FamilyErrorFormat = 'apiError' | 'messageError';
 
 export interface FamilyInfo {

@@ -27,7 +27,7 @@ export type WebhookEnvelope<F extends WebhookFamily, E extends WebhookName<F>> =
 
 /**
  * Which answers of the receiver count as received, as the webhook's responses list them: exactly
- * 200 (the SDK webhook, as described), any 2xx, or any 2xx or 3xx (a redirect is not followed, D23).
+ * 200 (the SDK webhook, as described), any 2xx, or any 2xx or 3xx (a redirect is not followed).
  */
 export type WebhookSuccess = Generated[WebhookFamily][number]['successStatus'] | '2xx';
 

@@ -21,7 +21,7 @@ export type ContentTypeProblem =
   | { kind: 'charset'; charset: string };
 
 /**
- * The JSON Content-Type rule (D61): the media type `application/json` (any case), with no charset
+ * The JSON Content-Type rule (why: D61): the media type `application/json` (any case), with no charset
  * or the charset UTF-8, written `utf-8` or `utf8`, quoted or not, any case; other parameters are
  * ignored.
  */

@@ -7,7 +7,7 @@
  */
 import { hash, timingSafeEqual } from 'node:crypto';
 import type { components as GatewayComponents } from '../../generated/types/gateway.js';
-import { ConfigError, countSettings, ENVIRONMENT, settingDefaults, settingsFromEnvironment } from './settings.js';
+import { ConfigError, countSettings, ENVIRONMENT, settingDefaults, settingsFromEnvironment, type TableSettings } from './settings.js';
 import { WebhookTargets } from './webhook-targets.js';
 
 export { ConfigError, ENVIRONMENT } from './settings.js';
@@ -44,9 +44,14 @@ interface PartnerOverrides extends Partial<Omit<PartnerConfig, 'webhookUrls'>> {
   webhookUrls?: Partial<Record<DirectFlow, string | undefined>>;
 }
 
-export interface SandboxConfig {
-  host: string;
-  port: number;
+/** The settings of the table that the configuration holds as they are (the others are below). */
+type TableConfig = Omit<TableSettings, 'databaseUrl' | 'partner' | 'merchantApi' | 'extras'>;
+
+/**
+ * The configuration: every setting of the table (settings.ts) at its key, typed by its row (a
+ * setting added there is here with no edit), and what the table does not hold as is.
+ */
+export interface SandboxConfig extends TableConfig {
   /** Gateway Merchant API credentials (HTTP Basic). */
   merchantApi: BasicCredentials;
   /** Extras credentials (HTTP Basic, D26). */
@@ -54,70 +59,22 @@ export interface SandboxConfig {
   partner: PartnerConfig;
   /** The largest request body accepted, in bytes (D24: 1 MiB). */
   bodyLimit: number;
-  /** Client connections open at once; more are closed as soon as they are accepted (connections.ts). */
-  maxConnections: number;
   /** The origin used in URLs the sandbox hands out (redirectUrl); default: the address it listens on. */
   publicUrl: string | undefined;
-  /**
-   * Hardening, off by default (D21): the web status check then requires `X-Signature`. The service
-   * verifies it when present but answers without it, as its integrations send none.
-   */
-  requireStatusSignature: boolean;
-  /**
-   * The service's published test partner (`testPartnerId` / `testPrivateKey`, D72) is accepted
-   * beside {@link partner}, with the same webhook URL and page settings. On by default; the
-   * operator turns it off with `--no-published-test-partner`.
-   */
-  publishedTestPartner: boolean;
-  webhooks: WebhookSettings;
-  retention: RetentionSettings;
-  limits: LimitSettings;
-  /** Hosted mode (access.ts): explicitly on or off; `undefined`: on when `host` is not loopback. */
-  hosted: boolean | undefined;
-  /** The operator's token in hosted mode; `undefined`: a random one made at start. */
-  operatorToken: string | undefined;
 }
 
-/** How webhooks are sent (docs/sandbox.md, Webhooks). */
-export interface WebhookSettings {
-  /** Attempts running at once per receiver (scheme, host and port); the others wait in a queue. */
-  concurrency: number;
-  /** Sockets open at once over all receivers, in use or idle (webhook-client.ts). */
-  maxSockets: number;
-  /** Allow the sandbox's own address, link-local and metadata addresses as webhook targets. */
-  allowAnyTarget: boolean;
-}
+/** How webhooks are sent (docs/sandbox.md, Webhooks): the table's `webhooks.*` settings. */
+export type WebhookSettings = SandboxConfig['webhooks'];
 
-/** How much history the sandbox keeps (docs/sandbox.md, Retention). Pending records are always kept. */
-export interface RetentionSettings {
-  /** Final transactions kept, over every family (and phone numbers of the extras); the oldest go first. */
-  transactions: number;
-  /** Completed webhook deliveries kept; the oldest go first. */
-  deliveries: number;
-}
+/** How much history the sandbox keeps (docs/sandbox.md, Retention): the table's `retention.*` settings. */
+export type RetentionSettings = SandboxConfig['retention'];
 
 /**
- * The memory budget (docs/sandbox.md, "Limits and memory budget"): what the sandbox keeps is bounded
- * by these sizes, measured as kept (the JSON text of notes and pushed data), not as received.
+ * The memory budget (docs/sandbox.md, "Limits and memory budget"): the table's `limits.*` settings.
+ * What the sandbox keeps is bounded by these sizes, measured as kept (the JSON text of notes and
+ * pushed data), not as received.
  */
-export interface LimitSettings {
-  /** PENDING transactions of one partner in each of the web and SDK flows; one more initiate answers 429. */
-  pendingPerPartner: number;
-  /** PENDING (not final) gateway transactions of one merchant; one more create answers 429. */
-  pendingPerMerchant: number;
-  /** Bytes of `notes` (their JSON text) held over all transactions; final ones are forgotten, oldest first, to stay within it. */
-  notesBytes: number;
-  /** Bytes of extras data pushes (their JSON text) held; the oldest pushes are forgotten to stay within it. */
-  pushBytes: number;
-  /** Values (members of objects and items of arrays, at every level) in one `notes` or pushed `data`. */
-  jsonMembers: number;
-  /** Levels of nesting of one `notes` or pushed `data` (the value itself is level 1). */
-  jsonDepth: number;
-  /** Bytes of one page of a list (deliveries, gateway transactions, extras pushes); at least one item is shown. */
-  pageBytes: number;
-  /** Bytes of the request log behind the dashboard (request-log.ts); the oldest requests go first. */
-  requestLogBytes: number;
-}
+export type LimitSettings = SandboxConfig['limits'];
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -149,23 +106,16 @@ export const DEFAULT_CONFIG: SandboxConfig = Object.freeze({
   limits: Object.freeze(DEFAULTS.limits),
 }) as SandboxConfig;
 
+/** `T` with every field optional, in nested objects too. */
+type Overrides<T> = { [K in keyof T]?: T[K] extends object ? Overrides<T[K]> : T[K] };
+
 /** Overrides of the defaults; nested objects are merged field by field. */
-export interface ConfigOverrides {
-  host?: string;
-  port?: number;
+export interface ConfigOverrides extends Overrides<TableConfig> {
   merchantApi?: Partial<BasicCredentials>;
   extras?: Partial<BasicCredentials>;
   partner?: PartnerOverrides;
   bodyLimit?: number;
-  maxConnections?: number;
   publicUrl?: string;
-  requireStatusSignature?: boolean;
-  publishedTestPartner?: boolean;
-  webhooks?: Partial<WebhookSettings>;
-  retention?: Partial<RetentionSettings>;
-  limits?: Partial<LimitSettings>;
-  hosted?: boolean;
-  operatorToken?: string;
 }
 
 /**

@@ -7,7 +7,10 @@
  * (`npx tsx scripts/settings-table.ts` writes it).
  *
  * Adding a setting: one entry here, with `key` the place of its value in the configuration
- * (`limits.jsonDepth`); then the field in config.ts's `SandboxConfig` where code reads it.
+ * (`limits.jsonDepth`). The configuration's type is derived from the table too
+ * ({@link TableSettings}: a count or port is a number, a switch a boolean, a text a string, each
+ * possibly undefined when it has no default), so the code that reads `config.limits.jsonDepth`
+ * compiles with no other edit.
  */
 import { TEST_CREDENTIALS } from './fixtures.js';
 
@@ -194,6 +197,21 @@ const TABLE = [
 ] as const satisfies readonly Setting[];
 
 export const SETTINGS: readonly Setting[] = Object.freeze(TABLE);
+
+/** The type of a setting's value: what its kind reads as, or undefined when it has no default. */
+type ValueOf<S extends Setting> =
+  | (S['kind'] extends 'port' | 'count' ? number : S['kind'] extends 'switch' ? boolean : string)
+  | (undefined extends S['default'] ? undefined : never);
+/** `{ limits: { jsonDepth: V } }` for the key `limits.jsonDepth`. */
+type Placed<K extends string, V> = K extends `${infer Head}.${infer Rest}` ? { [P in Head]: Placed<Rest, V> } : { [P in K]: V };
+type PlacedSetting<S> = S extends Setting ? Placed<S['key'], ValueOf<S>> : never;
+/** `A & B` of a union `A | B`. */
+type Intersection<U> = (U extends unknown ? (value: U) => void : never) extends (value: infer I) => void ? I : never;
+/** One object type of nested intersections, as an editor shows it. */
+type Flat<T> = T extends object ? { [K in keyof T]: Flat<T[K]> } : T;
+
+/** The settings as the configuration holds them, each at its key, typed by its row. */
+export type TableSettings = Flat<Intersection<PlacedSetting<(typeof TABLE)[number]>>>;
 
 /** `MAX_CONNECTIONS` -> `maxConnections`. */
 type Camel<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Lowercase<Head>}${Capitalize<Camel<Tail>>}` : Lowercase<S>;

@@ -4,7 +4,7 @@
  */
 
 export interface DeduplicatorOptions {
-  /** How long a key is remembered, in ms. Default 24 h, which covers D23's retries (about 7.5 h). */
+  /** How long a key is remembered, in ms. Default 24 h, which covers the service's retries (about 7.5 h). */
   ttlMs?: number;
   /** At most this many keys are remembered; the oldest are forgotten first. Default 10,000. */
   max?: number;

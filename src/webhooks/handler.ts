@@ -2,7 +2,7 @@
  * {@link createWebhookHandler}: the webhook verification (./verify.ts) as a Node `(req, res)`
  * handler for `http.createServer` or Express. 200 once `onEvent` has resolved, 401 for a missing
  * or bad signature, 400 for the other failures, 500 when `onEvent` throws (so that the service
- * tries again, D23). Bodies are `{ "error": "<reason>", "message": "<what was wrong>" }`: the
+ * tries again). Bodies are `{ "error": "<reason>", "message": "<what was wrong>" }`: the
  * reason as a code, and for a refused request the verification's own sentence, which says what to
  * fix and never holds the secret (it names headers, sizes and schema paths). What `onEvent` threw,
  * an error message or a stack never goes into a response: a 500 carries the code alone.
@@ -49,7 +49,7 @@ export interface WebhookHandlerOptions<F extends WebhookFamily> {
   secret: string;
   /**
    * Called once per verified request; the answer is 200 when it resolves and 500 when it throws
-   * (the service then tries again, D23). Keep it quick: record the event, work afterwards.
+   * (the service then tries again). Keep it quick: record the event, work afterwards.
    */
   onEvent: (event: VerifiedWebhook<F>) => unknown;
   /** Default 1 MiB; a longer body is not read further and is answered 400 `payload_too_large`. */

@@ -31,6 +31,6 @@ export {
   type WebhookHandlerOptions,
   type WebhookRequestHandler,
 } from './handler.js';
-/** What a webhook's status means: `FAILED` and its alias `FAILURE` are one failure (D120). */
+/** What a webhook's status means: `FAILED` and its alias `FAILURE` are one failure (why: D120). */
 export { isFailedStatus, isFinalStatus, statusOutcome, type AnyTransactionStatus, type StatusOutcome } from '../clients/statuses.js';
 export { createDeduplicator, type Deduplicator, type DeduplicatorOptions } from './dedupe.js';

@@ -6,9 +6,9 @@
  * - `sdk`, {@link verifySdkWebhook}, keyed with the merchant's private key:
  *   `X-Signature` = base64(SHA-256(raw body + key)).
  * - `web`, {@link verifyWebWebhook}, keyed with the partner's private key: the same `X-Signature`,
- *   and the body's `signature` = base64(SHA-256(transactionId + status + key)), no separator (D22).
+ *   and the body's `signature` = base64(SHA-256(transactionId + status + key)), no separator.
  * - `gateway`, {@link verifyGatewayWebhook}, keyed with the merchant's Transactional API password:
- *   `X-Signature` = base64(SHA-256(raw body + password)) (D23), for `{ transaction }` and `{ refund }`.
+ *   `X-Signature` = base64(SHA-256(raw body + password)), for `{ transaction }` and `{ refund }`.
  *
  * Each verify function takes the raw body exactly as received (a string, or better the bytes),
  * the request headers (a plain object with names in any case, Node's `IncomingHttpHeaders`, or a
@@ -31,7 +31,7 @@
  * identifies an event across retries, but it is not covered by the signature. Treat a webhook as a
  * hint and confirm with a status read before shipping goods or moving money.
  *
- * **Retries (D23).** Any answer other than 200 (SDK) or 2xx or 3xx (web, gateway; a redirect is not
+ * **Retries.** Any answer other than 200 (SDK) or 2xx or 3xx (web, gateway; a redirect is not
  * followed), or none within 10 s, makes the service try again: at most 6 attempts, at once and then 30 s, 2 min, 10 min, 1 h and
  * 6 h after the previous failure. Answer quickly; `onEvent` should record the event and return.
  *
@@ -112,7 +112,7 @@ export interface VerifyWebhookOptions {
   maxBodyBytes?: number;
 }
 
-/** The default body size limit: 1 MiB, the service's own request limit (D24). */
+/** The default body size limit: 1 MiB, the service's own request limit. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
 // ---------------------------------------------------------------------------------------------
@@ -160,7 +160,7 @@ export function verifySdkWebhook(
 /**
  * Verifies and parses a web-flow webhook: the `X-Signature` header over the raw body (the
  * document requires it) and the body's `signature`, the status signature of `transactionId` and
- * `status` (D22), both with the partner's private key.
+ * `status`, both with the partner's private key.
  */
 export function verifyWebWebhook(
   rawBody: RawWebhookBody,
@@ -173,7 +173,7 @@ export function verifyWebWebhook(
 
 /**
  * Verifies and parses a gateway webhook (`X-Signature` keyed with the merchant's Transactional API
- * password, D23): `{ transaction }` gives `kind: 'transaction'`, `{ refund }` gives `kind: 'refund'`.
+ * password): `{ transaction }` gives `kind: 'transaction'`, `{ refund }` gives `kind: 'refund'`.
  */
 export function verifyGatewayWebhook(
   rawBody: RawWebhookBody,
@@ -202,7 +202,7 @@ export function verifyWebhook<F extends WebhookFamily>(
   const value = parseJson(rawBody);
   const { event, webhook } = recognise(family, rows, value);
   if (family === 'web' && isObject(value) && Object.hasOwn(value, 'signature')) {
-    // A web-flow body that carries a status signature: checked with the same key (D22).
+    // A web-flow body that carries a status signature: checked with the same key.
     const { signature, transactionId, status } = value as WebWebhookPayload;
     if (!verifyStatusSignature(signature, transactionId, status, secret)) {
       throw new WebhookVerificationError(
@@ -288,7 +288,7 @@ function byteLength(rawBody: unknown): number {
   );
 }
 
-/** The X-Signature value when present and of the D28 form; undefined when absent and optional. */
+/** The X-Signature value when present and of the exact signature form; undefined when absent and optional. */
 function signatureHeader(headers: WebhookHeaders, required: boolean): string | undefined {
   const value = oneHeader(headers, 'X-Signature', 'bad_signature');
   if (value === undefined) {
@@ -308,7 +308,7 @@ function signatureHeader(headers: WebhookHeaders, required: boolean): string | u
 
 function requireJsonContentType(headers: WebhookHeaders): void {
   const value = oneHeader(headers, 'Content-Type', 'wrong_content_type', 'was given more than once; expected application/json');
-  // The project's JSON Content-Type rule (D61), the same as for the requests the sandbox takes.
+  // The project's JSON Content-Type rule, the same as for the requests the sandbox takes.
   const problem = jsonContentTypeProblem(value);
   if (problem === undefined) return;
   throw new WebhookVerificationError(

@@ -4,9 +4,9 @@
  * as JSON, the way the shared store tells a process of another's rows. What one records, the other
  * restores: the same view, byte for byte, and the same signature, made with the key its family
  * registered for the signer; no row holds the key. (test/shared/two-sandboxes.test.ts does the same
- * on a real database.)
+ * on a real database.) A delivery pending on a process that is gone is sent by the other, signed.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { verifySdkSignature } from '../../src/signature.js';
 import { VirtualClock } from '../../src/sandbox/clock.js';
 import { DeliveryDispatcher } from '../../src/sandbox/delivery/index.js';
@@ -66,31 +66,51 @@ afterEach(async () => {
   for (const clock of clocks.splice(0)) clock.stop();
 });
 
-function pair() {
+/** A request a dispatcher sent. */
+interface Sent {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * Two dispatchers, `a` and `b`, on linked stores. Their requests never answer unless `bAnswers`
+ * lists what `b` sent (each answered 200); `live` is the set of owners connected to the database,
+ * so deleting `a` from it makes `a`'s pending deliveries `b`'s to take over.
+ */
+function pair(options: { bAnswers?: Sent[]; live?: Set<string> } = {}) {
+  const live = options.live ?? new Set(['a', 'b']);
   let b: ReturnType<typeof linkedStore> | undefined;
   const a = linkedStore(() => b!.listeners);
   b = linkedStore(() => a.listeners);
-  const make = (store: Store & { readonly changing: boolean }, owner: string) => {
+  const make = (store: Store & { readonly changing: boolean }, owner: string, answers?: Sent[]) => {
     const clock = new VirtualClock();
     // Never answers: the deliveries stay pending, as one in flight when its process died.
     const hang = (_url: unknown, init?: RequestInit) =>
       new Promise<Response>((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(new Error('stopped'))));
-    const dispatcher = new DeliveryDispatcher({ clock, fetch: hang as typeof fetch });
+    const answer = async (url: unknown, init?: RequestInit) => {
+      answers!.push({ url: String(url), headers: Object.fromEntries(new Headers(init?.headers).entries()), body: String(init?.body) });
+      return new Response('', { status: 200 });
+    };
+    const dispatcher = new DeliveryDispatcher({ clock, fetch: (answers === undefined ? hang : answer) as typeof fetch });
     dispatcher.signWith('sdk', (partnerId) => (partnerId === 'partner_journal' ? KEY : undefined));
     dispatcher.signWith('gateway', (merchantId) => (merchantId === 'merchant_journal' ? PASSWORD : undefined));
     dispatcher.template('sdk.transactionStatus', (id, status) => JSON.stringify({ merchantTransactionId: id, status }));
-    dispatcher.share(store, owner, async () => new Set(['a', 'b']));
+    dispatcher.share(store, owner, async () => new Set(live));
     dispatchers.push(dispatcher);
     clocks.push(clock);
     return dispatcher;
   };
-  return { a: make(a.store, 'a'), b: make(b.store, 'b'), rowsOfA: a.rows };
+  return { a: make(a.store, 'a'), b: make(b.store, 'b', options.bAnswers), rowsOfA: a.rows };
 }
 
-describe('a delivery restored from the shared store', () => {
-  it('is the same record: the same view, and a signature that verifies with the signer\'s key', () => {
-    const { a, b, rowsOfA } = pair();
-    const compact = a.enqueue({
+/**
+ * Two pending deliveries on `dispatcher`: an SDK one kept compact (a template and its data) and a
+ * gateway one with its body, each with its signer; their transactions are `<prefix>_1` and `_2`.
+ */
+function enqueueBoth(dispatcher: DeliveryDispatcher, prefix: string) {
+  return [
+    dispatcher.enqueue({
       url: 'http://127.0.0.1:9/sdk',
       body: { template: 'sdk.transactionStatus', data: 'SUCCESS' },
       signer: 'partner_journal',
@@ -98,18 +118,25 @@ describe('a delivery restored from the shared store', () => {
       successStatus: 200,
       family: 'sdk',
       event: 'transactionStatus',
-      transactionId: 'jrn_1',
-    });
-    const full = a.enqueue({
+      transactionId: `${prefix}_1`,
+    }),
+    dispatcher.enqueue({
       url: 'http://127.0.0.1:9/gateway',
-      body: JSON.stringify({ refund: { id: 'rfnd_1', status: 'SUCCESS' } }),
+      body: JSON.stringify({ refund: { id: `rfnd_${prefix}`, status: 'SUCCESS' } }),
       signer: 'merchant_journal',
       orderingScope: 'gateway:merchant_journal:',
       successStatus: '2xx-3xx',
       family: 'gateway',
       event: 'refundUpdated',
-      transactionId: 'jrn_2',
-    });
+      transactionId: `${prefix}_2`,
+    }),
+  ] as const;
+}
+
+describe('a delivery restored from the shared store', () => {
+  it('is the same record: the same view, and a signature that verifies with the signer\'s key', () => {
+    const { a, b, rowsOfA } = pair();
+    const [compact, full] = enqueueBoth(a, 'jrn');
     for (const written of [compact, full]) {
       const restored = b.get(written.id);
       const { attempts: _attempts, ...same } = written;
@@ -140,5 +167,25 @@ describe('a delivery restored from the shared store', () => {
     });
     expect(written.headers['X-Signature']).toBeUndefined();
     expect(b.get(written.id)!.headers['X-Signature']).toBeUndefined();
+  });
+});
+
+describe('a delivery taken over from a process that is gone', () => {
+  it('is sent by the other process signed with the key its family registered for the signer', async () => {
+    const sent: Sent[] = [];
+    const live = new Set(['a', 'b']);
+    const { a } = pair({ bAnswers: sent, live });
+    const written = enqueueBoth(a, 'jrn_take');
+    expect(sent).toEqual([]);
+    // `a` is gone: `b` takes its pending deliveries over at its next look (every 2 s).
+    live.delete('a');
+    await vi.waitFor(() => expect(sent).toHaveLength(2), { timeout: 15_000, interval: 100 });
+    for (const delivery of written) {
+      const request = sent.find((item) => item.url === delivery.url)!;
+      expect(request.body).toBe(delivery.body);
+      expect(request.headers['x-event-id']).toBe(delivery.eventId);
+      expect(request.headers['x-signature'], `the ${delivery.family} delivery taken over is signed`).toBeDefined();
+      expect(verifySdkSignature(request.headers['x-signature']!, request.body, delivery.family === 'sdk' ? KEY : PASSWORD)).toBe(true);
+    }
   });
 });

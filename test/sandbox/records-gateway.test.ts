@@ -13,34 +13,17 @@
  * fails here until it is added to the request, and then is checked through every transition.
  * The field-by-field copies themselves are checked against their interfaces in records.test.ts.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { COLLECTIONS, transactionKey, type TransactionRecord } from '../../src/sandbox/gateway/records.js';
 import { DEVICE, ELIGIBLE, startGateway, type GatewayTest } from '../support/gateway.js';
-import { REPOSITORY } from '../support/hermetic.js';
+import { propertiesOf } from '../support/gateway-schemas.js';
 import { startReceiver, type Receiver } from '../support/sandbox.js';
 import { TEST_OTP } from '../../src/sandbox/fixtures.js';
 
 const AMOUNT = 150_000;
 
-interface Schema {
-  $ref?: string;
-  allOf?: Schema[];
-  properties?: Record<string, Schema>;
-}
-const SCHEMAS = (JSON.parse(readFileSync(join(REPOSITORY, 'generated/openapi/gateway.json'), 'utf8')) as {
-  components: { schemas: Record<string, Schema> };
-}).components.schemas;
-
-/** The properties a schema of the bundled document declares (through `$ref` and `allOf`). */
-function propertiesOf(schema: Schema): Record<string, Schema> {
-  if (schema.$ref !== undefined) return propertiesOf(SCHEMAS[schema.$ref.replace('#/components/schemas/', '')]!);
-  return Object.assign({}, ...(schema.allOf ?? []).map(propertiesOf), schema.properties ?? {});
-}
-
 /** The properties of the document's `GatewayTransaction`, the view. */
-const VIEW_PROPERTIES: string[] = Object.keys(propertiesOf(SCHEMAS.GatewayTransaction!));
+const VIEW_PROPERTIES: string[] = Object.keys(propertiesOf('GatewayTransaction'));
 
 /** The record fields a transition may change (every other field must keep its value). */
 const CHANGED_BY_TRANSITIONS = new Set<string>([
@@ -95,7 +78,7 @@ async function createWithEveryField(id: string) {
   };
   // Every property the request schema declares is set, one level down too: a request field added
   // to the document fails here until it is added to this request (and so checked below).
-  const request = propertiesOf(SCHEMAS.GatewayTransactionCreateRequest!);
+  const request = propertiesOf('GatewayTransactionCreateRequest');
   expect(Object.keys(body).sort(), 'the request sets every property').toEqual(Object.keys(request).sort());
   for (const [name, value] of Object.entries(body)) {
     if (typeof value !== 'object') continue;

@@ -12,8 +12,10 @@ import { describe, expect, it } from 'vitest';
 import { copySdkTransaction, SDK_TRANSACTIONS, type SdkTransaction } from '../../src/sandbox/families/sdk.js';
 import { copyWebTransaction, WEB_TRANSACTIONS, type WebTransaction } from '../../src/sandbox/families/web.js';
 import { copyCheck, copyDocument, copyMerchant, copyOtp, copyRefund, copyTransaction } from '../../src/sandbox/gateway/records.js';
+import { bundleOf, requireDocument, topLevelProperties, type Family } from '../support/documents.js';
 import { REPOSITORY } from '../support/hermetic.js';
-import { initiateSdk, useSandbox } from '../support/sandbox.js';
+import { APPROVED_TEST_USER } from '../../src/sandbox/fixtures.js';
+import { useSandbox } from '../support/sandbox.js';
 
 const GATEWAY_RECORDS = 'src/sandbox/gateway/records.ts';
 
@@ -83,6 +85,21 @@ describe('a copy of a record', () => {
   }
 });
 
+/**
+ * The request sets every property of its schema in the family's bundled document (a request field
+ * added to the document fails here until it is sent), and each one is on the stored record, under
+ * its own name or the one `renamed` gives it: a field dropped at the initiate fails here.
+ */
+function expectEveryRequestFieldStored(family: Family, schema: string, body: object, record: object, renamed: Record<string, string> = {}) {
+  const properties = topLevelProperties(requireDocument(bundleOf(family)), { $ref: `#/components/schemas/${schema}` });
+  expect(properties.size).toBeGreaterThan(2);
+  expect(Object.keys(body).sort(), `the initiate sets every property of ${schema}`).toEqual([...properties].sort());
+  for (const name of Object.keys(body)) {
+    const field = renamed[name] ?? name;
+    expect((record as Record<string, unknown>)[field], `request field ${name} stored as ${field}`).toBeDefined();
+  }
+}
+
 describe('a transaction through its transitions', () => {
   const t = useSandbox();
   /** The fields of a stored record that hold a value. */
@@ -99,6 +116,7 @@ describe('a transaction through its transitions', () => {
     };
     expect((await t.web('POST', '/api/transaction', body)).status).toBe(200);
     const store = t.sandbox.store.collection<WebTransaction>(WEB_TRANSACTIONS);
+    expectEveryRequestFieldStored('web', 'WebInitiateRequest', body, store.get(id)!, { notes: 'notesJson' });
     const created = present(store.get(id)!);
     expect(created).toEqual(expect.arrayContaining(['notesJson', 'webhookUrl', 'redirect', 'user']));
     expect((await t.request('POST', `/sandbox/web/transactions/${id}/confirm`)).status).toBe(200);
@@ -109,8 +127,11 @@ describe('a transaction through its transitions', () => {
 
   it('sdk: every field present at the initiate is still there after confirm and refund', async () => {
     const id = `rec_sdk_${Date.now()}`;
-    await initiateSdk(t, id);
+    const body = { merchantTransactionId: id, userPhoneNumber: APPROVED_TEST_USER.phoneNumber, userId: 'user_1', amount: 250_000 };
+    const initiated = await t.sdk('/merchant/credit/initiateTransaction', body);
+    expect(initiated.status, initiated.text).toBe(201);
     const store = t.sandbox.store.collection<SdkTransaction>(SDK_TRANSACTIONS);
+    expectEveryRequestFieldStored('sdk', 'SdkInitiateRequest', body, store.get(id)!);
     const created = present(store.get(id)!);
     expect((await t.request('POST', `/sandbox/sdk/transactions/${id}/confirm`)).status).toBe(200);
     expect(present(store.get(id)!)).toEqual(expect.arrayContaining(created));

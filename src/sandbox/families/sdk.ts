@@ -76,7 +76,7 @@ export function registerSdk(ctx: FamilyContext): void {
       const refused = lifecycle.admit(principal.id, 0);
       if (refused !== undefined) return refused;
       const now = clock.now();
-      const transaction: SdkTransaction = {
+      const transaction: EveryField<SdkTransaction> = {
         merchantTransactionId: id,
         partnerId: principal.id,
         userPhoneNumber: body.userPhoneNumber,

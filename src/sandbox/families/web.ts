@@ -94,7 +94,7 @@ export function registerWeb(ctx: FamilyContext): void {
       if (refused !== undefined) return refused;
       const now = clock.now();
       const redirect = body.redirect === undefined ? undefined : withoutEmptyOverrides(body.redirect);
-      const transaction: WebTransaction = {
+      const transaction: EveryField<WebTransaction> = {
         id: body.id,
         partnerId: principal.id,
         amount: body.amount,

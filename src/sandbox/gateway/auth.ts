@@ -3,7 +3,7 @@
  * - Merchant API: the payment gateway's constant pair from the configuration (`pg_test` /
  *   `pg_test_secret` by default);
  * - Transactional API: one random pair per merchant, issued when it becomes `enabled` and deleted
- *   when it is disabled (D07, D09). They identify the merchant.
+ *   when it is disabled. They identify the merchant.
  *
  * Passwords are compared in constant time ({@link secretEquals}) and never logged.
  */
@@ -45,12 +45,12 @@ export function transactionalApiAuth(
     return digest;
   };
   const identify = (credentials: BasicCredentials): MerchantPrincipal | undefined => {
-    // D123: the published test pair names the ready-made merchant, written when first asked for.
+    // The published test pair names the ready-made merchant, written when first asked for.
     if (credentials.username === PUBLISHED_TEST_PARTNER.id) ensurePublishedTestMerchant(ctx, state);
     const record = state.credentials.get(credentials.username);
     const matches = secretEquals(credentials.password, record === undefined ? NO_PASSWORD : digestOf(record));
     if (record === undefined || !matches) return undefined;
-    // Revoked the moment the merchant leaves `enabled` (D09).
+    // Revoked the moment the merchant leaves `enabled`.
     if (state.merchants.get(record.merchantId)?.stage !== 'enabled') return undefined;
     return { merchantId: record.merchantId };
   };

@@ -1,6 +1,6 @@
 /**
- * The transaction step machine (D15) and everything that happens on the virtual clock: expiry
- * (D13), confirmation of a registered down payment, completion of refunds, and the rule that only
+ * The transaction step machine and everything that happens on the virtual clock: expiry,
+ * confirmation of a registered down payment, completion of refunds, and the rule that only
  * one attempt on a pre-eligibility check can succeed.
  *
  * The record is the source of truth: it stores when each pending event is due (`expiresAt`,
@@ -30,7 +30,7 @@ import { addDays, istDate } from './ist-dates.js';
 export type Eligibility = { eligible: true } | { eligible: false; reason: IneligibilityReason };
 
 /**
- * D12 against the documented test users (test-users.ts): blocked `USER_BLOCKED`, risk-declined
+ * Eligibility against the documented test users (test-users.ts): blocked `USER_BLOCKED`, risk-declined
  * `RISK_DECLINED`, above the available credit `CREDIT_LIMIT_EXCEEDED`. A phone number that is not a
  * test user has the default credit of ₹50,000.
  */
@@ -65,8 +65,8 @@ export interface TransactionEngine {
   /** The merchant's transaction with every due event applied, or undefined. */
   find(merchantId: string, transactionId: string): TransactionRecord | undefined;
   /**
-   * Whether a new transaction of this merchant, keeping `bytes` of notes, fits the memory budget
-   * (D67): undefined when it does (the bytes are then taken: call {@link create} next, without an
+   * Whether a new transaction of this merchant, keeping `bytes` of notes, fits the memory budget:
+   * undefined when it does (the bytes are then taken: call {@link create} next, without an
    * await in between), else the 429 `TOO_MANY_REQUESTS` to answer.
    */
   admit(merchantId: string, bytes: number): ErrorReply | undefined;
@@ -93,7 +93,7 @@ export function createEngine(ctx: FamilyContext, state: GatewayState): Transacti
   const send = gatewayWebhooks(ctx, merchants);
   const timers = new Map<string, ClockTimer>();
   const retention = finalRecords(ctx.store, ctx.config.retention.transactions, clock, ctx.config.limits.notesBytes);
-  // Transactions not final yet, per merchant (limits.pendingPerMerchant, D67).
+  // Transactions not final yet, per merchant (limits.pendingPerMerchant).
   const pendingCount = new Map<string, number>();
 
   /** The earliest PENDING refund (refunds complete in the order they were made). */
@@ -370,7 +370,7 @@ export function createEngine(ctx: FamilyContext, state: GatewayState): Transacti
     if (status === 'SUCCESS') addToSettlement(transaction.merchantId, at, { refunded: refund.amount });
     const merchant = merchants.get(transaction.merchantId);
     if (merchant !== undefined) {
-      // D23: the refund's own URL, else the transaction's (its override, else the merchant's default).
+      // The refund's own URL, else the transaction's (its override, else the merchant's default).
       const url = completed.webhookUrl ?? transactionWebhookUrl(merchant, updated);
       send('refundUpdated', { refund: refundView(updated, completed) }, { transactionId: transaction.id, owner: merchant.id, url });
     }

@@ -1,4 +1,4 @@
-/** Calendar days in India Standard Time, as settlement (D19) counts them. */
+/** Calendar days in India Standard Time, as settlement counts them. */
 import { time } from './values.js';
 
 /** India Standard Time is UTC+05:30 all year. */

@@ -1,5 +1,5 @@
 /**
- * Each merchant's transactions in creation order, for the transaction list (D19): newest first,
+ * Each merchant's transactions in creation order, for the transaction list: newest first,
  * ties by id, from a cursor on, without looking at other merchants' transactions and without
  * sorting. Derived from the store (rebuilt from it at start); forgotten transactions are skipped and
  * dropped when they outnumber the others.

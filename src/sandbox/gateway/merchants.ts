@@ -3,9 +3,6 @@
  * access; automated verification on the virtual clock; and the sandbox helper
  * `POST /sandbox/gateway/merchants/{id}/verify`.
  *
- * Rules: D04 (fields, reserved ids), D05, D06, D07 (record), D08 (documents), D09 (stages),
- * D10 (disable), D11 (dashboard access), D18 (answers), D02 (errors).
- *
  * Bounded (docs/sandbox.md, Limits): at most 10,000 merchants and 50 dashboard users per merchant
  * (409 INVALID_STATE beyond), and the newest 10,000 invitations.
  */
@@ -21,7 +18,7 @@ import { ensurePublishedTestMerchant, PUBLISHED_TEST_MERCHANT_ID } from './publi
 import { merchantView } from './views.js';
 import { webhookUrlProblem } from './webhooks.js';
 
-/** What the first bytes of a file say it is (D08 accepts PDF, PNG and JPEG only). */
+/** What the first bytes of a file say it is (only PDF, PNG and JPEG are accepted). */
 function detectFormat(bytes: Buffer): StoredDocument['format'] | undefined {
   if (bytes.subarray(0, 5).toString('latin1') === '%PDF-') return 'PDF';
   if (bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'PNG';
@@ -114,7 +111,7 @@ export function registerMerchants(ctx: FamilyContext, state: GatewayState): Merc
     authenticate,
     handle({ body }) {
       const input = body.merchant;
-      // The schema already rejects the reserved ids `transaction`, `settlement` and `configuration` (D04, D35).
+      // The schema already rejects the reserved ids `transaction`, `settlement` and `configuration`.
       const badUrl = webhookUrlProblem(ctx, input.defaultWebhookUrl, '/merchant/defaultWebhookUrl');
       if (badUrl !== undefined) return badUrl;
       if (find(input.id) !== undefined) {
@@ -234,7 +231,7 @@ export function registerMerchants(ctx: FamilyContext, state: GatewayState): Merc
       updated.updatedAt = clock.now();
       updated.verificationDueAt = undefined;
       if (body?.reason !== undefined) updated.disabledReason = body.reason;
-      // Revoked at once (D09); the password stays on the record to sign late webhooks.
+      // Revoked at once; the password stays on the record to sign late webhooks.
       if (merchant.credentials !== undefined) credentials.delete(merchant.credentials.username);
       merchants.set(updated.id, updated);
       return { status: 200, body: { merchant: merchantView(updated) } };
@@ -310,7 +307,7 @@ export function registerMerchants(ctx: FamilyContext, state: GatewayState): Merc
   });
 
   // Where `dashboardAccess.loginUrl` points: the invitation, as the dashboard would show it.
-  // D120: the merchant's failed transactions answer FAILURE (the alias the Magento module reads) or FAILED.
+  // The merchant's failed transactions answer FAILURE (the alias the Magento module reads) or FAILED.
   ctx.sandboxRoute('POST', '/sandbox/gateway/merchants/{id}/failed-status', (request) => {
     const id = request.params.id ?? '';
     const body = request.json();

@@ -1,9 +1,9 @@
 /**
- * The ready-made gateway test merchant (D123): an `enabled` merchant whose Transactional API
+ * The ready-made gateway test merchant (why: D123): an `enabled` merchant whose Transactional API
  * credentials are the service's published test pair (`testPartnerId` / `testPrivateKey`), the
  * values the service's Magento module ships as its defaults. It answers a failed transaction's
- * status as `FAILURE`, the word that module reads (D120). It exists whenever the published test
- * partner is on (D72): it is written the first time anything asks for it (its credentials, its
+ * status as `FAILURE`, the word that module reads. It exists whenever the published test
+ * partner is on: it is written the first time anything asks for it (its credentials, its
  * id), so a store emptied or shared by several processes gets it again without a start-up step.
  */
 import type { FamilyContext } from '../context.js';

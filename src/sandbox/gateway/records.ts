@@ -69,9 +69,9 @@ export interface MerchantRecord {
   credentials?: { username: string; password: string };
   disabledReason?: string;
   /**
-   * D120: the status its failed transactions answer, `FAILURE` (the alias) for a merchant set to
-   * it (the ready-made test merchant, D123; `POST /sandbox/gateway/merchants/{id}/failed-status`);
-   * absent: `FAILED`, the description's word.
+   * The status its failed transactions answer: `FAILURE` (the alias) for a merchant set to it
+   * (the ready-made test merchant; `POST /sandbox/gateway/merchants/{id}/failed-status`); absent:
+   * `FAILED`, the description's word (why: D120).
    */
   failedStatus?: 'FAILURE';
   dashboardUsers: DashboardUser[];
@@ -86,7 +86,7 @@ interface CredentialRecord {
   merchantId: string;
 }
 
-/** Collection `gateway.invitations`, keyed by token: the dashboard invitations (D11). */
+/** Collection `gateway.invitations`, keyed by token: the dashboard invitations. */
 export interface InvitationRecord {
   token: string;
   merchantId: string;
@@ -96,7 +96,7 @@ export interface InvitationRecord {
   expiresAt: number;
 }
 
-/** Collection `gateway.checks`, keyed by check id (a UUID): pre-eligibility checks (D12). */
+/** Collection `gateway.checks`, keyed by check id (a UUID): pre-eligibility checks. */
 export interface CheckRecord {
   id: string;
   merchantId: string;
@@ -151,25 +151,25 @@ export interface TransactionRecord {
   id: string;
   amount: number;
   /**
-   * D30: the merchant's free JSON object, echoed unchanged; kept as its JSON text, parsed when
-   * read (D67). Undefined: none was sent (or `{}`), and the record carries `{}`.
+   * The merchant's free JSON object, echoed unchanged; kept as its JSON text, parsed when
+   * read (why: D67). Undefined: none was sent (or `{}`), and the record carries `{}`.
    */
   notesJson?: string;
   /** The bytes of `notesJson`, counted against `limits.notesBytes`. */
   notesBytes: number;
   user: Schemas['User'];
-  /** D14: optional; recommended for the PG-driven flow. */
+  /** Optional; recommended for the PG-driven flow. */
   deviceInformation?: Schemas['DeviceInformation'];
-  /** D36: `LIVE` or `TEST` as sent, recorded and not echoed; the sandbox treats both as test. */
+  /** `LIVE` or `TEST` as sent, recorded and not echoed; the sandbox treats both as test. */
   mode?: 'LIVE' | 'TEST';
-  /** D14: the hosted page (`transaction.url`). */
+  /** The hosted page (`transaction.url`). */
   url: string;
   preEligibilityCheckId?: string;
   /** createConfiguration without expiryTimestamp and without empty overrides (webhook URL, hosted-page options). */
   configuration: Omit<Schemas['GatewayTransactionCreateConfiguration'], 'expiryTimestamp'>;
   step: Step;
   failureReason?: FailureReason;
-  /** D120: the merchant's `failedStatus` when the transaction was created; absent: `FAILED`. */
+  /** The merchant's `failedStatus` when the transaction was created; absent: `FAILED`. */
   failedStatus?: 'FAILURE';
   otp?: OtpState;
   downPaymentAmount: number;
@@ -178,7 +178,7 @@ export interface TransactionRecord {
   confirmsAt?: number;
   /** How many refunds there are (records of `gateway.refunds`, never copied with the transaction). */
   refundCount: number;
-  /** D14: the sum of the PENDING and SUCCESS refunds. */
+  /** The sum of the PENDING and SUCCESS refunds. */
   refundedAmount: number;
   /** No refund before this position is PENDING (refunds complete in the order they were made). */
   nextPendingRefund: number;
@@ -322,7 +322,7 @@ export const COLLECTIONS = Object.freeze({
 
 /**
  * Collection `gateway.settlementDays`, keyed by `<merchantId>/<settlementDate>`: what each day's
- * settlement entry adds up, kept as transactions and refunds succeed (D19), so a settlement reads
+ * settlement entry adds up, kept as transactions and refunds succeed, so a settlement reads
  * at most 32 records, and transactions forgotten by retention still count.
  */
 interface SettlementDayRecord {

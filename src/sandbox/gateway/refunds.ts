@@ -1,8 +1,8 @@
 /**
- * Refunds (D18): full or partial, repeatable, of a SUCCESS transaction; `refund.id` makes a retry
- * safe. A new refund and a repeat both answer 200 (D18); an amount over what is left and a fully
- * refunded transaction answer 400 (D02). A refund is PENDING and becomes SUCCESS one second later (virtual time), when the refund
- * webhook is sent (D23). The sandbox endpoint
+ * Refunds: full or partial, repeatable, of a SUCCESS transaction; `refund.id` makes a retry
+ * safe. A new refund and a repeat both answer 200; an amount over what is left and a fully
+ * refunded transaction answer 400. A refund is PENDING and becomes SUCCESS one second later (virtual time), when the refund
+ * webhook is sent. The sandbox endpoint
  * `POST /sandbox/gateway/transactions/{merchantId}/{transactionId}/refunds/{refundId}/fail`
  * fails a PENDING refund instead, to rehearse a FAILED refund.
  *
@@ -21,7 +21,7 @@ import { GATEWAY } from './values.js';
 import { refundedAmount, refundView, statusOf } from './views.js';
 import { webhookUrlProblem } from './webhooks.js';
 
-/** D24: the most refunds one transaction takes, failed ones included (its record lists them all). */
+/** The most refunds one transaction takes, failed ones included (its record lists them all). */
 const MAX_REFUNDS_PER_TRANSACTION = 10_000;
 
 export function registerRefunds(ctx: FamilyContext, state: GatewayState, engine: TransactionEngine): void {
@@ -40,7 +40,7 @@ export function registerRefunds(ctx: FamilyContext, state: GatewayState, engine:
       const requestedAmount = body.refund?.amount ?? 0;
       const refundId = body.refund?.id;
 
-      // D18: a repeated request (same id and amount) answers the existing refund, 200 as a new one (D18).
+      // A repeated request (same id and amount) answers the existing refund, 200 as a new one (why: D18).
       if (refundId !== undefined) {
         const existing = state.findRefund(transaction, refundId);
         if (existing !== undefined) {
@@ -58,11 +58,11 @@ export function registerRefunds(ctx: FamilyContext, state: GatewayState, engine:
 
       const status = statusOf(transaction);
       if (status !== 'SUCCESS') {
-        // D02: the web and SDK refunds' code for the same condition, with their 400.
+        // The web and SDK refunds' code for the same condition, with their 400.
         return errors.error(400, 'TRANSACTION_NOT_REFUNDABLE', `Only a SUCCESS transaction can be refunded; this one is ${status}.`);
       }
-      // D18, D24: the record lists every refund, so a transaction takes a bounded number of them;
-      // D250: a refund that cannot be made has one code, whatever the reason.
+      // The record lists every refund, so a transaction takes a bounded number of them; a refund
+      // that cannot be made has one code, whatever the reason (why: D250).
       if (transaction.refundCount >= MAX_REFUNDS_PER_TRANSACTION) {
         return errors.error(
           400,
@@ -70,7 +70,7 @@ export function registerRefunds(ctx: FamilyContext, state: GatewayState, engine:
           `Transaction '${transaction.id}' has ${MAX_REFUNDS_PER_TRANSACTION.toLocaleString('en-US')} refunds, the most one transaction takes; it takes no more.`,
         );
       }
-      // D02: 400, as in the SDK and web refunds.
+      // 400, as in the SDK and web refunds.
       const remaining = transaction.amount - refundedAmount(transaction);
       if (remaining <= 0) {
         return errors.error(400, 'ALREADY_REFUNDED', `The whole amount of ${paiseAndRupees(transaction.amount)} was already refunded.`);

@@ -1,5 +1,5 @@
 /**
- * Settlement information (D19), computed from the merchant's successful transactions and refunds.
+ * Settlement information, computed from the merchant's successful transactions and refunds.
  *
  * - A transaction counts on the IST calendar day it became SUCCESS, a refund on the IST day it
  *   became SUCCESS; that day's entry is paid out the next day (T+1): `settlementDate` = day + 1.

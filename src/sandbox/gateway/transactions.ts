@@ -2,10 +2,6 @@
  * The Transactional API's transaction operations: the merchant's configuration, pre-eligibility,
  * create, read (record or stage), cancel, user input (OTP), register-external, list; and the hosted
  * page `url` as a sandbox endpoint.
- *
- * Rules: D12 (checks), D13 (expiry), D14 (record), D15 (steps), D16 (options), D17 (down payment),
- * D18 (answers), D19 (list), D23 (webhooks through the engine), D02 (errors); D35 (configuration),
- * D30 (notes), D31 (empty overrides), D36 (mode), D37 (cancel).
  */
 import { randomUUID } from 'node:crypto';
 import type { operations } from '../../../generated/types/gateway.js';
@@ -41,10 +37,10 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
   const { checks, transactions, merchants } = state;
   const authenticate = transactionalApiAuth(ctx, state);
 
-  // D02: an unknown transaction, or another merchant's, has the description's code in every family.
+  // An unknown transaction, or another merchant's, has the description's code in every family.
   const notFound = (id: string) => errors.notFound(`No transaction with id '${id}' exists for this merchant.`, 'NO_SUCH_TRANSACTION');
 
-  /** The stage, after issuing a new OTP option when the current one expired (D02 OTP_EXPIRED). */
+  /** The stage, after issuing a new OTP option when the current one expired (the error `OTP_EXPIRED` answers the expired one). */
   const withFreshOtp = (transaction: TransactionRecord): TransactionRecord => {
     if (transaction.step !== 'authenticate' || transaction.otp === undefined) return transaction;
     const now = clock.now();
@@ -55,7 +51,7 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
     return updated;
   };
 
-  // D35: integrations ask before every call which API generation the merchant uses; a gateway
+  // Integrations ask before every call which API generation the merchant uses; a gateway
   // merchant is generation 2. Other credentials answer 401 (read as "generation 1" by them).
   ctx.route<operations['getMerchantConfiguration'], MerchantPrincipal>('getMerchantConfiguration', {
     authenticate,
@@ -94,13 +90,13 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
       const now = clock.now();
       const { merchantId } = principal;
       const { expiryTimestamp, ...given } = body.createConfiguration ?? {};
-      // D31: an empty colour or logo override means "no override".
+      // An empty colour or logo override means "no override" (why: D31).
       const configuration = { ...given };
       if (configuration.colorOverride === '') delete configuration.colorOverride;
       if (configuration.logoOverride === '') delete configuration.logoOverride;
 
-      // D13: 1 minute to 24 hours after creation, in epoch seconds (a value of 10^12 or more
-      // is read as epoch milliseconds).
+      // 1 minute to 24 hours after creation, in epoch seconds (a value of 10^12 or more
+      // is read as epoch milliseconds; why: D13).
       let expiresAt: number | undefined;
       if (expiryTimestamp !== undefined) {
         const inSeconds = expiryTimestamp < GATEWAY.millisecondTimestampFrom;
@@ -120,7 +116,7 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
       const badUrl = webhookUrlProblem(ctx, configuration.webhookUrl, '/createConfiguration/webhookUrl');
       if (badUrl !== undefined) return badUrl;
 
-      // D12: the check must be one of this merchant's.
+      // The check must be one of this merchant's.
       let check: CheckRecord | undefined;
       if (body.preEligibilityCheckId !== undefined) {
         check = checks.get(body.preEligibilityCheckId);
@@ -136,11 +132,11 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
 
       const key = transactionKey(merchantId, body.transaction.id);
       if (transactions.has(key)) {
-        // D02: the description's code for a transaction id used before (the SDK flow's, 400).
+        // The description's code for a transaction id used before (the SDK flow's, 400).
         return errors.error(400, 'DUPLICATE_TRANSACTION_ID', `A transaction with id '${body.transaction.id}' exists already for this merchant.`);
       }
 
-      // D67: notes are kept as JSON text within the limits of members and depth and the notes budget.
+      // Notes are kept as JSON text within the limits of members and depth and the notes budget.
       let notes: KeptJson | undefined;
       const measured = offloaded?.get('/transaction/notes');
       if (measured !== undefined ? measured.text !== '{}' : body.transaction.notes !== undefined && !isEmpty(body.transaction.notes)) {
@@ -151,10 +147,10 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
       const refused = engine.admit(merchantId, notes?.bytes ?? 0);
       if (refused !== undefined) return refused;
 
-      // D15: a transaction that is not eligible or differs from its check starts in `failure`.
+      // A transaction that is not eligible or differs from its check starts in `failure`.
       let failure: FailureReason | undefined;
       const amount = body.transaction.amount;
-      // D25, D121, D122: the number as +91 and ten digits, an empty email left out.
+      // The number as +91 and ten digits, an empty email left out.
       const user = shopUser(body.user);
       if (check !== undefined && now < check.expiresAt) {
         if (check.phoneNumber !== user.phoneNumber || check.amount !== amount) failure = 'PRE_ELIGIBILITY_MISMATCH';
@@ -187,7 +183,7 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
         configuration: isEmpty(configuration) ? NONE : configuration,
         step: failure === undefined ? 'authenticate' : 'failure',
         failureReason: failure,
-        // D120: a merchant set to the alias answers its failures as FAILURE.
+        // A merchant set to the alias answers its failures as FAILURE.
         failedStatus: state.merchants.get(merchantId)?.failedStatus,
         otp: failure === undefined ? newOtp(now) : undefined,
         downPaymentAmount: downPaymentFor(amount),
@@ -202,7 +198,7 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
         finishedAt: failure === undefined ? undefined : now,
       };
       engine.create(transaction);
-      // D18: 200, as the integrations accept no other 2xx.
+      // 200, as the integrations accept no other 2xx.
       return { status: 200, body: { transaction: transactionView(transaction, []) } };
     },
   });
@@ -220,7 +216,7 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
     },
   });
 
-  // D37: the merchant gives up a PENDING transaction (a GET that changes state, as integrations call it).
+  // The merchant gives up a PENDING transaction (a GET that changes state, as integrations call it; why: D37).
   ctx.route<operations['cancelTransaction'], MerchantPrincipal>('cancelTransaction', {
     authenticate,
     handle({ params, principal }) {
@@ -358,7 +354,7 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
       // comes first; each is caught up (due events applied) before the status filter looks at it.
       const bound = to === undefined ? undefined : { createdAt: to, id: '' };
       const start = after === undefined ? bound : bound === undefined || after.createdAt < to! ? after : bound;
-      // At most `limit` transactions and about `limits.pageBytes` bytes of them (at least one, D67).
+      // At most `limit` transactions and about `limits.pageBytes` bytes of them (at least one).
       const page: TransactionRecord[] = [];
       let more = false;
       let bytes = 0;
@@ -366,7 +362,7 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
         const transaction = engine.find(principal.merchantId, id);
         if (transaction === undefined) continue;
         if (from !== undefined && transaction.createdAt < from) break;
-        // D120: FAILED and FAILURE name one status; either filter finds the merchant's failures.
+        // FAILED and FAILURE name one status; either filter finds the merchant's failures.
         if (query.status !== undefined && statusOutcome(statusOf(transaction)) !== statusOutcome(query.status)) continue;
         const size = VIEW_BYTES + transaction.notesBytes + transaction.refundCount * REFUND_VIEW_BYTES;
         if (page.length === limit || (page.length > 0 && bytes + size > ctx.config.limits.pageBytes)) {
@@ -400,7 +396,7 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
   const pageView = (merchant: NonNullable<ReturnType<typeof hostedPage>>['merchant'], transaction: TransactionRecord) => {
     const config = transaction.configuration;
     const status = statusOf(transaction);
-    // D14, D15: success and failure to their URLs; the shopper's own cancel to cancelRedirectUrl.
+    // Success and failure to their URLs; the shopper's own cancel to cancelRedirectUrl.
     const redirectTo =
       status === 'SUCCESS'
         ? (config.successRedirectUrl ?? null)
@@ -432,7 +428,7 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
     if (found === undefined) return pageNotFound(merchantId, transactionId);
     return { status: 200, body: pageView(found.merchant, found.transaction) };
   }, { shopper: true });
-  // D15: the shopper cancels on the hosted page: CANCELLED (CANCELLED_BY_USER), the webhook sent,
+  // The shopper cancels on the hosted page: CANCELLED (CANCELLED_BY_USER), the webhook sent,
   // the shopper sent to cancelRedirectUrl (the service's Magento module gives its return URL there).
   ctx.sandboxRoute('POST', '/sandbox/gateway/checkout/{merchantId}/{transactionId}/cancel', (request) => {
     const merchantId = request.params.merchantId ?? '';

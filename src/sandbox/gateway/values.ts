@@ -13,15 +13,15 @@ const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
 export const GATEWAY = Object.freeze({
-  /** D08: verification needs these two documents. */
+  /** Verification needs these two documents. */
   requiredDocumentTypes: Object.freeze(['PAN', 'CANCELLED_CHEQUE'] as const satisfies readonly DocumentType[]),
-  /** D08: a document file is at most 700 KiB before encoding. */
+  /** A document file is at most 700 KiB before encoding. */
   maxDocumentBytes: 700 * 1024,
   /** Automated verification completes this long (virtual time) after the last required upload. */
   verificationDelayMs: 5 * SECOND,
   /** An entityName containing this (any case) fails the merchant's first verification (PAN rejected). */
   rejectTrigger: 'reject',
-  /** D11: an invitation to the dashboard is valid for 7 days. */
+  /** An invitation to the dashboard is valid for 7 days. */
   invitationValidityMs: 7 * DAY,
   /** The sandbox holds at most this many merchants; another create answers 409 INVALID_STATE. */
   maxMerchants: 10_000,
@@ -29,19 +29,19 @@ export const GATEWAY = Object.freeze({
   maxDashboardUsers: 50,
   /** Invitations kept (the newest); an older one's login URL answers 404 like an unknown one. */
   keptInvitations: 10_000,
-  /** D12: a pre-eligibility check is reusable for 15 minutes. */
+  /** A pre-eligibility check is reusable for 15 minutes. */
   checkValidityMs: 15 * MINUTE,
   /** The available credit of a phone number that is not one of the documented test users (₹50,000). */
   defaultCreditLimit: 5_000_000,
-  /** D35: the API generation of every gateway merchant (`GET /api/merchant/configuration`). */
+  /** The API generation of every gateway merchant (`GET /api/merchant/configuration`). */
   apiVersion: 2,
-  /** D35: the largest order amount a merchant may create, paise: the contract's amount maximum (D24). */
+  /** The largest order amount a merchant may create, paise: the contract's amount maximum. */
   maxOrderAmount: 10_000_000,
-  /** D13: an expiryTimestamp at or above this is read as epoch milliseconds, below as seconds. */
+  /** An expiryTimestamp at or above this is read as epoch milliseconds, below as seconds. */
   millisecondTimestampFrom: 1_000_000_000_000,
-  /** D13: without expiryTimestamp a transaction expires 15 minutes after creation. */
+  /** Without expiryTimestamp a transaction expires 15 minutes after creation. */
   defaultExpiryMs: 15 * MINUTE,
-  /** D13: expiryTimestamp lies between 1 minute and 24 hours after creation. */
+  /** `expiryTimestamp` lies between 1 minute and 24 hours after creation. */
   minExpiryMs: MINUTE,
   maxExpiryMs: 24 * HOUR,
   /** The OTP every user "receives" (the sandbox fixtures). */
@@ -51,24 +51,24 @@ export const GATEWAY = Object.freeze({
   otpLength: TEST_OTP.length,
   /** An OTP (its referenceId) expires this long after it was issued. */
   otpValidityMs: 5 * MINUTE,
-  /** D15: the third wrong OTP fails the transaction. */
+  /** The third wrong OTP fails the transaction. */
   maxOtpAttempts: TEST_OTP.maxWrong,
   /** The down payment is this share of the amount (percent), rounded half up to whole paise. */
   downPaymentPercent: DOWN_PAYMENT.percent,
   /** A down payment is at least ₹1 (the contract's minimum amount) and at most the whole amount. */
   minDownPayment: DOWN_PAYMENT.min,
-  /** D16: `waitOptions.pollIntervalSeconds`. */
+  /** `waitOptions.pollIntervalSeconds`. */
   pollIntervalSeconds: 2,
   /** A registered down payment is confirmed (or not) this long after register-external. */
   confirmationDelayMs: 2 * SECOND,
   /** A refund becomes SUCCESS this long after it was requested. */
   refundDelayMs: 1 * SECOND,
-  /** D19: the fee (per cent of the day's gross) when `mdrChargedOnMerchant` is true. */
+  /** The fee (per cent of the day's gross) when `mdrChargedOnMerchant` is true. */
   mdrPercent: 2,
-  /** D19: the default and the longest settlement range. */
+  /** The default and the longest settlement range. */
   defaultSettlementDays: 7,
   maxSettlementRangeDays: 31,
-  /** D19: list page size. */
+  /** List page size. */
   defaultListLimit: 20,
 });
 

@@ -56,7 +56,7 @@ export function checkView(check: CheckRecord): PreEligibilityView {
 }
 
 /**
- * D15: the reasons that end a transaction as `CANCELLED` rather than `FAILED`: nobody completed it
+ * The reasons that end a transaction as `CANCELLED` rather than `FAILED`: nobody completed it
  * (the payment gateway cancelled it, the shopper cancelled it on the hosted page, or its expiry
  * passed). Every other reason is a failure.
  */
@@ -71,7 +71,7 @@ export function statusOf(transaction: {
   if (step === 'success') return 'SUCCESS';
   if (step !== 'failure') return 'PENDING';
   if (transaction.failureReason !== undefined && CANCEL_REASONS.has(transaction.failureReason)) return 'CANCELLED';
-  // D120: `FAILURE` is the alias of `FAILED` for a merchant set to it.
+  // `FAILURE` is the alias of `FAILED` for a merchant set to it.
   return transaction.failedStatus ?? 'FAILED';
 }
 
@@ -90,7 +90,7 @@ export function refundView(transaction: TransactionRecord, refund: RefundRecord)
   };
 }
 
-/** D14: `refundedAmount` counts PENDING and SUCCESS refunds. */
+/** `refundedAmount` counts PENDING and SUCCESS refunds. */
 export function refundedAmount(transaction: TransactionRecord): number {
   return transaction.refundedAmount;
 }
@@ -130,7 +130,7 @@ function spacedPhone(phoneNumber: string): string {
   return `+91 ${digits.slice(0, 5)} ${digits.slice(5)}`;
 }
 
-/** D15/D16: the next step and its options. */
+/** The next step and its options. */
 export function nextStepOf(transaction: TransactionRecord): NextStep {
   switch (transaction.step) {
     case 'authenticate':

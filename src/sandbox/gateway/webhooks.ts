@@ -1,5 +1,5 @@
 /**
- * The gateway family's webhooks (D23): its row of ../webhook-events.ts (a merchant's events go to
+ * The gateway family's webhooks: its row of ../webhook-events.ts (a merchant's events go to
  * its default URL unless the event has its own, signed with its Transactional API password),
  * checking the webhook URLs a request gives, and which URL a transaction's webhook goes to.
  */
