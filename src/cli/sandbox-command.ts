@@ -205,7 +205,12 @@ function hostedLines(url: string, config: SandboxConfig, token: string): string[
   return [
     `Hosted: the /sandbox/ endpoints need a credential; each partner and merchant sees only its own (docs/sandbox.md, "Hosting the sandbox").`,
     `  Operator token:                ${made ? token : `(set, not shown; from ${ENVIRONMENT.operatorToken})`}`,
-    ...(made ? [`  Ready link (operator):         ${url}/sandbox/webhooks/deliveries?token=${token}`] : []),
+    ...(made
+      ? [
+          `  Dashboard (operator):          ${url}/dashboard#token=${token}`,
+          `  Ready link (operator):         ${url}/sandbox/webhooks/deliveries?token=${token}`,
+        ]
+      : []),
   ];
 }
 

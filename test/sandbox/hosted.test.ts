@@ -107,6 +107,7 @@ describe('a hosted sandbox', () => {
     const printed = banner('http://0.0.0.0:4000', resolveConfig({ host: '0.0.0.0' }), undefined, made);
     expect(printed).toContain('Operator token:                made-at-start-abcdefghijklmnop');
     expect(printed).toContain('Ready link (operator):         http://0.0.0.0:4000/sandbox/webhooks/deliveries?token=made-at-start-abcdefghijklmnop');
+    expect(printed).toContain('Dashboard (operator):          http://0.0.0.0:4000/dashboard#token=made-at-start-abcdefghijklmnop');
     const given = banner('http://0.0.0.0:4000', resolveConfig({ host: '0.0.0.0', operatorToken: OPERATOR_TOKEN }), undefined, { hosted: true, operatorToken: OPERATOR_TOKEN });
     expect(given).not.toContain(OPERATOR_TOKEN);
     expect(given).toContain('(set, not shown; from PAYLATER_OPERATOR_TOKEN)');
