@@ -20,31 +20,18 @@
  * they run against depends a little on the order in which concurrent requests land; to replay one
  * case alone after the same setup, FUZZ_ONLY=<case index>. FUZZ_REQUESTS changes the count.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeFuzzAgent, expectFuzzClean, prepareFuzz, QUICK_RUN, type OperationSpec, type State } from '../support/fuzz.js';
-import { startGateway, type GatewayTest } from '../support/gateway.js';
+import { describe, expect, it } from 'vitest';
+import { expectFuzzClean, fuzzSandbox, QUICK_RUN } from '../support/fuzz.js';
 
-let t: GatewayTest;
-let state: State;
-let specs: OperationSpec[];
-
-beforeAll(async () => {
-  // Webhooks go nowhere: a fake fetch answers every delivery at once.
-  t = await startGateway({ fetch: (async () => new Response('ok', { status: 200 })) as typeof fetch });
-  ({ state, specs } = await prepareFuzz(t));
-}, 120_000);
-
-afterAll(async () => {
-  closeFuzzAgent();
-  await t?.close();
-});
+const fuzz = fuzzSandbox();
 
 describe('fuzzing every family', () => {
   it(`answers ${QUICK_RUN.count} mutated requests with documented statuses and bodies, never 5xx (seed ${QUICK_RUN.seed})`, async () => {
-    await expectFuzzClean(t, state, specs, QUICK_RUN);
+    await expectFuzzClean(fuzz.t, fuzz.state, fuzz.specs, QUICK_RUN);
   }, 240_000);
 
   it('regression (found by this fuzzer): a body nested thousands of levels deep is a 400, not a 500', async () => {
+    const { t, state } = fuzz;
     /** Arrays nested `levels` deep. */
     const nested = (levels: number) => `${'['.repeat(levels)}1${']'.repeat(levels)}`;
     // The body object is level 1: with `data` 63 levels deep the body is 64 levels, the deepest accepted.

@@ -7,12 +7,12 @@
  */
 import { request as httpRequest, Agent } from 'node:http';
 import fc from 'fast-check';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { contractOf, type Contract, type Family } from '../../src/contract/index.js';
 import { APPROVED_TEST_USER, TEST_OTP } from '../../src/sandbox/fixtures.js';
 import { sdkSignature, webSignature } from '../../src/signature.js';
 import { checkAgainstContract, initiateSdk, PRIVATE_KEY, PARTNER_ID, EXTRAS_AUTH } from './sandbox.js';
-import { basic, ELIGIBLE, MERCHANT_AUTH, type GatewayTest } from './gateway.js';
+import { basic, ELIGIBLE, MERCHANT_AUTH, startGateway, type GatewayTest } from './gateway.js';
 
 /** A run of the fuzzer: the seed its cases come from, and how many requests it sends. */
 export interface FuzzRun {
@@ -1105,4 +1105,29 @@ export async function expectFuzzClean(t: GatewayTest, state: State, specs: Opera
   expect(t.loggedErrors, `the sandbox logged unexpected errors (seed ${run.seed})`).toEqual([]);
   if (ONLY === undefined) expect(sent).toBe(run.count);
   expect(largest, 'every body stays under the 1 MiB limit').toBeLessThan(1_048_576);
+}
+
+/** What a fuzz test file runs against, filled in by {@link fuzzSandbox}'s set-up. */
+export interface FuzzSandbox {
+  t: GatewayTest;
+  state: State;
+  specs: OperationSpec[];
+}
+
+/**
+ * Registers, in the calling test file, a sandbox of every family for the fuzzer (webhooks go
+ * nowhere: a fake fetch answers every delivery at once) with the state the cases run against, and
+ * its tear-down. The object returned is filled before the file's tests run.
+ */
+export function fuzzSandbox(): FuzzSandbox {
+  const sandbox = {} as FuzzSandbox;
+  beforeAll(async () => {
+    sandbox.t = await startGateway({ fetch: (async () => new Response('ok', { status: 200 })) as typeof fetch });
+    Object.assign(sandbox, await prepareFuzz(sandbox.t));
+  }, 120_000);
+  afterAll(async () => {
+    closeFuzzAgent();
+    await sandbox.t?.close();
+  });
+  return sandbox;
 }
