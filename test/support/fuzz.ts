@@ -26,7 +26,7 @@ export interface FuzzRun {
  */
 export const QUICK_RUN: FuzzRun = { seed: Number(process.env.FUZZ_SEED ?? 20_261_122), count: Number(process.env.FUZZ_REQUESTS ?? 3_000) };
 export const VOLUME_RUN: FuzzRun = { seed: Number(process.env.FUZZ_SEED ?? 20_261_128), count: Number(process.env.FUZZ_REQUESTS ?? 10_000) };
-export const ONLY = process.env.FUZZ_ONLY === undefined ? undefined : Number(process.env.FUZZ_ONLY);
+const ONLY = process.env.FUZZ_ONLY === undefined ? undefined : Number(process.env.FUZZ_ONLY);
 const CONCURRENCY = 16;
 const REQUEST_TIMEOUT_MS = 20_000;
 /** Bodies stay under the 1 MiB limit (D24): the huge strings are at most this many bytes as JSON. */
@@ -914,7 +914,7 @@ function send(base: URL, built: Built): Promise<Received> {
 // ---------------------------------------------------------------------------------------------
 
 /** The state the cases run against, made on a fresh sandbox, and the spec of every operation. */
-export async function prepareFuzz(t: GatewayTest): Promise<{ state: State; specs: OperationSpec[] }> {
+async function prepareFuzz(t: GatewayTest): Promise<{ state: State; specs: OperationSpec[] }> {
   const contracts = {
     sdk: contractOf('sdk'),
     web: contractOf('web'),
@@ -996,7 +996,7 @@ export async function prepareFuzz(t: GatewayTest): Promise<{ state: State; specs
 }
 
 /** What one run sent and what came back. */
-export interface FuzzReport {
+interface FuzzReport {
   sent: number;
   /** The largest body sent, in bytes. */
   largest: number;
@@ -1007,7 +1007,7 @@ export interface FuzzReport {
 }
 
 /** Sends every case of the run's seed (or only FUZZ_ONLY's), CONCURRENCY at a time, and checks each answer. */
-export async function runFuzz(t: GatewayTest, state: State, specs: OperationSpec[], run: FuzzRun): Promise<FuzzReport> {
+async function runFuzz(t: GatewayTest, state: State, specs: OperationSpec[], run: FuzzRun): Promise<FuzzReport> {
   const { seed, count } = run;
   const cases = fc.sample(caseArbitrary(specs), { seed, numRuns: count });
   const indices = ONLY === undefined ? cases.map((_c, index) => index) : [ONLY];
@@ -1081,7 +1081,7 @@ export async function runFuzz(t: GatewayTest, state: State, specs: OperationSpec
 }
 
 /** Closes the keep-alive connections of the cases. */
-export function closeFuzzAgent(): void {
+function closeFuzzAgent(): void {
   agent.destroy();
 }
 
