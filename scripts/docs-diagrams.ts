@@ -1,12 +1,13 @@
 /**
  * The Mermaid diagrams of the documents' descriptions (the "Transaction flow" sequence diagrams in
- * openapi/descriptions/*.md) as drawings in the reference pages.
+ * openapi/descriptions/*.md) and of the guides (docs/*.md: the flows' sequences, the states'
+ * diagrams) as drawings in the reference and guide pages.
  *
  * Mermaid lays out text with the browser's font metrics, so a diagram is drawn by Mermaid itself
  * (the `mermaid` package's bundled script) in headless Chromium, by `npm run docs:diagrams`, and
- * the SVG is committed beside the sources: openapi/descriptions/diagrams/<hash>.svg, named by the
+ * the SVG is committed in one folder, openapi/descriptions/diagrams/<hash>.svg, named by the
  * SHA-256 of the diagram's source. `npm run docs` then needs no browser: it swaps each ```mermaid
- * block of the rendered copy of a document for an image of its SVG (site/assets/diagrams/), and
+ * block of the rendered copy of a document or guide for an image of its SVG (site/assets/diagrams/), and
  * stops with a message naming the command when a block has no drawing yet (its source changed).
  * The pure-JavaScript renderers tried (beautiful-mermaid 1.1.3) drew the long message labels of a
  * sequence diagram outside the picture; a stale drawing cannot go unnoticed, since its name is the
@@ -22,6 +23,8 @@ import { join, relative, resolve } from 'node:path';
 const root = resolve(import.meta.dirname, '..');
 /** Where the Markdown descriptions of the documents are. */
 export const DESCRIPTIONS_DIR = join(root, 'openapi', 'descriptions');
+/** Where the guides are. */
+export const GUIDES_DIR = join(root, 'docs');
 /** Where the drawings are committed. */
 export const DIAGRAMS_DIR = join(DESCRIPTIONS_DIR, 'diagrams');
 
@@ -48,13 +51,20 @@ export function findDiagrams(markdown: string): Diagram[] {
   return [...markdown.matchAll(BLOCK)].map((match) => ({ source: match[1] as string, hash: diagramHash(match[1] as string) }));
 }
 
-/** Every diagram of openapi/descriptions/*.md, each once. */
-export function listDiagrams(dir = DESCRIPTIONS_DIR): Diagram[] {
+/** Every diagram of openapi/descriptions/*.md and docs/*.md, each once. */
+export function listDiagrams(dirs: readonly string[] = [DESCRIPTIONS_DIR, GUIDES_DIR]): Diagram[] {
   const seen = new Map<string, Diagram>();
-  for (const name of readdirSync(dir).filter((n) => n.endsWith('.md')).sort()) {
-    for (const diagram of findDiagrams(readFileSync(join(dir, name), 'utf8'))) seen.set(diagram.hash, diagram);
+  for (const dir of dirs) {
+    for (const name of readdirSync(dir).filter((n) => n.endsWith('.md')).sort()) {
+      for (const diagram of findDiagrams(readFileSync(join(dir, name), 'utf8'))) seen.set(diagram.hash, diagram);
+    }
   }
   return [...seen.values()];
+}
+
+/** What a diagram draws, for its image's text: a sequence or a state diagram. */
+function diagramKind(source: string): string {
+  return /^\s*stateDiagram/.test(source) ? 'state diagram' : 'sequence diagram';
 }
 
 /** The committed drawing of a diagram source; throws {@link DiagramMissingError} when there is none. */
@@ -83,7 +93,7 @@ export function replaceDiagrams<T>(value: T, assetsDir: string, dir = DIAGRAMS_D
       writeFileSync(join(assetsDir, 'diagrams', `${hash}.svg`), diagramSvg(source, dir));
       const heading = [...text.slice(0, offset).matchAll(/^#+\s+(.+)$/gm)].at(-1)?.[1]?.trim() ?? 'Flow';
       // Linked to itself: a click opens the drawing at its full size.
-      return `[![${heading.replace(/[[\]]/g, '')}: sequence diagram](assets/diagrams/${hash}.svg)](assets/diagrams/${hash}.svg)`;
+      return `[![${heading.replace(/[[\]]/g, '')}: ${diagramKind(source)}](assets/diagrams/${hash}.svg)](assets/diagrams/${hash}.svg)`;
     }) as T;
   }
   if (Array.isArray(value)) return value.map((item) => replaceDiagrams(item, assetsDir, dir)) as T;
@@ -101,6 +111,7 @@ const MERMAID_CONFIG = {
   fontFamily: "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif",
   htmlLabels: false,
   sequence: { useMaxWidth: false, mirrorActors: false, wrap: false },
+  state: { useMaxWidth: false },
 };
 
 /** Draws every diagram that has no drawing in headless Chromium; removes drawings no block uses. */

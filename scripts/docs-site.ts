@@ -228,7 +228,10 @@ export async function buildDocs(options: DocsOptions = {}): Promise<SitePage[]> 
       return { family, document, html };
     });
     const guideFiles = new Set(guides.map((g) => g.source));
-    const markdowns = new Map(guides.map((g) => [g.source, expandWorkflows(readFileSync(join(docsDir, g.source), 'utf8'), documentsDir)]));
+    // A guide's Mermaid diagrams (the flows' sequences, the states) are shown as their drawings too.
+    const markdowns = new Map(
+      guides.map((g) => [g.source, withDrawings(expandWorkflows(readFileSync(join(docsDir, g.source), 'utf8'), documentsDir), join(work, 'assets'))]),
+    );
 
     // One search over the guides and the references (scripts/docs-search.ts), in the head of every page.
     const search = await writeSearch(work, [
@@ -294,8 +297,8 @@ async function mapLimit<T, R>(items: T[], limit: number, worker: (item: T) => Pr
 // ---------------------------------------------------------------------------------------------
 // API references
 
-/** The document with its Mermaid blocks as images of their committed drawings (scripts/docs-diagrams.ts). */
-function withDrawings(document: Record<string, unknown>, assetsDir: string): Record<string, unknown> {
+/** The document or guide with its Mermaid blocks as images of their committed drawings (scripts/docs-diagrams.ts). */
+function withDrawings<T extends Record<string, unknown> | string>(document: T, assetsDir: string): T {
   try {
     return replaceDiagrams(document, assetsDir);
   } catch (error) {
@@ -703,6 +706,9 @@ blockquote { margin: 1em 0; padding: 0.2em 1em; border-left: 4px solid var(--lin
 .button + .button { margin-left: 0.6em; }
 .button.secondary { background: var(--soft); color: var(--accent); border: 1px solid var(--accent); }
 .guide img { max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 6px; vertical-align: top; }
+/* A diagram at its drawn size (legible labels), scrolled sideways when wider than the column, never shrunk. */
+.guide a:has(> img[src^="assets/diagrams/"]) { display: block; overflow-x: auto; }
+.guide img[src^="assets/diagrams/"] { max-width: none; width: auto; border: 0; }
 .guide p:has(> img + img) { display: flex; gap: 1em; }
 .guide p:has(> img + img) > img { flex: 1 1 0; min-width: 0; }
 .button { display: inline-block; background: var(--accent); color: #fff; padding: 0.55em 1.1em; border-radius: 6px; text-decoration: none; font-weight: 600; }

@@ -1,6 +1,6 @@
 /**
- * The drawings of the documents' Mermaid diagrams (scripts/docs-diagrams.ts): every ```mermaid block
- * of openapi/descriptions/*.md has its committed SVG (named by the hash of its source, so a changed
+ * The drawings of the documents' and guides' Mermaid diagrams (scripts/docs-diagrams.ts): every
+ * ```mermaid block of openapi/descriptions/*.md and docs/*.md has its committed SVG (named by the hash of its source, so a changed
  * diagram cannot keep an old drawing), no drawing is left without a block, each is a picture that
  * needs nothing from the network, and the reference's copy of a document shows images instead of
  * the blocks. That the pages show them is checked in Chromium (test/e2e/docs.test.ts).
@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DIAGRAMS_DIR, DiagramMissingError, diagramSvg, listDiagrams, replaceDiagrams } from '../../scripts/docs-diagrams.js';
+import { DIAGRAMS_DIR, DiagramMissingError, diagramSvg, findDiagrams, GUIDES_DIR, listDiagrams, replaceDiagrams } from '../../scripts/docs-diagrams.js';
 
 const diagrams = listDiagrams();
 const scratch = mkdtempSync(join(tmpdir(), 'paylater-diagrams-'));
@@ -18,7 +18,22 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 describe('the drawings of the Mermaid diagrams', () => {
   it('the gateway and web descriptions have their transaction flows as Mermaid sequence diagrams', () => {
     expect(diagrams.length).toBeGreaterThanOrEqual(2);
-    for (const diagram of diagrams) expect(diagram.source.trim()).toMatch(/^sequenceDiagram\n/);
+    for (const diagram of diagrams) expect(diagram.source.trim()).toMatch(/^(?:sequenceDiagram|stateDiagram-v2)\n/);
+  });
+
+  it.each(['flows.md', 'states.md'])('docs/%s draws its flows and states as diagrams, not as text art', (name) => {
+    const markdown = readFileSync(join(GUIDES_DIR, name), 'utf8');
+    expect(findDiagrams(markdown).length).toBeGreaterThanOrEqual(4);
+    // Text art: a fenced block drawing arrows or lifelines out of dashes and bars.
+    const art = [...markdown.matchAll(/```[a-z]*\n([\s\S]*?)```/g)].map((m) => m[1] ?? '').filter((block) => /-{3,}>|<-{3,}|^\s*\|.*\|\s*$/m.test(block));
+    expect(art).toEqual([]);
+  });
+
+  it('a guide\'s state diagram is shown as an image named for what it draws', () => {
+    const states = findDiagrams(readFileSync(join(GUIDES_DIR, 'states.md'), 'utf8'));
+    const [first] = states;
+    const shown = replaceDiagrams(`## Merchant stages\n\n\`\`\`mermaid\n${first?.source}\`\`\``, scratch);
+    expect(shown).toBe(`## Merchant stages\n\n[![Merchant stages: state diagram](assets/diagrams/${first?.hash}.svg)](assets/diagrams/${first?.hash}.svg)`);
   });
 
   it('every diagram has its committed drawing, and every drawing its diagram (npm run docs:diagrams)', () => {
