@@ -58,7 +58,8 @@ describe('refunds (D18)', () => {
     // The count as 10,000 refunds leave it (playing them all is the volume test's job, not this one's).
     const transactions = t.sandbox.store.collection<TransactionRecord>(COLLECTIONS.transactions);
     const key = transactionKey(merchant.id, id);
-    transactions.set(key, { ...transactions.get(key)!, refundCount: 10_000 });
+    // In a unit of work: the shared store refuses a change outside one.
+    await t.sandbox.store.unit(() => transactions.set(key, { ...transactions.get(key)!, refundCount: 10_000 }));
     const answer = await refund(id, { refund: { amount: 100 } });
     expect([answer.status, answer.body.errorCode]).toEqual([400, 'TRANSACTION_NOT_REFUNDABLE']);
     expect(answer.body.message).toContain('10,000 refunds');
