@@ -33,6 +33,8 @@ import { WebhookStream } from './webhook-stream.js';
 import { SandboxAccess } from './access.js';
 import type { SandboxRouteOptions } from './context.js';
 import { JsonOffload } from './json-offload.js';
+import { Forwarder } from './forward.js';
+import type { Role, SharedRole } from './shared-role.js';
 import { MAX_JSON_DEPTH } from '../http/json.js';
 
 /**
@@ -106,6 +108,11 @@ export interface Sandbox {
   readonly routes: readonly RouteInfo[];
   /** Where the state is kept, for a person: in memory, or the shared database (without its password). */
   readonly stateDescription: string;
+  /**
+   * In memory: `memory`. Shared: whether this process is the writer (it serves every request) or
+   * forwards to it (shared-role.ts).
+   */
+  readonly role: 'memory' | Role;
 }
 
 // Request lines are gathered and written once per turn of the event loop: a write to a file or a
@@ -230,15 +237,30 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const unknown = wanted.filter((family) => !Object.hasOwn(FAMILY_MODULES, family));
   if (unknown.length > 0) throw new Error(`no sandbox module for the family ${unknown.join(', ')}`);
 
+  let role: SharedRole | undefined;
   if (shared !== undefined) {
     // Every family observes its collections now: reading the records rebuilds what they derive.
     shared.attachClock(clock);
-    deliveries.share(shared, shared.processId, () => shared.liveProcesses());
+    // One writer delivers every webhook: a pending delivery another process recorded is its
+    // predecessor's, taken over (delivery/journal.ts).
+    deliveries.share(shared, shared.processId, () => Promise.resolve(new Set([shared.processId])));
+    const { SharedRole } = await import('./shared-role.js');
+    role = new SharedRole({
+      url: shared.url,
+      store: shared,
+      forwarder: new Forwarder((path) => router.errorsForPath(path)),
+      log,
+      onDeposed: () => {
+        clock.stop();
+        void deliveries.stop();
+      },
+    });
     try {
-      await shared.open();
+      await role.start();
     } catch (error) {
       clock.stop();
       await deliveries.stop();
+      await role.close();
       await shared.close();
       throw new ConfigError(`The shared sandbox cannot start: ${error instanceof Error ? error.message : String(error)}`);
     }
@@ -274,6 +296,11 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       ServerResponse: TimedResponse,
     },
     (request, response) => {
+      // Shared, on a process that is not the writer: every request is the writer's to answer.
+      if (role !== undefined && !role.serving) {
+        role.forward(request, response);
+        return;
+      }
       inFlight.set(request.socket, response);
       if (options.logRequests === true || requestLog !== undefined) response.on('finish', sent);
       response.on('close', answered);
@@ -374,7 +401,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       const listening = { address: address.address, port: address.port, publicUrl: config.publicUrl };
       deliveries.listeningAt(listening);
       // Shared: every live process refuses webhooks to every other (each registers where it listens).
-      shared?.announce(announcedAddress(listening), (others) => deliveries.targets.othersAt(others.filter(isListeningAddress)));
+      role?.processes.announce(announcedAddress(listening), (others) => deliveries.targets.othersAt(others.filter(isListeningAddress)));
       for (const { url: target, name } of partnerWebhookUrls(config)) {
         const problem = deliveries.targetProblem(target);
         if (problem === undefined) continue;
@@ -396,6 +423,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
         });
       }
       await shared?.close();
+      await role?.close();
       await offload.close();
     },
     clock,
@@ -407,6 +435,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     routes: router.list(),
     stateDescription:
       shared === undefined ? 'in memory (lost when the sandbox stops)' : `PostgreSQL ${shared.description} (shared, kept across restarts)`,
+    get role() {
+      return role?.role ?? 'memory';
+    },
   };
 }
 

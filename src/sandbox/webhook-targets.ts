@@ -293,3 +293,18 @@ function ownProblem(): TargetProblem {
 export function safeUrl(url: string | null | undefined): string {
   return shownWebhookUrl(url);
 }
+
+/**
+ * The host another process of a shared sandbox connects to, to reach a process that announced
+ * `address`: its own address, or, when it listens on a wildcard address, the loopback address when
+ * it runs on this machine (it has one of this machine's interface addresses), else its first
+ * interface address.
+ */
+export function connectHost(address: ListeningAddress): string {
+  const listening = unmapped(address.address);
+  if (!UNSPECIFIED.has(listening)) return listening;
+  const interfaces = address.interfaces ?? [];
+  const local = localInterfaceAddresses();
+  if (interfaces.length === 0 || interfaces.some((entry) => local.has(entry))) return listening === '::' ? '::1' : '127.0.0.1';
+  return interfaces.find((entry) => !entry.startsWith('127.') && entry !== '::1') ?? interfaces[0]!;
+}

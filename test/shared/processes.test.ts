@@ -91,6 +91,8 @@ describe.skipIf(unavailable !== undefined)('two sandbox processes on one databas
     a.child.kill('SIGKILL');
     await new Promise((resolve) => a.child.once('close', resolve));
     receiver.delayMs = 0;
+    // A was the writer: B takes the role within seconds (503 with Retry-After meanwhile).
+    await waitUntil(async () => (await statusOn(b, 'proc-kill-0')) !== 'SERVICE_UNAVAILABLE', 'B to take the writer\'s role', 15_000);
     // Every record is still there, read on the other process and on a new one.
     for (const id of ids) expect(await statusOn(b, id)).toBe('SUCCESS');
     const again = await start();

@@ -75,27 +75,33 @@ describe.skipIf(unavailable !== undefined)('two sandboxes on one PostgreSQL data
   });
 
   it('shows on one, in its list and live stream, the webhook events recorded on the other', async () => {
-    const seen: string[] = [];
-    const stop = b.sandbox.deliveries.onEnqueue((delivery) => {
-      if (delivery.transactionId === 'shared-events') seen.push(delivery.eventId);
-    });
+    // B forwards to the writer, A: its live stream is A's, relayed as it comes.
+    expect([a.sandbox.role, b.sandbox.role]).toEqual(['writer', 'forwarding']);
+    const stream = await fetch(`${b.url}/sandbox/webhooks/stream`);
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const reader = stream.body!.getReader();
     try {
       expect((await initiate(a, 'shared-events')).status).toBe(201);
       expect((await a.request('POST', '/sandbox/sdk/transactions/shared-events/confirm')).status).toBe(200);
       const onA = await a.deliveries('shared-events');
       expect(onA).toHaveLength(1);
-      // B learns of it by the database's notification, without a request of its own.
-      for (let tries = 0; seen.length === 0 && tries < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 20));
-      expect(seen).toEqual([onA[0].eventId]);
+      let text = '';
+      while (!text.includes(onA[0].eventId)) {
+        const chunk = await reader.read();
+        if (chunk.done) break;
+        text += new TextDecoder().decode(chunk.value);
+      }
+      expect(text).toContain(onA[0].eventId);
       const onB = await b.deliveries('shared-events');
       expect(onB.map((delivery: { eventId: string; body: string; id: string }) => [delivery.id, delivery.eventId, delivery.body])).toEqual([
         [onA[0].id, onA[0].eventId, onA[0].body],
       ]);
-      // Signed on B with the partner's key, which the row names (its signer) and does not hold.
+      // Signed with the partner's key, which the row names (its signer) and does not hold.
       expect(verifySdkSignature(onB[0].headers['X-Signature'], onB[0].body, PRIVATE_KEY)).toBe(true);
       expect(onB[0].headers).toEqual(onA[0].headers);
     } finally {
-      stop();
+      await reader.cancel();
     }
   });
 

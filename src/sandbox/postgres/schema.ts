@@ -9,7 +9,7 @@
  * configuration and lock table for that. Add a migration by appending to {@link MIGRATIONS}; never
  * change one that was released.
  */
-import type { PoolClient } from 'pg';
+import type { ClientBase } from 'pg';
 
 interface Migration {
   readonly version: number;
@@ -73,7 +73,7 @@ class SchemaTooNewError extends Error {
 }
 
 /** Applies the migrations this database lacks; answers the versions applied now. */
-export async function migrate(client: PoolClient, where: string): Promise<number[]> {
+export async function migrate(client: ClientBase, where: string): Promise<number[]> {
   await client.query('BEGIN');
   try {
     await client.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
