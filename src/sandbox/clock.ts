@@ -102,7 +102,7 @@ export class VirtualClock {
   /** Sliced advances asked for and not finished. */
   private slicedAdvances = 0;
   private readonly onError: (error: unknown) => void;
-  private runner: ((fire: () => void) => unknown) | undefined;
+  private runner: (<T>(fire: () => T) => T | Promise<Awaited<T>>) | undefined;
   private runnerQueued = false;
 
   constructor(options: ClockOptions = {}) {
@@ -197,12 +197,24 @@ export class VirtualClock {
     const run = async () => {
       const target = this.targetOf(ms);
       const offsetBefore = this.offset;
+      // A slice; the last one also sets the time reached, so that the clock's new offset is
+      // written with what the slice changed (a unit of work of its own, through the runner).
+      const slice = (): boolean => {
+        const finished = this.stopped || this.fireUntil(target, SLICE_MS);
+        if (finished) {
+          this.setNow(target);
+          // The clock moved at least `ms` ahead of real time, however long the slices took.
+          this.offset = Math.max(this.offset, offsetBefore + Math.floor(ms));
+        }
+        return finished;
+      };
       this.firing = true;
       try {
-        while (!this.stopped && !this.fireUntil(target, SLICE_MS)) await yieldToEventLoop();
-        this.setNow(target);
-        // The clock moved at least `ms` ahead of real time, however long the slices took.
-        this.offset = Math.max(this.offset, offsetBefore + Math.floor(ms));
+        for (;;) {
+          const finished = this.runner === undefined ? slice() : await this.runner(slice);
+          if (finished === true) break;
+          await yieldToEventLoop();
+        }
       } finally {
         this.firing = false;
       }
@@ -384,7 +396,7 @@ export class VirtualClock {
    * work, store.ts): `runner(fire)` calls `fire` when it can and answers a promise that rejects
    * when it could not (the database away: tried again a second later).
    */
-  setRunner(runner: (fire: () => void) => unknown): void {
+  setRunner(runner: <T>(fire: () => T) => T | Promise<Awaited<T>>): void {
     this.runner = runner;
   }
 

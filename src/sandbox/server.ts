@@ -154,8 +154,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const store: Store = shared ?? options.store ?? new MemoryStore();
   const clock =
     options.clock ?? new VirtualClock({ onError: (error) => log.error('a scheduled task failed', error) });
-  // Shared: the timers that real time brings due fire in units of work too.
-  if (store.shared) clock.setRunner((fire) => store.unit(fire));
+  // The timers that real time brings due, and each slice of an advance, fire in units of work.
+  clock.setRunner((fire) => store.unit(fire));
   const deliveries = new DeliveryDispatcher({
     clock,
     log: (level, message) => log[level](message),
@@ -177,7 +177,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     log,
     fallbackErrors: sandboxErrors,
     ...(requestLog === undefined ? {} : { observe: requestLog.observe }),
-    ...(store.shared ? { unit: <T>(work: () => T) => store.unit(work) } : {}),
+    unit: <T>(work: () => T) => store.unit(work),
   });
   // Hosted, every /sandbox/ endpoint but the shopper's pages' own needs a credential (access.ts).
   const access = new SandboxAccess(config, sandboxErrors);

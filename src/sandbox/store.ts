@@ -46,14 +46,16 @@ export interface Store {
    * Runs `work` as one unit of work: what it reads is current, and what it writes is kept
    * together or not at all. Every change of state runs in one: a request (router.ts), the timers
    * that fall due (clock.ts), a webhook attempt's outcome.
-   * - Memory: runs `work` at once and answers its result.
    * - Shared: queued; runs after every other process's writes were read, inside one database
    *   transaction holding the sandbox's lock, and answers a promise that settles once the writes
    *   are committed (rejected with a {@link StoreUnavailableError} when the database is not there).
    *   A unit that throws writes nothing (its changes are put back); a change outside any unit
    *   throws.
-   * - Memory: a unit that throws keeps what it wrote before throwing (an undo log would cost every
-   *   write of the default store); the families check before they write.
+   * - Memory: runs `work` at once; a unit that throws writes nothing either (what it changed is put
+   *   back from an undo log of the running unit's first changes), and a change outside any unit
+   *   throws, as in the shared store.
+   * - Both: an asynchronous unit is its synchronous part; what it does after an await runs units
+   *   of its own (the clock's advance runs one per slice).
    */
   unit<T>(work: () => T): T | Promise<Awaited<T>>;
   /**
@@ -78,14 +80,24 @@ export class StoreUnavailableError extends Error {
   }
 }
 
+/** The previous value of a record that did not exist (in the undo log). */
+const ABSENT = Symbol('absent');
+
 /** The embedded default: everything in memory, lost when the process ends. */
 export class MemoryStore implements Store {
   private readonly collections = new Map<string, MemoryCollection<unknown>>();
+  /** Units running now (a unit may start another inline). */
+  private depth = 0;
+  /**
+   * The running units' changes, to put back those of a unit that throws: flat triples of
+   * (records, id, previous value or {@link ABSENT}), no object per change.
+   */
+  private readonly undo: unknown[] = [];
 
   collection<T>(name: string): Collection<T> {
     let collection = this.collections.get(name);
     if (collection === undefined) {
-      collection = new MemoryCollection<unknown>();
+      collection = new MemoryCollection<unknown>(this, name);
       this.collections.set(name, collection);
     }
     return collection as Collection<T>;
@@ -96,7 +108,17 @@ export class MemoryStore implements Store {
   }
 
   unit<T>(work: () => T): T {
-    return work();
+    const mark = this.undo.length;
+    this.depth++;
+    try {
+      return work();
+    } catch (error) {
+      this.putBack(mark);
+      throw error;
+    } finally {
+      this.depth--;
+      if (this.depth === 0) this.undo.length = 0;
+    }
   }
 
   observe(): void {
@@ -104,6 +126,26 @@ export class MemoryStore implements Store {
   }
 
   readonly shared = false;
+
+  /** Called by a collection before it changes a record: refused outside a unit, else logged for undo. */
+  changing(records: Map<string, unknown>, name: string, id: string): void {
+    if (this.depth === 0) {
+      throw new Error(`the record ${name}/${id} was changed outside a unit of work: make the change inside store.unit(...) (store.ts)`);
+    }
+    this.undo.push(records, id, records.has(id) ? records.get(id) : ABSENT);
+  }
+
+  /** Puts back the changes logged since `mark`, newest first. */
+  private putBack(mark: number): void {
+    for (let index = this.undo.length - 3; index >= mark; index -= 3) {
+      const records = this.undo[index] as Map<string, unknown>;
+      const id = this.undo[index + 1] as string;
+      const previous = this.undo[index + 2];
+      if (previous === ABSENT) records.delete(id);
+      else records.set(id, previous);
+    }
+    this.undo.length = mark;
+  }
 }
 
 /** Freezes a plain-data value and everything in it; frozen parts are taken as they are. */
@@ -122,11 +164,17 @@ export function deepFreeze<T>(value: T): T {
 class MemoryCollection<T> implements Collection<T> {
   private readonly records = new Map<string, T>();
 
+  constructor(
+    private readonly store: MemoryStore,
+    private readonly name: string,
+  ) {}
+
   get(id: string): T | undefined {
     return this.records.get(id);
   }
 
   set(id: string, value: T): void {
+    this.store.changing(this.records as Map<string, unknown>, this.name, id);
     this.records.set(id, deepFreeze(value));
   }
 
@@ -135,6 +183,8 @@ class MemoryCollection<T> implements Collection<T> {
   }
 
   delete(id: string): boolean {
+    if (!this.records.has(id)) return false;
+    this.store.changing(this.records as Map<string, unknown>, this.name, id);
     return this.records.delete(id);
   }
 
@@ -147,7 +197,7 @@ class MemoryCollection<T> implements Collection<T> {
   }
 
   clear(): void {
-    this.records.clear();
+    for (const id of [...this.records.keys()]) this.delete(id);
   }
 }
 

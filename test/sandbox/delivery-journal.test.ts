@@ -30,7 +30,7 @@ function linkedStore(peer: () => Listeners): { store: Store & { readonly changin
     unit: (work) => {
       changing = true;
       try {
-        return work();
+        return memory.unit(work);
       } finally {
         changing = false;
       }
@@ -41,13 +41,14 @@ function linkedStore(peer: () => Listeners): { store: Store & { readonly changin
       return {
         get: (id: string) => inner.get(id),
         has: (id: string) => inner.has(id),
-        delete: (id: string) => inner.delete(id),
+        // The memory store underneath holds the rows; it asks for a unit of its own.
+        delete: (id: string) => memory.unit(() => inner.delete(id)),
         values: () => inner.values(),
         get size() {
           return inner.size;
         },
         set(id: string, value: T) {
-          inner.set(id, value);
+          memory.unit(() => inner.set(id, value));
           const json = JSON.stringify(value);
           rows.set(id, json);
           peer().get(name)?.(id, JSON.parse(json), undefined);

@@ -105,7 +105,7 @@ describe('500 INTERNAL_SERVER_ERROR (D02)', () => {
         };
       },
       clear: () => memory.clear(),
-      unit: (work) => work(),
+      unit: (work) => memory.unit(work),
       observe: () => undefined,
       shared: false,
     };

@@ -1,7 +1,7 @@
 /**
  * The writer's role of a shared sandbox (`--database-url`): one process at a time holds it, and
  * only that process runs units of work and writes records (store.ts); the others forward their
- * requests to it (../shared-role.ts).
+ * requests to it (sandbox/shared-role.ts).
  *
  * The role is a session-level advisory lock held by one dedicated connection: PostgreSQL releases
  * it when that connection ends, so a writer that dies (SIGKILL, a crash, its machine gone) frees

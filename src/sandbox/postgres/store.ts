@@ -4,7 +4,7 @@
  *
  * One writer (lease.ts): the process that holds the writer's lock opens this store, holds every
  * record in memory (a cache read synchronously, as the families expect of a {@link Store}) and is
- * the only one that writes; the other processes forward their requests to it (../shared-role.ts)
+ * the only one that writes; the other processes forward their requests to it (sandbox/shared-role.ts)
  * and hold no records. So a unit of work never waits for another process: no lock per unit, no
  * read of others' changes, nothing to notify.
  * - Every change of state runs in a unit of work ({@link Store.unit}). Units run one at a time, as
@@ -155,8 +155,6 @@ export class PostgresStore implements Store {
   /** The groups of changes that ran and are not committed yet, oldest first. */
   private groups: CommitGroup[] = [];
   private committing = false;
-  /** A commit's failure, put back once the running units finish. */
-  private failure: unknown;
 
   constructor(private readonly options: PostgresStoreOptions) {
     this.where = describeDatabase(options.url);
@@ -345,8 +343,11 @@ export class PostgresStore implements Store {
         const scope: UnitScope = { first: new Map(), added: [] };
         this.scopes = [scope];
         try {
-          let value = unit.work();
-          if (value instanceof Promise) value = await value;
+          const value = unit.work();
+          // An asynchronous unit is its synchronous part, as in memory: what it does after an
+          // await runs units of its own (the clock's advance, a slice at a time). Its promise
+          // settles the answer once the part written here is committed.
+          if (value instanceof Promise) value.catch(() => undefined);
           outcomes.push({ ok: true, value });
         } catch (error) {
           // The unit threw: what it changed is put back, and it writes nothing.
@@ -379,12 +380,6 @@ export class PostgresStore implements Store {
       for (const waiter of inline) waiter.reject(failure);
     };
     const touched = this.takeTouched();
-    if (this.failure !== undefined) {
-      // A commit failed while these units ran (one awaited): they ran on what is put back now.
-      this.groups.push({ touched, settle, fail });
-      this.failPending(this.failure);
-      return;
-    }
     if (touched.length === 0) {
       settle();
       return;
@@ -426,14 +421,9 @@ export class PostgresStore implements Store {
 
   /**
    * A commit failed: every group that ran and is not committed (it may build on the failed one) is
-   * put back, newest first, and its units fail. While units run (one awaiting), they finish first.
+   * put back, newest first, and its units fail. (Units run synchronously, never during this.)
    */
   private failPending(failure: unknown): void {
-    if (this.inUnit) {
-      this.failure = failure;
-      return;
-    }
-    this.failure = undefined;
     // The clock's offset is written again with the next unit (its record is put back below).
     this.writtenOffset = Number.NaN;
     const groups = this.groups;
