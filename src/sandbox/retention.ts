@@ -9,7 +9,7 @@
  * The final records also hold the bytes of their `notes` (D67): the notes of every transaction
  * held, pending and final, stay within `limits.notesBytes`; beyond it the oldest final records
  * are forgotten as beyond the count, and an initiate whose notes do not fit beside those of the
- * pending transactions is refused ({@link FinalRecords.reserve}).
+ * pending transactions is refused ({@link FinalRecords.admits}).
  *
  * One queue per store, shared by the families that use it: a ring buffer (denque) of kind, key and
  * bytes, three values per record, where a linked list would allocate two objects per record.
@@ -50,24 +50,26 @@ export class FinalRecords implements Trimmable {
   }
 
   /**
-   * Takes `bytes` for a new pending record when they fit beside those of the pending records
-   * (final ones are forgotten, oldest first, to make room); answers false, taking nothing, when
-   * they do not.
+   * Whether `bytes` for a new pending record fit beside those of the pending records (final ones
+   * are forgotten, oldest first, to make room); takes nothing: the bytes are held when the record
+   * is stored ({@link hold}, by the family's observer of its collection).
    */
-  reserve(bytes: number): boolean {
+  admits(bytes: number): boolean {
     if (bytes === 0) return true;
     if (this.usedBytes - this.finalBytes + bytes > this.byteLimit) return false;
-    this.usedBytes += bytes;
     // Room is made at once, a bounded number of records at a time (old final records without
     // notes may come first); what is left is forgotten as records are added.
+    this.usedBytes += bytes;
     if (this.overBytes()) this.trim(RESERVE_TRIES);
-    this.trimming.added();
+    this.usedBytes -= bytes;
     return true;
   }
 
-  /** Counts the bytes of a record another process admitted (shared store): held, never refused. */
+  /** Counts the bytes of a record stored (pending, or final when read at start): held, never refused. */
   hold(bytes: number): void {
+    if (bytes === 0) return;
     this.usedBytes += bytes;
+    this.trimming.added();
   }
 
   /** Gives back the bytes of a pending record that was not kept after all. */

@@ -119,13 +119,15 @@ export class SharedRole {
         this.follow(writer);
         return;
       }
+      if (this.lastWriter !== undefined && (await listens(this.lastWriter.target))) {
+        // The last writer lives: its database connection was lost; it takes the role again first,
+        // and answers meanwhile (its own 503 while the database is away).
+        this.target = this.lastWriter.target;
+        this.orphanedSince ??= Date.now();
+        if (Date.now() - this.orphanedSince < GRACE_MS || this.current === 'deposed') return;
+      }
       this.target = undefined;
       if (this.current === 'deposed') return;
-      if (this.lastWriter !== undefined && (await listens(this.lastWriter.target))) {
-        // The last writer lives: its database connection was lost; it takes the role again first.
-        this.orphanedSince ??= Date.now();
-        if (Date.now() - this.orphanedSince < GRACE_MS) return;
-      }
       await this.takeOver();
     } catch {
       // The database is away: the last writer known is kept, looked for again soon.

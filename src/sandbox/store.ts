@@ -31,9 +31,9 @@ export interface Collection<T> {
 }
 
 /**
- * Told of a record this process did not write itself: loaded when the sandbox started, or written
- * by another process on the same database. `value` is undefined when the record was deleted;
- * `previous` is what this process held before (undefined when it held nothing).
+ * Told of a change of a record: `value` is the record now (undefined when it was deleted),
+ * `previous` what was held before (undefined when there was nothing). Called once the change is
+ * made, synchronously, inside the unit that made it.
  */
 export type ExternalChange<T> = (id: string, value: T | undefined, previous: T | undefined) => void;
 
@@ -59,9 +59,11 @@ export interface Store {
    */
   unit<T>(work: () => T): T | Promise<Awaited<T>>;
   /**
-   * Registers what rebuilds the state a family derives from the records of a collection (timers,
-   * counters, indexes) for records this process did not write ({@link ExternalChange}). The memory
-   * store never calls it: it holds no record it did not write.
+   * Registers what keeps the state a family derives from the records of a collection (timers,
+   * counters, indexes, retention): told of every change of a record ({@link ExternalChange}), the
+   * family's own writes included, the records read when a shared sandbox starts, and a change put
+   * back when a unit fails (told as the change back). The one place that state is kept, in both
+   * stores.
    */
   observe<T>(name: string, listener: ExternalChange<T>): void;
   /** True when other processes may share the state (the families then also rebuild it from records). */
@@ -90,7 +92,7 @@ export class MemoryStore implements Store {
   private depth = 0;
   /**
    * The running units' changes, to put back those of a unit that throws: flat triples of
-   * (records, id, previous value or {@link ABSENT}), no object per change.
+   * (collection, id, previous value or {@link ABSENT}), no object per change.
    */
   private readonly undo: unknown[] = [];
 
@@ -121,28 +123,27 @@ export class MemoryStore implements Store {
     }
   }
 
-  observe(): void {
-    // Nothing to observe: every record held here was written by this process.
+  observe<T>(name: string, listener: ExternalChange<T>): void {
+    (this.collection<T>(name) as MemoryCollection<T>).listeners.push(listener);
   }
 
   readonly shared = false;
 
   /** Called by a collection before it changes a record: refused outside a unit, else logged for undo. */
-  changing(records: Map<string, unknown>, name: string, id: string): void {
+  changing(collection: MemoryCollection<unknown>, id: string, previous: unknown): void {
     if (this.depth === 0) {
-      throw new Error(`the record ${name}/${id} was changed outside a unit of work: make the change inside store.unit(...) (store.ts)`);
+      throw new Error(`the record ${collection.name}/${id} was changed outside a unit of work: make the change inside store.unit(...) (store.ts)`);
     }
-    this.undo.push(records, id, records.has(id) ? records.get(id) : ABSENT);
+    this.undo.push(collection, id, previous);
   }
 
-  /** Puts back the changes logged since `mark`, newest first. */
+  /** Puts back the changes logged since `mark`, newest first; the observers are told of each. */
   private putBack(mark: number): void {
     for (let index = this.undo.length - 3; index >= mark; index -= 3) {
-      const records = this.undo[index] as Map<string, unknown>;
+      const collection = this.undo[index] as MemoryCollection<unknown>;
       const id = this.undo[index + 1] as string;
       const previous = this.undo[index + 2];
-      if (previous === ABSENT) records.delete(id);
-      else records.set(id, previous);
+      collection.restore(id, previous === ABSENT ? undefined : previous);
     }
     this.undo.length = mark;
   }
@@ -163,10 +164,11 @@ export function deepFreeze<T>(value: T): T {
 
 class MemoryCollection<T> implements Collection<T> {
   private readonly records = new Map<string, T>();
+  readonly listeners: ExternalChange<T>[] = [];
 
   constructor(
     private readonly store: MemoryStore,
-    private readonly name: string,
+    readonly name: string,
   ) {}
 
   get(id: string): T | undefined {
@@ -174,8 +176,10 @@ class MemoryCollection<T> implements Collection<T> {
   }
 
   set(id: string, value: T): void {
-    this.store.changing(this.records as Map<string, unknown>, this.name, id);
+    const previous = this.records.get(id);
+    this.store.changing(this as MemoryCollection<unknown>, id, previous === undefined && !this.records.has(id) ? ABSENT : previous);
     this.records.set(id, deepFreeze(value));
+    for (const listener of this.listeners) listener(id, value, previous);
   }
 
   has(id: string): boolean {
@@ -184,8 +188,19 @@ class MemoryCollection<T> implements Collection<T> {
 
   delete(id: string): boolean {
     if (!this.records.has(id)) return false;
-    this.store.changing(this.records as Map<string, unknown>, this.name, id);
-    return this.records.delete(id);
+    const previous = this.records.get(id);
+    this.store.changing(this as MemoryCollection<unknown>, id, previous);
+    this.records.delete(id);
+    for (const listener of this.listeners) listener(id, undefined, previous);
+    return true;
+  }
+
+  /** Puts a record back as it was before a unit that threw (undefined: it did not exist). */
+  restore(id: string, value: T | undefined): void {
+    const undone = this.records.get(id);
+    if (value === undefined) this.records.delete(id);
+    else this.records.set(id, value);
+    for (const listener of this.listeners) listener(id, value, undone);
   }
 
   values(): T[] {

@@ -206,6 +206,10 @@ export class DeliveryJournal {
     // Deleted there by its retention: this process forgets it by its own. A record without an
     // epoch was written by an earlier version of the sandbox, which kept the signing key itself.
     if (record === undefined || typeof record.epoch !== 'number') return;
+    // This process's own delivery (the store tells every change, its own writes and a write put
+    // back included): its history holds it already, and an outcome put back is written again
+    // (D101), so the history is not moved back.
+    if (record.owner === this.owner && !this.foreign.has(id) && this.host.localSeqOf(id) !== undefined) return;
     const seq = this.foreign.get(id) ?? this.host.localSeqOf(id);
     if (seq === undefined) {
       const adopted = this.host.adopt((next) => this.restored(record, next, id));

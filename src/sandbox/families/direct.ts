@@ -117,18 +117,15 @@ export function directLifecycle<T extends DirectRecord, F extends DirectFlow>(ct
   const expireIfDue = (transaction: T): T =>
     isDue(transaction) ? finish(transaction, 'FAILURE', 'EXPIRED', transaction.expiresAt) : transaction;
 
-  /** Moves a PENDING transaction to a final status, cancels its expiry timer and sends the webhook. */
+  /**
+   * Moves a PENDING transaction to a final status and sends the webhook; what follows from it (its
+   * expiry timer cancelled, the partner's count of pending ones, retention) is the observer's below.
+   */
   function finish(transaction: T, status: FinalStatus, failureReason?: T['failureReason'], at: number = clock.now()): T {
-    const id = idOf(transaction);
-    const timer = expiries.get(id);
-    if (timer !== undefined) {
-      timer.cancel();
-      expiries.delete(id);
-    }
     return settle(transaction, status, failureReason, at);
   }
 
-  /** {@link finish} without the timer, which is cancelled already or is the one firing. */
+  /** {@link finish}, also for the expiry timer firing. */
   function settle(transaction: T, status: FinalStatus, failureReason: T['failureReason'] | undefined, at: number): T {
     const updated = settings.copy(transaction);
     updated.status = status;
@@ -137,10 +134,6 @@ export function directLifecycle<T extends DirectRecord, F extends DirectFlow>(ct
     const id = idOf(updated);
     // Its object fields are those of the frozen record it copies: frozen at once, the store has nothing to walk.
     collection.set(id, Object.freeze(updated));
-    const left = (pendingCount.get(updated.partnerId) ?? 1) - 1;
-    if (left > 0) pendingCount.set(updated.partnerId, left);
-    else pendingCount.delete(updated.partnerId);
-    retention.add(ctx.family, id, bytesOf(updated));
     send('transactionStatus', settings.webhookPayload(id, status, partnerKey(config, updated.partnerId)), { transactionId: id, owner: updated.partnerId });
     settings.onFinal?.(updated);
     return updated;
@@ -163,8 +156,8 @@ export function directLifecycle<T extends DirectRecord, F extends DirectFlow>(ct
 
   /**
    * Whether a new PENDING transaction of this partner, keeping `bytes` of notes, fits the memory
-   * budget (D67): undefined when it does (the bytes are then taken: call {@link start} next,
-   * without an await in between), else the 429 `TOO_MANY_REQUESTS` to answer.
+   * budget (D67): undefined when it does (call {@link start} next, without an await in between: the
+   * bytes are held when the record is stored), else the 429 `TOO_MANY_REQUESTS` to answer.
    */
   const retryAfter = String(Math.ceil(settings.expiryMs / 1000));
   const refuse = (text: string): ErrorReply => ({ ...ctx.errors.error(429, 'TOO_MANY_REQUESTS', text), headers: { 'Retry-After': retryAfter } });
@@ -177,7 +170,7 @@ export function directLifecycle<T extends DirectRecord, F extends DirectFlow>(ct
           `cancel or fail) or let them expire (at most ${retryAfter} s, or advance the clock), then try again.`,
       );
     }
-    if (!retention.reserve(bytes)) {
+    if (!retention.admits(bytes)) {
       return refuse(
         `The notes of the PENDING transactions and this one would pass the sandbox's notes budget of ${config.limits.notesBytes} bytes ` +
           `(their JSON text; --max-notes-bytes, PAYLATER_MAX_NOTES_BYTES). Send smaller notes, or finish pending transactions first.`,
@@ -189,7 +182,7 @@ export function directLifecycle<T extends DirectRecord, F extends DirectFlow>(ct
   // Amounts that look like rupees are logged (D75), the first few only: the log stays bounded.
   let rupeeWarnings = 0;
 
-  /** Stores a new PENDING transaction, admitted by {@link admit}, and schedules its expiry. */
+  /** Stores a new PENDING transaction, admitted by {@link admit} (the observer schedules its expiry). */
   function start(transaction: T): void {
     const id = idOf(transaction);
     const warning = rupeeWarnings < MAX_RUPEE_WARNINGS ? rupeeLookingWarning(`${settings.label} '${id}'`, transaction.amount) : undefined;
@@ -198,13 +191,12 @@ export function directLifecycle<T extends DirectRecord, F extends DirectFlow>(ct
       ctx.log.warn(rupeeWarnings === MAX_RUPEE_WARNINGS ? `${warning} (Further such amounts are not reported.)` : warning);
     }
     collection.set(id, transaction);
-    pendingCount.set(transaction.partnerId, (pendingCount.get(transaction.partnerId) ?? 0) + 1);
-    expiries.set(id, clock.schedule(transaction.expiresAt, expire, id));
   }
 
-  // Shared store (store.ts): a record written by another process, or read at start. What this
-  // process derives from the records follows: the expiry timer and count of a PENDING one, the
-  // retention queue and bytes of a final one.
+  // What this family derives from its records, kept here only (store.ts `observe`): told of every
+  // change, its own writes, the records a shared sandbox reads at start, and a change put back.
+  // The expiry timer, the count and the notes' bytes of a PENDING one; the retention queue of a
+  // final one.
   ctx.store.observe<T>(settings.collectionName, (id, value, previous) => {
     const wasPending = previous?.status === 'PENDING';
     const isPending = value?.status === 'PENDING';

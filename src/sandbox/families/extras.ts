@@ -85,9 +85,8 @@ export function registerExtras(ctx: FamilyContext): void {
     merchantData.set(phoneNumber, { userPhoneNumber: phoneNumber, count: record.count, first: record.first + 1 });
   };
 
-  const touch = (phoneNumber: string) => {
-    numbers.delete(phoneNumber);
-    numbers.set(phoneNumber, true);
+  /** Forgets the phone numbers least recently pushed beyond the retention limit (after a push is stored). */
+  const forgetBeyondLimit = () => {
     while (numbers.size > config.retention.transactions) {
       const oldest = numbers.keys().next().value as string;
       numbers.delete(oldest);
@@ -100,8 +99,9 @@ export function registerExtras(ctx: FamilyContext): void {
     }
   };
 
-  // Shared store (store.ts): pushes and identifications written by another process, or read at
-  // start, join this process's retention order as its own do.
+  // The retention order, kept here only (store.ts `observe`): told of every push and identification
+  // stored, its own, and those a shared sandbox reads at start. (A push forgotten leaves the queue
+  // as it is shifted, by forgetOldestPush.)
   ctx.store.observe<StoredPush>(EXTRAS_MERCHANT_DATA_PUSHES, (key, value, previous) => {
     if (value === undefined || previous !== undefined) return;
     const at = key.lastIndexOf('#');
@@ -114,8 +114,8 @@ export function registerExtras(ctx: FamilyContext): void {
     queue.push(bytes);
     keptBytes += bytes;
   });
-  ctx.store.observe<StoredIdentification>(EXTRAS_IDENTIFICATIONS, (phoneNumber, value, previous) => {
-    if (value === undefined || previous !== undefined) return;
+  ctx.store.observe<StoredIdentification>(EXTRAS_IDENTIFICATIONS, (phoneNumber, value) => {
+    if (value === undefined) return;
     numbers.delete(phoneNumber);
     numbers.set(phoneNumber, true);
   });
@@ -130,13 +130,13 @@ export function registerExtras(ctx: FamilyContext): void {
   ctx.route<operations['pushIdentification'], true>('pushIdentification', {
     authenticate,
     handle({ body }) {
-      touch(body.userPhoneNumber);
       const previous = identifications.get(body.userPhoneNumber);
       identifications.set(body.userPhoneNumber, {
         userPhoneNumber: body.userPhoneNumber,
         identification: { ...previous?.identification, ...body.identification },
         updatedAt: clock.iso(),
       });
+      forgetBeyondLimit();
       return { status: 200, body: { message: 'ok' } };
     },
   });
@@ -149,17 +149,13 @@ export function registerExtras(ctx: FamilyContext): void {
       const phoneNumber = body.userPhoneNumber;
       const kept = keepMeasured(measured?.get('/data'), body.data, 'data', config.limits);
       if (!kept.ok) return errors.badRequest(`Request body is invalid: ${kept.problem}`, [{ field: '/data', issue: kept.issue }]);
-      touch(phoneNumber);
       const previous = merchantData.get(phoneNumber);
       const count = previous?.count ?? 0;
       // One new record: the earlier pushes are not copied. (Written out, not spread: a spread copy
       // of a record gets a hidden class of its own.)
       pushes.set(phoneNumber, count, { dataJson: kept.kept.text, receivedAt: clock.now() });
       merchantData.set(phoneNumber, { userPhoneNumber: phoneNumber, count: count + 1, first: previous?.first ?? 0 });
-      queue.push(phoneNumber);
-      queue.push(count);
-      queue.push(kept.kept.bytes);
-      keptBytes += kept.kept.bytes;
+      forgetBeyondLimit();
       while (queue.length > 3 * MAX_STORED_PUSHES || (keptBytes > config.limits.pushBytes && queue.length > 3)) forgetOldestPush();
       return { status: 200, body: { message: 'ok' } };
     },

@@ -66,11 +66,11 @@ export interface TransactionEngine {
   find(merchantId: string, transactionId: string): TransactionRecord | undefined;
   /**
    * Whether a new transaction of this merchant, keeping `bytes` of notes, fits the memory budget:
-   * undefined when it does (the bytes are then taken: call {@link create} next, without an
-   * await in between), else the 429 `TOO_MANY_REQUESTS` to answer.
+   * undefined when it does (call {@link create} next, without an await in between: the bytes are
+   * held when the record is stored), else the 429 `TOO_MANY_REQUESTS` to answer.
    */
   admit(merchantId: string, bytes: number): ErrorReply | undefined;
-  /** Stores a new transaction: indexes it, arms its timer, announces it when created final. */
+  /** Stores a new transaction (indexed, its timer armed, by the observer); announces it when created final. */
   create(transaction: TransactionRecord): void;
   /** Stores a new pre-eligibility check (kept up to the retention limit, see below). */
   createCheck(check: CheckRecord): void;
@@ -142,9 +142,9 @@ export function createEngine(ctx: FamilyContext, state: GatewayState): Transacti
     if (transaction !== undefined) find(transaction.merchantId, transaction.id);
   };
 
+  /** Saves a changed copy; the observer moves its timer. */
   const save = (transaction: TransactionRecord) => {
     transactions.set(transactionKey(transaction.merchantId, transaction.id), transaction);
-    reschedule(transaction);
   };
 
   /** Forgets a final transaction with its refunds; keeps one whose refund is still pending. */
@@ -157,15 +157,14 @@ export function createEngine(ctx: FamilyContext, state: GatewayState): Transacti
       if (refund !== undefined) refundIds.delete(`${key}#${refund.id}`);
       refunds.delete(key, position);
     }
-    timers.get(key)?.cancel();
-    timers.delete(key);
+    // Its timer and its place in the merchant's list go with it (the observer below).
     transactions.delete(key);
-    state.index.forget(transaction.merchantId);
     return 'evicted';
   });
 
-  // Shared store (store.ts): a transaction written by another process, or read at start. What this
-  // process derives follows: the merchant's list, the count of open ones, the retention queue and
+  // What the gateway derives from its transactions, kept here only (store.ts `observe`): told of
+  // every change, its own writes, the records a shared sandbox reads at start, and a change put
+  // back. The merchant's list, the count of open ones, the notes' bytes, the retention queue and
   // the timer of what falls due next.
   ctx.store.observe<TransactionRecord>(COLLECTIONS.transactions, (key, value, previous) => {
     const wasOpen = previous !== undefined && !isFinal(previous.step);
@@ -209,6 +208,7 @@ export function createEngine(ctx: FamilyContext, state: GatewayState): Transacti
     return 'evicted';
   });
 
+  // A new check joins the checks' retention order (its own, the ones read at start).
   ctx.store.observe<CheckRecord>(COLLECTIONS.checks, (id, value, previous) => {
     if (value !== undefined && previous === undefined) checkRetention.add('check', id);
   });
@@ -223,11 +223,8 @@ export function createEngine(ctx: FamilyContext, state: GatewayState): Transacti
     });
   };
 
+  /** A transaction became final (its count and retention follow in the observer): its check, its webhook. */
   const announceFinal = (transaction: TransactionRecord) => {
-    const left = (pendingCount.get(transaction.merchantId) ?? 1) - 1;
-    if (left > 0) pendingCount.set(transaction.merchantId, left);
-    else pendingCount.delete(transaction.merchantId);
-    retention.add('gateway', transactionKey(transaction.merchantId, transaction.id), transaction.notesBytes);
     // A final attempt leaves its check's list of open attempts.
     const check = transaction.preEligibilityCheckId === undefined ? undefined : checks.get(transaction.preEligibilityCheckId);
     if (check !== undefined && check.attempts.includes(transaction.id)) {
@@ -302,7 +299,7 @@ export function createEngine(ctx: FamilyContext, state: GatewayState): Transacti
           '(advance the clock), then try again.',
       );
     }
-    if (!retention.reserve(bytes)) {
+    if (!retention.admits(bytes)) {
       return refuse(
         `The notes of the PENDING transactions and this one would pass the sandbox's notes budget of ${ctx.config.limits.notesBytes} ` +
           'bytes (their JSON text; --max-notes-bytes, PAYLATER_MAX_NOTES_BYTES). Send smaller notes, or finish pending transactions first.',
@@ -314,8 +311,6 @@ export function createEngine(ctx: FamilyContext, state: GatewayState): Transacti
   const create = (transaction: TransactionRecord): void => {
     const key = transactionKey(transaction.merchantId, transaction.id);
     transactions.set(key, transaction);
-    pendingCount.set(transaction.merchantId, (pendingCount.get(transaction.merchantId) ?? 0) + 1);
-    state.index.add(transaction.merchantId, transaction.id, transaction.createdAt);
     if (transaction.preEligibilityCheckId !== undefined && !isFinal(transaction.step)) {
       const check = checks.get(transaction.preEligibilityCheckId);
       if (check !== undefined) {
@@ -325,12 +320,10 @@ export function createEngine(ctx: FamilyContext, state: GatewayState): Transacti
       }
     }
     if (isFinal(transaction.step)) announceFinal(transaction);
-    else reschedule(transaction);
   };
 
   const createCheck = (check: CheckRecord): void => {
     checks.set(check.id, check);
-    checkRetention.add('check', check.id);
   };
 
   const addRefund = (transaction: TransactionRecord, refund: RefundRecord) => {

@@ -1,8 +1,8 @@
 /**
  * A collection of the shared store (store.ts): the records in memory, read synchronously as the
  * families expect, each change told to the store ({@link ChangeTracker}) so that the running unit
- * of work writes it (or puts it back when the unit fails). Changes read from the database go
- * through {@link SharedCollection.applyExternal}, which tells the families' observers.
+ * of work writes it (or puts it back when the unit fails), and to the families' observers. Changes
+ * read from the database, and those put back, go through {@link SharedCollection.applyExternal}.
  */
 import { deepFreeze, type Collection, type ExternalChange } from '../store.js';
 
@@ -28,8 +28,10 @@ export class SharedCollection<T> implements Collection<T> {
   }
 
   set(id: string, value: T): void {
-    this.store.touched(this as SharedCollection<unknown>, id, this.records.has(id) ? this.records.get(id) : ABSENT);
+    const previous = this.records.get(id);
+    this.store.touched(this as SharedCollection<unknown>, id, previous === undefined && !this.records.has(id) ? ABSENT : previous);
     this.records.set(id, deepFreeze(value));
+    for (const listener of this.listeners) listener(id, value, previous);
   }
 
   has(id: string): boolean {
@@ -38,8 +40,11 @@ export class SharedCollection<T> implements Collection<T> {
 
   delete(id: string): boolean {
     if (!this.records.has(id)) return false;
-    this.store.touched(this as SharedCollection<unknown>, id, this.records.get(id));
-    return this.records.delete(id);
+    const previous = this.records.get(id);
+    this.store.touched(this as SharedCollection<unknown>, id, previous);
+    this.records.delete(id);
+    for (const listener of this.listeners) listener(id, undefined, previous);
+    return true;
   }
 
   values(): T[] {
@@ -50,7 +55,10 @@ export class SharedCollection<T> implements Collection<T> {
     return this.records.size;
   }
 
-  /** A change from the database: the cache follows and the listeners are told. */
+  /**
+   * A change from the database (read at start, or after the connection was lost), or one put back
+   * (a unit that threw, a commit that failed): the cache follows and the listeners are told.
+   */
   applyExternal(id: string, value: T | undefined): void {
     const previous = this.records.get(id);
     if (value === undefined) {

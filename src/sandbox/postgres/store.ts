@@ -20,11 +20,9 @@
  *   goes on from the offset its predecessor reached.
  * - When the database cannot be reached (down, restarted, the connection killed, a full disk),
  *   units fail with a {@link StoreUnavailableError} (503 with `Retry-After`); what they changed in
- *   the cache is put back, nothing is half written, and the next unit tries again: the sandbox
- *   recovers by itself when the database is back (the lease connects again and takes the lock
- *   again). What the families derived in memory during the failed units (a timer, a count of
- *   pending transactions) is not put back: timers check the records when they fire, and a count
- *   may stay one too high until the process restarts.
+ *   the cache is put back (and the families' observers told, so what they derive follows),
+ *   nothing is half written, and the next unit tries again: the sandbox recovers by itself when the
+ *   database is back (the lease connects again and takes the lock again).
  * - A unit that throws writes nothing: what it changed in the cache is put back (and so never
  *   written), in a batch beside units that succeed and inline inside another unit alike; the units
  *   around it keep what they wrote.
@@ -520,13 +518,11 @@ export class PostgresStore implements Store {
     return touched;
   }
 
-  /** Puts back what the failed units changed in the cache. */
+  /** Puts back what the failed units changed in the cache, newest first; the observers are told. */
   private rollbackCache(touched: Touched[]): void {
-    for (const { collection, id, previous } of touched.reverse()) {
-      if (previous === ABSENT) collection.records.delete(id);
-      else collection.records.set(id, previous);
-    }
+    for (const { collection, id, previous } of touched.reverse()) collection.applyExternal(id, previous === ABSENT ? undefined : previous);
   }
+
 
   private unavailable(error: unknown): StoreUnavailableError {
     const cause = describeFailure(error);
