@@ -66,7 +66,7 @@ export interface Store {
    * stores.
    */
   observe<T>(name: string, listener: ExternalChange<T>): void;
-  /** True when other processes may share the state (the families then also rebuild it from records). */
+  /** True on the shared store (PostgreSQL): other processes forward to this one, or this one to another. */
   readonly shared: boolean;
 }
 
