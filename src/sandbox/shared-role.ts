@@ -27,7 +27,8 @@ import type { Logger } from './router.js';
 import type { Forwarder, ForwardTarget } from './forward.js';
 import { WriterLease } from './postgres/lease.js';
 import { SandboxProcesses, type WriterAt } from './postgres/processes.js';
-import { migrateDatabase, type PostgresStore } from './postgres/store.js';
+import { migrateDatabase } from './postgres/schema.js';
+import type { PostgresStore } from './postgres/store.js';
 import { connectHost, isListeningAddress } from './webhook-targets.js';
 
 /** How often a forwarding process looks for the writer. */

@@ -9,7 +9,10 @@
  * configuration and lock table for that. Add a migration by appending to {@link MIGRATIONS}; never
  * change one that was released.
  */
-import type { ClientBase } from 'pg';
+import pg, { type ClientBase } from 'pg';
+import { StoreUnavailableError } from '../store.js';
+import { describeDatabase } from './database-url.js';
+import { describeFailure } from './failures.js';
 
 interface Migration {
   readonly version: number;
@@ -73,7 +76,7 @@ class SchemaTooNewError extends Error {
 }
 
 /** Applies the migrations this database lacks; answers the versions applied now. */
-export async function migrate(client: ClientBase, where: string): Promise<number[]> {
+async function migrate(client: ClientBase, where: string): Promise<number[]> {
   await client.query('BEGIN');
   try {
     await client.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
@@ -99,5 +102,25 @@ export async function migrate(client: ClientBase, where: string): Promise<number
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
+  }
+}
+
+/** Applies the schema's migrations this database lacks (any process, before it takes a role). */
+export async function migrateDatabase(url: string): Promise<void> {
+  const where = describeDatabase(url);
+  const client = new pg.Client({ connectionString: url });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+  } catch (error) {
+    throw new StoreUnavailableError(`cannot connect to ${where}: ${describeFailure(error)}`);
+  }
+  try {
+    await migrate(client, where);
+  } catch (error) {
+    if (error instanceof Error && error.name === 'SchemaTooNewError') throw error;
+    throw new StoreUnavailableError(`cannot read ${where}: ${describeFailure(error)}`);
+  } finally {
+    await client.end().catch(() => undefined);
   }
 }

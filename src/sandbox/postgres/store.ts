@@ -37,8 +37,8 @@ import { ABSENT, SharedCollection, type Touched } from './collection.js';
 import { describeFailure } from './failures.js';
 import { describeDatabase } from './database-url.js';
 import { WriterLease } from './lease.js';
-import { migrate } from './schema.js';
-import { stringifyJson } from '../../http/raw-json.js';
+import { migrateDatabase } from './schema.js';
+import { writeRecords, type RecordRow } from './rows.js';
 
 /** The collection of the shared virtual clock: one record, `clock`, `{ offsetMs }`. */
 const CLOCK_COLLECTION = 'sandbox.clock';
@@ -48,8 +48,6 @@ const TOMBSTONE_MINUTES = 10;
 const MAX_BATCH = 256;
 /** Changes read per query when catching up. */
 const CATCH_UP_PAGE = 5_000;
-/** The SQL text of one INSERT statement, about, at most (characters). */
-const STATEMENT_BYTES = 512 * 1024;
 /** Seconds a client is asked to wait when the database cannot be reached. */
 const RETRY_AFTER_SECONDS = 5;
 
@@ -85,6 +83,9 @@ interface UnitScope {
 
 /** What a batch of units changed, committed in one transaction; its units settle with it. */
 interface CommitGroup {
+  /** The records as the batch left them (a later batch may change them before this one commits). */
+  rows: RecordRow[];
+  /** What they were before, to put back. */
   touched: Touched[];
   settle(): void;
   fail(failure: unknown): void;
@@ -95,26 +96,6 @@ interface Row {
   collection: string;
   id: string;
   data: string | null;
-}
-
-/** Applies the schema's migrations this database lacks (any process, before it takes a role). */
-export async function migrateDatabase(url: string): Promise<void> {
-  const where = describeDatabase(url);
-  const client = new pg.Client({ connectionString: url });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-  } catch (error) {
-    throw new StoreUnavailableError(`cannot connect to ${where}: ${describeFailure(error)}`);
-  }
-  try {
-    await migrate(client, where);
-  } catch (error) {
-    if (error instanceof Error && error.name === 'SchemaTooNewError') throw error;
-    throw new StoreUnavailableError(`cannot read ${where}: ${describeFailure(error)}`);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
 }
 
 export class PostgresStore implements Store {
@@ -382,7 +363,8 @@ export class PostgresStore implements Store {
       settle();
       return;
     }
-    this.groups.push({ touched, settle, fail });
+    const rows = touched.map(({ collection, id }) => ({ collection: collection.name, id, value: collection.records.get(id) }));
+    this.groups.push({ rows, touched, settle, fail });
     if (!this.committing) void this.commitGroups();
   }
 
@@ -402,7 +384,8 @@ export class PostgresStore implements Store {
             await this.refresh(client);
             continue;
           }
-          await this.commit(client, group.touched);
+          const seq = await writeRecords(client, group.rows);
+          if (seq !== undefined) this.seen = seq;
         } catch (error) {
           await client?.query('ROLLBACK').catch(() => undefined);
           this.failPending(error instanceof StoreUnavailableError ? error : this.unavailable(error));
@@ -481,35 +464,7 @@ export class PostgresStore implements Store {
     this.seen = rows[rows.length - 1]!.seq;
   }
 
-  /** Writes the records the batch changed, tells the other processes, commits. */
-  private async commit(client: pg.Client, touched: Touched[]): Promise<void> {
-    // A statement per chunk of rows (of about STATEMENT_BYTES), each sent when made: a unit that
-    // wrote 100,000 records (an advance that expires them) never holds all their SQL at once.
-    let rows: string[] = [];
-    let bytes = 0;
-    let begin = 'BEGIN; ';
-    const insert = () =>
-      `INSERT INTO sandbox_records (collection, id, data, seq, deleted_at) VALUES ${rows.join(', ')} ` +
-      'ON CONFLICT (collection, id) DO UPDATE SET data = EXCLUDED.data, seq = EXCLUDED.seq, deleted_at = EXCLUDED.deleted_at';
-    for (const { collection, id } of touched) {
-      const value = collection.records.get(id);
-      const data = value === undefined ? 'NULL' : client.escapeLiteral(stringifyJson(value));
-      const deletedAt = value === undefined ? 'now()' : 'NULL';
-      const row = `(${client.escapeLiteral(collection.name)}, ${client.escapeLiteral(id)}, ${data}, nextval('sandbox_seq'), ${deletedAt})`;
-      if (rows.length > 0 && bytes + row.length > STATEMENT_BYTES) {
-        await client.query(`${begin}${insert()}`);
-        begin = '';
-        rows = [];
-        bytes = 0;
-      }
-      rows.push(row);
-      bytes += row.length;
-    }
-    const last = [`${begin}${insert()}`, `SELECT currval('sandbox_seq')::text AS seq`, 'COMMIT'];
-    const results = (await client.query(last.join('; '))) as unknown as pg.QueryResult<{ seq: string }>[];
-    const seq = results[results.length - 2]?.rows[0]?.seq;
-    if (seq !== undefined) this.seen = seq;
-  }
+
 
   /** The records changed since the last commit; later changes start a new list. */
   private takeTouched(): Touched[] {
