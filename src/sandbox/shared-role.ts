@@ -36,7 +36,7 @@ const LOOK_MS = 1_000;
 /** How long the last writer seen, still listening, has to take its role again after a loss. */
 const GRACE_MS = 10_000;
 /** How long a TCP connection to the last writer may take to open. */
-const PROBE_MS = 1_000;
+const PROBE_MS = 2_000;
 
 export type Role = 'forwarding' | 'taking over' | 'writer' | 'deposed';
 
@@ -127,7 +127,8 @@ export class SharedRole {
         this.orphanedSince ??= Date.now();
         if (Date.now() - this.orphanedSince < GRACE_MS || this.current === 'deposed') return;
       }
-      this.target = undefined;
+      // The last writer is gone: this process takes the role if it can. The last target stays
+      // until another writer is found (forwarding to it answers 503 meanwhile).
       if (this.current === 'deposed') return;
       await this.takeOver();
     } catch {

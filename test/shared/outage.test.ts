@@ -118,7 +118,8 @@ describe.skipIf(unavailable !== undefined)('the database lost under load', () =>
       const unavailableAnswers = answers.filter((answer) => answer.status === 503);
       expect(unavailableAnswers.length).toBeGreaterThan(0);
       for (const answer of unavailableAnswers) {
-        expect(answer.retryAfter).toBe('5');
+        // 5 s: the writer's database is away; 2 s: a forwarding process cannot reach the writer.
+        expect(['5', '2']).toContain(answer.retryAfter);
         expect(answer.code).toBe('SERVICE_UNAVAILABLE');
       }
       expect(answers.filter((answer) => answer.status !== 503 && answer.status !== 200 && answer.status !== 201)).toEqual([]);
