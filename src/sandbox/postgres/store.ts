@@ -44,7 +44,7 @@ import { writeRecords, type RecordRow } from './rows.js';
 const CLOCK_COLLECTION = 'sandbox.clock';
 /** How long a deleted record's row stays, for a writer that lost its connection to learn of it. */
 const TOMBSTONE_MINUTES = 10;
-/** Units of work run in one database transaction, at most. */
+/** Units of work run in one batch, at most (the batches waiting for a commit share it). */
 const MAX_BATCH = 256;
 /** Changes read per query when catching up. */
 const CATCH_UP_PAGE = 5_000;
@@ -368,12 +368,24 @@ export class PostgresStore implements Store {
     if (!this.committing) void this.commitGroups();
   }
 
-  /** Commits the groups of changes that ran, oldest first, one transaction each. */
+  /**
+   * Commits the groups of changes that ran, oldest first: every group waiting when a transaction
+   * starts goes into it (a record several of them changed written once, as the newest left it),
+   * so that the units arriving during a commit share the next one (group commit).
+   */
   private async commitGroups(): Promise<void> {
     this.committing = true;
     try {
       while (this.groups.length > 0) {
-        const group = this.groups[0]!;
+        const taken = this.groups.length;
+        const rows = new Map<string, RecordRow>();
+        for (let index = 0; index < taken; index++) {
+          for (const row of this.groups[index]!.rows) {
+            const key = `${row.collection}\0${row.id}`;
+            rows.delete(key);
+            rows.set(key, row);
+          }
+        }
         let client: pg.Client | undefined;
         try {
           const held = await this.lease!.connection();
@@ -384,16 +396,15 @@ export class PostgresStore implements Store {
             await this.refresh(client);
             continue;
           }
-          const seq = await writeRecords(client, group.rows);
+          const seq = await writeRecords(client, [...rows.values()]);
           if (seq !== undefined) this.seen = seq;
         } catch (error) {
           await client?.query('ROLLBACK').catch(() => undefined);
           this.failPending(error instanceof StoreUnavailableError ? error : this.unavailable(error));
           continue;
         }
-        this.groups.shift();
         this.lastFailure = undefined;
-        group.settle();
+        for (const group of this.groups.splice(0, taken)) group.settle();
       }
     } finally {
       this.committing = false;
