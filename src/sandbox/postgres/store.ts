@@ -300,7 +300,7 @@ export class PostgresStore implements Store {
   /**
    * Runs a batch of units at once, as the memory store would, then hands what they changed to the
    * commits (write-behind): the next batch runs while this one's transaction is under way. The
-   * units that changed something settle when their transaction commits; a batch that changed
+   * units that changed something settle when their transaction commits; a unit that changed
    * nothing settles at once (what it read may include a change whose commit is under way).
    */
   private async runBatch(batch: QueuedUnit[]): Promise<void> {
@@ -315,7 +315,7 @@ export class PostgresStore implements Store {
       for (const unit of batch) unit.reject(failure);
       return;
     }
-    const outcomes: { ok: boolean; value: unknown }[] = [];
+    const outcomes: { ok: boolean; value: unknown; wrote: boolean }[] = [];
     this.inUnit = true;
     try {
       for (const unit of batch) {
@@ -327,11 +327,11 @@ export class PostgresStore implements Store {
           // await runs units of its own (the clock's advance, a slice at a time). Its promise
           // settles the answer once the part written here is committed.
           if (value instanceof Promise) value.catch(() => undefined);
-          outcomes.push({ ok: true, value });
+          outcomes.push({ ok: true, value, wrote: scope.first.size > 0 });
         } catch (error) {
           // The unit threw: what it changed is put back, and it writes nothing.
           this.putBack(scope);
-          outcomes.push({ ok: false, value: error });
+          outcomes.push({ ok: false, value: error, wrote: false });
         } finally {
           this.scopes = [];
         }
@@ -346,16 +346,20 @@ export class PostgresStore implements Store {
     }
     const inline = this.inlineWaiters;
     this.inlineWaiters = [];
+    // A unit that changed nothing (a read, one that threw) settles now; the others with the commit.
+    const writers: number[] = [];
+    batch.forEach((unit, index) => {
+      const outcome = outcomes[index]!;
+      if (outcome.wrote) writers.push(index);
+      else if (outcome.ok) unit.resolve(outcome.value);
+      else unit.reject(outcome.value);
+    });
     const settle = () => {
-      batch.forEach((unit, index) => {
-        const outcome = outcomes[index]!;
-        if (outcome.ok) unit.resolve(outcome.value);
-        else unit.reject(outcome.value);
-      });
+      for (const index of writers) batch[index]!.resolve(outcomes[index]!.value);
       for (const waiter of inline) waiter.resolve();
     };
     const fail = (failure: unknown) => {
-      for (const unit of batch) unit.reject(failure);
+      for (const index of writers) batch[index]!.reject(failure);
       for (const waiter of inline) waiter.reject(failure);
     };
     const touched = this.takeTouched();
