@@ -166,6 +166,8 @@ export interface Receiver {
   copies: Map<string, number>;
   /** The body of each event (the last copy). */
   bodies: Map<string, string>;
+  /** Answers written per `X-Event-Id` (to a sender that may be gone by then). */
+  answered: Map<string, number>;
   /** Copies whose `X-Signature` did not verify with the test partner's key. */
   unsigned: number;
   /** How long it takes to answer 200. */
@@ -175,7 +177,7 @@ export interface Receiver {
 
 /** A webhook receiver that counts every copy and verifies its signature with src/signature.ts. */
 export async function startReceiver(delayMs = 0): Promise<Receiver> {
-  const receiver: Receiver = { url: '', copies: new Map(), bodies: new Map(), unsigned: 0, delayMs, close: async () => undefined };
+  const receiver: Receiver = { url: '', copies: new Map(), answered: new Map(), bodies: new Map(), unsigned: 0, delayMs, close: async () => undefined };
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -185,7 +187,10 @@ export async function startReceiver(delayMs = 0): Promise<Receiver> {
       if (!verifySdkSignature(request.headers['x-signature'], body, PARTNER.privateKey)) receiver.unsigned += 1;
       receiver.copies.set(eventId, (receiver.copies.get(eventId) ?? 0) + 1);
       receiver.bodies.set(eventId, body);
-      setTimeout(() => response.writeHead(200).end(), receiver.delayMs);
+      setTimeout(() => {
+        receiver.answered.set(eventId, (receiver.answered.get(eventId) ?? 0) + 1);
+        response.writeHead(200).end();
+      }, receiver.delayMs);
     });
   });
   await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));

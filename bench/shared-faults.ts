@@ -290,12 +290,14 @@ async function fullDisk(sizeMb: number): Promise<FaultCase> {
     await sleep(2_000);
     figures.push(`filler ${fmt(filler.bytes / (1 << 20))} MiB on a ${sizeMb} MiB tmpfs; first 503 ${full ? `${seconds(fullMs)} after` : 'never'}; processes alive while full ${processes.filter((p) => p.alive()).length} of 2`);
     rmSync(filler.path);
-    const freed = performance.now();
-    // PostgreSQL may have stopped itself (a WAL write that fails is a PANIC); start it again if so.
+    let freed = performance.now();
+    // PostgreSQL may have stopped itself (a WAL write that fails is a PANIC); start it again if so,
+    // and count the recovery from that start.
     const serverUp = await until(() => withClient(cluster!.url, async () => true).catch(() => false), 15_000, 500);
     if (!serverUp) {
-      figures.push('PostgreSQL itself had stopped on the full disk: started again with pg_ctl');
+      figures.push('PostgreSQL itself had stopped on the full disk (15 s without a connection after the space was freed): started again with pg_ctl');
       await cluster.start();
+      freed = performance.now();
     }
     const recovered = await load.recovery(freed, 60_000);
     await sleep(2_000);
@@ -319,7 +321,9 @@ async function fullDisk(sizeMb: number): Promise<FaultCase> {
 async function writerKilled(cluster: PostgresCluster): Promise<FaultCase> {
   const receiver = await startReceiver();
   const databaseUrl = await cluster.createDatabase();
-  const [first, survivor] = (await twoProcesses(databaseUrl, ['--sdk-webhook-url', receiver.url])) as [SandboxProcess, SandboxProcess];
+  // Attempts at once per receiver above the 20 (8 by default), so that all 20 are in flight together.
+  const args = ['--sdk-webhook-url', receiver.url, '--webhook-concurrency', '32'];
+  const [first, survivor] = (await twoProcesses(databaseUrl, args)) as [SandboxProcess, SandboxProcess];
   const figures: string[] = [];
   try {
     const ids = Array.from({ length: 20 }, (_, index) => `killed-${index}`);
@@ -334,23 +338,28 @@ async function writerKilled(cluster: PostgresCluster): Promise<FaultCase> {
     first.child.kill('SIGKILL');
     const killed = performance.now();
     const copiesAtKill = new Map(receiver.copies);
+    // In flight at the kill: received, not yet answered.
+    const inFlightAtKill = [...receiver.copies].filter(([eventId, n]) => !before.has(eventId) && n > (receiver.answered.get(eventId) ?? 0)).length;
     // How long until the survivor takes a write again.
     let writes = 0;
     const answering = await until(async () => (await initiateOn(survivor.url, `after-kill-${writes++}`)).status === 201, 60_000, 100);
     const answeringMs = performance.now() - killed;
     // Every event sent again by the survivor (the first process never read an answer).
     const resent = () => [...receiver.copies].filter(([eventId, n]) => n > (copiesAtKill.get(eventId) ?? 0) && !before.has(eventId)).length;
-    const allResent = await until(() => resent() >= ids.length, 90_000);
+    const allResent = await until(() => resent() >= inFlightAtKill, 90_000);
     const resentMs = performance.now() - killed;
     receiver.delayMs = 0;
     await sleep(3_000);
     const extra = [...receiver.copies].filter(([eventId, n]) => !before.has(eventId) && n > 2).length;
+    const left = await deliveriesInDatabase(databaseUrl);
     figures.push(
-      `confirms refused ${refused}; the 20 webhooks in flight at the kill: ${inFlight ? 'yes' : 'no'}; survivor alive ${survivor.alive()}`,
-      `survivor answers writes ${answering ? seconds(answeringMs) : 'never'} after the kill; events delivered again by it ${resent()} of ${ids.length}` +
+      `confirms refused ${refused}; all 20 received before the kill ${inFlight ? 'yes' : 'no'}, in flight (not yet answered) at the kill ${inFlightAtKill}; survivor alive ${survivor.alive()}`,
+      `survivor answers writes ${answering ? seconds(answeringMs) : 'never'} after the kill; events sent again by it ${resent()} of the ${inFlightAtKill} in flight` +
         `${allResent ? ` (all ${seconds(resentMs)} after the kill)` : ''}; copies with a bad signature ${receiver.unsigned}; events sent more than twice ${extra}`,
+      `deliveries in the database at the end: delivered ${left.delivered}, pending ${left.pending} (stranded, no attempt due: ${left.stranded}), other ${left.other}`,
     );
-    const pass = refused === 0 && inFlight && answering && allResent && receiver.unsigned === 0 && survivor.alive();
+    const pass =
+      refused === 0 && inFlight && inFlightAtKill === ids.length && answering && allResent && left.pending === 0 && receiver.unsigned === 0 && survivor.alive();
     return { name: 'd. SIGKILL of the first process, 20 webhooks in flight', pass, figures };
   } finally {
     await stopAll([first, survivor]);
