@@ -48,6 +48,9 @@ const config: KnipConfig = {
     // Not a package: the module Dredd gives its hook files at run time (scripts/contract/dredd.d.ts).
     'hooks',
   ],
+  // System programs, not packages: the shared sandbox's fault bench mounts a small tmpfs for its
+  // full-disk case (bench/shared-faults.ts).
+  ignoreBinaries: ['mount', 'umount'],
 };
 
 export default config;

@@ -2,22 +2,30 @@
  * `npm run bench`: every figure is a ratio taken side by side in one run, because the machines
  * are shared and noisy. `--only signatures,clients,size,sandbox,request-log` runs a subset; `--sandbox-before DIR`
  * measures the sandbox of another checkout beside this one (bench/sandbox.ts). `soak` (the sandbox
- * under a load test, bench/soak.ts), `attack` and `shared` (the sandbox on PostgreSQL, bench/shared.ts) run only when named: `--only soak [--transactions N] [--timers N] [--sandbox-node-options="..."]`.
+ * under a load test, bench/soak.ts), `attack`, `shared` (the sandbox on PostgreSQL against memory,
+ * one to three processes, and a long advance: bench/shared.ts, `--expiries N`) and `shared-faults`
+ * (the shared sandbox's database stopped, restarted, its disk full, its first process killed, a
+ * start on a large database: bench/shared-faults.ts, `--rows N`, `--cases a,b,c,d,e`) run only when
+ * named: `--only soak [--transactions N] [--timers N] [--sandbox-node-options="..."]`.
  */
 import { parseArgs } from 'node:util';
 import { ATTACK_NAMES, benchAttack, type AttackName } from './attack/index.js';
 import { benchClients } from './client.js';
 import { benchRequestLog } from './request-log.js';
 import { benchSandbox } from './sandbox.js';
-import { benchShared } from './shared.js';
+import { benchSharedFaults } from './shared-faults.js';
+import { benchShared, type AdvanceFigures } from './shared.js';
 import { benchSignatures } from './signatures.js';
 import { benchSoak } from './soak.js';
 import { benchSizes } from './size.js';
 
 const ALL = ['signatures', 'clients', 'size', 'sandbox', 'request-log'] as const;
 /** Run only when named with --only (they take minutes). */
-const ON_REQUEST = ['soak', 'attack', 'shared'] as const;
-const USAGE = `Usage: npm run bench [-- --only ${[...ALL, ...ON_REQUEST].join(',')}] [--transactions N] [--timers N] [--sandbox-node-options="--cpu-prof ..."] [--attack ${ATTACK_NAMES.join(',')}] [--sandbox-flags="..."] [--sandbox-before DIR]\n`;
+const ON_REQUEST = ['soak', 'attack', 'shared', 'shared-faults'] as const;
+const USAGE = `Usage: npm run bench [-- --only ${[...ALL, ...ON_REQUEST].join(',')}] [--transactions N] [--timers N] [--sandbox-node-options="--cpu-prof ..."] [--attack ${ATTACK_NAMES.join(',')}] [--sandbox-flags="..."] [--sandbox-before DIR]
+  shared:        the shared sandbox (PostgreSQL) beside memory, x1/x2/x3 processes, commits per request, a long advance [--expiries N] (20000)
+  shared-faults: database stopped under load, restarted with deliveries in flight, full disk, first process killed, starts on a large database
+                 [--rows N] (1000000) [--cases a,b,c,d,e]\n`;
 const values = ((): ReturnType<typeof readOptions> => {
   try {
     return readOptions();
@@ -36,6 +44,9 @@ function readOptions() {
       attack: { type: 'string' },
       'sandbox-flags': { type: 'string' },
       'sandbox-before': { type: 'string' },
+      expiries: { type: 'string' },
+      rows: { type: 'string' },
+      cases: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   }).values;
@@ -51,6 +62,14 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 
+const count = (name: string, value: string | undefined, fallback: number): number => {
+  if (value === undefined) return fallback;
+  if (!/^[0-9]{1,8}$/.test(value) || Number(value) < 100) {
+    process.stderr.write(`--${name} must be a whole number from 100 to 99999999\n`);
+    process.exit(2);
+  }
+  return Number(value);
+};
 const fmt = (n: number, digits = 2) => n.toFixed(digits);
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -93,34 +112,51 @@ if (only.includes('request-log')) {
   out(`  ${f.logged} requests logged in the run; GET /dashboard ${f.page.bytes} B, ${f.page.gzippedBytes} B gzipped, ${f.page.brotliBytes} B Brotli`);
 }
 if (only.includes('shared')) {
-  out('\n== Shared sandbox on PostgreSQL vs in memory: autocannon, 20 connections, same run');
-  out('   (targets: PostgreSQL >= 0.25x memory on the SDK initiate, p99 < 25 ms, no failed request; two processes >= one)');
-  const f = await benchShared(out);
+  const expiries = count('expiries', values.expiries, 20_000);
+  out('\n== Shared sandbox on PostgreSQL vs in memory: autocannon, 20 connections split between the processes, same run');
+  out('   (targets: x2 ÷ x1 >= 0.9; no failed request; a status check on another process during a long advance within 2x memory\'s)');
+  const f = await benchShared(out, { expiries });
   if (f !== undefined) {
+    const commits = (c: number | undefined) => (c === undefined ? '   -' : fmt(c));
     for (const r of f.rows) {
-      out(`  ${r.operation.padEnd(13)} ${r.setup.padEnd(12)} ${fmt(r.requestsPerSecond, 0).padStart(7)} req/s   p99 ${fmt(r.p99Ms, 1)} ms   non-2xx ${r.non2xx}   errors ${r.errors}`);
+      out(
+        `  ${r.operation.padEnd(13)} ${r.setup.padEnd(12)} ${fmt(r.requestsPerSecond, 0).padStart(7)} req/s   p99 ${fmt(r.p99Ms, 1)} ms   ` +
+          `commits/request ${commits(r.commitsPerRequest)}   non-2xx ${r.non2xx}   errors ${r.errors}`,
+      );
     }
     for (const operation of ['SDK initiate', 'SDK status'] as const) {
       const of = (setup: string) => f.summary.find((s) => s.setup === setup && s.operation === operation)!;
-      const memory = of('memory');
-      const one = of('postgres x1');
-      const two = of('postgres x2');
+      const [memory, one, two, three] = [of('memory'), of('postgres x1'), of('postgres x2'), of('postgres x3')];
       out(
-        `  ${operation.padEnd(13)} postgres x1 ÷ memory ${fmt(one.requestsPerSecond / memory.requestsPerSecond)}   x2 ÷ x1 ${fmt(two.requestsPerSecond / one.requestsPerSecond)}   ` +
-          `p99 memory ${fmt(memory.p99Ms, 1)} / x1 ${fmt(one.p99Ms, 1)} / x2 ${fmt(two.p99Ms, 1)} ms   failed ${memory.failed + one.failed + two.failed}`,
+        `  ${operation.padEnd(13)} x1 ÷ memory ${fmt(one.requestsPerSecond / memory.requestsPerSecond)}   x2 ÷ x1 ${fmt(two.requestsPerSecond / one.requestsPerSecond)} (target >= 0.9)   ` +
+          `x3 ÷ x1 ${fmt(three.requestsPerSecond / one.requestsPerSecond)}   p99 memory ${fmt(memory.p99Ms, 1)} / x1 ${fmt(one.p99Ms, 1)} / x2 ${fmt(two.p99Ms, 1)} / x3 ${fmt(three.p99Ms, 1)} ms   ` +
+          `commits/request x1 ${commits(one.commitsPerRequest)} / x2 ${commits(two.commitsPerRequest)} / x3 ${commits(three.commitsPerRequest)}   ` +
+          `failed ${memory.failed + one.failed + two.failed + three.failed} (target 0)`,
       );
     }
+    for (const a of f.advance) {
+      out(
+        `  advance expiring ${a.expiries} (${a.store}, created in ${fmt(a.createMs / 1000, 1)} s): ${fmt(a.advanceMs, 0)} ms; ` +
+          `${a.probe.latencies.length} status checks${a.store === 'memory' ? '' : ' on the other process'}: max ${fmt(a.probe.maxMs, 0)} ms, median ${fmt(a.probe.medianMs, 0)} ms, failed ${a.probe.failed}`,
+      );
+    }
+    const [inMemory, shared] = f.advance as [AdvanceFigures, AdvanceFigures];
+    out(
+      `  advance shared ÷ memory ${fmt(shared.advanceMs / inMemory.advanceMs, 1)}x   status check during it, shared ÷ memory: ` +
+        `max ${fmt(shared.probe.maxMs / inMemory.probe.maxMs, 1)}x (target <= 2)   median ${fmt(shared.probe.medianMs / inMemory.probe.medianMs, 1)}x`,
+    );
   }
 }
+if (only.includes('shared-faults')) {
+  const rows = count('rows', values.rows, 1_000_000);
+  const cases = values.cases?.split(',').map((s) => s.trim()).filter(Boolean);
+  out('\n== Shared sandbox under faults: each case PASS or FAIL, with its figures');
+  const results = await benchSharedFaults({ rows, cases, log: out });
+  const failed = results.filter((r) => !r.pass);
+  out(`\n${results.length - failed.length} of ${results.length} cases passed${failed.length === 0 ? '' : `; FAILED: ${failed.map((r) => r.name).join(', ')}`}.`);
+  if (failed.length > 0) process.exitCode = 1;
+}
 if (only.includes('soak')) {
-  const count = (name: string, value: string | undefined, fallback: number): number => {
-    if (value === undefined) return fallback;
-    if (!/^[0-9]{1,8}$/.test(value) || Number(value) < 100) {
-      process.stderr.write(`--${name} must be a whole number from 100 to 99999999\n`);
-      process.exit(2);
-    }
-    return Number(value);
-  };
   const transactions = count('transactions', values.transactions, 1_000_000);
   const timers = count('timers', values.timers, 100_000);
   out(`\n== Soak: ${transactions} transactions over the four families, webhooks to local receivers, ${timers} timers in one advance`);

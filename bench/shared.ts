@@ -3,28 +3,48 @@
  * the load of the sandbox bench (autocannon, 20 connections): the SDK initiate (a new signed id per
  * request) and the SDK status check of one transaction, on
  * - memory: one `paylater sandbox` process, the default store;
- * - PostgreSQL, one process;
- * - PostgreSQL, two processes on one database, the 20 connections split between them (as behind a
- *   proxy that spreads connections).
- * PostgreSQL is a private cluster of Debian's binaries started for the run (test/support/postgres.ts),
- * each setup on a fresh database. Targets: PostgreSQL at least a quarter of memory on the initiate,
- * p99 under 25 ms, no failed request; two processes no slower than one.
+ * - PostgreSQL, one, two and three processes on one database, the 20 connections split between
+ *   them (as behind a proxy that spreads connections).
+ * Each row also gives the database's commits per request answered: the growth of
+ * pg_stat_database.xact_commit of the sandbox's database over the measurement ÷ the requests
+ * answered (a design where each process makes the others work grows it with the processes).
+ *
+ * Then a long clock advance: `expiries` web transactions (15 minutes to expire) created, the clock
+ * advanced past their expiry on one process while another process answers a status check every
+ * 20 ms; the advance's duration and the checks' latencies, beside the same on one in-memory process
+ * (the check sent to the process that advances). PostgreSQL is a private cluster of Debian's
+ * binaries started for the run (test/support/postgres.ts), each setup on a fresh database; the
+ * processes are driven from the outside only (bench/shared-cluster.ts), so that any design of the
+ * shared store is measured unchanged. Targets: x2 ÷ x1 >= 0.9, the status check during the advance
+ * within 2x memory's, no failed request.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { resolve } from 'node:path';
 import autocannon from 'autocannon';
+import { postgresUnavailable, startPostgres, type PostgresCluster } from '../test/support/postgres.js';
+import { buildTree, SDK_INITIATE_REQUEST, sdkHeaders } from './sandbox.js';
+import {
+  call,
+  commitsOf,
+  inParallel,
+  initiateOn,
+  probe,
+  sleep,
+  startSandboxProcess,
+  statusOn,
+  stopAll,
+  webInitiateOn,
+  type ProbeFigures,
+  type SandboxProcess,
+} from './shared-cluster.js';
 
 type LoadResult = Awaited<ReturnType<typeof autocannon>>;
-import { SDK_INITIATE_REQUEST, sdkHeaders, waitFor } from './sandbox.js';
-import { npmStartNodeOptions } from './start-options.js';
-import { postgresUnavailable, startPostgres } from '../test/support/postgres.js';
 
-const root = resolve(import.meta.dirname, '..');
 const CONNECTIONS = 20;
 const SECONDS = 4;
 const ROUNDS = 2;
+/** How long the statistics take to reach pg_stat_database after the last commit (at most a second). */
+const STATS_SETTLE_MS = 1_500;
 
-export type Setup = 'memory' | 'postgres x1' | 'postgres x2';
+export type Setup = 'memory' | 'postgres x1' | 'postgres x2' | 'postgres x3';
 export type Operation = 'SDK initiate' | 'SDK status';
 
 export interface SharedRow {
@@ -34,28 +54,28 @@ export interface SharedRow {
   p99Ms: number;
   non2xx: number;
   errors: number;
+  /** Database commits per request answered (undefined in memory). */
+  commitsPerRequest: number | undefined;
+}
+
+export interface AdvanceFigures {
+  store: 'memory' | 'postgres x2';
+  expiries: number;
+  /** How long creating the transactions took. */
+  createMs: number;
+  advanceMs: number;
+  /** The status checks sent every 20 ms during the advance (on the other process when shared). */
+  probe: ProbeFigures;
 }
 
 export interface SharedFigures {
   rows: SharedRow[];
-  /** Mean requests/s and worst p99 per setup and operation. */
-  summary: { setup: Setup; operation: Operation; requestsPerSecond: number; p99Ms: number; failed: number }[];
+  /** Mean requests/s, worst p99 and mean commits per request, per setup and operation. */
+  summary: { setup: Setup; operation: Operation; requestsPerSecond: number; p99Ms: number; failed: number; commitsPerRequest: number | undefined }[];
+  advance: AdvanceFigures[];
 }
 
-let nextPort = 4600;
-
-async function startSandbox(databaseUrl?: string): Promise<{ url: string; child: ChildProcess }> {
-  const port = nextPort++;
-  // With npm start's Node options: the one process that serves (D84).
-  const args = [...npmStartNodeOptions(), '--import', 'tsx', 'src/cli/main.ts', 'sandbox', '--port', String(port), '--quiet'];
-  if (databaseUrl !== undefined) args.push('--database-url', databaseUrl);
-  const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
-  const url = `http://127.0.0.1:${port}`;
-  await waitFor(`${url}/sandbox/clock`, child);
-  return { url, child };
-}
-
-async function load(url: string, operation: Operation, connections: number, duration: number): Promise<LoadResult> {
+function load(url: string, operation: Operation, connections: number, duration: number): Promise<LoadResult> {
   if (operation === 'SDK status') {
     const body = JSON.stringify({ merchantTransactionId: 'ord_bench_status' });
     return autocannon({ url: `${url}/merchant/credit/checkTransactionStatus`, method: 'POST', connections, duration, body, headers: sdkHeaders(body) });
@@ -63,41 +83,90 @@ async function load(url: string, operation: Operation, connections: number, dura
   return autocannon({ url, connections, duration, requests: [SDK_INITIATE_REQUEST] });
 }
 
+interface Target {
+  urls: string[];
+  /** The cluster and database, to count commits (PostgreSQL setups). */
+  database?: { adminUrl: string; url: string };
+}
+
 /** One measurement of a setup: its processes share the connections; figures summed, worst p99. */
-async function measure(urls: string[], operation: Operation, duration = SECONDS): Promise<Omit<SharedRow, 'setup' | 'operation'>> {
-  const share = Math.floor(CONNECTIONS / urls.length);
-  const results: LoadResult[] = await Promise.all(urls.map((url) => load(url, operation, share, duration)));
+async function measure(target: Target, operation: Operation, duration = SECONDS): Promise<Omit<SharedRow, 'setup' | 'operation'>> {
+  const { urls, database } = target;
+  if (database !== undefined) await sleep(STATS_SETTLE_MS);
+  const before = database === undefined ? 0 : await commitsOf(database.adminUrl, database.url);
+  const results: LoadResult[] = await Promise.all(
+    urls.map((url, index) => load(url, operation, Math.floor(CONNECTIONS / urls.length) + (index < CONNECTIONS % urls.length ? 1 : 0), duration)),
+  );
+  const answered = results.reduce((sum, r) => sum + r.requests.total, 0);
+  let commitsPerRequest: number | undefined;
+  if (database !== undefined) {
+    await sleep(STATS_SETTLE_MS);
+    commitsPerRequest = ((await commitsOf(database.adminUrl, database.url)) - before) / Math.max(1, answered);
+  }
   return {
     requestsPerSecond: results.reduce((sum, r) => sum + r.requests.average, 0),
     p99Ms: Math.max(...results.map((r) => r.latency.p99)),
     non2xx: results.reduce((sum, r) => sum + r.non2xx, 0),
     errors: results.reduce((sum, r) => sum + r.errors + r.timeouts, 0),
+    commitsPerRequest,
   };
 }
 
-export async function benchShared(log: (line: string) => void): Promise<SharedFigures | undefined> {
+/** Starts `count` processes on a fresh database, one after the other (the first is the writer, where there is one). */
+async function sharedSetup(cluster: PostgresCluster, count: number, started: SandboxProcess[]): Promise<Target> {
+  const url = await cluster.createDatabase();
+  const urls: string[] = [];
+  for (let n = 0; n < count; n++) {
+    const sandbox = await startSandboxProcess(url);
+    started.push(sandbox);
+    urls.push(sandbox.url);
+  }
+  return { urls, database: { adminUrl: cluster.url, url } };
+}
+
+/**
+ * `expiries` web transactions created over `creators`, then the clock advanced past their expiry on
+ * `advancer` while `prober` answers a status check every 20 ms, from the advance's start to its answer.
+ */
+async function advanceUnderProbe(store: AdvanceFigures['store'], creators: string[], advancer: string, prober: string, expiries: number): Promise<AdvanceFigures> {
+  const probeId = `ord_advance_probe_${store.replace(/\W/g, '')}`;
+  if ((await initiateOn(prober, probeId)).status !== 201) throw new Error(`the probe's transaction was refused on ${prober}`);
+  const created = performance.now();
+  await inParallel(expiries, CONNECTIONS, async (index) => {
+    const answer = await webInitiateOn(creators[index % creators.length]!, `adv_${index}`);
+    if (answer.status !== 200) throw new Error(`a web initiate for the advance answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+  });
+  const createMs = performance.now() - created;
+  await sleep(1_000);
+  const probing = probe(() => statusOn(prober, probeId), 20);
+  const advanced = await call(advancer, '/sandbox/clock/advance', JSON.stringify({ ms: 16 * 60_000 }));
+  const figures = await probing.stop();
+  if (advanced.status !== 200) throw new Error(`the advance answered ${advanced.status}: ${JSON.stringify(advanced.body)}`);
+  return { store, expiries, createMs, advanceMs: advanced.ms, probe: figures };
+}
+
+export async function benchShared(log: (line: string) => void, options: { expiries: number }): Promise<SharedFigures | undefined> {
   const unavailable = postgresUnavailable();
   if (unavailable !== undefined) {
     log(`  skipped: ${unavailable}`);
     return undefined;
   }
+  await buildTree();
   const cluster = (await startPostgres())!;
-  const children: ChildProcess[] = [];
+  const started: SandboxProcess[] = [];
   try {
-    const memory = await startSandbox();
-    const one = await startSandbox(await cluster.createDatabase());
-    const twoDatabase = await cluster.createDatabase();
-    const two = [await startSandbox(twoDatabase), await startSandbox(twoDatabase)];
-    children.push(memory.child, one.child, ...two.map((s) => s.child));
-    const setups: Record<Setup, string[]> = {
-      memory: [memory.url],
-      'postgres x1': [one.url],
-      'postgres x2': two.map((s) => s.url),
+    const memory = await startSandboxProcess();
+    started.push(memory);
+    const setups: Record<Setup, Target> = {
+      memory: { urls: [memory.url] },
+      'postgres x1': await sharedSetup(cluster, 1, started),
+      'postgres x2': await sharedSetup(cluster, 2, started),
+      'postgres x3': await sharedSetup(cluster, 3, started),
     };
     // The transaction the status checks read, on each store.
-    for (const urls of Object.values(setups)) {
+    for (const { urls } of Object.values(setups)) {
       const body = JSON.stringify({ merchantTransactionId: 'ord_bench_status', userPhoneNumber: '+919000000001', userId: 'u_bench', amount: 250000 });
-      const answer = await fetch(`${urls[0]}/merchant/credit/initiateTransaction`, { method: 'POST', body, headers: sdkHeaders(body) });
+      const answer = await call(urls[0]!, '/merchant/credit/initiateTransaction', body, sdkHeaders(body));
       if (answer.status !== 201) throw new Error(`the bench transaction was answered ${answer.status}`);
     }
     const rows: SharedRow[] = [];
@@ -106,28 +175,45 @@ export async function benchShared(log: (line: string) => void): Promise<SharedFi
     // the next phase's measurement.
     for (const operation of ['SDK status', 'SDK initiate'] as const) {
       // An unrecorded warm-up of each setup, so that none is measured while its JIT is cold.
-      for (const setup of names) await measure(setups[setup], operation, 2);
+      for (const setup of names) await measure({ urls: setups[setup].urls }, operation, 2);
       for (let round = 0; round < ROUNDS; round++) {
         const order = round % 2 === 0 ? names : [...names].reverse();
-        for (const setup of order) rows.push({ setup, operation, ...(await measure(setups[setup], operation)) });
+        for (const setup of order) {
+          const row: SharedRow = { setup, operation, ...(await measure(setups[setup], operation)) };
+          rows.push(row);
+          log(`  (${operation} ${setup}: ${row.requestsPerSecond.toFixed(0)} req/s)`);
+        }
       }
     }
+    await stopAll(started.splice(0));
     const summary = names.flatMap((setup) =>
       (['SDK initiate', 'SDK status'] as const).map((operation) => {
         const of = rows.filter((r) => r.setup === setup && r.operation === operation);
+        const commits = of.map((r) => r.commitsPerRequest).filter((c): c is number => c !== undefined);
         return {
           setup,
           operation,
           requestsPerSecond: of.reduce((sum, r) => sum + r.requestsPerSecond, 0) / of.length,
           p99Ms: Math.max(...of.map((r) => r.p99Ms)),
           failed: of.reduce((sum, r) => sum + r.non2xx + r.errors, 0),
+          commitsPerRequest: commits.length === 0 ? undefined : commits.reduce((sum, c) => sum + c, 0) / commits.length,
         };
       }),
     );
-    return { rows, summary };
+
+    // The long advance: in memory on one process, shared with the check on the second process.
+    const advance: AdvanceFigures[] = [];
+    const alone = await startSandboxProcess();
+    started.push(alone);
+    advance.push(await advanceUnderProbe('memory', [alone.url], alone.url, alone.url, options.expiries));
+    log(`  (advance in memory: ${advance[0]!.advanceMs.toFixed(0)} ms)`);
+    await stopAll(started.splice(0));
+    const pair = await sharedSetup(cluster, 2, started);
+    const [first, second] = pair.urls as [string, string];
+    advance.push(await advanceUnderProbe('postgres x2', pair.urls, first, second, options.expiries));
+    return { rows, summary, advance };
   } finally {
-    for (const child of children) child.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 500));
+    await stopAll(started);
     await cluster.stop();
   }
 }

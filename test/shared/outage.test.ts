@@ -8,10 +8,9 @@
  * back (no delivery stays pending with no attempt due), and a takeover after it sends nothing
  * again.
  */
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stopChild, type StartedChild } from '../support/processes.js';
-import { postgresUnavailable, startPostgres, type PostgresCluster } from '../support/postgres.js';
+import { deliveriesInDatabase, postgresUnavailable, startPostgres, type PostgresCluster } from '../support/postgres.js';
 import { initiateOn, postTo, sdkCall, startReceiver, startSharedProcess, statusOn, waitUntil, type Receiver } from '../support/shared-processes.js';
 
 const unavailable = postgresUnavailable();
@@ -45,29 +44,7 @@ describe.skipIf(unavailable !== undefined)('the database lost under load', () =>
     await cluster?.stop();
   });
 
-  /** The deliveries in the database by status, and how many are pending with no attempt due. */
-  const deliveriesInDatabase = async () => {
-    const client = new pg.Client(databaseUrl);
-    await client.connect();
-    try {
-      const rows = await client.query<{ status: string; due: boolean; count: string }>(
-        `SELECT data::json->>'status' AS status, (data::json->>'nextAttemptAt') IS NOT NULL AS due, count(*)::text AS count
-           FROM sandbox_records WHERE collection = 'sandbox.deliveries' AND data IS NOT NULL GROUP BY 1, 2`,
-      );
-      const counts = { delivered: 0, pending: 0, stranded: 0, other: 0 };
-      for (const row of rows.rows) {
-        const count = Number(row.count);
-        if (row.status === 'delivered') counts.delivered += count;
-        else if (row.status === 'pending') {
-          counts.pending += count;
-          if (!row.due) counts.stranded += count;
-        } else counts.other += count;
-      }
-      return counts;
-    } finally {
-      await client.end();
-    }
-  };
+  const deliveries = () => deliveriesInDatabase(databaseUrl);
 
   const alive = (started: StartedChild) => started.child.exitCode === null && started.child.signalCode === null;
 
@@ -137,7 +114,7 @@ describe.skipIf(unavailable !== undefined)('the database lost under load', () =>
       const answers = await Promise.all(ids.slice(index, index + 20).map((id, n) => initiateOn(n % 2 === 0 ? a : b, id)));
       for (const answer of answers) expect(answer.status).toBe(201);
     }
-    await waitUntil(async () => (await deliveriesInDatabase()).pending === 0, 'no delivery pending before');
+    await waitUntil(async () => (await deliveries()).pending === 0, 'no delivery pending before');
     const before = receiver.events.length;
     // Slow answers: the attempts end while the database is away.
     receiver.delayMs = 600;
@@ -150,8 +127,8 @@ describe.skipIf(unavailable !== undefined)('the database lost under load', () =>
     await waitUntil(() => received().size === ids.length, 'the 200 webhooks', 60_000);
     receiver.delayMs = 0;
     // Every outcome reached the database: delivered, none pending (stranded or not).
-    await waitUntil(async () => (await deliveriesInDatabase()).delivered >= ids.length, 'the outcomes written', 20_000);
-    expect(await deliveriesInDatabase()).toMatchObject({ pending: 0, stranded: 0, other: 0 });
+    await waitUntil(async () => (await deliveries()).delivered >= ids.length, 'the outcomes written', 20_000);
+    expect(await deliveries()).toMatchObject({ pending: 0, stranded: 0, other: 0 });
     expect(receiver.unsigned).toEqual([]);
     // A takeover after it (one process killed) sends nothing again: what was acknowledged is recorded.
     const sent = receiver.events.length;

@@ -85,6 +85,35 @@ export async function createTestDatabase(adminUrl: string): Promise<string> {
   return url.toString();
 }
 
+/**
+ * The webhook deliveries in the database of `databaseUrl` (a shared sandbox's) by status, and how
+ * many are pending with no attempt due: stranded, as no process will ever try them again.
+ */
+export async function deliveriesInDatabase(databaseUrl: string): Promise<{ delivered: number; pending: number; stranded: number; other: number }> {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client(databaseUrl);
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    const rows = await client.query<{ status: string; due: boolean; count: string }>(
+      `SELECT data::json->>'status' AS status, (data::json->>'nextAttemptAt') IS NOT NULL AS due, count(*)::text AS count
+         FROM sandbox_records WHERE collection = 'sandbox.deliveries' AND data IS NOT NULL GROUP BY 1, 2`,
+    );
+    const counts = { delivered: 0, pending: 0, stranded: 0, other: 0 };
+    for (const row of rows.rows) {
+      const count = Number(row.count);
+      if (row.status === 'delivered') counts.delivered += count;
+      else if (row.status === 'pending') {
+        counts.pending += count;
+        if (!row.due) counts.stranded += count;
+      } else counts.other += count;
+    }
+    return counts;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
 export async function startPostgres(): Promise<PostgresCluster | undefined> {
   const bin = postgresBinaries();
   if (bin === undefined) return undefined;
