@@ -251,6 +251,28 @@ export function secretEquals(received: string, expected: string | Buffer): boole
 }
 
 /**
+ * Digests of values requests present again and again (a partner id header), the latest
+ * {@link PRESENTED_DIGESTS} distinct values, the least recently used dropped first: the same client
+ * sends the same value on every request, and a new value costs one digest as it did before.
+ * Compared with `timingSafeEqual` as any digest is; never logged or shown.
+ */
+const presentedDigests = new Map<string, Buffer>();
+const PRESENTED_DIGESTS = 1024;
+
+/** {@link secretDigest} of a value a request presented, remembered (see above). */
+export function presentedDigest(value: string): Buffer {
+  let digest = presentedDigests.get(value);
+  if (digest !== undefined) {
+    presentedDigests.delete(value);
+  } else {
+    digest = secretDigest(value);
+    if (presentedDigests.size >= PRESENTED_DIGESTS) presentedDigests.delete(presentedDigests.keys().next().value!);
+  }
+  presentedDigests.set(value, digest);
+  return digest;
+}
+
+/**
  * Credentials as a request presented them (`Authorization: Basic ...`, parsed in auth.ts), with the
  * {@link secretDigest} of each part made on its first comparison and kept. auth.ts keeps one of
  * these per distinct header value (a bounded cache), so a client that sends the same header on

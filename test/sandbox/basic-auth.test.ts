@@ -1,12 +1,13 @@
 /**
  * The parsed `Authorization: Basic` values kept per distinct header (auth.ts): the same header gives
  * the same credentials without a second parse, the cache holds at most 1,024 values, and the
- * digests kept for the constant-time compare are never shown.
+ * digests kept for the constant-time compare are never shown. The same for the digest of a presented
+ * value (a partner id header).
  */
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parseBasicAuthorization } from '../../src/sandbox/auth.js';
-import { credentialsEqual, partEquals, secretDigest } from '../../src/sandbox/config.js';
+import { credentialsEqual, partEquals, presentedDigest, secretDigest } from '../../src/sandbox/config.js';
 
 const header = (username: string, password: string): string => `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
 
@@ -62,5 +63,23 @@ describe('parseBasicAuthorization', () => {
     expect(Object.keys(credentials).sort()).toEqual(['password', 'username']);
     expect(inspect(credentials, { showHidden: true, depth: 5 })).not.toContain(digestHex.slice(0, 16));
     expect(inspect(credentials, { showHidden: true, depth: 5 })).not.toMatch(/Buffer|<Buffer/);
+  });
+});
+
+describe('presentedDigest', () => {
+  it('is the secret digest of the value, made once per distinct value among the latest 1,024', () => {
+    const first = presentedDigest('partner_test');
+    expect(first.equals(secretDigest('partner_test'))).toBe(true);
+    expect(presentedDigest('partner_test')).toBe(first);
+    expect(presentedDigest('partner_tesT').equals(secretDigest('partner_tesT'))).toBe(true);
+    for (let index = 0; index < 1_024; index++) presentedDigest(`other_${index}`);
+    const again = presentedDigest('partner_test');
+    expect(again).not.toBe(first);
+    expect(again.equals(first)).toBe(true);
+    // Kept again now, and still while others come as long as it is used.
+    for (let index = 0; index < 2_000; index++) {
+      presentedDigest(`more_${index}`);
+      if (index % 500 === 0) expect(presentedDigest('partner_test')).toBe(again);
+    }
   });
 });
