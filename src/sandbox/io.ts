@@ -12,7 +12,6 @@ import { jsonContentTypeProblem, MAX_JSON_DEPTH, parseJsonBody } from '../http/j
 import { sendBody } from '../http/send.js';
 import type { ErrorHelpers, ErrorReply } from './errors.js';
 import type { IncomingRequest, Reply } from './route-types.js';
-import type { RouteFacts } from './router.js';
 import type { ValidationIssue } from './validation.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -87,8 +86,12 @@ export class KeptAnswer extends ServerResponse {
   sentText: string | undefined = undefined;
   /** The request's id, once {@link assignRequestId} gave it one. */
   requestId: string | undefined = undefined;
-  /** What the router learnt of the request, for the request log (request-log.ts); undefined until it is told. */
-  facts: RouteFacts | undefined = undefined;
+  /**
+   * What the router learnt of the request (its `RouteFacts`), for the request log (request-log.ts,
+   * which alone writes and reads it); undefined until it is told. Typed here without the router's
+   * type, which would make io.ts and router.ts import each other.
+   */
+  facts: object | undefined = undefined;
 }
 
 /** Sends a reply without reading the body, which is thrown away; the connection closes after it when `close`. */

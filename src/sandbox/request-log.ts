@@ -149,7 +149,8 @@ export class RequestLog {
     if (url.startsWith('/sandbox/requests') || url.startsWith('/dashboard')) return;
     const method = request.method ?? '-';
     if ((method === 'GET' || method === 'HEAD') && request.headers[DASHBOARD_HEADER] !== undefined) return;
-    const facts = response instanceof KeptAnswer ? response.facts : this.facts.get(response);
+    // Only `observe` writes a KeptAnswer's facts, always a RouteFacts.
+    const facts = response instanceof KeptAnswer ? (response.facts as RouteFacts | undefined) : this.facts.get(response);
     const status = response.statusCode;
     let responseBody = '';
     let responseBytes = 0;
