@@ -1,27 +1,55 @@
 /**
  * HTTP Basic for the gateway and extras families: parsing the header, the kinds of credentials the
  * sandbox issues, and an `authenticate` function for routes. Credentials are compared in constant
- * time (config.ts).
+ * time (config.ts); a header value seen lately is not parsed or hashed again (a bounded cache of
+ * the values with their credentials and digests, below).
  *
  * A 401 says which kind of credentials the endpoint takes and, when the request carried valid
  * credentials of another kind (Merchant API credentials on a Transactional API endpoint, extras
  * credentials on the gateway, ...), which kind they are. It never says whether a username or a
  * password was right, and never repeats what was sent.
  */
-import { credentialsEqual, secretDigest, secretEquals, type BasicCredentials, type SandboxConfig } from './config.js';
+import {
+  credentialsEqual,
+  partEquals,
+  PresentedCredentials,
+  secretDigest,
+  type BasicCredentials,
+  type SandboxConfig,
+} from './config.js';
 import type { ErrorHelpers } from './errors.js';
 import { knownPartners } from './families/partner.js';
 import type { AuthResult, IncomingRequest } from './router.js';
 
+/**
+ * Header values parsed lately, each with its credentials (and their digests, once compared): the
+ * same client sends the same header on every request. At most {@link PRESENTED_KEPT}, the least
+ * recently used dropped first, so a client sending ever new values costs a parse and a digest per
+ * request, as without the cache, and never more memory. Only well-formed values are kept. The map
+ * is keyed by the header as sent; it is never logged or shown.
+ */
+const presented = new Map<string, PresentedCredentials>();
+const PRESENTED_KEPT = 1024;
+
 /** The credentials of an `Authorization: Basic ...` header, or undefined when absent or malformed. */
 export function parseBasicAuthorization(header: string | undefined): BasicCredentials | undefined {
   if (header === undefined) return undefined;
+  const known = presented.get(header);
+  if (known !== undefined) {
+    // Most recently used last: the Map's order is the order of insertion.
+    presented.delete(header);
+    presented.set(header, known);
+    return known;
+  }
   const match = /^Basic[ ]+([A-Za-z0-9+/]+={0,2})[ ]*$/i.exec(header);
   if (match === null) return undefined;
   const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon < 0) return undefined;
-  return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+  const credentials = new PresentedCredentials(decoded.slice(0, colon), decoded.slice(colon + 1));
+  if (presented.size >= PRESENTED_KEPT) presented.delete(presented.keys().next().value!);
+  presented.set(header, credentials);
+  return credentials;
 }
 
 /** A kind of HTTP Basic credentials the sandbox issues. */
@@ -130,7 +158,7 @@ export function basicAuth<P>(
   };
 }
 
-/** Expected credentials as the digests {@link secretEquals} compares, made once. */
+/** Expected credentials as the digests {@link partEquals} compares, made once. */
 interface CredentialDigests {
   username: Buffer;
   password: Buffer;
@@ -142,8 +170,8 @@ function digestsOf(credentials: BasicCredentials): CredentialDigests {
 
 /** Whether `received` are the credentials of `expected` (both parts always compared, in constant time). */
 function matchesDigests(received: BasicCredentials, expected: CredentialDigests): boolean {
-  const username = secretEquals(received.username, expected.username);
-  const password = secretEquals(received.password, expected.password);
+  const username = partEquals(received, 'username', expected.username);
+  const password = partEquals(received, 'password', expected.password);
   return username && password;
 }
 

@@ -20,6 +20,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { Heap } from 'heap-js';
+import { isoTime } from './iso-time.js';
 
 export interface ClockTimer {
   /** The virtual time (epoch milliseconds) at which it fires. */
@@ -123,7 +124,7 @@ export class VirtualClock {
 
   /** The virtual time as an RFC 3339 string in UTC. */
   iso(at: number = this.now()): string {
-    return new Date(at).toISOString();
+    return isoTime(at);
   }
 
   /** How far the virtual clock is ahead of real time, in ms. */

@@ -250,9 +250,64 @@ export function secretEquals(received: string, expected: string | Buffer): boole
   return timingSafeEqual(secretDigest(received), typeof expected === 'string' ? secretDigest(expected) : expected);
 }
 
+/**
+ * Digests of values requests present again and again (a partner id header), the latest
+ * {@link PRESENTED_DIGESTS} distinct values, the least recently used dropped first: the same client
+ * sends the same value on every request, and a new value costs one digest as it did before.
+ * Compared with `timingSafeEqual` as any digest is; never logged or shown.
+ */
+const presentedDigests = new Map<string, Buffer>();
+const PRESENTED_DIGESTS = 1024;
+
+/** {@link secretDigest} of a value a request presented, remembered (see above). */
+export function presentedDigest(value: string): Buffer {
+  let digest = presentedDigests.get(value);
+  if (digest !== undefined) {
+    presentedDigests.delete(value);
+  } else {
+    digest = secretDigest(value);
+    if (presentedDigests.size >= PRESENTED_DIGESTS) presentedDigests.delete(presentedDigests.keys().next().value!);
+  }
+  presentedDigests.set(value, digest);
+  return digest;
+}
+
+/**
+ * Credentials as a request presented them (`Authorization: Basic ...`, parsed in auth.ts), with the
+ * {@link secretDigest} of each part made on its first comparison and kept. auth.ts keeps one of
+ * these per distinct header value (a bounded cache), so a client that sends the same header on
+ * every request has its password hashed once, not per request: the digest was 7 % of a
+ * transaction read. The comparison itself stays constant-time over the digests. The digests are
+ * private fields: neither JSON nor `util.inspect` shows them.
+ */
+export class PresentedCredentials implements BasicCredentials {
+  #usernameDigest: Buffer | undefined;
+  #passwordDigest: Buffer | undefined;
+
+  constructor(
+    readonly username: string,
+    readonly password: string,
+  ) {}
+
+  /** The digest of the username or the password, made once. */
+  digest(part: 'username' | 'password'): Buffer {
+    if (part === 'username') return (this.#usernameDigest ??= secretDigest(this.username));
+    return (this.#passwordDigest ??= secretDigest(this.password));
+  }
+}
+
+/**
+ * Compares one part of received credentials with the expected digest in constant time, using the
+ * digest a {@link PresentedCredentials} keeps (made here for any other credentials).
+ */
+export function partEquals(received: BasicCredentials, part: 'username' | 'password', expected: Buffer): boolean {
+  const digest = received instanceof PresentedCredentials ? received.digest(part) : secretDigest(received[part]);
+  return timingSafeEqual(digest, expected);
+}
+
 /** True when `received` are exactly the expected Basic credentials (both parts always compared). */
 export function credentialsEqual(received: BasicCredentials, expected: BasicCredentials): boolean {
-  const username = secretEquals(received.username, expected.username);
-  const password = secretEquals(received.password, expected.password);
+  const username = partEquals(received, 'username', secretDigest(expected.username));
+  const password = partEquals(received, 'password', secretDigest(expected.password));
   return username && password;
 }

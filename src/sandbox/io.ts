@@ -49,11 +49,13 @@ export function newRequestId(): string {
  * `X-Request-Id` header of the answer; a handler that writes its answer itself sets the header.
  */
 export function assignRequestId(request: IncomingMessage, response: ServerResponse): string {
-  const existing = requestIds.get(response);
+  const kept = response instanceof KeptAnswer;
+  const existing = kept ? response.requestId : requestIds.get(response);
   if (existing !== undefined) return existing;
   const offered = request.headers['x-request-id'];
   const id = typeof offered === 'string' && REQUEST_ID_PATTERN.test(offered) ? offered : newRequestId();
-  requestIds.set(response, id);
+  if (kept) response.requestId = id;
+  else requestIds.set(response, id);
   return id;
 }
 
@@ -73,12 +75,23 @@ export function send(response: ServerResponse, reply: Reply): void {
 }
 
 /**
- * An answer that keeps the text it sent, so that the request log records the JSON as sent rather
- * than serialising the reply a second time. The sandbox's server answers with these.
+ * An answer that keeps what the pipeline learns of its request on itself: the text it sent, so that
+ * the request log records the JSON as sent rather than serialising the reply a second time; its
+ * request id; and the router's facts for the request log. The sandbox's server answers with these.
+ * Fields rather than a `WeakMap` per kind of fact: thousands of short-lived WeakMap keys a second
+ * are each an ephemeron for the garbage collector to trace, and a field costs nothing to drop.
  */
 export class KeptAnswer extends ServerResponse {
   /** The body as sent when it was text (JSON or a page); undefined before, or for bytes. */
   sentText: string | undefined = undefined;
+  /** The request's id, once {@link assignRequestId} gave it one. */
+  requestId: string | undefined = undefined;
+  /**
+   * What the router learnt of the request (its `RouteFacts`), for the request log (request-log.ts,
+   * which alone writes and reads it); undefined until it is told. Typed here without the router's
+   * type, which would make io.ts and router.ts import each other.
+   */
+  facts: object | undefined = undefined;
 }
 
 /** Sends a reply without reading the body, which is thrown away; the connection closes after it when `close`. */

@@ -92,8 +92,10 @@ describe('HTTP Basic that is missing, malformed or wrong', () => {
     }
   });
 
-  it("a disabled merchant's revoked credentials are simply invalid", async () => {
+  it("a disabled merchant's revoked credentials are simply invalid, though the same header was accepted before", async () => {
     const other = await t.onboard();
+    // Accepted twice first: the header's credentials (and their digest) are then kept, and must still be checked.
+    for (let round = 0; round < 2; round++) expect((await t.call('GET', '/api/merchant/transaction', other.credentials.auth)).status).toBe(200);
     expect((await t.merchantApi('POST', `/api/merchant/${other.id}/disable`)).status).toBe(200);
     expect((await unauthorized('GET', '/api/merchant/transaction', other.credentials.auth)).message).toMatch(/^Invalid HTTP Basic credentials/);
   });

@@ -7,7 +7,7 @@
  */
 import { SIGNATURE_PATTERN, verifySdkSignature, verifyWebSignature } from '../../signature.js';
 import { timingSafeEqual } from 'node:crypto';
-import { secretDigest, type SandboxConfig } from '../config.js';
+import { presentedDigest, secretDigest, type SandboxConfig } from '../config.js';
 import type { ErrorHelpers } from '../errors.js';
 import { PUBLISHED_TEST_PARTNER } from '../fixtures.js';
 import type { AuthResult, IncomingRequest } from '../router.js';
@@ -35,9 +35,12 @@ interface KnownPartner {
   idDigest: Buffer;
 }
 
-/** The partner with this id, compared in constant time with every known id (their digests made once). */
+/**
+ * The partner with this id, compared in constant time with every known id (their digests made once,
+ * and the presented id's once per distinct value).
+ */
 function findPartner(known: readonly KnownPartner[], id: string): Partner | undefined {
-  const digest = secretDigest(id);
+  const digest = presentedDigest(id);
   let found: Partner | undefined;
   for (const candidate of known) {
     // Every candidate is compared, so the time does not tell which one matched.

@@ -5,7 +5,8 @@
  * - Transactional API: one random pair per merchant, issued when it becomes `enabled` and deleted
  *   when it is disabled. They identify the merchant.
  *
- * Passwords are compared in constant time ({@link secretEquals}) and never logged.
+ * Passwords are compared in constant time ({@link partEquals}: the digest of a presented password
+ * is made once per distinct header value) and never logged.
  */
 import { randomBytes } from 'node:crypto';
 import {
@@ -15,7 +16,7 @@ import {
   MERCHANT_API_CREDENTIALS,
   TRANSACTIONAL_API_CREDENTIALS,
 } from '../auth.js';
-import { secretDigest, secretEquals, type BasicCredentials } from '../config.js';
+import { partEquals, secretDigest, type BasicCredentials } from '../config.js';
 import type { FamilyContext } from '../context.js';
 import type { AuthResult, IncomingRequest } from '../router.js';
 import { PUBLISHED_TEST_PARTNER } from '../fixtures.js';
@@ -48,7 +49,7 @@ export function transactionalApiAuth(
     // The published test pair names the ready-made merchant, written when first asked for.
     if (credentials.username === PUBLISHED_TEST_PARTNER.id) ensurePublishedTestMerchant(ctx, state);
     const record = state.credentials.get(credentials.username);
-    const matches = secretEquals(credentials.password, record === undefined ? NO_PASSWORD : digestOf(record));
+    const matches = partEquals(credentials, 'password', record === undefined ? NO_PASSWORD : digestOf(record));
     if (record === undefined || !matches) return undefined;
     // Revoked the moment the merchant leaves `enabled`.
     if (state.merchants.get(record.merchantId)?.stage !== 'enabled') return undefined;

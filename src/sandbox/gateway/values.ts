@@ -4,6 +4,7 @@
  */
 import type { components } from '../../../generated/types/gateway.js';
 import { DOWN_PAYMENT, TEST_OTP } from '../fixtures.js';
+import { isoTime } from '../iso-time.js';
 
 type DocumentType = components['schemas']['GatewayDocumentType'];
 
@@ -72,5 +73,8 @@ export const GATEWAY = Object.freeze({
   defaultListLimit: 20,
 });
 
-/** Durations in milliseconds, and the RFC 3339 form of a time the records keep as epoch milliseconds. */
-export const time = { SECOND, MINUTE, HOUR, DAY, iso: (at: number) => new Date(at).toISOString() };
+/**
+ * Durations in milliseconds, and the RFC 3339 form of a time the records keep as epoch milliseconds
+ * (remembered per value: a record read again writes the same times).
+ */
+export const time = { SECOND, MINUTE, HOUR, DAY, iso: isoTime };
