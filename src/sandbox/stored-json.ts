@@ -27,7 +27,7 @@ export type KeepResult = { ok: true; kept: KeptJson } | { ok: false; problem: st
  * saying which limit it passes and how to stay within it. `what` names the value (`notes`, `data`).
  */
 export function keepJson(value: unknown, what: string, limits: Pick<LimitSettings, 'jsonMembers' | 'jsonDepth'>): KeepResult {
-  const over = measure(value, limits.jsonMembers, limits.jsonDepth);
+  const over = measureJson(value, limits.jsonMembers, limits.jsonDepth);
   if (over !== undefined) return overLimit(over, what, limits);
   const text = JSON.stringify(value);
   return { ok: true, kept: { text, bytes: Buffer.byteLength(text, 'utf8') } };
@@ -77,9 +77,10 @@ export function readJson<T = unknown>(text: string): T {
 
 /**
  * Counts the values of `value` and its nesting, iteratively, stopping as soon as one limit is
- * passed (a million-item array is not walked to its end to be refused).
+ * passed (a million-item array is not walked to its end to be refused). The large-body worker
+ * (json-worker.ts) measures with it too.
  */
-function measure(value: unknown, maxMembers: number, maxDepth: number): 'members' | 'depth' | undefined {
+export function measureJson(value: unknown, maxMembers: number, maxDepth: number): 'members' | 'depth' | undefined {
   if (value === null || typeof value !== 'object') return undefined;
   const pending: unknown[] = [value];
   const levels: number[] = [1];
