@@ -20,19 +20,10 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { WorkerAnswer, WorkerRequest } from './json-worker.js';
+import type { MeasuredJson } from './stored-json.js';
 
 /** Bodies of at least this many bytes are parsed in the worker: smaller ones parse in a few ms. */
 export const OFFLOAD_BYTES = 64 * 1024;
-
-/**
- * A free value as the worker measured it: `over` names the limit it passes (then `text` is empty),
- * else `text` is its JSON text and `bytes` its UTF-8 bytes.
- */
-export interface MeasuredJson {
-  over?: 'members' | 'depth';
-  text: string;
-  bytes: number;
-}
 
 /** What the worker found: the body parsed, with its free values by JSON pointer, or the problem. */
 export type OffloadedBody =

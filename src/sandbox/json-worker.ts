@@ -11,7 +11,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { parseJsonBody } from '../http/json.js';
 import { measureJson } from './stored-json.js';
-import type { MeasuredJson } from './json-offload.js';
+import type { MeasuredJson } from './stored-json.js';
 
 /** What the event loop asks: parse `bytes`, keep the free values at `pointers` as text. */
 export interface WorkerRequest {

@@ -12,7 +12,16 @@
  */
 import { RawJson } from '../http/raw-json.js';
 import type { LimitSettings } from './config.js';
-import type { MeasuredJson } from './json-offload.js';
+
+/**
+ * A free value as the large-body worker measured it (json-worker.ts): `over` names the limit it passes (then `text` is empty),
+ * else `text` is its JSON text and `bytes` its UTF-8 bytes.
+ */
+export interface MeasuredJson {
+  over?: 'members' | 'depth';
+  text: string;
+  bytes: number;
+}
 
 /** A JSON value kept as text: its text and how many bytes (UTF-8) it counts against a budget. */
 export interface KeptJson {
