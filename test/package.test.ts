@@ -161,6 +161,7 @@ describe('the tarball', () => {
       'dist/clients/gateway.js',
       'dist/clients/gateway.d.ts',
       'dist/sandbox/server.js',
+      'dist/sandbox/json-worker.js',
       'dist/cli/main.js',
       'dist/browser/sdk.js',
       'dist/browser/sdk.d.ts',
@@ -237,6 +238,21 @@ describe('the installed package', () => {
     );
     expect(js.stderr).toBe('');
     expect(JSON.parse(js.stdout)).toEqual({ status: 200, defines: true });
+  });
+
+  it("starts the sandbox's large-body worker from its built module", () => {
+    // Internal, so imported by its path: the worker answers (without it, large bodies would be parsed on the event loop).
+    const js = runInProject(
+      'worker.mjs',
+      `const { JsonOffload } = await import('./node_modules/paylater-api/dist/sandbox/json-offload.js');
+       const offload = new JsonOffload();
+       const body = Buffer.from(JSON.stringify({ id: 'w', notes: { a: [1, {}] } }));
+       const answer = await offload.parse(body, ['/notes'], { maxDepth: 64, jsonMembers: 100, jsonDepth: 8 });
+       await offload.close();
+       console.log(JSON.stringify({ value: answer?.value, notes: answer?.free.get('/notes') }));`,
+    );
+    expect(js.stderr).toBe('');
+    expect(JSON.parse(js.stdout)).toEqual({ value: { id: 'w', notes: {} }, notes: { text: '{"a":[1,{}]}', bytes: 12 } });
   });
 
   it('does not export its internal modules', () => {

@@ -3,14 +3,16 @@
  * src/sandbox/pages/checkout.ts, which inlines this bundle). It drives the steps with the sandbox
  * endpoints of the transaction and reports the result:
  * - popup (opened by sdk.js): posts `{ type: 'paylater:result', transactionId, status, signature }`
- *   to the opener, for the shop's origin only, then closes the window;
+ *   to the opener, for the shop's origin only, then closes the window; as it opens, on a hosted
+ *   sandbox, it posts `{ type: 'paylater:opened', transactionId, checkout }` with the checkout token
+ *   its links carry, which sdk.js passes on if the user closes the window;
  * - redirect (sdk.js): goes back to the script's `redirectUrl` with `tid` appended;
  * - direct (the merchant sent the user to `redirectUrl`): goes to `redirect.url`, or after a failure
  *   or cancellation to `redirect.failureUrl` when set (D21), with `txnId` and `txnStatus` appended to
  *   its query (D33), as the sandbox answers in `redirectTo`.
  */
-import { RESULT_MESSAGE_TYPE, isFinalStatus } from './protocol.js';
-import type { CheckoutResultMessage, FinalStatus } from './types.js';
+import { CHECKOUT_TOKEN, OPENED_MESSAGE_TYPE, RESULT_MESSAGE_TYPE, isFinalStatus } from './protocol.js';
+import type { CheckoutOpenedMessage, CheckoutResultMessage, FinalStatus } from './types.js';
 
 /** The JSON island `#paylater-checkout-config` (CheckoutPageConfig in src/sandbox/pages/checkout.ts). */
 interface PageConfig {
@@ -270,4 +272,18 @@ element<HTMLButtonElement>('problem-return').addEventListener('click', (event) =
   void act(event.currentTarget as HTMLButtonElement, 'Returning…', () => post(config.endpoints.fail), () => undefined);
 });
 
-if (config.final !== null) finish(config.final);
+/**
+ * Popup flow on a hosted sandbox: the opener (sdk.js) gets the checkout token of this page's links,
+ * so that its popup-closed call acts on this transaction as the page's own calls do.
+ */
+function tellOpenerTheToken(): void {
+  const opener = window.opener as Window | null;
+  if (config.flow !== 'popup' || config.openerOrigin === null || opener === null || opener.closed) return;
+  const checkout = new URL(config.endpoints.state, window.location.href).searchParams.get(CHECKOUT_TOKEN);
+  if (checkout === null || checkout === '') return;
+  const message: CheckoutOpenedMessage = { type: OPENED_MESSAGE_TYPE, transactionId: config.transactionId, checkout };
+  opener.postMessage(message, config.openerOrigin);
+}
+
+if (config.final === null) tellOpenerTheToken();
+else finish(config.final);

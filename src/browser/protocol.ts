@@ -2,10 +2,16 @@
  * What sdk.js and the hosted checkout page agree on (both are bundled from src/browser/). The
  * sandbox side of the same agreement is src/sandbox/families/web-checkout.ts.
  */
-import type { CheckoutResultMessage, FinalStatus } from './types.js';
+import type { CheckoutOpenedMessage, CheckoutResultMessage, FinalStatus } from './types.js';
 
 /** `type` of the message the hosted page posts to the opener in the popup flow. */
 export const RESULT_MESSAGE_TYPE = 'paylater:result';
+
+/** `type` of the message the hosted page posts to the opener as it opens (its checkout token). */
+export const OPENED_MESSAGE_TYPE = 'paylater:opened';
+
+/** The query parameter of the sandbox's links that carries a transaction's checkout token (hosted mode). */
+export const CHECKOUT_TOKEN = 'checkout';
 
 /** The form of a transaction id (D24). */
 export const TRANSACTION_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -30,13 +36,24 @@ export function checkoutPath(transactionId: string): string {
   return `/checkout/${encodeURIComponent(transactionId)}`;
 }
 
-/** The sandbox endpoint that records a closed popup (CANCELLED if still pending) and answers the status. */
-export function abandonPath(transactionId: string): string {
-  return `/sandbox/web/transactions/${encodeURIComponent(transactionId)}/abandon`;
+/**
+ * The sandbox endpoint that records a closed popup (CANCELLED if still pending) and answers the
+ * status; with the page's checkout token when it gave one (a hosted sandbox requires it).
+ */
+export function abandonPath(transactionId: string, checkout?: string): string {
+  const path = `/sandbox/web/transactions/${encodeURIComponent(transactionId)}/abandon`;
+  return checkout === undefined ? path : `${path}?${CHECKOUT_TOKEN}=${encodeURIComponent(checkout)}`;
 }
 
 export function isFinalStatus(value: unknown): value is FinalStatus {
   return typeof value === 'string' && (FINAL_STATUSES as readonly string[]).includes(value);
+}
+
+/** True for a well-formed opened message (its origin and source are checked by the receiver). */
+export function isOpenedMessage(value: unknown): value is CheckoutOpenedMessage {
+  if (typeof value !== 'object' || value === null) return false;
+  const message = value as Record<string, unknown>;
+  return message.type === OPENED_MESSAGE_TYPE && typeof message.transactionId === 'string' && typeof message.checkout === 'string' && message.checkout.length > 0;
 }
 
 /** True for a well-formed result message (its origin and source are checked by the receiver). */

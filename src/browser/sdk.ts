@@ -17,8 +17,9 @@
  * - popup closed by the user before a result: the script tells the service, which records
  *   `CANCELLED` if the transaction is still pending, and reports the status the service recorded
  *   with its signature (normally `failureCallback('CANCELLED', signature)`; `SUCCESS` if the user
- *   had in fact finished). Only if the service cannot be reached is `CANCELLED` reported without a
- *   signature. A blocked popup calls no callback: the error is logged and the user can click again;
+ *   had in fact finished); on a hosted sandbox the call carries the checkout token the hosted page
+ *   posted as it opened. Only if the service cannot be reached (or, hosted, the window was closed
+ *   before the page could give its token) is `CANCELLED` reported without a signature. A blocked popup calls no callback: the error is logged and the user can click again;
  * - redirect: the page goes to the hosted page, which sends the user back to `redirectUrl` with
  *   `tid=<id>` appended.
  *
@@ -29,7 +30,7 @@
  *
  * The script learns the service's origin from its own `src` (`document.currentScript`).
  */
-import { QUERY, TRANSACTION_ID, abandonPath, checkoutPath, isFinalStatus, isResultMessage } from './protocol.js';
+import { QUERY, TRANSACTION_ID, abandonPath, checkoutPath, isFinalStatus, isOpenedMessage, isResultMessage } from './protocol.js';
 import type {
   FinalStatus,
   InitiateBharatXTransaction,
@@ -223,9 +224,9 @@ function closeQuietly(popup: Window): void {
 }
 
 /** The status the service recorded for a popup the user closed (it records CANCELLED if still pending). */
-async function reportClosedPopup(origin: string, id: string): Promise<PopupResult> {
+async function reportClosedPopup(origin: string, id: string, checkout: string | undefined): Promise<PopupResult> {
   try {
-    const response = await fetch(`${origin}${abandonPath(id)}`, { method: 'POST', mode: 'cors', credentials: 'omit', cache: 'no-store' });
+    const response = await fetch(`${origin}${abandonPath(id, checkout)}`, { method: 'POST', mode: 'cors', credentials: 'omit', cache: 'no-store' });
     const body = (await response.json()) as { status?: unknown; signature?: unknown };
     if (response.ok && isFinalStatus(body.status) && typeof body.signature === 'string') {
       return { status: body.status, signature: body.signature };
@@ -262,8 +263,14 @@ function runPopup(origin: string, options: Omit<PopupOptions, 'btnSelector'>, st
     else call(options.failureCallback, 'CANCELLED', result.signature);
   };
   let transactionId: string | undefined;
+  // The checkout token the hosted page gave as it opened (a hosted sandbox), for the popup-closed call.
+  let checkout: string | undefined;
   const onMessage = (event: MessageEvent) => {
     if (event.origin !== origin || event.source !== popup) return;
+    if (isOpenedMessage(event.data) && event.data.transactionId === transactionId) {
+      checkout = event.data.checkout;
+      return;
+    }
     if (!isResultMessage(event.data) || event.data.transactionId !== transactionId) return;
     finish({ status: event.data.status, signature: event.data.signature });
   };
@@ -285,7 +292,7 @@ function runPopup(origin: string, options: Omit<PopupOptions, 'btnSelector'>, st
       window.clearInterval(timer);
       window.setTimeout(() => {
         if (settled) return;
-        void reportClosedPopup(origin, id).then(finish);
+        void reportClosedPopup(origin, id, checkout).then(finish);
       }, 300);
     }, 250);
     if (!popup.closed) popup.location.replace(hostedPageUrl(origin, id, options, { [QUERY.origin]: window.location.origin }));

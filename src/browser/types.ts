@@ -91,6 +91,16 @@ export type InitiateServiceTransactionOnElementClick = (options: InitiateService
  */
 export type InitiateBharatXTransaction = (options: InitiateBharatXTransactionOptions) => void;
 
+/**
+ * The message the hosted page posts to the opener as it opens in the popup flow: the checkout token
+ * of its links (hosted mode), which sdk.js passes on when the user closes the popup.
+ */
+export interface CheckoutOpenedMessage {
+  type: 'paylater:opened';
+  transactionId: string;
+  checkout: string;
+}
+
 /** The message the hosted page posts to the opener in the popup flow. */
 export interface CheckoutResultMessage {
   type: 'paylater:result';

@@ -15,24 +15,15 @@
  *   does not keep the process alive, and it ends with the sandbox.
  * - When the worker cannot answer (it failed, or ran out of its memory), the body is parsed on the
  *   event loop as before: slower, never wrong.
- * - The worker is plain JavaScript evaluated from a string (no file to find once built or under
- *   the test runner), so it cannot import: its depth check repeats src/http/json.ts's and its
- *   measuring stored-json.ts's, and a test holds both to the same verdicts and refusals.
+ * - The worker runs json-worker.ts, which imports the rules it applies (src/http/json.ts's parse,
+ *   stored-json.ts's measure): one copy of each, whether the sandbox runs built or from source.
  */
 import { Worker } from 'node:worker_threads';
+import type { WorkerAnswer, WorkerRequest } from './json-worker.js';
+import type { MeasuredJson } from './stored-json.js';
 
 /** Bodies of at least this many bytes are parsed in the worker: smaller ones parse in a few ms. */
 export const OFFLOAD_BYTES = 64 * 1024;
-
-/**
- * A free value as the worker measured it: `over` names the limit it passes (then `text` is empty),
- * else `text` is its JSON text and `bytes` its UTF-8 bytes.
- */
-export interface MeasuredJson {
-  over?: 'members' | 'depth';
-  text: string;
-  bytes: number;
-}
 
 /** What the worker found: the body parsed, with its free values by JSON pointer, or the problem. */
 export type OffloadedBody =
@@ -49,99 +40,21 @@ export interface OffloadLimits {
 /** An array longer than this (the contract's `maxItems` of pushed data) is left in place, so validation refuses it. */
 const MAX_STAND_IN_ITEMS = 524_288;
 
-const WORKER = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { maxStandInItems } = workerData;
-const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-function mayNestDeeperThan(bytes, limit) {
-  if (bytes.length <= 2 * limit) return false;
-  let openings = 0;
-  for (let index = 0; index < bytes.length; index++) {
-    const byte = bytes[index];
-    if ((byte === 0x7b || byte === 0x5b) && ++openings > limit) return true;
-  }
-  return false;
-}
-function nestedDeeperThan(value, limit) {
-  const pending = [[value, 1]];
-  while (pending.length > 0) {
-    const [node, level] = pending.pop();
-    if (node === null || typeof node !== 'object') continue;
-    if (level > limit) return true;
-    for (const child of Array.isArray(node) ? node : Object.values(node)) pending.push([child, level + 1]);
-  }
-  return false;
-}
-function measure(value, maxMembers, maxDepth) {
-  if (value === null || typeof value !== 'object') return undefined;
-  const pending = [value];
-  const levels = [1];
-  let members = 0;
-  while (pending.length > 0) {
-    const node = pending.pop();
-    const level = levels.pop();
-    if (level > maxDepth) return 'depth';
-    if (Array.isArray(node)) {
-      members += node.length;
-      if (members > maxMembers) return 'members';
-      for (const child of node) if (child !== null && typeof child === 'object') { pending.push(child); levels.push(level + 1); }
-    } else {
-      for (const key in node) {
-        members++;
-        if (members > maxMembers) return 'members';
-        const child = node[key];
-        if (child !== null && typeof child === 'object') { pending.push(child); levels.push(level + 1); }
-      }
-    }
-  }
-  return undefined;
-}
-function standIn(value) {
-  if (Array.isArray(value)) return [];
-  const stand = {};
-  if (Object.hasOwn(value, 'webhook_url')) {
-    const url = value.webhook_url;
-    stand.webhook_url = url === null || typeof url !== 'object' ? url : Array.isArray(url) ? [] : {};
-  }
-  return stand;
-}
-function parse(message) {
-  let text;
-  try { text = UTF8.decode(message.bytes); } catch { return { ok: false, problem: 'utf-8' }; }
-  let value;
-  try { value = JSON.parse(text); } catch (error) {
-    return { ok: false, problem: 'syntax', reason: error instanceof SyntaxError ? error.message : 'syntax error' };
-  }
-  if (mayNestDeeperThan(message.bytes, message.maxDepth) && nestedDeeperThan(value, message.maxDepth)) return { ok: false, problem: 'depth' };
-  const free = [];
-  for (const pointer of message.pointers) {
-    const names = pointer.split('/').slice(1);
-    let parent = value;
-    for (const name of names.slice(0, -1)) parent = parent !== null && typeof parent === 'object' && !Array.isArray(parent) && Object.hasOwn(parent, name) ? parent[name] : undefined;
-    const last = names[names.length - 1];
-    if (parent === null || typeof parent !== 'object' || Array.isArray(parent) || !Object.hasOwn(parent, last)) continue;
-    const found = parent[last];
-    if (found === null || typeof found !== 'object' || (Array.isArray(found) && found.length > maxStandInItems)) continue;
-    const over = measure(found, message.jsonMembers, message.jsonDepth);
-    const kept = over === undefined ? JSON.stringify(found) : '';
-    free.push([pointer, { ...(over === undefined ? {} : { over }), text: kept, bytes: Buffer.byteLength(kept, 'utf8') }]);
-    parent[last] = standIn(found);
-  }
-  return { ok: true, rest: JSON.stringify(value), free };
-}
-parentPort.on('message', (message) => {
-  let answer;
-  try { answer = parse(message); } catch (error) { answer = { ok: false, problem: 'failed', reason: String(error) }; }
-  parentPort.postMessage({ id: message.id, answer });
-});
-`;
-
-interface WorkerAnswer {
-  ok: boolean;
-  problem?: 'utf-8' | 'syntax' | 'depth' | 'failed';
-  reason?: string;
-  rest?: string;
-  free?: [string, MeasuredJson][];
+/**
+ * The worker's module: json-worker.js beside this one once built. Run from its TypeScript source
+ * (the test runner, tsx), this module's URL ends in `.ts`: the worker then registers tsx's loader
+ * before it imports json-worker.ts, since Node's own loader reads no TypeScript (and a worker
+ * does not inherit the test runner's).
+ */
+function workerSource(): { source: string | URL; eval: boolean } {
+  const fromSource = import.meta.url.endsWith('.ts');
+  const module = new URL(fromSource ? './json-worker.ts' : './json-worker.js', import.meta.url);
+  if (!fromSource) return { source: module, eval: false };
+  const tsx = import.meta.resolve('tsx/esm/api');
+  return {
+    source: `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(module.href)}); });`,
+    eval: true,
+  };
 }
 
 /** The sandbox's worker for large bodies (see the module's header). */
@@ -159,7 +72,8 @@ export class JsonOffload {
     const id = this.nextId++;
     return new Promise<WorkerAnswer | undefined>((resolve) => {
       this.pending.set(id, resolve);
-      worker.postMessage({ id, bytes, pointers, ...limits });
+      const request: WorkerRequest = { id, bytes, pointers, ...limits };
+      worker.postMessage(request);
     }).then((answer) => {
       if (answer === undefined || answer.problem === 'failed') return undefined;
       if (!answer.ok) return { ok: false, problem: answer.problem as 'utf-8' | 'syntax' | 'depth', ...(answer.reason === undefined ? {} : { reason: answer.reason }) };
@@ -177,8 +91,9 @@ export class JsonOffload {
 
   private started(): Worker {
     if (this.worker !== undefined) return this.worker;
-    const worker = new Worker(WORKER, {
-      eval: true,
+    const { source, eval: evaluated } = workerSource();
+    const worker = new Worker(source, {
+      eval: evaluated,
       workerData: { maxStandInItems: MAX_STAND_IN_ITEMS },
       // A body of 1 MiB is some 40 MB parsed; several queued stay well within this.
       resourceLimits: { maxOldGenerationSizeMb: 512 },

@@ -4,7 +4,8 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ErrorReply } from './errors.js';
-import type { MeasuredJson, OffloadedBody } from './json-offload.js';
+import type { OffloadedBody } from './json-offload.js';
+import type { MeasuredJson } from './stored-json.js';
 
 /** What a handler answers. A JSON body unless `headers['Content-Type']` says otherwise. */
 export interface Reply {

@@ -14,97 +14,31 @@
  *
  * Every answer carries a request id (D29) in `X-Request-Id`, and every JSON error body repeats it as
  * `requestId`: the client's own `X-Request-Id` when it is a short safe token, else a new one.
- * The types of routes are in `route-types.ts`, the HTTP side (body, JSON, sending) in `io.ts`.
+ * The types of routes are in `route-types.ts`, the HTTP side (body, JSON, sending) in `io.ts`, the
+ * steps after routing (authentication, JSON, the contract, the handler) in `pipeline.ts`, and the
+ * paths of log lines in `route-paths.ts`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import FindMyWay from 'find-my-way';
-import { safeDecode } from '../contract/index.js';
 import type { ErrorHelpers } from './errors.js';
-import {
-  assignRequestId,
-  explainPlus,
-  incomingRequest,
-  jsonBody,
-  malformedHeaders,
-  queryOf,
-  queryString,
-  receiveBody,
-  send,
-  sendWithoutBody,
-} from './io.js';
-import {
-  RequestError,
-  type AuthResult,
-  type IncomingRequest,
-  type Logger,
-  type LooseOperation,
-  type OperationRequest,
-  type OperationRoute,
-  type OperationShape,
-  type Reply,
-  type SandboxHandler,
-  type SandboxRequest,
-} from './route-types.js';
+import { assignRequestId, incomingRequest, malformedHeaders, receiveBody, send, sendWithoutBody } from './io.js';
+import type { IncomingRequest, Logger, LooseOperation, OperationRoute, OperationShape, Reply, SandboxHandler } from './route-types.js';
+import { RequestError } from './route-types.js';
 import { StoreUnavailableError } from './store.js';
-import { validateRequest, type Contract, type ContractOperation, type FamilyName } from './validation.js';
+import type { Contract, FamilyName } from './validation.js';
 import { outsideDescription } from './outside-description.js';
 import { OFFLOAD_BYTES, type OffloadedBody } from './json-offload.js';
 import { jsonContentTypeProblem } from '../http/json.js';
+import { runOperation, SandboxRequestOf, work, type Pipeline, type RouteFacts, type RouteInfo, type Seen } from './pipeline.js';
+import { decodablePath, LogPaths, prefixOf, shorten } from './route-paths.js';
 
 export * from './route-types.js';
 export { assignRequestId, newRequestId, send } from './io.js';
-
-/**
- * What the pipeline runs for one route after routing: the error format of its family, whether it
- * reads a body, the route's authentication, and the rest of the work, which answers a reply or
- * throws {@link RequestError}.
- */
-interface Pipeline {
-  errors: ErrorHelpers;
-  readsBody: boolean;
-  /** The operation's free values (`OperationRoute.freeJson`): a large body is parsed off the event loop. */
-  freeJson?: readonly string[];
-  authenticate?: (request: IncomingRequest) => AuthResult<unknown>;
-  run(request: IncomingRequest, principal: unknown, params: Record<string, string>, seen: Seen | undefined): Reply | Promise<Reply>;
-  /** Names the route in the log line of an unexpected error. */
-  describe(request: IncomingRequest): string;
-  /** The route, set when it is registered. */
-  info?: RouteInfo;
-}
-
-/** What the pipeline learnt of a request, for {@link RouterOptions.observe}; made only when one is set. */
-interface Seen {
-  principal?: unknown;
-  body?: unknown;
-}
-
-/**
- * What the pipeline knew of a request once it was answered, for the request log
- * (request-log.ts): the route, who it was (the route's principal), its parameters, the body as
- * parsed and as received, and the reply about to be sent.
- */
-export interface RouteFacts {
-  route: RouteInfo | undefined;
-  principal: unknown;
-  params: Record<string, string | undefined>;
-  body: unknown;
-  rawBody: Buffer;
-  reply: Reply;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The router
+export type { RouteFacts, RouteInfo } from './pipeline.js';
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 const METHODS: readonly Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 const ROUTED_METHODS: ReadonlySet<string> = new Set(METHODS);
-
-export interface RouteInfo {
-  family: FamilyName | 'sandbox';
-  method: string;
-  path: string;
-  operationId: string | undefined;
-}
 
 export interface RouterOptions {
   bodyLimit: number;
@@ -131,8 +65,7 @@ export class Router {
   private readonly routes: RouteInfo[] = [];
   /** `/first/second` prefixes of registered paths, to answer a 404 in the right format. */
   private readonly prefixes = new Map<string, ErrorHelpers>();
-  /** Routes with a secret in their path (a `{token}`), whose value is never logged. */
-  private readonly secretRoutes: SecretRoute[] = [];
+  private readonly paths = new LogPaths();
 
   constructor(private readonly options: RouterOptions) {}
 
@@ -194,35 +127,12 @@ export class Router {
     this.routes.push(pipeline.info);
     const prefix = prefixOf(path);
     if (!this.prefixes.has(prefix)) this.prefixes.set(prefix, pipeline.errors);
-    const secret = secretRoute(path);
-    if (secret !== undefined) this.secretRoutes.push(secret);
+    this.paths.add(path);
   }
 
-  /**
-   * A request's path as it may be logged: without the query (which may carry anything), normalised
-   * ({@link normalisedSegments}: percent-decoded, duplicate slashes collapsed, `.` and `..` resolved)
-   * so that the route's secrets are found however the path is written, with every secret path
-   * segment (the dashboard invitation token) replaced by `[redacted]`, also when the rest of the path
-   * does not match the route exactly, and with what is not printable ASCII percent-encoded.
-   */
+  /** A request's path as it may be logged ({@link LogPaths.logPath}: secrets redacted, normalised). */
   logPath(url: string): string {
-    // The usual path (letters, digits, `-`, `_`, `~`, `.` inside segments) is its own normal form.
-    const query = url.indexOf('?');
-    const path = query < 0 ? url : url.slice(0, query);
-    const plain = PLAIN_PATH.test(path);
-    const segments = plain ? path.split('/') : normalisedSegments(url);
-    let redacted = false;
-    for (const route of this.secretRoutes) {
-      if (segments.length <= route.last) continue;
-      const matches = route.segments.every(
-        (segment, index) => index > route.last || segment === undefined || segment === segments[index]!.toLowerCase(),
-      );
-      if (!matches) continue;
-      for (const index of route.secret) segments[index] = REDACTED;
-      redacted = true;
-    }
-    if (plain && !redacted) return path;
-    return segments.map((segment) => (segment === REDACTED ? segment : printableSegment(segment))).join('/') || '/';
+    return this.paths.logPath(url);
   }
 
   /** Handles one HTTP request; never throws. */
@@ -393,198 +303,5 @@ export class Router {
       run: (incoming, _principal, params, seen) => handler(new SandboxRequestOf(incoming, params, errors, seen)),
       describe: (incoming) => `on ${incoming.method} ${this.logPath(incoming.pathname)}`,
     };
-  }
-}
-
-/**
- * The request of a sandbox endpoint: the incoming request with its path parameters, the query
- * parsed when first asked for, and the JSON body parsed when the handler asks.
- */
-class SandboxRequestOf implements SandboxRequest {
-  readonly method: string;
-  readonly url: string;
-  readonly pathname: string;
-  readonly headers: IncomingRequest['headers'];
-  readonly rawBody: Buffer;
-  readonly header: IncomingRequest['header'];
-  private parsedQuery: URLSearchParams | undefined;
-
-  constructor(
-    incoming: IncomingRequest,
-    /** find-my-way's parameters: percent-decoded strings. */
-    readonly params: Record<string, string>,
-    private readonly errors: ErrorHelpers,
-    /** Where the parsed body goes for the request log, when it is on. */
-    private readonly seen: Seen | undefined,
-  ) {
-    this.method = incoming.method;
-    this.url = incoming.url;
-    this.pathname = incoming.pathname;
-    this.headers = incoming.headers;
-    this.rawBody = incoming.rawBody;
-    this.header = incoming.header;
-  }
-
-  get query(): URLSearchParams {
-    return (this.parsedQuery ??= new URLSearchParams(queryString(this.url)));
-  }
-
-  json(): unknown {
-    if (this.rawBody.length === 0) return undefined;
-    const parsed = jsonBody(this, this.errors);
-    if (!parsed.ok) throw new RequestError(parsed.reply);
-    if (this.seen !== undefined) this.seen.body = parsed.value;
-    return parsed.value;
-  }
-}
-
-/** Step 3 and the rest of the route's work: what runs as one unit of work. */
-function work(pipeline: Pipeline, incoming: IncomingRequest, params: Record<string, string>, seen: Seen | undefined): Reply | Promise<Reply> {
-  let principal: unknown;
-  if (pipeline.authenticate !== undefined) {
-    const result = pipeline.authenticate(incoming);
-    if (!result.ok) return result.reply;
-    principal = result.principal;
-    if (seen !== undefined) seen.principal = principal;
-  }
-  return pipeline.run(incoming, principal, params, seen);
-}
-
-/** Steps 4 to 6 of a contract operation: JSON, the contract, the handler. */
-function runOperation(
-  operation: ContractOperation,
-  errors: ErrorHelpers,
-  route: OperationRoute<LooseOperation, unknown>,
-  incoming: IncomingRequest,
-  principal: unknown,
-  params: Record<string, string>,
-  seen: Seen | undefined,
-): Reply | Promise<Reply> {
-  // 4. Content type and JSON.
-  let body: unknown;
-  if (operation.requestBody !== undefined && incoming.rawBody.length > 0) {
-    const parsed = jsonBody(incoming, errors);
-    if (!parsed.ok) return parsed.reply;
-    body = parsed.value;
-    if (seen !== undefined) seen.body = body;
-  }
-
-  // 5. The contract.
-  const validation = validateRequest(operation, {
-    params,
-    query: queryOf(incoming.url),
-    headers: incoming.headers,
-    body,
-  });
-  if (!validation.ok) {
-    const issues = validation.location === 'query' ? explainPlus(incoming.url, validation.issues) : validation.issues;
-    return errors.invalid(validation.location, issues);
-  }
-
-  // 6. The handler.
-  const request: OperationRequest<LooseOperation, unknown> = {
-    method: incoming.method,
-    url: incoming.url,
-    pathname: incoming.pathname,
-    headers: incoming.headers,
-    rawBody: incoming.rawBody,
-    header: incoming.header,
-    operationId: operation.operationId,
-    params: validation.value.params,
-    query: validation.value.query,
-    headerParams: validation.value.headers,
-    body: validation.value.body,
-    principal,
-    ...(incoming.offloaded?.ok === true ? { kept: incoming.offloaded.free } : {}),
-  } as OperationRequest<LooseOperation, unknown>;
-  return route.handle(request);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Helpers
-
-function shorten(text: string): string {
-  return text.length > 200 ? `${text.slice(0, 200)}...` : text;
-}
-
-/** Path parameters whose values are secrets: never logged. */
-const SECRET_PARAMETER = /token|secret|password|key/i;
-
-interface SecretRoute {
-  /** Each segment of the route's path: lower-case text, or undefined for a parameter. */
-  segments: (string | undefined)[];
-  /** The indexes of the secret segments. */
-  secret: number[];
-  /** The highest of them. */
-  last: number;
-}
-
-const REDACTED = '[redacted]';
-
-/**
- * A path that {@link normalisedSegments} leaves as it is: `/` and segments of letters, digits, `-`,
- * `_`, `~` and `.` that neither start with `.` nor are empty (no `%`, `\\`, `//`, `.` or `..`).
- */
-const PLAIN_PATH = /^(?:\/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)+$/;
-
-/**
- * The segments of a request target's path as the log sees them: `['', 'sandbox', 'clock']` for
- * `/sandbox/clock`. The path is taken from an absolute-form target (`http://host/path`) too; it is
- * percent-decoded (so `%2F` separates segments as `/` does), `\\` counts as `/`, empty segments
- * (`//`) and `.` are dropped and `..` removes the segment before it.
- */
-function normalisedSegments(url: string): string[] {
-  let target = url;
-  if (!target.startsWith('/')) {
-    try {
-      target = new URL(target).pathname;
-    } catch {
-      return [target === '*' ? '*' : '-'];
-    }
-  }
-  const path = target.split(/[?#]/, 1)[0] ?? '/';
-  const parts = path.split(/[/\\]+/);
-  const segments: string[] = [''];
-  for (const segment of parts.flatMap((part) => safeDecode(part).split(/[/\\]+/))) {
-    if (segment === '' || segment === '.') continue;
-    if (segment === '..') {
-      if (segments.length > 1) segments.pop();
-      continue;
-    }
-    segments.push(segment);
-  }
-  if (segments.length > 1 && /[/\\]$/.test(path)) segments.push('');
-  return segments;
-}
-
-/** A decoded segment for a log line: characters other than printable ASCII percent-encoded. */
-function printableSegment(segment: string): string {
-  return segment.replace(/[^\x21-\x7e]|%/gu, (character) => encodeURIComponent(character));
-}
-
-function secretRoute(path: string): SecretRoute | undefined {
-  const parts = path.split('/');
-  const secret: number[] = [];
-  const segments = parts.map((part, index) => {
-    const parameter = /^\{([^}]+)\}$/.exec(part);
-    if (parameter === null) return part.toLowerCase();
-    if (SECRET_PARAMETER.test(parameter[1]!)) secret.push(index);
-    return undefined;
-  });
-  return secret.length === 0 ? undefined : { segments, secret, last: Math.max(...secret) };
-}
-
-function prefixOf(path: string): string {
-  return path.split('/').slice(0, 3).join('/');
-}
-
-/** Whether every %-escape of the path is valid and the bytes are UTF-8 (as the router decodes ids). */
-function decodablePath(pathname: string): boolean {
-  if (!pathname.includes('%')) return true;
-  try {
-    decodeURIComponent(pathname);
-    return true;
-  } catch {
-    return false;
   }
 }

@@ -12,7 +12,16 @@
  */
 import { RawJson } from '../http/raw-json.js';
 import type { LimitSettings } from './config.js';
-import type { MeasuredJson } from './json-offload.js';
+
+/**
+ * A free value as the large-body worker measured it (json-worker.ts): `over` names the limit it passes (then `text` is empty),
+ * else `text` is its JSON text and `bytes` its UTF-8 bytes.
+ */
+export interface MeasuredJson {
+  over?: 'members' | 'depth';
+  text: string;
+  bytes: number;
+}
 
 /** A JSON value kept as text: its text and how many bytes (UTF-8) it counts against a budget. */
 export interface KeptJson {
@@ -27,7 +36,7 @@ export type KeepResult = { ok: true; kept: KeptJson } | { ok: false; problem: st
  * saying which limit it passes and how to stay within it. `what` names the value (`notes`, `data`).
  */
 export function keepJson(value: unknown, what: string, limits: Pick<LimitSettings, 'jsonMembers' | 'jsonDepth'>): KeepResult {
-  const over = measure(value, limits.jsonMembers, limits.jsonDepth);
+  const over = measureJson(value, limits.jsonMembers, limits.jsonDepth);
   if (over !== undefined) return overLimit(over, what, limits);
   const text = JSON.stringify(value);
   return { ok: true, kept: { text, bytes: Buffer.byteLength(text, 'utf8') } };
@@ -77,9 +86,10 @@ export function readJson<T = unknown>(text: string): T {
 
 /**
  * Counts the values of `value` and its nesting, iteratively, stopping as soon as one limit is
- * passed (a million-item array is not walked to its end to be refused).
+ * passed (a million-item array is not walked to its end to be refused). The large-body worker
+ * (json-worker.ts) measures with it too.
  */
-function measure(value: unknown, maxMembers: number, maxDepth: number): 'members' | 'depth' | undefined {
+export function measureJson(value: unknown, maxMembers: number, maxDepth: number): 'members' | 'depth' | undefined {
   if (value === null || typeof value !== 'object') return undefined;
   const pending: unknown[] = [value];
   const levels: number[] = [1];

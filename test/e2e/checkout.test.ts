@@ -68,8 +68,9 @@ interface Visit {
   foreign: string[];
 }
 
-async function visit(path: string, options: { expectFailedRequests?: RegExp } = {}): Promise<Visit> {
-  const { merchant: shop, browser: chrome } = urls();
+async function visit(path: string, options: { expectFailedRequests?: RegExp; shop?: string } = {}): Promise<Visit> {
+  const { merchant: ourShop, browser: chrome } = urls();
+  const shop = options.shop ?? ourShop;
   const context = await chrome.newContext({ viewport: { width: 1100, height: 760 } });
   const result: Visit = { context, page: undefined as unknown as Page, problems: [], foreign: [] };
   const isLocal = (url: string) => /^http:\/\/127\.0\.0\.1:\d+\//.test(url) || url.startsWith('data:') || url === 'about:blank';
@@ -252,6 +253,45 @@ describe('popup flow', () => {
       expect(order.callback).toBe('CANCELLED');
       expect(verifyStatusSignature(order.signature, order.id, 'CANCELLED', KEY)).toBe(true);
       expect((await statusOf(order.id)).status).toBe('CANCELLED');
+      expectClean(v);
+    } finally {
+      await v.context.close();
+    }
+  });
+});
+
+describe('popup flow on a hosted sandbox', () => {
+  // Hosted, the shopper's endpoints act only with the checkout token of the page's links: the page
+  // gives it to sdk.js as it opens, and sdk.js passes it on in its popup-closed call.
+  let hosted: Sandbox | undefined;
+  let hostedShop: Awaited<ReturnType<typeof startMerchant>> | undefined;
+  beforeAll(async () => {
+    const port = await freePort();
+    hostedShop = await startMerchant({ port: 0, sandboxUrl: `http://127.0.0.1:${port}`, partnerId: PARTNER_ID, privateKey: KEY });
+    hosted = await createSandbox({
+      config: { hosted: true, operatorToken: 'operator_token_for_the_popup_test', partner: { webhookUrl: `${hostedShop.url}/webhooks/paylater` } },
+      logger: { info: () => undefined, warn: () => undefined, error: (message) => sandboxErrors.push(message) },
+    });
+    await hosted.listen(port, '127.0.0.1');
+  });
+  afterAll(async () => {
+    try {
+      await hosted?.close();
+    } finally {
+      await hostedShop?.close();
+    }
+  });
+
+  it('the user closes the popup: sdk.js passes the page\'s checkout token, the service records CANCELLED, failureCallback gets its signature', async () => {
+    const v = await visit('/', { shop: hostedShop?.url });
+    try {
+      const abandon = v.page.waitForRequest(/\/abandon/);
+      const popup = await openPopup(v.page);
+      await popup.close();
+      expect(new URL((await abandon).url()).searchParams.get('checkout')).toMatch(/^[A-Za-z0-9_-]{32}$/);
+      const order = await shopOrder(v.page);
+      expect(order.callback).toBe('CANCELLED');
+      expect(verifyStatusSignature(order.signature, order.id, 'CANCELLED', KEY)).toBe(true);
       expectClean(v);
     } finally {
       await v.context.close();
