@@ -18,6 +18,7 @@ export const SLOW_TESTS: readonly string[] = [
   'test/samples/php.test.ts',
   'test/samples/python.test.ts',
   'test/samples/short-calls.test.ts',
+  'test/docs/guide-snippets.test.ts',
   'test/scripts/contract-kit.test.ts',
   'test/sandbox/conformance.test.ts',
   'test/package.test.ts',
