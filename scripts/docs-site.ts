@@ -261,7 +261,7 @@ export async function buildDocs(options: DocsOptions = {}): Promise<SitePage[]> 
     for (const extra of EXTRA_PAGES) {
       extra.write?.(work, context);
       const main = extra.render(context);
-      writeFileSync(join(work, extra.file), extra.fullPage ? main : withSearch(layout({ title: extra.title, current: extra.file, guides, families, main })));
+      writeFileSync(join(work, extra.file), withSearch(extra.fullPage ? main : layout({ title: extra.title, current: extra.file, guides, families, main })));
       log(`${extra.file}  ${extra.title}`);
       pages.push({ file: extra.file, title: extra.title, kind: 'page' });
     }
