@@ -23,6 +23,7 @@ export const SLOW_TESTS: readonly string[] = [
   'test/sandbox/conformance.test.ts',
   'test/package.test.ts',
   'test/scripts/servers.test.ts',
+  'test/scripts/mock-cli.test.ts',
   'test/sandbox/volume.test.ts',
   'test/sandbox/fuzz-volume.test.ts',
   'test/scripts/workflows-real.test.ts',
