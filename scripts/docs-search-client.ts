@@ -2,7 +2,8 @@
  * The search box of every page of the docs site, in the browser (bundled with Fuse.js into
  * assets/search.<hash>.js by scripts/docs-search.ts). The script's tag names the index
  * (`data-index`), fetched from the site when the box is first used. On a guide the box sits in the
- * top bar; on a reference (Redoc's page, which has no such bar) in a bar of its own above Redoc.
+ * top bar; on a page that marks its own bar with `data-site-search` (the try-it console's note above
+ * Scalar) in that bar; on a reference (Redoc's page, which has no bar) in a bar of its own above Redoc.
  * Typing shows the ten best results as links (the page and place each leads to); Enter opens the
  * first, the arrow keys move between them, Escape closes the list.
  */
@@ -124,7 +125,7 @@ function searchBox(): HTMLFormElement {
 }
 
 function place(): void {
-  const bar = document.querySelector('header.top');
+  const bar = document.querySelector('header.top, [data-site-search]');
   if (bar) {
     bar.append(searchBox());
     return;

@@ -261,7 +261,7 @@ export async function buildDocs(options: DocsOptions = {}): Promise<SitePage[]> 
     for (const extra of EXTRA_PAGES) {
       extra.write?.(work, context);
       const main = extra.render(context);
-      writeFileSync(join(work, extra.file), extra.fullPage ? main : withSearch(layout({ title: extra.title, current: extra.file, guides, families, main })));
+      writeFileSync(join(work, extra.file), withSearch(extra.fullPage ? main : layout({ title: extra.title, current: extra.file, guides, families, main })));
       log(`${extra.file}  ${extra.title}`);
       pages.push({ file: extra.file, title: extra.title, kind: 'page' });
     }
@@ -663,6 +663,12 @@ const REDOCLY_MARK = `<svg xmlns="http://www.w3.org/2000/svg" width="16" height=
 </svg>
 `;
 
+/**
+ * The widest a guide's column gets (CSS pixels, at a window of 1200 px or more): a diagram drawn
+ * wider than this scrolls sideways, so the guides' diagrams are drawn narrower (a test checks).
+ */
+export const GUIDE_COLUMN_PX = 880;
+
 const SITE_CSS = `:root {
   --fg: #1d2330; --muted: #5a6478; --line: #dde2ea; --bg: #ffffff; --soft: #f5f7fa;
   --accent: #0b5cad; --code-bg: #f2f4f8;
@@ -690,7 +696,7 @@ nav.side ul { list-style: none; padding: 0; margin: 0; }
 nav.side li { margin: 0.35em 0; }
 nav.side a { text-decoration: none; }
 nav.side a[aria-current] { font-weight: 600; color: var(--fg); }
-main { flex: 1 1 auto; min-width: 0; max-width: 880px; }
+main { flex: 1 1 auto; min-width: 0; max-width: ${GUIDE_COLUMN_PX}px; }
 h1, h2, h3, h4 { line-height: 1.25; }
 h1 { font-size: 2em; margin-top: 0.2em; }
 h2 { margin-top: 1.8em; padding-bottom: 0.2em; border-bottom: 1px solid var(--line); }

@@ -12,6 +12,10 @@
  * Content-Security-Policy allows only its own origin. Version 1.46.4 is pinned: it is the newest
  * whose package says it runs on Node 20.
  *
+ * The site's search box (scripts/docs-search-client.ts) sits in the note above Scalar, the bar the
+ * page marks with `data-site-search`: the same search over the guides and the four references as on
+ * every other page (Scalar's own search finds only the operations of the document shown).
+ *
  * The documents of the console are copies: servers replaced by the docs server's sandbox route;
  * `X-Signature` optional, since the docs server fills it in; the partner id's example is the
  * sandbox's test partner.
@@ -116,14 +120,14 @@ export const consolePage: ExtraPage = {
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>Try it against the sandbox | Pay-later API documentation</title>
   <link rel="icon" href="assets/favicon.svg" type="image/svg+xml">
-  <style>body { margin: 0; } .console-note { font: 14px system-ui, sans-serif; padding: 0.6em 1.2em; background: #f5f7fa; border-bottom: 1px solid #dde2ea; } .console-note a { color: #0b5cad; }</style>
+  <style>body { margin: 0; } .console-note { position: relative; z-index: 10; display: flex; align-items: center; gap: 1em; font: 14px system-ui, sans-serif; padding: 0.45em 1.2em; background: #f5f7fa; border-bottom: 1px solid #dde2ea; } .console-note p { margin: 0; } .console-note a { color: #0b5cad; }</style>
 </head>
 <body>
-  <p class="console-note"><a href="index.html">Pay-later API documentation</a> · Try it: every request goes to the local sandbox
+  <div class="console-note" data-site-search><p><a href="index.html">Pay-later API documentation</a> · Try it: every request goes to the local sandbox
   (<code>npm start</code>) through the docs server (<code>npm run docs:serve</code>), which signs the web and SDK
   requests with the sandbox's test key. Gateway: Basic <code>${TEST_CREDENTIALS.merchantApi.username}</code> /
   <code>${TEST_CREDENTIALS.merchantApi.password}</code>; extras: <code>${TEST_CREDENTIALS.extras.username}</code> /
-  <code>${TEST_CREDENTIALS.extras.password}</code> (the sandbox's test credentials).</p>
+  <code>${TEST_CREDENTIALS.extras.password}</code> (the sandbox's test credentials).</p></div>
   <div id="app"></div>
   <script src="assets/${hashedName('scalar/standalone.js', scalarBundle(context))}"></script>
   <script>Scalar.createApiReference('#app', ${json});</script>

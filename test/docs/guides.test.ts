@@ -129,11 +129,11 @@ describe('the getting-started snippet', () => {
       symlinkSync(join(ROOT, 'src'), join(modules, 'src'), 'junction');
       symlinkSync(join(ROOT, 'generated'), join(modules, 'generated'), 'junction');
       writeFileSync(join(modules, 'package.json'), JSON.stringify({ name: 'paylater-api', type: 'module', exports: { './clients/sdk': './src/clients/sdk.ts' } }));
-      writeFileSync(join(work, 'first-call.mts'), snippet!.replaceAll('http://127.0.0.1:4000', sandbox.url));
+      writeFileSync(join(work, 'first-call.mts'), snippet!);
       const loader = pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
       const { stdout } = await promisify(execFile)(process.execPath, ['--import', loader, 'first-call.mts'], {
         cwd: work,
-        env: { PATH: process.env.PATH ?? '', PAYLATER_PRIVATE_KEY: '' },
+        env: { PATH: process.env.PATH ?? '', PAYLATER_PRIVATE_KEY: '', PAYLATER_BASE_URL: sandbox.url },
       });
       expect(stdout.trim()).toBe("201 { message: 'TRANSACTION_INITIATED' }");
     } finally {

@@ -13,7 +13,7 @@
  * valid for that status (the self-check of helpers.ts, `checkAgainstContract`); and the sandbox
  * logs no unexpected error.
  *
- * `npm test` sends 3,000 such requests; the slow group (fuzz-volume.test.ts) 10,000 more from another
+ * `npm test` sends 1,500 such requests; the slow group (fuzz-volume.test.ts) 10,000 more from another
  * seed.
  *
  * Reproduce: the cases are a pure function of the seed (FUZZ_SEED, printed on failure). The state

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DIAGRAMS_DIR, DiagramMissingError, diagramSvg, findDiagrams, GUIDES_DIR, listDiagrams, replaceDiagrams } from '../../scripts/docs-diagrams.js';
+import { GUIDE_COLUMN_PX } from '../../scripts/docs-site.js';
 
 const diagrams = listDiagrams();
 const scratch = mkdtempSync(join(tmpdir(), 'paylater-diagrams-'));
@@ -27,6 +28,17 @@ describe('the drawings of the Mermaid diagrams', () => {
     // Text art: a fenced block drawing arrows or lifelines out of dashes and bars.
     const art = [...markdown.matchAll(/```[a-z]*\n([\s\S]*?)```/g)].map((m) => m[1] ?? '').filter((block) => /-{3,}>|<-{3,}|^\s*\|.*\|\s*$/m.test(block));
     expect(art).toEqual([]);
+  });
+
+  it.each(['flows.md', 'states.md'])('docs/%s draws every diagram narrower than the guide column, so none scrolls sideways at its drawn size', (name) => {
+    const widths = findDiagrams(readFileSync(join(GUIDES_DIR, name), 'utf8')).map((diagram) => {
+      const width = /^<svg [^>]*\bwidth="([\d.]+)"/.exec(diagramSvg(diagram.source))?.[1];
+      return { hash: diagram.hash, width: Number(width) };
+    });
+    for (const { hash, width } of widths) {
+      expect(width, hash).toBeGreaterThan(100);
+      expect(width, `${hash} is drawn ${width} px wide, wider than the ${GUIDE_COLUMN_PX} px column`).toBeLessThanOrEqual(GUIDE_COLUMN_PX);
+    }
   });
 
   it('a guide\'s state diagram is shown as an image named for what it draws', () => {

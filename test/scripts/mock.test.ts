@@ -5,13 +5,15 @@
  * format that names what is wrong (scripts/mock-proxy.ts) and is valid against the contract. The
  * CLI fails fast on a taken port and leaves no Prism behind when it is stopped.
  *
+ * The CLI's SIGTERM is checked here with one family, and with all four in the slow group
+ * (test/scripts/mock-cli.test.ts).
+ *
  * Ports: each test takes a block of four free ports at a random offset from the usual ones
  * (4010-4013), so that a running `npm run mock`, or other tests, do not disturb it.
  */
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { createServer, type Server } from 'node:net';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAMILIES, MOCK_PORTS, type Family } from '../../scripts/families.js';
@@ -19,6 +21,7 @@ import { MockStartError, startMocks, type RunningMocks } from '../../scripts/moc
 import { sdkSignature, webSignature } from '../../src/signature.js';
 import { loadContract, validateResponse } from '../../src/sandbox/validation.js';
 import { matchOperation } from '../support/contract-paths.js';
+import { expectCliStopsItsPrisms, finished, freeOffset, isAlive, occupy, portsAt, waitFor } from '../support/mock-processes.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const PRIVATE_KEY = 'test_private_key';
@@ -429,9 +432,46 @@ describe('startMocks', () => {
     expect(gateway.status).toBe(400);
     expect(violations(gateway)).toContain('required');
   });
+
+  // Last: it ends these mocks. Stopping the four started above rather than starting others saves
+  // their Prism processes, the costliest part of this file.
+  it('reports a Prism that dies on its own; stop() then closes keep-alive connections at once and ends every Prism it started', async () => {
+    const started = mocks!;
+    const pids = Object.values(started.pids);
+    expect(pids).toHaveLength(FAMILIES.length);
+    for (const pid of pids) expect(isAlive(pid)).toBe(true);
+    // A keep-alive connection to one family, left open.
+    const agent = new Agent({ keepAlive: true });
+    let socketClosed = false;
+    try {
+      await new Promise<void>((resolveRequest, reject) => {
+        const outgoing = request(`${started.urls.sdk}/merchant/credit/checkTransactionStatus`, { method: 'POST', agent }, (response) => {
+          response.socket.once('close', () => (socketClosed = true));
+          response.resume();
+          response.on('end', () => resolveRequest());
+        });
+        outgoing.on('error', reject);
+        outgoing.end('{}');
+      });
+      // The CLI then stops the others and exits 1.
+      process.kill(started.pids.web as number, 'SIGKILL');
+      const exit = await started.unexpectedExit;
+      expect(exit.family).toBe('web');
+      expect(exit.signal).toBe('SIGKILL');
+      // What Prism printed before it died is kept for the message (its last lines may still be in
+      // flight): its start line, or, after the requests above, its own log lines.
+      expect(exit.output).toMatch(/Prism|\[HTTP SERVER\] \w+ \/\S+/);
+      expect(isAlive(started.pids.sdk as number)).toBe(true);
+    } finally {
+      await started.stop();
+    }
+    await waitFor(() => socketClosed, 2_000, () => 'the keep-alive connection is still open');
+    agent.destroy();
+    for (const pid of pids) expect(isAlive(pid)).toBe(false);
+  }, 60_000);
 });
 
-describe('startMocks failures and stop()', () => {
+describe('startMocks failures', () => {
   it('refuses a port in use, naming the port and the family', async () => {
     const port = portsAt(await freeOffset()).web;
     const blocker = await occupy(port);
@@ -448,54 +488,6 @@ describe('startMocks failures and stop()', () => {
     }
   });
 
-  it('stop() ends every Prism process it started', async () => {
-    const started = await startMocks({ families: ['sdk', 'extras'], ports: portsAt(await freeOffset()) });
-    const pids = Object.values(started.pids);
-    try {
-      expect(pids).toHaveLength(2);
-      for (const pid of pids) expect(isAlive(pid)).toBe(true);
-    } finally {
-      await started.stop();
-    }
-    for (const pid of pids) expect(isAlive(pid)).toBe(false);
-  }, 60_000);
-
-  it('stop() closes keep-alive connections at once', async () => {
-    const started = await startMocks({ families: ['sdk'], ports: portsAt(await freeOffset()) });
-    const agent = new Agent({ keepAlive: true });
-    let socketClosed = false;
-    try {
-      await new Promise<void>((resolveRequest, reject) => {
-        const outgoing = request(`${started.urls.sdk}/merchant/credit/checkTransactionStatus`, { method: 'POST', agent }, (response) => {
-          response.socket.once('close', () => (socketClosed = true));
-          response.resume();
-          response.on('end', () => resolveRequest());
-        });
-        outgoing.on('error', reject);
-        outgoing.end('{}');
-      });
-    } finally {
-      await started.stop();
-    }
-    await waitFor(() => socketClosed, 2_000, () => 'the keep-alive connection is still open');
-    agent.destroy();
-  }, 60_000);
-
-  it('reports a Prism that dies on its own (the CLI then stops the others and exits 1)', async () => {
-    const started = await startMocks({ families: ['web', 'sdk'], ports: portsAt(await freeOffset()) });
-    try {
-      process.kill(started.pids.web as number, 'SIGKILL');
-      const exit = await started.unexpectedExit;
-      expect(exit.family).toBe('web');
-      expect(exit.signal).toBe('SIGKILL');
-      // What Prism printed before it died is kept for the message (its last lines may still be in flight).
-      expect(exit.output).toMatch(/Prism/);
-      expect(isAlive(started.pids.sdk as number)).toBe(true);
-    } finally {
-      await started.stop();
-    }
-    expect(isAlive(started.pids.sdk as number)).toBe(false);
-  }, 60_000);
 });
 
 describe('npm run mock (the CLI)', () => {
@@ -519,136 +511,8 @@ describe('npm run mock (the CLI)', () => {
     }
   }, 60_000);
 
-  it('leaves no Prism process behind after SIGTERM', async () => {
-    const offset = await freeOffset();
-    const ports = portsAt(offset);
-    const cli = spawn(process.execPath, ['--import', 'tsx', 'scripts/mock.ts', '--port-offset', String(offset), '--quiet'], {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true, // a process group of its own, so that the finally below can clean up whatever happens
-    });
-    let stdout = '';
-    let stderr = '';
-    cli.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    cli.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    let prisms: number[] = [];
-    try {
-      await waitFor(() => FAMILIES.every((f) => stdout.includes(`127.0.0.1:${ports[f]} `)), 60_000, () => `CLI output:\n${stdout}\n${stderr}`);
-      expect(stdout).toMatch(
-        new RegExp(`^gateway\\s+http://127\\.0\\.0\\.1:${ports.gateway}\\s+\\(Merchant and Transactional API; its Prism, internal: 127\\.0\\.0\\.1:\\d+\\)$`, 'm'),
-      );
-      prisms = prismPids(cli.pid as number);
-      expect(prisms).toHaveLength(4);
-
-      process.kill(cli.pid as number, 'SIGTERM');
-      await waitFor(() => prisms.every((pid) => !isAlive(pid)), 20_000, () => `still running: ${prisms.filter(isAlive).join(', ')}`);
-      await waitFor(() => !groupAlive(cli.pid as number), 20_000, () => 'the CLI process group is still running');
-    } finally {
-      try {
-        process.kill(-(cli.pid as number), 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
-      for (const pid of prisms) {
-        try {
-          process.kill(-pid, 'SIGKILL');
-        } catch {
-          // Already gone.
-        }
-      }
-    }
+  // One family here; all four in the slow group (test/scripts/mock-cli.test.ts).
+  it('leaves no Prism process behind after SIGTERM (one family)', async () => {
+    await expectCliStopsItsPrisms(['sdk']);
   }, 120_000);
 });
-
-function portsAt(offset: number): Record<Family, number> {
-  return Object.fromEntries(FAMILIES.map((f) => [f, MOCK_PORTS[f] + offset])) as Record<Family, number>;
-}
-
-/** A random offset (a multiple of 10 between 1000 and 20990) at which the four mock ports are free. */
-async function freeOffset(): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const offset = 1000 + 10 * Math.floor(Math.random() * 2000);
-    const free = await Promise.all(Object.values(portsAt(offset)).map(isFree));
-    if (free.every(Boolean)) return offset;
-  }
-  throw new Error('found no block of four free ports');
-}
-
-function isFree(port: number): Promise<boolean> {
-  return new Promise((resolveFree) => {
-    const server = createServer();
-    server.once('error', () => resolveFree(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolveFree(true)));
-  });
-}
-
-function occupy(port: number): Promise<Server> {
-  return new Promise((resolveServer, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => resolveServer(server));
-  });
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** The pids of the Prism mock processes below `root` (children, grandchildren, ...), from ps. */
-function prismPids(root: number): number[] {
-  const rows = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' })
-    .split('\n')
-    .map((line) => line.trim().match(/^(\d+)\s+(\d+)\s+(.*)$/))
-    .filter((m): m is RegExpMatchArray => m !== null)
-    .map(([, pid, ppid, args]) => ({ pid: Number(pid), ppid: Number(ppid), args: args ?? '' }));
-  const below = new Set([root]);
-  for (let grew = true; grew; ) {
-    grew = false;
-    for (const row of rows) {
-      if (below.has(row.ppid) && !below.has(row.pid)) {
-        below.add(row.pid);
-        grew = true;
-      }
-    }
-  }
-  return rows.filter((row) => below.has(row.pid) && /prism-cli\/dist\/index\.js mock /.test(row.args)).map((row) => row.pid);
-}
-
-async function waitFor(condition: () => boolean, timeoutMs: number, describeFailure: () => string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms; ${describeFailure()}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
-function finished(child: ChildProcess, timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolveRun, reject) => {
-    let stdout = '';
-    let stderr = '';
-    child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`the CLI did not exit within ${timeoutMs} ms; output:\n${stdout}\n${stderr}`));
-    }, timeoutMs);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolveRun({ code, stdout, stderr });
-    });
-  });
-}
