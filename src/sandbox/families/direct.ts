@@ -14,7 +14,7 @@ import { paiseAndRupees, rupeeLookingWarning } from '../amounts.js';
 import { finalRecords } from '../retention.js';
 import type { ErrorHelpers, ErrorReply } from '../errors.js';
 import type { ChildRecords, Collection } from '../store.js';
-import { familyWebhooks, type FamilyWebhooksRow } from '../webhook-events.js';
+import { familyWebhooks, type FamilyWebhooksRow, type SendWebhook } from '../webhook-events.js';
 import { partnerKey } from './partner.js';
 
 /** The status of a web or SDK transaction: the same four values in both documents (D27). */
@@ -100,6 +100,13 @@ export function directLifecycle<T extends DirectRecord, F extends DirectFlow>(ct
     },
   };
   const send = familyWebhooks<DirectFlow>(ctx, flow, row);
+  /**
+   * The same `send` typed for this flow alone, for the family module's own events: typed for both
+   * flows, the payload of an event that only one flow has is `never`. The function is one and the
+   * same (`familyWebhooks` reads the events of `flow`, the value, by name), so the family's
+   * receiver, key and order are shared and the family is registered with the deliveries once.
+   */
+  const flowSend = send as unknown as SendWebhook<F>;
   const retention = finalRecords(ctx.store, config.retention.transactions, clock, config.limits.notesBytes);
   // PENDING transactions per partner id (limits.pendingPerPartner, D67).
   const pendingCount = new Map<string, number>();
@@ -260,7 +267,7 @@ export function directLifecycle<T extends DirectRecord, F extends DirectFlow>(ct
   // D125: an unknown transaction has one code, on the contract's paths and on the sandbox's own.
   const notFound = (id: string) => ctx.sandboxErrors.notFound(`No ${settings.label} with ${settings.pathParam} '${id}'.`, 'NO_SUCH_TRANSACTION');
 
-  return { find, finish, admit, start, registerUserActions, notFound };
+  return { find, finish, admit, start, registerUserActions, notFound, send: flowSend };
 }
 
 /** One refund of a web or SDK transaction. */
