@@ -1,6 +1,6 @@
 /**
  * Who may use the sandbox's own endpoints (`/sandbox/*`, the deliveries list, the live stream),
- * and what each one sees (D142). One module, so that every endpoint, and a future dashboard page,
+ * and what each one sees. One module, so that every endpoint, and a future dashboard page,
  * asks the same questions: {@link SandboxAccess.identify} (who is this?) and
  * {@link SandboxAccess.owns} / {@link SandboxAccess.seesDelivery} (is this theirs?).
  *
@@ -13,7 +13,7 @@
  * - the operator: `Authorization: Bearer <token>` (or `?token=<token>`, for a link or an
  *   EventSource); sees and controls everything, and alone moves the shared clock;
  * - a partner of the web and SDK flows: `X-Partner-Id` with `X-Signature`, the web flow's request
- *   signature (base64(SHA-256(body + path and query + private key)), D28) over the request it
+ *   signature (base64(SHA-256(body + path and query + private key))) over the request it
  *   sends: its own web and SDK transactions and their deliveries;
  * - the gateway: its Merchant API Basic credentials: every gateway merchant and their transactions;
  * - a merchant: its Transactional API Basic credentials: its own gateway transactions;

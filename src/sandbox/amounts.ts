@@ -1,6 +1,6 @@
 /**
  * How amounts are worded for people: every amount of the contract is an integer number of paise
- * (₹1 = 100 paise), and an error about one says so, with its bounds in paise and in rupees (D75).
+ * (₹1 = 100 paise), and an error about one says so, with its bounds in paise and in rupees.
  * The sandbox's validation (validation.ts), its business rules and the mock's error proxy
  * (scripts/mock-proxy.ts) use these words.
  *

@@ -182,7 +182,7 @@ export function fixedCredentials(expected: BasicCredentials): (credentials: Basi
 }
 
 /**
- * The `authenticate` of the extras (D26): the operator's extras pair, or a known partner's
+ * The `authenticate` of the extras: the operator's extras pair, or a known partner's
  * `partnerId:privateKey` (the service's own UPI sample calls the extras' host that way). Every
  * pair is compared, in constant time, whichever matches.
  */

@@ -1,8 +1,8 @@
 /**
  * The sandbox's virtual clock. `now()` is real time plus an offset that only grows; `advance(ms)`
  * moves the clock forward and fires, in order, every timer it passes. Timers also fire by
- * themselves when real time reaches them. Transaction expiry (D13), OTP expiry, verification delays
- * and webhook retries (D23) all run on it, so a test or an integrator can "wait" an hour at once.
+ * themselves when real time reaches them. Transaction expiry, OTP expiry, verification delays
+ * and webhook retries all run on it, so a test or an integrator can "wait" an hour at once.
  *
  * The timers live in a binary heap (heap-js) ordered by time, then by creation: scheduling and
  * firing cost O(log n). A timer is one object, the heap's entry itself: the callback is usually one
@@ -13,7 +13,7 @@
  * timers. Many due timers (an advance over 100,000 expiries) are not popped one by one: after
  * {@link BATCH_AFTER} pops, every due entry is taken out of the heap in one pass, sorted, and fired
  * from that list, merged with the heap by time (a callback may schedule an earlier timer), which
- * spares a sift-down over the whole heap per timer (D42). Firing many timers at once (an advance over
+ * spares a sift-down over the whole heap per timer. Firing many timers at once (an advance over
  * 100,000 expiries, or real time passing them) runs in slices of {@link SLICE_MS} and yields to the
  * event loop between slices when asked to (`advanceInSlices`, and the timers fired by real time),
  * so requests keep being answered.
@@ -94,7 +94,7 @@ export class VirtualClock {
   /**
    * While an advance runs a timer's callback: the time `now()` reads, the timer's own (or the time
    * the slice began, for a timer already overdue). Read without asking the system clock, which
-   * cost 31 ms of an 806 ms advance over 100,000 expiries (CPU profile, D66).
+   * cost 31 ms of an 806 ms advance over 100,000 expiries (a CPU profile).
    */
   private pinned: number | undefined;
   private stopped = false;

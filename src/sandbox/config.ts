@@ -12,7 +12,7 @@ import { WebhookTargets } from './webhook-targets.js';
 
 export { ConfigError, ENVIRONMENT } from './settings.js';
 
-/** HTTP Basic credentials: the shape of the contract's `basicAuthDetails` (D07). */
+/** HTTP Basic credentials: the shape of the contract's `basicAuthDetails`. */
 export type BasicCredentials = GatewayComponents['schemas']['GatewayBasicAuthDetails'];
 
 /** The one partner of the direct integration (web and SDK flows) that the sandbox knows. */
@@ -22,7 +22,7 @@ interface PartnerConfig {
   /** The private key: signs requests, webhooks and status signatures. */
   privateKey: string;
   /**
-   * Where each flow's webhooks go (D76): `--web-webhook-url`, `--sdk-webhook-url`, or both at once
+   * Where each flow's webhooks go: `--web-webhook-url`, `--sdk-webhook-url`, or both at once
    * with `--webhook-url`; `undefined`: none configured, that flow's events are recorded as not sent.
    */
   webhookUrls: Readonly<Record<DirectFlow, string | undefined>>;
@@ -32,7 +32,7 @@ interface PartnerConfig {
   homePageUrl: string;
 }
 
-/** The two flows of the direct integration, each with its own webhook receiver (D76). */
+/** The two flows of the direct integration, each with its own webhook receiver. */
 export type DirectFlow = 'web' | 'sdk';
 
 /**
@@ -54,10 +54,10 @@ type TableConfig = Omit<TableSettings, 'databaseUrl' | 'partner' | 'merchantApi'
 export interface SandboxConfig extends TableConfig {
   /** Gateway Merchant API credentials (HTTP Basic). */
   merchantApi: BasicCredentials;
-  /** Extras credentials (HTTP Basic, D26). */
+  /** Extras credentials (HTTP Basic). */
   extras: BasicCredentials;
   partner: PartnerConfig;
-  /** The largest request body accepted, in bytes (D24: 1 MiB). */
+  /** The largest request body accepted, in bytes (1 MiB unless set). */
   bodyLimit: number;
   /** The origin used in URLs the sandbox hands out (redirectUrl); default: the address it listens on. */
   publicUrl: string | undefined;
@@ -156,7 +156,7 @@ function merge(base: Record<string, unknown>, layer: object): Record<string, unk
 }
 
 /**
- * A flow's webhook URL (D76): its own override, else the shorthand override, else its own
+ * A flow's webhook URL: its own override, else the shorthand override, else its own
  * variable, else the shorthand variable. Options win over variables; the flow's own setting wins
  * over the shorthand at the same level.
  */

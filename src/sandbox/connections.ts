@@ -1,5 +1,5 @@
 /**
- * The sandbox's bounds on its client connections (docs/sandbox.md, "Limits"; D69):
+ * The sandbox's bounds on its client connections (docs/sandbox.md, "Limits"):
  * - at most `maxConnections` open at once (Node's `server.maxConnections`): a connection beyond it
  *   is closed by Node as soon as it is accepted, before any request is read, and the sandbox logs a
  *   warning naming the limit and how to raise it, at most once every 10 s;

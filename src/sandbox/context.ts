@@ -30,7 +30,7 @@ export interface FamilyContext {
   readonly family: FamilyName;
   /** Its compiled contract (generated/openapi/<family>.json). */
   readonly contract: Contract;
-  /** Builders of the family's error replies (D02 `apiError` or D03 `messageError`). */
+  /** Builders of the family's error replies (`apiError` for gateway and extras, `messageError` for web and SDK). */
   readonly errors: ErrorHelpers;
   /** Builders of error replies of the `/sandbox/` endpoints (`{ errorCode, message }`). */
   readonly sandboxErrors: ErrorHelpers;
@@ -57,7 +57,7 @@ export interface FamilyContext {
   pageRoute(path: string, handler: SandboxHandler): void;
   readonly store: Store;
   readonly clock: VirtualClock;
-  /** Webhook delivery (D23): `ctx.deliveries.enqueue({...})`. */
+  /** Webhook delivery: `ctx.deliveries.enqueue({...})`. */
   readonly deliveries: WebhookDeliveries;
   readonly config: SandboxConfig;
   /** Who may use the /sandbox/ endpoints, and what each tenant owns (access.ts). */

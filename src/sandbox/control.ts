@@ -4,7 +4,7 @@
  *   POST /sandbox/clock/advance {"ms": n}    move it forward, firing what falls due
  *   GET  /sandbox/webhooks/deliveries        the webhook deliveries and their attempts, a page at a time
  *        [?limit=1..1000&after=<nextCursor>&transactionId=...&family=...&status=...]
- *   POST /sandbox/webhooks/deliveries/{id}/resend   the same event again, as a new delivery (D223)
+ *   POST /sandbox/webhooks/deliveries/{id}/resend   the same event again, as a new delivery
  * Families add their own (user actions) through `ctx.sandboxRoute`.
  */
 import { randomBytes } from 'node:crypto';
@@ -108,7 +108,7 @@ export function registerControl(ctx: ControlContext): void {
     }
   });
 
-  // D223: a resend is a new delivery of the same event (the same X-Event-Id, body and signature) to
+  // A resend is a new delivery of the same event (the same X-Event-Id, body and signature) to
   // the same URL, with its own attempts and retries; the original stays as it was. It has an ordering
   // key of its own: it is sent at once, not behind the transaction's events still being retried.
   ctx.sandboxRoute('POST', '/sandbox/webhooks/deliveries/{id}/resend', (request) => {

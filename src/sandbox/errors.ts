@@ -1,9 +1,9 @@
 /**
  * The two error formats of the contract, as reply builders:
- * - `apiError` (gateway and extras, D02): `{ errorCode, message, details? }`;
- * - `messageError` (web and SDK, D03): `{ message: <CODE>, detail? }`.
+ * - `apiError` (gateway and extras): `{ errorCode, message, details? }`;
+ * - `messageError` (web and SDK): `{ message: <CODE>, detail? }`.
  * The `/sandbox/` endpoints use the `apiError` shape as well. Every code is one of the contract's
- * list (src/contract/error-codes.ts, D251), so a code that the list lacks fails `tsc`.
+ * list (src/contract/error-codes.ts), so a code that the list lacks fails `tsc`.
  */
 import type { components as GatewayComponents } from '../../generated/types/gateway.js';
 import type { components as SdkComponents } from '../../generated/types/sdk.js';
@@ -18,12 +18,12 @@ type SdkSchemas = SdkComponents['schemas'];
 export type ErrorFormat = FamilyErrorFormat;
 
 /**
- * The gateway and extras error body (D02), as generated. `errorCode` is widened to any code of the
+ * The gateway and extras error body, as generated. `errorCode` is widened to any code of the
  * list: the sandbox's own endpoints (`/sandbox/...`) answer codes of the sandbox's own conditions.
  */
 type ApiErrorBody = Omit<GatewaySchemas['ApiError'], 'errorCode'> & { errorCode: string };
 
-/** The web and SDK error body (D03), as generated. */
+/** The web and SDK error body, as generated. */
 type MessageErrorBody = SdkSchemas['MessageError'];
 
 /** The statuses of error replies (a 2xx is never an error, so handlers' success replies stay checked). */
@@ -48,19 +48,19 @@ export interface ErrorHelpers {
   badRequest(text: string, details?: ValidationIssue[]): ErrorReply;
   /** 400 BAD_REQUEST from validation issues of a location. */
   invalid(location: 'body' | ParameterLocation, issues: ValidationIssue[]): ErrorReply;
-  /** 401: `AUTHORIZATION_FAILED`, the description's code, in both formats (D02). */
+  /** 401: `AUTHORIZATION_FAILED`, the description's code, in both formats. */
   unauthorized(text: string): ErrorReply;
   /** 404 with `code` (default `NOT_FOUND`). */
   notFound(text: string, code?: ErrorCode): ErrorReply;
   /** 405 METHOD_NOT_ALLOWED with an `Allow` header. */
   methodNotAllowed(allowed: readonly string[]): ErrorReply;
-  /** 413 PAYLOAD_TOO_LARGE (D24). */
+  /** 413 PAYLOAD_TOO_LARGE. */
   payloadTooLarge(limit: number): ErrorReply;
-  /** 500: `INTERNAL_SERVER_ERROR`, the description's code, in both formats (D02). */
+  /** 500: `INTERNAL_SERVER_ERROR`, the description's code, in both formats. */
   internal(): ErrorReply;
 }
 
-/** The bounds of the error bodies (D24): texts for a person, a field's name, an issue, how many issues. */
+/** The bounds of the error bodies: texts for a person, a field's name, an issue, how many issues. */
 export const ERROR_TEXT_MAX = 2000;
 export const ERROR_FIELD_MAX = 512;
 const ERROR_ISSUE_MAX = 500;

@@ -17,10 +17,10 @@ export const TEST_CREDENTIALS = Object.freeze({
 /**
  * The service's published test credentials ("a published test partner id and a test private key
  * exist"), accepted by the web and SDK flows and, as the gateway's Basic pair, for the ready-made
- * gateway merchant (D123), written into its own samples: `bharatx-in/BharatX-Sample-Web-SDK-Integration-PHP`
+ * gateway merchant (why: D123), written into its own samples: `bharatx-in/BharatX-Sample-Web-SDK-Integration-PHP`
  * (`start-transaction.php`, `popup.html`, `redirect.html`) and
  * `bharatx-in/BharatX-Sample-Web-SDK-NodeJS-Integration` (`index.js`). The sandbox accepts them
- * beside its own partner (D72), so that those samples run against it unchanged.
+ * beside its own partner, so that those samples run against it unchanged.
  */
 export const PUBLISHED_TEST_PARTNER = Object.freeze({ id: 'testPartnerId', privateKey: 'testPrivateKey' });
 
@@ -31,7 +31,7 @@ export const TEST_OTP = Object.freeze({
   /** An OTP that always answers as expired. */
   expired: '000000',
   length: 6,
-  /** The third wrong OTP fails the transaction (D15). */
+  /** The third wrong OTP fails the transaction. */
   maxWrong: 3,
 } as const);
 

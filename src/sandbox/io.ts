@@ -1,5 +1,5 @@
 /**
- * The sandbox's side of HTTP, under the router: request ids (D29), the raw request handlers see,
+ * The sandbox's side of HTTP, under the router: request ids, the raw request handlers see,
  * the body with its limit and the 413, the JSON body with the family's error replies, query
  * strings, and sending a reply. The rules themselves (limit, Content-Type, depth) are
  * `src/http/`'s; this module words their answers in the family's error format.
@@ -15,14 +15,14 @@ import type { IncomingRequest, Reply } from './route-types.js';
 import type { ValidationIssue } from './validation.js';
 
 // ---------------------------------------------------------------------------------------------
-// Request ids (D29)
+// Request ids
 
 /** A request id the client may choose: the `RequestId` schema of the contract. */
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 
 const requestIds = new WeakMap<ServerResponse, string>();
 
-/** The random bytes of one id, and how many ids one fill of the pool serves (D200). */
+/** The random bytes of one id, and how many ids one fill of the pool serves. */
 const ID_BYTES = 12;
 const IDS_PER_FILL = 256;
 const idPool = Buffer.alloc(ID_BYTES * IDS_PER_FILL);
@@ -30,7 +30,7 @@ let idOffset = idPool.length;
 
 /**
  * A new request id: `req_` and 24 hex digits, 96 bits from the system's CSPRNG. The bytes come from
- * a pool filled for 256 ids at a time (D200): a `randomBytes(12)` per request was a twelfth of the
+ * a pool filled for 256 ids at a time: a `randomBytes(12)` per request was a twelfth of the
  * time of the cheapest request.
  */
 export function newRequestId(): string {
@@ -64,7 +64,7 @@ export function assignRequestId(request: IncomingMessage, response: ServerRespon
 
 /**
  * Writes a reply with the request's id in `X-Request-Id`: JSON unless `Content-Type` is set and the
- * body is a string or bytes. A JSON error body (status 400 or more) gets the id as `requestId` (D29).
+ * body is a string or bytes. A JSON error body (status 400 or more) gets the id as `requestId`.
  */
 export function send(response: ServerResponse, reply: Reply): void {
   if (response.headersSent || response.destroyed) return;
@@ -118,7 +118,7 @@ function declaresBody(request: IncomingMessage): boolean {
 
 /**
  * The body with the limit, or `undefined` when the request is answered already: 413 at once when
- * over the limit (the rest thrown away, the connection closed, D24); nothing when the client went away.
+ * over the limit (the rest thrown away, the connection closed); nothing when the client went away.
  * Without `wanted` no body is read (and what comes is thrown away). A request that declares no
  * body is answered at once, without waiting for the stream's end (no promise, no listener).
  */

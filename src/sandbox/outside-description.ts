@@ -1,6 +1,6 @@
 /**
- * Paths that the service's own public code calls but the interface description does not have
- * (D124): a request to one of them gets the 404 every unknown path gets, with a message that says
+ * Paths that the service's own public code calls but the interface description does not have:
+ * a request to one of them gets the 404 every unknown path gets, with a message that says
  * where the path comes from and that it is outside the description, so that a reader of that code
  * learns why rather than guessing at a typo. One lookup in a fixed map per unrouted request.
  */

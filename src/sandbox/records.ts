@@ -1,7 +1,7 @@
 /**
  * Copies of the records the families keep, written so that none can lose a field.
  *
- * The direct flows copy a transaction field by field (D43: a literal of fixed keys keeps V8's
+ * The direct flows copy a transaction field by field (a literal of fixed keys keeps V8's
  * object shapes stable over a million records, where a spread of a frozen record does not). A copy
  * written that way compiles even when a line is missing, and the field then reads `undefined`
  * after the next transition. A copy typed {@link EveryField} must name every key of the record,

@@ -1,5 +1,5 @@
 /**
- * The request log behind the dashboard (docs/sandbox.md, "The dashboard"; D220, D221): the latest
+ * The request log behind the dashboard (docs/sandbox.md, "The dashboard"): the latest
  * requests the sandbox answered, each with its time on the virtual clock, family, operation,
  * partner or merchant, status, duration, request id and transaction, and for reading one: its
  * headers and body and the answer, with secrets redacted when read (request-redaction.ts).
@@ -11,7 +11,7 @@
  * Entries live in a ring buffer (denque) in the order answered, numbered without gaps, so an entry is
  * found by its number in O(1) and a page scans at most {@link MAX_SCANNED} entries.
  *
- * Kept per process (D221): on the shared store, each process logs the requests it answered.
+ * Kept per process: on the shared store, each process logs the requests it answered.
  * Writing every request into PostgreSQL would add a write, under the sandbox's one lock, to every
  * read; the log is a view for a developer, not state the sandbox acts on.
  *
@@ -294,7 +294,7 @@ function matches(entry: LoggedRequest, query: RequestQuery): boolean {
   return query.visible === undefined || query.visible(entry.principal);
 }
 
-/** An error body's message: `detail` or `message` (D02, D03), at most 300 characters. */
+/** An error body's message: `detail` or `message`, at most 300 characters. */
 function reasonOf(body: Record<string, unknown>): string | undefined {
   const text = [body.detail, body.message, body.errorCode].find((value) => typeof value === 'string' && value !== '');
   return typeof text === 'string' ? (text.length > 300 ? `${text.slice(0, 300)}...` : text) : undefined;

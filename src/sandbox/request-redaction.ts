@@ -1,6 +1,6 @@
 /**
  * What the request log (request-log.ts) shows of a request and its answer, with the secrets taken
- * out as the sandbox's log lines and lists take them out (D220):
+ * out as the sandbox's log lines and lists take them out:
  *
  * - headers: `Authorization`, `Cookie`, `Set-Cookie`, `Proxy-Authorization` and any header named
  *   like a secret (`*token*`, `*secret*`, `*password*`, `*key*`, but `X-Request-Id` and the
@@ -10,7 +10,7 @@
  *   the query: each parameter named like a secret `[redacted]`;
  * - JSON bodies, walked: a member named like a secret (`password`, `privateKey`, `token`, ...) is
  *   `[redacted]`; a webhook URL (`webhookUrl`, `defaultWebhookUrl`, `webhook_url`) is shown as its
- *   origin and fingerprint (shown-url.ts, D71); any other absolute URL loses its `user:password@`
+ *   origin and fingerprint (shown-url.ts); any other absolute URL loses its `user:password@`
  *   and, when it points at a route with a secret in its path (the dashboard login URL), that
  *   segment;
  * - a body that is not JSON, or cut at the log's size limit, is redacted as text: the same members
@@ -28,7 +28,7 @@ const REDACTED = '[redacted]';
 const SECRET_NAME = /password|secret|token|key$|credential|authorization|cookie/i;
 /** Headers named like a secret that are not: the request id, the request's signature. */
 const PUBLIC_HEADERS = new Set(['x-request-id', 'x-signature']);
-/** Members holding a webhook URL, whose path and query may carry the receiver's token (D71). */
+/** Members holding a webhook URL, whose path and query may carry the receiver's token. */
 const WEBHOOK_URL_NAME = /webhook_?url/i;
 
 /** Shows a path as the log line does (the router's `logPath`). */

@@ -6,7 +6,7 @@
  * registers how to forget one of its records (with its refunds, sessions, ...) and may keep one
  * that still has work due (a gateway refund completing): it then goes to the back of the queue.
  *
- * The final records also hold the bytes of their `notes` (D67): the notes of every transaction
+ * The final records also hold the bytes of their `notes`: the notes of every transaction
  * held, pending and final, stay within `limits.notesBytes`; beyond it the oldest final records
  * are forgotten as beyond the count, and an initiate whose notes do not fit beside those of the
  * pending transactions is refused ({@link FinalRecords.admits}).
@@ -14,7 +14,7 @@
  * One queue per store, shared by the families that use it: a ring buffer (denque) of kind, key and
  * bytes, three values per record, where a linked list would allocate two objects per record.
  * The oldest are forgotten a few at a time as records are added, and not during a sliced clock
- * advance, which leaves them for after it (trimming.ts, D66).
+ * advance, which leaves them for after it (trimming.ts).
  */
 import Denque from 'denque';
 import type { VirtualClock } from './clock.js';

@@ -1,7 +1,7 @@
 /**
  * Free JSON the sandbox keeps for a client (`notes` of web and gateway transactions, the `data` of
  * extras pushes), kept as its JSON text and parsed only when read (docs/sandbox.md, "Limits and
- * memory budget", D67). Parsed, a JSON value made of small objects costs V8 about 35 times its
+ * memory budget"). Parsed, a JSON value made of small objects costs V8 about 35 times its
  * bytes (1 MiB of `[{},{},...]` is 35 MiB of heap); its text costs its bytes. The text is the
  * value serialised again (`JSON.stringify`), which reads back as the same JSON value, and an answer
  * carries it as it is, not parsed again (src/http/raw-json.ts).

@@ -10,10 +10,10 @@ export { findTestUser, TEST_USERS };
 
 export type CreditInfo = components['schemas']['ExtrasCreditInfo'];
 
-/** D12's reasons for not being eligible. */
+/** The reasons a pre-eligibility check gives for not being eligible. */
 export type IneligibilityReason = GatewayComponents['schemas']['GatewayIneligibilityReason'];
 
-/** The defaults of an unregistered or not approved user (D26). */
+/** The defaults of an unregistered or not approved user. */
 function defaultCreditInfo(registrationStatus: CreditInfo['registrationStatus']): CreditInfo {
   return {
     registrationStatus,
@@ -50,7 +50,7 @@ function availableCredit(phoneNumber: string): number {
 }
 
 /**
- * Pre-eligibility of a user for an amount (D12): blocked users `USER_BLOCKED`, risk-declined
+ * Pre-eligibility of a user for an amount: blocked users `USER_BLOCKED`, risk-declined
  * users `RISK_DECLINED`, amounts above the available credit `CREDIT_LIMIT_EXCEEDED` (an
  * unregistered or not approved user has none).
  */

@@ -1,5 +1,5 @@
 /**
- * When the sandbox forgets what lies beyond its retention limits (D66): the oldest final
+ * When the sandbox forgets what lies beyond its retention limits: the oldest final
  * transactions (retention.ts) and the oldest completed webhook deliveries (delivery/history.ts). Forgetting
  * is part of no answer; it only keeps the memory bounded. So:
  * - as a rule it is done at once, a bounded number of records each time one is added

@@ -2,8 +2,8 @@
  * The contract as the sandbox uses it: the contract model (src/contract/) of a family, with every
  * request validator compiled at start, and its answers worded for the sandbox's error bodies as
  * `{ field, issue }` pairs (a JSON pointer into the body, or the name of a parameter), which the
- * families turn into their error format (D02, D03): {@link validateRequest}, {@link validateResponse}.
- * An amount's issue names its unit, integer paise, and its bounds in paise and rupees (D75).
+ * families turn into their error format: {@link validateRequest}, {@link validateResponse}.
+ * An amount's issue names its unit, integer paise, and its bounds in paise and rupees.
  */
 import type { ErrorObject } from 'ajv/dist/2020.js';
 import {
@@ -132,7 +132,7 @@ function toIssues(errors: ErrorObject[], prefix: string, location: 'body' | Para
         break;
     }
     const field = location === 'body' ? pointer : `${prefix}${pointer}`;
-    // An amount's issue says its unit, and its bounds in paise and rupees (D75).
+    // An amount's issue says its unit, and its bounds in paise and rupees.
     const amount = isAmountField(field) ? amountProblemOf(error.keyword, params.limit) : undefined;
     return { field, issue: amount === undefined ? issue : amountIssue(amount) };
   });

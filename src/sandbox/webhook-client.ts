@@ -2,7 +2,7 @@
  * How the sandbox POSTs a webhook: node:http(s) with one keep-alive Agent per receiver (scheme, host
  * and port) holding at most `concurrency` sockets (`maxSockets`: a hard limit, whatever the timing
  * of requests ending and starting), and at most `maxSockets` sockets open over all receivers, in
- * use or idle (docs/sandbox.md, "Under load"; D68):
+ * use or idle (docs/sandbox.md, "Under load"):
  * - an attempt that would open a socket beyond the overall limit first closes the idle socket used
  *   least recently (of another receiver); when every open socket is in use it waits, in order, for
  *   one to be given back, and its 10 s time limit starts only when it has a socket;
@@ -54,7 +54,7 @@ interface WebhookAnswer {
 export type WebhookSender = (request: WebhookRequest) => Promise<WebhookAnswer>;
 
 /**
- * Bytes of an answer's body kept with its attempt (D280): enough for an error's first line or a
+ * Bytes of an answer's body kept with its attempt: enough for an error's first line or a
  * short JSON answer, little enough that the deliveries held stay within their memory estimate.
  */
 const ANSWER_START_BYTES = 256;

@@ -1,19 +1,19 @@
 /**
- * How a family sends its contract webhooks (D161): one `send(event, payload, subject)` per family, made
+ * How a family sends its contract webhooks: one `send(event, payload, subject)` per family, made
  * by {@link familyWebhooks} from the family's row (whose receiver, whose key) and the contract
  * (generated/webhooks.js, src/contract/webhooks.ts). The event name and its payload are the
  * contract's types, so a misspelt event or a body that disagrees with its schema's type fails
  * `tsc`. What every event of every family shares is decided here once:
  *
  * - the answers counted as received: the ones the webhook's responses list (`200` for the SDK
- *   webhook, any 2xx or 3xx for the others, D23), read from the generated list;
+ *   webhook, any 2xx or 3xx for the others), read from the generated list;
  * - the order: events of one transaction one after the other, in a scope per owner
  *   (`<family>:<owner>:`, then the transaction id);
  * - the signature: the record names its signer (the owner), and `X-Signature` is computed with
  *   the key the row answers for it when the request is sent or shown, so that no delivery, in
  *   memory or in the shared store, holds a copy of a secret;
  * - the body: the payload's JSON, or, for an event the row makes compact, a few characters that
- *   the row turns back into the same payload (D62: a mass expiry keeps no body per event).
+ *   the row turns back into the same payload (a mass expiry keeps no body per event).
  */
 import { stringifyJson } from '../http/raw-json.js';
 import { webhookEvents, type WebhookFamily, type WebhookName, type WebhookPayload, type WebhookSuccess } from '../contract/webhooks.js';
@@ -46,7 +46,7 @@ export interface FamilyWebhooksRow<F extends WebhookFamily> {
   url(owner: string): string | undefined;
   /** The owner's signing key, read each time a request is sent or shown; undefined: unsigned. */
   key(owner: string): string | undefined;
-  /** The events kept compact (D62), by name. */
+  /** The events kept compact, by name. */
   compact?: { readonly [E in WebhookName<F>]?: CompactEvent<WebhookPayload<F, E>> };
 }
 

@@ -8,7 +8,8 @@
  * - the contract's view read back through the API (`GET /api/merchant/transaction/{id}`) has every
  *   property the document's `GatewayTransaction` declares that applies in that state, read from the
  *   bundled document (so a property added to the schema is checked without touching this file),
- *   with the request's values: a field dropped from `gateway/views.ts` fails here.
+ *   with the request's values (each request property the view declares under the same name): a
+ *   field dropped from `gateway/views.ts` fails here.
  * The request sets every property the document's request schema declares, so a new request field
  * fails here until it is added to the request, and then is checked through every transition.
  * The field-by-field copies themselves are checked against their interfaces in records.test.ts.
@@ -128,6 +129,13 @@ async function expectViewKept(
   expect(view.url).toBe(request.view.url);
   expect(view.createdAt).toBe(request.view.createdAt);
   expect(Date.parse(view.expiresAt), `expiresAt after ${after}`).toBe(request.body.createConfiguration.expiryTimestamp * 1000);
+  // Each request property the view declares under the same name, in `transaction` or at the top of
+  // the body, comes back as sent: a field kept as sent (gateway/records.ts, `EchoedFields`) is
+  // compared here with no edit.
+  const sentUnderViewNames = [...Object.entries(request.body.transaction), ...Object.entries(request.body)]
+    .filter(([name]) => VIEW_PROPERTIES.includes(name));
+  expect(sentUnderViewNames.map(([name]) => name).sort()).toEqual(expect.arrayContaining(['amount', 'id', 'notes', 'preEligibilityCheckId', 'user']));
+  for (const [name, value] of sentUnderViewNames) expect(view[name], `${name} after ${after}`).toEqual(value);
   return view;
 }
 

@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import type { directLifecycle } from '../../src/sandbox/families/direct.js';
+import type { SdkTransaction } from '../../src/sandbox/families/sdk.js';
+import type { SendWebhook } from '../../src/sandbox/webhook-events.js';
 import { sdkSignature } from '../../src/signature.js';
 import { initiateSdk, PARTNER_ID, PRIVATE_KEY, useSandbox } from '../support/sandbox.js';
 
@@ -312,5 +315,14 @@ describe('routing', () => {
     const other = await t.request('GET', '/nothing/here');
     expect(other.status).toBe(404);
     expect(other.body).toMatchObject({ errorCode: 'NOT_FOUND' });
+  });
+});
+
+describe("the SDK module's webhooks", () => {
+  it('are sent with a send typed for the SDK flow alone (tsc), so an event only the SDK has can be sent', () => {
+    // Typed for web and SDK together, the payload of an event one flow lacks would be `never`.
+    type LifecycleSend = ReturnType<typeof directLifecycle<SdkTransaction, 'sdk'>>['send'];
+    expectTypeOf<LifecycleSend>().toEqualTypeOf<SendWebhook<'sdk'>>();
+    expectTypeOf<LifecycleSend>().not.toEqualTypeOf<SendWebhook<'web' | 'sdk'>>();
   });
 });

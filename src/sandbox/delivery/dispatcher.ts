@@ -1,5 +1,5 @@
 /**
- * Webhook delivery (D23), shared by every family: records each event and attempts it, in order per
+ * Webhook delivery, shared by every family: records each event and attempts it, in order per
  * ordering key and at a bounded pace per receiver (queue.ts), again on a schedule after a failure
  * (retry.ts), and keeps the completed ones within the retention limit (history.ts), readable a page
  * at a time (paging.ts). Success is HTTP 200 for the SDK flow and any 2xx or 3xx for the web and

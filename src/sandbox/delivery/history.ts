@@ -1,10 +1,10 @@
 /**
  * The deliveries held, and their retention: completed deliveries beyond `retention.deliveries`
  * (default 100,000) are forgotten, oldest first, a few per delivery completed and, during a sliced
- * clock advance, after it (trimming.ts, D66); pending ones are always kept.
+ * clock advance, after it (trimming.ts); pending ones are always kept.
  *
  * Records are keyed by sequence number, small integers, not the id strings: recording and
- * forgetting an event hashes no string (D62). The creation order is an array of those numbers,
+ * forgetting an event hashes no string. The creation order is an array of those numbers,
  * ascending (an id follows from its number); forgotten ones stay in it until it is compacted.
  */
 import Denque from 'denque';
@@ -94,7 +94,7 @@ export class DeliveryHistory {
 
   /**
    * A delivery is complete: it joins the retained ones, and the oldest beyond the limit go (a few
-   * per delivery completed; during a sliced clock advance, after it: trimming.ts, D66).
+   * per delivery completed; during a sliced clock advance, after it: trimming.ts).
    */
   private retire(seq: number): void {
     this.completed.push(seq);

@@ -1,6 +1,6 @@
 /**
- * The ids of deliveries and the cursors of their pages, both made from a delivery's sequence number
- * (D62): a record is keyed by a small integer, and its id string is made only for a view.
+ * The ids of deliveries and the cursors of their pages, both made from a delivery's sequence number:
+ * a record is keyed by a small integer, and its id string is made only for a view.
  *
  * - Ids: `dlv_` then 20 random hex digits of this process, then the sequence number - 1 in 12 hex
  *   digits: unique across restarts, and read back to the number without a lookup. The event id is

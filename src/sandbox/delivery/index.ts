@@ -1,5 +1,5 @@
 /**
- * Webhook delivery (D23): the one module the rest of the sandbox imports of `delivery/`. The
+ * Webhook delivery: the one module the rest of the sandbox imports of `delivery/`. The
  * machinery behind it (the queue and the per-receiver limits, the retry schedule, retention and
  * paging, the ids, cursors and templated bodies, the lazy index by transaction) stays inside the
  * folder, and .dependency-cruiser.cjs keeps the families and the gateway engine out of it.

@@ -12,7 +12,7 @@
  *   longer connected to the database (its `application_name` gone from `pg_stat_activity`), and
  *   takes them in one unit of work, under the sandbox's lock, so that one process takes each: it
  *   writes itself as the owner, then attempts them from where they were, on the same retry
- *   schedule (D23), in the same order per transaction and within the same per-receiver limits. An
+ *   schedule, in the same order per transaction and within the same per-receiver limits. An
  *   attempt that was under way when its process died is made again, with the same event id: at
  *   least once, as with any retry.
  * - An attempt's outcome (delivered, abandoned, the next attempt due) and a delivery's removal by

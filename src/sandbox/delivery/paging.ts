@@ -1,6 +1,6 @@
 /**
- * The deliveries held, a page at a time, in creation order (or newest first, D281) and filtered by
- * transaction id, family and status (D64, D67): at most `limit` deliveries and about
+ * The deliveries held, a page at a time, in creation order (or newest first) and filtered by
+ * transaction id, family and status: at most `limit` deliveries and about
  * `limits.pageBytes` bytes of them, at most 20,000 records looked at per page, and a signed cursor
  * (ids.ts) to go on from.
  */
@@ -20,7 +20,7 @@ const ATTEMPT_VIEW_BYTES = 160;
 export class DeliveryPages {
   private readonly index: TransactionIndex;
 
-  /** `pageBytes`: the bytes of one page, about (D67). */
+  /** `pageBytes`: the bytes of one page, about. */
   constructor(
     private readonly history: DeliveryHistory,
     private readonly ids: DeliveryIds,
@@ -33,8 +33,8 @@ export class DeliveryPages {
   /**
    * One page of deliveries in creation order, filtered by transaction id, family and status. A
    * page may hold fewer than `limit` deliveries while `nextCursor` is not null (at most 20,000
-   * records are looked at per page, and a page filtered by transaction indexes at most 20,000 more,
-   * D64). Throws {@link DeliveryQueryError} for a bad limit or cursor.
+   * records are looked at per page, and a page filtered by transaction indexes at most 20,000 more).
+   * Throws {@link DeliveryQueryError} for a bad limit or cursor.
    */
   page(query: DeliveryQuery = {}): DeliveryPage {
     const limit = query.limit ?? DEFAULT_PAGE_LIMIT;

@@ -1,5 +1,5 @@
 /**
- * The order and the pace of attempts (D23):
+ * The order and the pace of attempts:
  * - in order per ordering key: a later event waits until the earlier one was delivered or
  *   abandoned ({@link OrderingQueues});
  * - at most `webhooks.concurrency` attempts (default 8) run at once per receiver (scheme, host and

@@ -1,5 +1,5 @@
 /**
- * When a delivery is attempted again (D23): at most 6 attempts, at once and then 30 s, 2 min,
+ * When a delivery is attempted again: at most 6 attempts, at once and then 30 s, 2 min,
  * 10 min, 1 h and 6 h after the previous failure (virtual time, clock.ts); 10 s timeout per attempt
  * (real time).
  *
@@ -11,7 +11,7 @@
  */
 import type { ClockTimer, VirtualClock } from '../clock.js';
 
-/** Delays after the 1st..5th failed attempt, in ms (D23). */
+/** Delays after the 1st..5th failed attempt, in ms. */
 const RETRY_DELAYS_MS: readonly number[] = Object.freeze([
   30_000,
   2 * 60_000,

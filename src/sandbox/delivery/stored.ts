@@ -1,5 +1,5 @@
 /**
- * The one record of a delivery (D62, D162): what it takes to make the request again, not the request.
+ * The one record of a delivery: what it takes to make the request again, not the request.
  * The dispatcher's history, its queues and indexes hold it, and the shared store keeps the same
  * fields as JSON (journal.ts). Times are virtual milliseconds after the dispatcher's start, the
  * record is keyed by a sequence number (ids.ts makes the ids from it), the body may be a

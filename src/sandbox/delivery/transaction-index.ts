@@ -1,5 +1,5 @@
 /**
- * Sequence numbers of the deliveries of each transaction id, for the pages filtered by one (D64).
+ * Sequence numbers of the deliveries of each transaction id, for the pages filtered by one.
  * Built when such a page is asked for, from the deliveries made since the last one
  * ({@link TransactionIndex.catchUp}), not as each event is recorded: a string-keyed map of 100,000
  * entries costs an event several cache misses to update, a quarter of an advance that expires

@@ -1,5 +1,5 @@
 /**
- * What the dispatcher's users see of a webhook delivery (D23): the view of a delivery and its
+ * What the dispatcher's users see of a webhook delivery: the view of a delivery and its
  * attempts, what `enqueue` takes, the page query and its answer. Nothing here is how a delivery is
  * kept (stored.ts) or sent (dispatcher.ts).
  */
@@ -89,7 +89,7 @@ export interface EnqueueInput {
   body: string | TemplatedBody;
   /**
    * Whose key signs it: the partner's or the merchant's id. `X-Signature: base64(SHA-256(body +
-   * key))` (D23) is computed when the request is sent or read, with the key the family's
+   * key))` is computed when the request is sent or read, with the key the family's
    * `signWith` answers for this id, so that no record (nor the shared store's row) holds a
    * secret. Without it no `X-Signature` is sent, unless `headers` has one.
    */

@@ -1,5 +1,5 @@
 /**
- * The request and the view of a stored delivery, made when it is sent or read (D62): the body from
+ * The request and the view of a stored delivery, made when it is sent or read: the body from
  * the record or its registered template, `X-Signature` from the body and the key of its signer
  * (looked up by the family's `signWith`), the ids from the sequence number, the times from the
  * dispatcher's epoch.
@@ -50,7 +50,7 @@ export class DeliveryViews {
     const headers: Record<string, string> = { ...delivery.headers };
     const key = delivery.signer === undefined ? undefined : this.keys.get(delivery.family)?.(delivery.signer);
     if (key !== undefined) headers['X-Signature'] = sdkSignature(body, key);
-    // JSON unless the event gives its own (the web flow's form call to notes.webhook_url, D73).
+    // JSON unless the event gives its own (the web flow's form call to notes.webhook_url).
     headers['Content-Type'] ??= 'application/json';
     headers['X-Event-Id'] = this.eventIdOf(delivery);
     return headers;

@@ -1,7 +1,7 @@
 /**
- * What the web and SDK flows share (D27): the statuses of a direct-integration transaction, the
+ * What the web and SDK flows share: the statuses of a direct-integration transaction, the
  * user's actions that finish it, played by the sandbox endpoints `.../confirm|cancel|fail`, the
- * lifecycle that expires, finishes and announces it, and the refund rules (SDK refund, D32).
+ * lifecycle that expires, finishes and announces it, and the refund rules.
  */
 import type { components as SdkComponents } from '../../../generated/types/sdk.js';
 import type { components as WebComponents } from '../../../generated/types/web.js';
@@ -14,10 +14,10 @@ import { paiseAndRupees, rupeeLookingWarning } from '../amounts.js';
 import { finalRecords } from '../retention.js';
 import type { ErrorHelpers, ErrorReply } from '../errors.js';
 import type { ChildRecords, Collection } from '../store.js';
-import { familyWebhooks, type FamilyWebhooksRow } from '../webhook-events.js';
+import { familyWebhooks, type FamilyWebhooksRow, type SendWebhook } from '../webhook-events.js';
 import { partnerKey } from './partner.js';
 
-/** The status of a web or SDK transaction: the same four values in both documents (D27). */
+/** The status of a web or SDK transaction: the same four values in both documents. */
 export type DirectStatus = SdkComponents['schemas']['SdkTransactionStatus'] & WebComponents['schemas']['WebTransactionStatus'];
 
 /** The user's action in the app or on the hosted page, and the final status it leads to. */
@@ -40,7 +40,7 @@ export interface DirectRecord {
 
 export type FinalStatus = Exclude<DirectStatus, 'PENDING'>;
 
-/** How many amounts that look like rupees each flow logs (D75). */
+/** How many amounts that look like rupees each flow logs. */
 export const MAX_RUPEE_WARNINGS = 20;
 
 export interface DirectLifecycleSettings<T extends DirectRecord, F extends DirectFlow> {
@@ -49,7 +49,7 @@ export interface DirectLifecycleSettings<T extends DirectRecord, F extends Direc
   collectionName: string;
   idOf(transaction: T): string;
   /**
-   * The `transactionStatus` webhook's payload of a transaction's final status (D21, D23); the
+   * The `transactionStatus` webhook's payload of a transaction's final status; the
    * lifecycle sends it. Made from the id, the status and the key of the transaction's partner
    * alone, again each time the event is sent or read (the delivery keeps the status only).
    */
@@ -67,14 +67,14 @@ export interface DirectLifecycleSettings<T extends DirectRecord, F extends Direc
   onEvict?: (id: string) => void;
   /** The bytes the record's kept JSON (web `notes`) counts against `limits.notesBytes` (default 0). */
   bytesOf?: (transaction: T) => number;
-  /** How long a PENDING transaction lives (D13): the `Retry-After` of a refused initiate. */
+  /** How long a PENDING transaction lives: the `Retry-After` of a refused initiate. */
   expiryMs: number;
-  /** Sends what else a final status sends (the web flow's call to notes.webhook_url, D73). */
+  /** Sends what else a final status sends (the web flow's call to notes.webhook_url). */
   onFinal?: (updated: T) => void;
 }
 
 /**
- * The life of a direct-integration transaction (D13, D27), the same in the web and SDK flows: it
+ * The life of a direct-integration transaction, the same in the web and SDK flows: it
  * starts PENDING, expires to FAILURE when due, reaches one final status once, and each final status
  * sends the signed webhook to the partner's URL. Also registers the user's actions,
  * `POST /sandbox/<family>/transactions/{id}/confirm|cancel|fail`.
@@ -86,8 +86,8 @@ export function directLifecycle<T extends DirectRecord, F extends DirectFlow>(ct
   const { collection, idOf } = settings;
   const { clock, config } = ctx;
   const expiries = new Map<string, ClockTimer>();
-  // Each flow's webhooks go to its own receiver (D76), signed with the key of the transaction's
-  // partner (D72: the configured one or the published test partner). The payload follows from the
+  // Each flow's webhooks go to its own receiver, signed with the key of the transaction's
+  // partner (the configured one or the published test partner). The payload follows from the
   // id, the final status and the partner: the delivery keeps the status only.
   const row: FamilyWebhooksRow<DirectFlow> = {
     url: () => config.partner.webhookUrls[flow],
@@ -100,8 +100,15 @@ export function directLifecycle<T extends DirectRecord, F extends DirectFlow>(ct
     },
   };
   const send = familyWebhooks<DirectFlow>(ctx, flow, row);
+  /**
+   * The same `send` typed for this flow alone, for the family module's own events: typed for both
+   * flows, the payload of an event that only one flow has is `never`. The function is one and the
+   * same (`familyWebhooks` reads the events of `flow`, the value, by name), so the family's
+   * receiver, key and order are shared and the family is registered with the deliveries once.
+   */
+  const flowSend = send as unknown as SendWebhook<F>;
   const retention = finalRecords(ctx.store, config.retention.transactions, clock, config.limits.notesBytes);
-  // PENDING transactions per partner id (limits.pendingPerPartner, D67).
+  // PENDING transactions per partner id (limits.pendingPerPartner).
   const pendingCount = new Map<string, number>();
   const bytesOf = settings.bytesOf ?? (() => 0);
   retention.register(ctx.family, (id) => {
@@ -156,7 +163,7 @@ export function directLifecycle<T extends DirectRecord, F extends DirectFlow>(ct
 
   /**
    * Whether a new PENDING transaction of this partner, keeping `bytes` of notes, fits the memory
-   * budget (D67): undefined when it does (call {@link start} next, without an await in between: the
+   * budget: undefined when it does (call {@link start} next, without an await in between: the
    * bytes are held when the record is stored), else the 429 `TOO_MANY_REQUESTS` to answer.
    */
   const retryAfter = String(Math.ceil(settings.expiryMs / 1000));
@@ -179,7 +186,7 @@ export function directLifecycle<T extends DirectRecord, F extends DirectFlow>(ct
     return undefined;
   }
 
-  // Amounts that look like rupees are logged (D75), the first few only: the log stays bounded.
+  // Amounts that look like rupees are logged, the first few only: the log stays bounded.
   let rupeeWarnings = 0;
 
   /** Stores a new PENDING transaction, admitted by {@link admit} (the observer schedules its expiry). */
@@ -249,10 +256,10 @@ export function directLifecycle<T extends DirectRecord, F extends DirectFlow>(ct
     }
   }
 
-  // D125: an unknown transaction has one code, on the contract's paths and on the sandbox's own.
+  // An unknown transaction has one code, on the contract's paths and on the sandbox's own.
   const notFound = (id: string) => ctx.sandboxErrors.notFound(`No ${settings.label} with ${settings.pathParam} '${id}'.`, 'NO_SUCH_TRANSACTION');
 
-  return { find, finish, admit, start, registerUserActions, notFound };
+  return { find, finish, admit, start, registerUserActions, notFound, send: flowSend };
 }
 
 /** One refund of a web or SDK transaction. */

@@ -1,17 +1,18 @@
 /**
  * The extras (openapi/extras.yaml): a user's credit info, and identification and data pushes,
- * behind their own HTTP Basic credentials (D26). Credit info comes from the documented test users
+ * behind their own HTTP Basic credentials. Credit info comes from the documented test users
  * (test-users.ts); pushes are stored per phone number and can be read back at
  * `GET /sandbox/extras/users/{phoneNumber}` (the data pushes a page at a time).
  *
  * Bounded: each data push is its own record (appending never copies the earlier pushes), kept as
- * its JSON text (D67: parsed, `[{},{},...]` costs 35 times its bytes); the newest
+ * its JSON text (parsed, `[{},{},...]` costs 35 times its bytes); the newest
  * {@link MAX_STORED_PUSHES} pushes, at most `limits.pushBytes` bytes of text, are kept over all
  * phone numbers, and the `retention.transactions` most recently pushed phone numbers. A page of
  * the read is at most `limits.pageBytes` (at least one push) and is written as text, each push's
  * text as kept, without parsing it again.
  *
- * Rules: D02 (errors), D24 (1 MiB), D25 (phone numbers), D26, D67.
+ * Errors are `{ errorCode, message, details? }`; bodies are at most 1 MiB; phone numbers are read
+ * as +91 and ten digits.
  */
 import Denque from 'denque';
 import type { components, operations } from '../../../generated/types/extras.js';

@@ -7,11 +7,9 @@
  * Sandbox helpers (not part of the contract):
  *   POST /sandbox/gateway/merchants/{id}/verify                 finish verification now
  *   GET  /sandbox/gateway/checkout/{merchantId}/{transactionId}  the hosted page of `transaction.url`
- *   POST /sandbox/gateway/checkout/{merchantId}/{transactionId}/cancel  the shopper cancels there (D15)
+ *   POST /sandbox/gateway/checkout/{merchantId}/{transactionId}/cancel  the shopper cancels there
  *   POST /sandbox/gateway/transactions/{merchantId}/{transactionId}/refunds/{refundId}/fail
  *   GET  /sandbox/gateway/dashboard/invitations/{token}          where `loginUrl` points
- *
- * Rules: D02, D04–D19, D23–D25.
  */
 import type { FamilyContext } from '../context.js';
 import { createEngine } from '../gateway/engine.js';

@@ -1,9 +1,9 @@
 /**
  * The partner of the direct integration (web and SDK flows): who it is, and the `authenticate`
- * functions that check its partner id header and request signature (D28): a missing or unknown
+ * functions that check its partner id header and request signature: a missing or unknown
  * partner id, a missing required signature or a well-formed signature that does not match is 401
- * AUTHORIZATION_FAILED; a signature that is not of the D28 form at all (hex, base64url, a trailing
- * newline) is 400 BAD_REQUEST with a detail naming the expected form.
+ * AUTHORIZATION_FAILED; a signature that is not base64 of the 32 digest bytes at all (hex, base64url,
+ * a trailing newline) is 400 BAD_REQUEST with a detail naming the expected form.
  */
 import { SIGNATURE_PATTERN, verifySdkSignature, verifyWebSignature } from '../../signature.js';
 import { timingSafeEqual } from 'node:crypto';
@@ -19,7 +19,7 @@ export interface Partner {
 
 /**
  * The partners the sandbox knows: its own (the configured one) and, unless turned off, the
- * service's published test partner (D72), which shares the webhook URL. The own partner comes
+ * service's published test partner, which shares the webhook URL. The own partner comes
  * first, so a configured id equal to the published one keeps its own key.
  */
 export function knownPartners(config: SandboxConfig): Partner[] {
@@ -58,7 +58,7 @@ export function partnerKey(config: SandboxConfig, partnerId: string): string {
   return partnerId === PUBLISHED_TEST_PARTNER.id ? PUBLISHED_TEST_PARTNER.privateKey : config.partner.privateKey;
 }
 
-/** How each flow names its partner id header and computes its request signature (D28). */
+/** How each flow names its partner id header and computes its request signature. */
 const FLOWS = {
   'X-Partnerid': {
     flow: 'the SDK flow',
@@ -77,7 +77,7 @@ const FLOWS = {
 /** Whether a request must carry `X-Signature`, or may leave it out (it is verified when present). */
 export type SignatureRule = 'required' | 'optional';
 
-/** The detail of a 400 for an `X-Signature` that is not of the D28 form. */
+/** The detail of a 400 for an `X-Signature` that is not base64 of the 32 digest bytes. */
 export function malformedSignatureDetail(signature: string): string {
   return (
     `X-Signature is malformed (${signature.length} characters): expected the standard base64 of the 32-byte SHA-256 digest, ` +
@@ -91,7 +91,7 @@ export function malformedSignatureDetail(signature: string): string {
  * the request for the partner's key. A failure is 401 AUTHORIZATION_FAILED with a detail that says
  * which header is wrong and how the signature is computed, never a value sent, the key or the
  * expected value; a
- * signature not of the D28 form is 400 BAD_REQUEST. With `signature: 'optional'` a request without
+ * signature not of that form is 400 BAD_REQUEST. With `signature: 'optional'` a request without
  * `X-Signature` is accepted on the partner id alone.
  */
 function partnerAuth(
@@ -154,7 +154,7 @@ export function sdkAuth(config: SandboxConfig, errors: ErrorHelpers) {
 
 /**
  * Web flow: X-Partner-Id, and X-Signature over the raw body + path and query as received + key;
- * the status check takes `signature: 'optional'` (D21).
+ * the status check takes `signature: 'optional'`.
  */
 export function webAuth(config: SandboxConfig, errors: ErrorHelpers, signatureRule: SignatureRule = 'required') {
   return partnerAuth(

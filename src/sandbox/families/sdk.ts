@@ -3,8 +3,9 @@
  * X-Signature; the user's confirmation in the app is played by the sandbox endpoints
  * `POST /sandbox/sdk/transactions/{merchantTransactionId}/confirm|cancel|fail`.
  *
- * Rules: D03 (error format), D13 (60 s expiry to FAILURE), D23 (webhooks), D24 (limits),
- * D27 (NO_SUCH_TRANSACTION on a status check, TRANSACTION_NOT_REFUNDABLE, transitions), D28.
+ * Errors are `{ message: <CODE>, detail? }`; a transaction not confirmed within 60 s fails; a status
+ * check of an unknown id answers NO_SUCH_TRANSACTION, a refund of a transaction not SUCCESS
+ * TRANSACTION_NOT_REFUNDABLE.
  */
 import type { operations } from '../../../generated/types/sdk.js';
 import type { FamilyContext } from '../context.js';
@@ -13,7 +14,7 @@ import { ChildRecords } from '../store.js';
 import { sdkAuth, type Partner } from './partner.js';
 import { directLifecycle, refundDirect, type DirectRefund, type DirectStatus } from './direct.js';
 
-/** D13: an SDK transaction not confirmed within 60 seconds fails. */
+/** An SDK transaction not confirmed within 60 seconds fails. */
 export const SDK_EXPIRY_MS = 60_000;
 
 type SdkRefund = DirectRefund;

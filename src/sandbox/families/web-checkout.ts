@@ -43,7 +43,7 @@ export interface WebCheckoutAccess {
   find(id: string): WebTransaction | undefined;
   /** Records a final status and sends the webhook. */
   finish(transaction: WebTransaction, status: Exclude<DirectStatus, 'PENDING'>, failureReason?: WebTransaction['failureReason']): WebTransaction;
-  /** Where the page sends the user after a final status when opened by the merchant itself (D21). */
+  /** Where the page sends the user after a final status when opened by the merchant itself. */
   redirectTo(transaction: WebTransaction): string;
 }
 
@@ -93,7 +93,7 @@ export function registerWebCheckout(ctx: FamilyContext, access: WebCheckoutAcces
   const sessionOf = (id: string): CheckoutSession => ({ ...(sessions.get(id) ?? { wrongAttempts: 0, verified: false, codesSent: 1 }) });
   const base = (id: string) => `/sandbox/web/transactions/${encodeURIComponent(id)}`;
   const signatureOf = (transaction: WebTransaction) => statusSignature(transaction.id, transaction.status, partnerKey(config, transaction.partnerId));
-  // D125: an unknown transaction has one code, on the contract's paths and on the sandbox's own.
+  // An unknown transaction has one code, on the contract's paths and on the sandbox's own.
   const notFound = (id: string) => ctx.sandboxErrors.notFound(`No web transaction with id '${id}'.`, 'NO_SUCH_TRANSACTION');
   const notPending = (transaction: WebTransaction) =>
     ctx.sandboxErrors.error(

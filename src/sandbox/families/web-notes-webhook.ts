@@ -1,5 +1,5 @@
 /**
- * The web flow's call to `notes.webhook_url` (D73): the URL a shop puts in the initiate's notes
+ * The web flow's call to `notes.webhook_url`: the URL a shop puts in the initiate's notes
  * (the WooCommerce plugin puts `<site>/?wc-api=Bharatx_Pay_In_3_Feature_Gateway_Webhook&key=<order
  * key>` there), called once the transaction is final, the way the plugin's handlers read it:
  *
@@ -10,14 +10,14 @@
  * Plugin 1.5.x reads `key`, `txnId` and `txnStatus` from the query (`$_GET`), 1.6.x `key` from the
  * query and then checks the status, 1.3.0 reads them from a form POST (`$_POST`); each finds what
  * it reads. The URL's own query is kept byte for byte (appendQuery). Any 2xx or 3xx answer counts
- * as received (the plugin answers with a redirect, D23). `X-Signature` is the SDK recipe over the
+ * as received (the plugin answers with a redirect). `X-Signature` is the SDK recipe over the
  * form body and the partner's key.
  */
 import type { FamilyContext } from '../context.js';
 import { appendQuery } from './web-checkout.js';
 import type { WebTransaction } from './web-records.js';
 
-/** The longest URL taken (D24's bound of every URL). */
+/** The longest URL taken (the bound of every URL). */
 const MAX_NOTES_WEBHOOK_URL = 2048;
 
 /**

@@ -12,20 +12,20 @@ export interface WebTransaction {
   amount: number;
   user: components['schemas']['User'];
   /**
-   * D30: the partner's free JSON object, never interpreted, kept as its JSON text (D67: a parsed
+   * The partner's free JSON object, never interpreted, kept as its JSON text (a parsed
    * object can cost 35 times its bytes) and parsed when read.
    */
   notesJson?: string;
   /** The bytes of `notesJson`, counted against `limits.notesBytes`. */
   notesBytes: number;
-  /** `notes.webhook_url` of the initiate, called on the final status (D73; web-notes-webhook.ts). */
+  /** `notes.webhook_url` of the initiate, called on the final status (web-notes-webhook.ts). */
   webhookUrl?: string;
-  /** Without empty overrides: `""` means "no override" (D31). */
+  /** Without empty overrides: `""` means "no override". */
   redirect?: components['schemas']['WebRedirect'];
   status: DirectStatus;
   /** `OTP_ATTEMPTS_EXCEEDED`: three wrong OTPs on the hosted page (web-checkout.ts). */
   failureReason?: 'USER_FAILED' | 'EXPIRED' | 'OTP_ATTEMPTS_EXCEEDED';
-  /** D32: what was refunded so far, never more than `amount`. */
+  /** What was refunded so far, never more than `amount`. */
   refundedAmount: number;
   /** How many refunds there are; each is its own record of `web.refunds` (see `ChildRecords` of store.ts). */
   refundCount: number;

@@ -1,17 +1,15 @@
 /**
  * The web flow (openapi/web.yaml): initiate, status check and refund, signed with X-Partner-Id and
  * X-Signature over body + path and query as received + key (the status check may leave the
- * signature out, D21; `--require-status-signature` makes it required). The user's confirmation on
+ * signature out; `--require-status-signature` makes it required). The user's confirmation on
  * the hosted page is played by `POST /sandbox/web/transactions/{id}/confirm|cancel|fail`; the
  * hosted page reads `GET /sandbox/web/transactions/{id}`. The browser side (`GET /sdk.js`, the
  * hosted page at `/checkout/{id}` and its OTP, payment and popup-closed endpoints) is at the end,
  * and in web-checkout.ts.
  *
- * Rules: D03 (errors), D13 (15-minute expiry to FAILURE), D20, D21 (answers and webhook), D22
- * (status signature), D23 (webhook delivery), D24, D27, D28, D30 (notes), D31 (empty overrides),
- * D32 (refund), D33 (return-URL parameters), D39 (absent or 0 refunds what remains), D67 (notes
- * kept as text, the pending cap and the notes budget), D73 (the call to notes.webhook_url,
- * web-notes-webhook.ts).
+ * Errors are `{ message: <CODE>, detail? }`; a transaction not confirmed within 15 minutes fails;
+ * `notes` are kept as JSON text within the notes budget; a refund with `amount` absent or 0
+ * refunds what remains; the call to `notes.webhook_url` is in web-notes-webhook.ts.
  */
 import type { components, operations } from '../../../generated/types/web.js';
 import { statusSignature } from '../../signature.js';
@@ -29,7 +27,7 @@ import { shopUser } from '../shop-user.js';
 
 export { WEB_REFUNDS, WEB_TRANSACTIONS, type WebTransaction } from './web-records.js';
 
-/** D13: a web transaction not confirmed within 15 minutes fails. */
+/** A web transaction not confirmed within 15 minutes fails. */
 const WEB_EXPIRY_MS = 15 * 60_000;
 
 /** `GET /sandbox/web/transactions/{id}` shows at most this many refunds: the newest. */
@@ -42,7 +40,7 @@ export function registerWeb(ctx: FamilyContext): void {
   const checkoutSessions = ctx.store.collection<unknown>(WEB_CHECKOUT_SESSIONS);
   const refunds = new ChildRecords(ctx.store.collection<DirectRefund>(WEB_REFUNDS));
   const authenticate = webAuth(config, errors);
-  // D21: the status check verifies X-Signature when present; the hardening flag makes it required.
+  // The status check verifies X-Signature when present; the hardening flag makes it required.
   const authenticateStatusCheck = webAuth(config, errors, config.requireStatusSignature ? 'required' : 'optional');
 
   const lifecycle = directLifecycle(ctx, 'web', {
@@ -77,13 +75,13 @@ export function registerWeb(ctx: FamilyContext): void {
       if (transactions.has(body.id)) {
         return errors.error(400, 'DUPLICATE_TRANSACTION_ID', `id '${body.id}' was already initiated.`);
       }
-      // D73: notes.webhook_url is called on the final status; one that cannot be called is a 400.
+      // notes.webhook_url is called on the final status; one that cannot be called is a 400.
       const webhookUrl = notesWebhookUrl(body.notes);
       const urlProblem = webhookUrl === undefined ? undefined : notesWebhookUrlProblem(ctx, webhookUrl);
       if (urlProblem !== undefined) {
         return errors.badRequest(`notes.webhook_url ${urlProblem.issue}.`, [{ field: '/notes/webhook_url', issue: urlProblem.issue }]);
       }
-      // D67: notes are kept as JSON text within the limits of members and depth.
+      // Notes are kept as JSON text within the limits of members and depth.
       let notes: KeptJson | undefined;
       if (body.notes !== undefined) {
         const kept = keepMeasured(measured?.get('/notes'), body.notes, 'notes', config.limits);
@@ -98,7 +96,7 @@ export function registerWeb(ctx: FamilyContext): void {
         id: body.id,
         partnerId: principal.id,
         amount: body.amount,
-        // D121, D122: the number as +91 and ten digits, an empty email left out.
+        // The number as +91 and ten digits, an empty email left out.
         user: shopUser(body.user),
         notesJson: notes?.text,
         notesBytes: notes?.bytes ?? 0,
@@ -124,7 +122,7 @@ export function registerWeb(ctx: FamilyContext): void {
   ctx.route<operations['getWebTransactionStatus'], Partner>('getWebTransactionStatus', {
     authenticate: authenticateStatusCheck,
     handle({ query, principal }) {
-      // D21, D03: an unknown id, or another partner's, is 404 NO_SUCH_TRANSACTION.
+      // An unknown id, or another partner's, is 404 NO_SUCH_TRANSACTION.
       const transaction = find(query.id, principal);
       if (transaction === undefined) {
         return errors.error(404, 'NO_SUCH_TRANSACTION', `No transaction with id '${query.id}'.`);
@@ -140,7 +138,7 @@ export function registerWeb(ctx: FamilyContext): void {
     },
   });
 
-  // D32: signed like every web call, over the body + "/api/refund" + key.
+  // Signed like every web call, over the body + "/api/refund" + key.
   ctx.route<operations['refundWebTransaction'], Partner>('refundWebTransaction', {
     authenticate,
     handle({ body, principal }) {
@@ -251,7 +249,7 @@ export function copyWebTransaction(transaction: WebTransaction): WebTransaction 
   return copy;
 }
 
-/** `redirect` without the overrides that are the empty string, which means "no override" (D31). */
+/** `redirect` without the overrides that are the empty string, which means "no override". */
 function withoutEmptyOverrides(redirect: components['schemas']['WebRedirect']): components['schemas']['WebRedirect'] {
   const kept = { ...redirect };
   if (kept.colorOverride === '') delete kept.colorOverride;
@@ -265,10 +263,10 @@ function checkoutUrl(origin: string, id: string): string {
 }
 
 /**
- * Where the hosted page sends the user after a final status (D21): `redirect.failureUrl` after a
+ * Where the hosted page sends the user after a final status: `redirect.failureUrl` after a
  * failure or cancellation when it is set, otherwise `redirect.url`, whose default is the merchant's
  * homepage; with `txnId=<id>&txnStatus=<status>` appended to its query, which is otherwise kept
- * byte for byte (D33: integrations read the outcome from these two parameters).
+ * byte for byte (integrations read the outcome from these two parameters).
  */
 function redirectTarget(transaction: WebTransaction, homePageUrl: string): string {
   const failureUrl = transaction.status === 'SUCCESS' ? undefined : transaction.redirect?.failureUrl;

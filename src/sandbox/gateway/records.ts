@@ -8,6 +8,11 @@
  * copy made by its `copy…` function below (one per record, field by field, src/sandbox/records.ts),
  * so a field added to an interface is a type error until its creation and its copy name it, and
  * test/sandbox/records.test.ts checks each copy against the interface's own list of keys.
+ *
+ * A transaction's request fields that are kept and returned as they were sent need none of that:
+ * the record holds them together in {@link TransactionRecord.echoed}, the view spreads them, and
+ * their type is computed from the request and view schemas ({@link EchoedFields}), so such a field
+ * is added in the documents alone.
  */
 import type { components } from '../../../generated/types/gateway.js';
 import type { FamilyContext } from '../context.js';
@@ -25,6 +30,27 @@ export type FailureReason = Schemas['GatewayFailureReason'];
 export type Step = Schemas['GatewayNextStep']['step'];
 export type IneligibilityReason = Schemas['GatewayIneligibilityReason'];
 type PaymentMetaData = Schemas['GatewayPaymentMetaData'];
+type CreateRequest = Schemas['GatewayTransactionCreateRequest'];
+
+/**
+ * The create request's fields the record keeps under a name or in a form of its own, or keeps
+ * without returning them (`mode`, `deviceInformation`): in the request's `transaction`, and at
+ * the top of the body. Every other field is kept as sent ({@link EchoedFields}).
+ */
+export const NAMED_IN_TRANSACTION = ['id', 'amount', 'notes', 'mode'] as const satisfies readonly (keyof CreateRequest['transaction'])[];
+export const NAMED_IN_BODY = ['transaction', 'user', 'deviceInformation', 'preEligibilityCheckId', 'createConfiguration'] as const satisfies readonly (keyof CreateRequest)[];
+
+/**
+ * The create request's fields not named above, of `transaction` and of the body, kept as sent and
+ * returned at the top of the transaction's view under the same names. Computed from the two
+ * schemas: a request field that the view's schema (`GatewayTransaction`) does not declare, or
+ * declares with another type, is a type error here until it is added to the view's schema, or
+ * named above and kept in a field of its own. (Empty while the contract has no such field.)
+ */
+export type EchoedFields = Pick<
+  Schemas['GatewayTransaction'],
+  Exclude<keyof CreateRequest['transaction'], (typeof NAMED_IN_TRANSACTION)[number]> | Exclude<keyof CreateRequest, (typeof NAMED_IN_BODY)[number]>
+>;
 
 export interface StoredDocument {
   documentType: DocumentType;
@@ -187,6 +213,11 @@ export interface TransactionRecord {
   expiresAt: number;
   /** When it reached `success` or `failure`. */
   finishedAt?: number;
+  /**
+   * The request's fields kept as sent and returned as they are ({@link EchoedFields}); undefined
+   * when the request had none. Never changed after creation (a copy shares it).
+   */
+  echoed?: EchoedFields;
 }
 
 /** A changeable copy of a merchant, field by field, of every field (src/sandbox/records.ts). */
@@ -305,6 +336,7 @@ export function copyTransaction(transaction: TransactionRecord): TransactionReco
     updatedAt: transaction.updatedAt,
     expiresAt: transaction.expiresAt,
     finishedAt: transaction.finishedAt,
+    echoed: transaction.echoed,
   };
   return copy;
 }

@@ -12,7 +12,7 @@ import { keepMeasured, type KeptJson } from '../stored-json.js';
 import { transactionalApiAuth } from './auth.js';
 import { gatewayEligibility, newOtp, type TransactionEngine } from './engine.js';
 import { downPaymentFor } from '../fixtures.js';
-import { copyOtp, copyTransaction, transactionKey, type CheckRecord, type FailureReason, type GatewayState, type MerchantPrincipal, type TransactionRecord } from './records.js';
+import { copyOtp, copyTransaction, NAMED_IN_BODY, NAMED_IN_TRANSACTION, transactionKey, type CheckRecord, type FailureReason, type GatewayState, type MerchantPrincipal, type TransactionRecord } from './records.js';
 import { GATEWAY, time } from './values.js';
 import { checkView, isFinal, nextStepOf, stageView, statusOf, transactionView } from './views.js';
 import { webhookUrlProblem } from './webhooks.js';
@@ -162,6 +162,9 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
       // Only one attempt on a check can succeed: once one has, a new attempt cannot.
       if (failure === undefined && check?.succeededTransactionId !== undefined) failure = 'OTHER_ATTEMPT_SUCCEEDED';
 
+      // The request's fields kept as sent and returned as they are (records.ts, `EchoedFields`).
+      const echoedInTransaction = unnamed(body.transaction, NAMED_IN_TRANSACTION);
+      const echoedInBody = unnamed(body, NAMED_IN_BODY);
       const origin = ctx.publicUrl();
       // Every field named (EveryField, src/sandbox/records.ts): one forgotten here is a type error.
       const transaction: EveryField<TransactionRecord> = {
@@ -196,6 +199,7 @@ export function registerTransactions(ctx: FamilyContext, state: GatewayState, en
         updatedAt: now,
         expiresAt: expiresAt ?? now + GATEWAY.defaultExpiryMs,
         finishedAt: failure === undefined ? undefined : now,
+        echoed: echoedInBody === undefined ? echoedInTransaction : { ...echoedInTransaction, ...echoedInBody },
       };
       engine.create(transaction);
       // 200, as the integrations accept no other 2xx.
@@ -453,6 +457,21 @@ const REFUND_VIEW_BYTES = 200;
 
 /** One frozen empty object for the transactions without configuration (most of them). */
 const NONE: Record<string, never> = Object.freeze({});
+
+/**
+ * The fields of `sent` that `named` does not list, or undefined when there are none (every request
+ * while the contract has no field kept as sent). Rest destructuring would give the same fields, but
+ * makes an object for every request and needs the names written out in the pattern; here they are
+ * the lists the record's types are computed from.
+ */
+function unnamed<T extends object, K extends keyof T>(sent: T, named: readonly K[]): Omit<T, K> | undefined {
+  let rest: Record<string, unknown> | undefined;
+  for (const key in sent) {
+    if ((named as readonly PropertyKey[]).includes(key)) continue;
+    (rest ??= {})[key] = sent[key];
+  }
+  return rest as Omit<T, K> | undefined;
+}
 
 function isEmpty(value: object): boolean {
   for (const _key in value) return false;

@@ -1,6 +1,7 @@
 /**
  * The gateway family's public views of its records: exactly the contract's shapes, built field by
- * field (nothing internal leaks), and the rules that read a record's state (status, final, next step).
+ * field (nothing internal leaks; a transaction's request fields kept as sent are spread as they
+ * are, records.ts), and the rules that read a record's state (status, final, next step).
  */
 import type { components } from '../../../generated/types/gateway.js';
 import { readJson } from '../stored-json.js';
@@ -101,6 +102,8 @@ export function transactionView(transaction: TransactionRecord, refunds: readonl
   return {
     id: transaction.id,
     amount: transaction.amount,
+    // The request's fields kept as sent (records.ts, `EchoedFields`); nothing when it had none.
+    ...transaction.echoed,
     status,
     ...(status !== 'PENDING' && status !== 'SUCCESS' && transaction.failureReason !== undefined ? { failureReason: transaction.failureReason } : {}),
     notes: transaction.notesJson === undefined ? {} : readJson<Record<string, unknown>>(transaction.notesJson),

@@ -12,7 +12,7 @@
  *       {requests: [...], nextCursor, latest}: newest first
  *   GET /sandbox/requests/{id}   one request with its headers and bodies, secrets redacted
  *
- * Who may read them is decided in one place, {@link requestLogAccess} (D222).
+ * Who may read them is decided in one place, {@link requestLogAccess}.
  */
 import type { SandboxAccess } from '../access.js';
 import { loadBrowserAsset } from '../browser-assets.js';
@@ -28,7 +28,7 @@ const STATUS_FILTER = /^[1-5](?:[0-9]{2}|xx)$/;
 
 /**
  * Who may read the request log, and which entries: the one access rule of the dashboard's own
- * endpoints, the hosted mode's (access.ts, D142). On loopback every request acts as the operator
+ * endpoints, the hosted mode's (access.ts). On loopback every request acts as the operator
  * and sees every request. Hosted, the sandbox route has already identified the caller (or answered
  * 401); the operator sees everything, a partner the requests signed as it, a merchant the requests
  * made with its Transactional API credentials, the gateway every merchant's, and the extras client
