@@ -47,7 +47,7 @@ export const NAMED_IN_BODY = ['transaction', 'user', 'deviceInformation', 'preEl
  * declares with another type, is a type error here until it is added to the view's schema, or
  * named above and kept in a field of its own. (Empty while the contract has no such field.)
  */
-export type EchoedFields = Pick<
+type EchoedFields = Pick<
   Schemas['GatewayTransaction'],
   Exclude<keyof CreateRequest['transaction'], (typeof NAMED_IN_TRANSACTION)[number]> | Exclude<keyof CreateRequest, (typeof NAMED_IN_BODY)[number]>
 >;
