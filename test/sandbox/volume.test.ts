@@ -175,11 +175,14 @@ describe('the sandbox limits of the Merchant API', () => {
     const merchants = store.collection<MerchantRecord>(COLLECTIONS.merchants);
     const invitations = store.collection<InvitationRecord>(COLLECTIONS.invitations);
     const now = Date.now();
-    for (let index = 0; index < GATEWAY.maxMerchants - 1; index++) merchants.set(`filler_${index}`, merchantRecord(`filler_${index}`, now));
-    for (let index = 0; index < GATEWAY.keptInvitations; index++) {
-      const token = `oldtoken${String(index).padStart(8, '0')}`;
-      invitations.set(token, { token, merchantId: 'filler_0', email: `u${index}@filler.example.in`, name: 'U', createdAt: now - 1_000_000 + index, expiresAt: now + 1_000_000 });
-    }
+    // Written in a unit of work, as every change of the store must be.
+    store.unit(() => {
+      for (let index = 0; index < GATEWAY.maxMerchants - 1; index++) merchants.set(`filler_${index}`, merchantRecord(`filler_${index}`, now));
+      for (let index = 0; index < GATEWAY.keptInvitations; index++) {
+        const token = `oldtoken${String(index).padStart(8, '0')}`;
+        invitations.set(token, { token, merchantId: 'filler_0', email: `u${index}@filler.example.in`, name: 'U', createdAt: now - 1_000_000 + index, expiresAt: now + 1_000_000 });
+      }
+    });
     const limited = await startGateway({ store });
     try {
       const { id, answer } = await limited.createMerchant();

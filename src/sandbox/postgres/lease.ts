@@ -28,8 +28,17 @@ const RECONNECT_MS = 500;
 /** Seconds a client is asked to wait when this process lost the role (another serves). */
 const RETRY_AFTER_SECONDS = 2;
 
+/**
+ * What the store needs of the lease's connection (a `pg` client): declared here so that the
+ * package's declarations do not name `pg`'s types, which its users need not install.
+ */
+export interface QueryClient {
+  query<R = Record<string, unknown>>(text: string): Promise<{ rows: R[] }>;
+  escapeLiteral(value: string): string;
+}
+
 export interface HeldConnection {
-  client: pg.Client;
+  client: QueryClient;
   /** True the first time after the lock was taken again: what others wrote meanwhile is to be read. */
   fresh: boolean;
 }
@@ -70,7 +79,7 @@ export class WriterLease {
     if (this.client !== undefined) {
       const fresh = this.fresh;
       this.fresh = false;
-      return { client: this.client, fresh };
+      return { client: this.client as unknown as QueryClient, fresh };
     }
     if (this.deposed || this.closed) throw this.lostRole();
     try {

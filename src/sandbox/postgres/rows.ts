@@ -4,7 +4,7 @@
  * unit that wrote 100,000 records (an advance that expires them) never holds all their SQL at once.
  * A record's JSON is the kept text where it holds one (raw-json.ts), never serialised again.
  */
-import type pg from 'pg';
+import type { QueryClient } from './lease.js';
 import { stringifyJson } from '../../http/raw-json.js';
 
 /** The SQL text of one INSERT statement, about, at most (characters). */
@@ -18,7 +18,7 @@ export interface RecordRow {
 }
 
 /** Writes `rows` in one transaction (BEGIN to COMMIT); answers the last `seq` written. */
-export async function writeRecords(client: pg.Client, rows: readonly RecordRow[]): Promise<string | undefined> {
+export async function writeRecords(client: QueryClient, rows: readonly RecordRow[]): Promise<string | undefined> {
   let values: string[] = [];
   let bytes = 0;
   let begin = 'BEGIN; ';
@@ -39,6 +39,6 @@ export async function writeRecords(client: pg.Client, rows: readonly RecordRow[]
     bytes += row.length;
   }
   const last = [`${begin}${insert()}`, `SELECT currval('sandbox_seq')::text AS seq`, 'COMMIT'];
-  const results = (await client.query(last.join('; '))) as unknown as pg.QueryResult<{ seq: string }>[];
+  const results = (await client.query(last.join('; '))) as unknown as { rows: { seq: string }[] }[];
   return results[results.length - 2]?.rows[0]?.seq;
 }

@@ -31,12 +31,11 @@
  * records, and the unit of work (group commit on the writer's connection) is the point.
  */
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { StoreUnavailableError, type Collection, type ExternalChange, type Store } from '../store.js';
 import { ABSENT, SharedCollection, type Touched } from './collection.js';
 import { describeFailure } from './failures.js';
 import { describeDatabase } from './database-url.js';
-import { WriterLease } from './lease.js';
+import { WriterLease, type QueryClient } from './lease.js';
 import { migrateDatabase } from './schema.js';
 import { writeRecords, type RecordRow } from './rows.js';
 
@@ -390,7 +389,7 @@ export class PostgresStore implements Store {
             rows.set(key, row);
           }
         }
-        let client: pg.Client | undefined;
+        let client: QueryClient | undefined;
         try {
           const held = await this.lease!.connection();
           client = held.client;
@@ -429,13 +428,13 @@ export class PostgresStore implements Store {
   }
 
   /** Reads what changed since `seen` and moves the clock to the stored offset. */
-  private async refresh(client: pg.Client): Promise<void> {
+  private async refresh(client: QueryClient): Promise<void> {
     await this.catchUp(client, false);
     this.applyStoredOffset();
   }
 
   /** Reads what changed since `seen` (everything when `full`) into the cache. */
-  private async catchUp(client: pg.Client, full: boolean): Promise<void> {
+  private async catchUp(client: QueryClient, full: boolean): Promise<void> {
     // Ordered by the column (`seq` alone would name the text output), so that the index on it is
     // read in order; the changes since `seen` a page at a time, so that the plan is always that
     // index's, whatever the table's statistics say.
