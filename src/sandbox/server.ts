@@ -295,10 +295,10 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       requireHostHeader: false,
       ServerResponse: TimedResponse,
     },
-    (request, response) => {
+    function handle(request: IncomingMessage, response: TimedResponse): void {
       // Shared, on a process that is not the writer: every request is the writer's to answer.
       if (role !== undefined && !role.serving) {
-        role.forward(request, response);
+        role.forward(request, response, () => handle(request, response));
         return;
       }
       inFlight.set(request.socket, response);

@@ -37,6 +37,13 @@ const LOOK_MS = 1_000;
 const GRACE_MS = 10_000;
 /** How long a TCP connection to the last writer may take to open. */
 const PROBE_MS = 2_000;
+/**
+ * How long a request waits for a writer when none is known (the processes started together, and
+ * the writer has not said where it listens yet): then it is forwarded, or answered 503.
+ */
+const WAIT_FOR_WRITER_MS = 3_000;
+/** How often a request waiting for a writer looks again. */
+const WAIT_STEP_MS = 50;
 
 export type Role = 'forwarding' | 'taking over' | 'writer' | 'deposed';
 
@@ -60,6 +67,8 @@ export class SharedRole {
   private timer: NodeJS.Timeout | undefined;
   private looking = false;
   private closed = false;
+  /** The one wait for a writer that every request arriving with none known shares. */
+  private waiting: Promise<void> | undefined;
 
   constructor(private readonly options: SharedRoleOptions) {
     this.processes = new SandboxProcesses(options.url, options.store.processId);
@@ -96,9 +105,33 @@ export class SharedRole {
     this.timer.unref();
   }
 
-  /** Forwards a request to the writer (or answers 503 when there is none now). */
-  forward(request: Parameters<Forwarder['forward']>[1], response: Parameters<Forwarder['forward']>[2]): void {
-    this.options.forwarder.forward(this.target, request, response);
+  /**
+   * Forwards a request to the writer. When no writer is known (processes that started together:
+   * the writer has not said where it listens yet), the request waits up to
+   * {@link WAIT_FOR_WRITER_MS} for one, sharing one wait with the others; it is served here when
+   * this process took the role meanwhile (`serve`), and answered 503 when there is still none.
+   */
+  forward(request: Parameters<Forwarder['forward']>[1], response: Parameters<Forwarder['forward']>[2], serve: () => void): void {
+    if (this.target !== undefined || this.closed) {
+      this.options.forwarder.forward(this.target, request, response);
+      return;
+    }
+    this.waiting ??= this.waitForWriter().finally(() => {
+      this.waiting = undefined;
+    });
+    void this.waiting.then(() => {
+      if (this.serving) serve();
+      else this.options.forwarder.forward(this.target, request, response);
+    });
+  }
+
+  private async waitForWriter(): Promise<void> {
+    const until = Date.now() + WAIT_FOR_WRITER_MS;
+    while (this.target === undefined && !this.closed && !this.serving && Date.now() < until) {
+      await this.look();
+      if (this.target !== undefined || this.serving) return;
+      await new Promise((resolve) => setTimeout(resolve, WAIT_STEP_MS));
+    }
   }
 
   async close(): Promise<void> {
