@@ -389,6 +389,20 @@ describe.concurrent('version, help command and suggestions', SPAWNING, () => {
       'gateway.refund',
     ]);
   });
+
+  it('ends quietly with exit code 0 when its output goes to a reader that stopped (`| head`)', async ({ expect }) => {
+    const result = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, [CLI_ENTRY, 'trigger', '--list'], { cwd: root, env: { PATH: process.env.PATH ?? '' } });
+      // The reader goes before the command writes: its first write finds the pipe closed.
+      child.stdout.destroy();
+      const stderr: Buffer[] = [];
+      child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stderr: Buffer.concat(stderr).toString('utf8') }));
+    });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+  });
 });
 
 describe.concurrent('the gateway kind', SPAWNING, () => {

@@ -55,7 +55,7 @@ ${
     ? `<h2>Example merchant</h2>
 <p>A small shop that takes pay-later payments through this sandbox with <code>sdk.js</code>:
 run <code>npx tsx examples/merchant/server.ts</code> (see <code>examples/merchant/README.md</code>), then open
-<a href="${EXAMPLE_MERCHANT_URL}">${EXAMPLE_MERCHANT_URL}</a>.</p>`
+<a href="${EXAMPLE_MERCHANT_URL}">${EXAMPLE_MERCHANT_URL}</a> (its port is <code>PORT</code>'s when set).</p>`
     : ''
 }
 </main>
