@@ -91,11 +91,11 @@ let env: Record<string, string>;
 beforeAll(async () => {
   sandbox = await startSandbox();
   const exports = {
-    '.': './src/index.ts',
-    './webhooks': './src/webhooks/index.ts',
-    './clients/sdk': './src/clients/sdk.ts',
-    './clients/web': './src/clients/web.ts',
-    './clients/gateway': './src/clients/gateway.ts',
+    '.': './src/index.js',
+    './webhooks': './src/webhooks/index.js',
+    './clients/sdk': './src/clients/sdk.js',
+    './clients/web': './src/clients/web.js',
+    './clients/gateway': './src/clients/gateway.js',
   };
   work = guideProject('paylater-guide-snippets-', exports, {});
   // The reader's folder: `npx paylater` runs the project's own command, as in a clone after `npm start`
