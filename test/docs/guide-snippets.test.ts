@@ -12,8 +12,8 @@
  * A block is left out only when its info string says why: `server` (it installs or starts a
  * long-running process, `npm start`, `npx paylater listen`: this test starts the sandbox itself),
  * `mock` (it calls `npm run mock`'s ports, not the sandbox: the README's are run in a case of their
- * own, against `npm run mock` moved off its ports by PAYLATER_MOCK_PORT_OFFSET, the one setting the
- * snippets read too), `excerpt` (a part of a program, such as
+ * own with docs/mock.md's, against `npm run mock` moved off its ports by PAYLATER_MOCK_PORT_OFFSET,
+ * the one setting the snippets read too), `excerpt` (a part of a program, such as
  * a handler inside a reader's own server). The environment holds PATH, a HOME of its own and the
  * sandbox's address in PAYLATER_BASE_URL only: no credentials, so the snippets carry the sandbox's
  * published test values as defaults. `npx paylater` is the CLI of this repository, as in a clone.
@@ -162,7 +162,7 @@ describe("the guides' snippets, pasted as written", () => {
     }
   }, 300_000);
 
-  it("README: the mock's blocks, against npm run mock moved off its ports by PAYLATER_MOCK_PORT_OFFSET alone", async () => {
+  it("README and docs/mock.md: the mock's blocks, against npm run mock moved off its ports by PAYLATER_MOCK_PORT_OFFSET alone", async () => {
     const offset = await freeOffset();
     const ports = portsAt(offset);
     const moved = { PAYLATER_MOCK_PORT_OFFSET: String(offset) };
@@ -180,12 +180,15 @@ describe("the guides' snippets, pasted as written", () => {
       await waitFor(() => output.includes('Ctrl-C stops.'), 90_000, () => output);
       for (const port of Object.values(ports)) expect(output).toContain(`http://127.0.0.1:${port} `);
 
-      const blocks = fencedBlocks('README.md').filter((block) => isShell(block) && block.words.includes('mock'));
-      expect(blocks.length).toBeGreaterThanOrEqual(12);
-      const printed = await expectShellSession(blocks, { ...env, ...moved });
-      // Each family answered (curl exits 0 on any HTTP status, so the answers are checked too).
-      for (const answer of ['"id":"merchant_acme_01"', 'HTTP/1.1 401', '"registrationStatus":"registered"', 'TRANSACTION_INITIATED', '{"message":"ok"}', '{"message":"CANCELLED"}', 'HTTP/1.1 201']) {
-        expect(printed, answer).toContain(answer);
+      // The README's tour of the mock, and the mock's guide, each pasted into a terminal of its own.
+      for (const guide of ['README.md', 'docs/mock.md']) {
+        const blocks = fencedBlocks(guide).filter((block) => isShell(block) && block.words.includes('mock'));
+        expect(blocks.length, guide).toBeGreaterThanOrEqual(12);
+        const printed = await expectShellSession(blocks, { ...env, ...moved });
+        // Each family answered (curl exits 0 on any HTTP status, so the answers are checked too).
+        for (const answer of ['"id":"merchant_acme_01"', 'HTTP/1.1 401', '"registrationStatus":"registered"', 'TRANSACTION_INITIATED', '{"message":"ok"}', '{"message":"CANCELLED"}', 'HTTP/1.1 201']) {
+          expect(printed, `${guide}: ${answer}`).toContain(answer);
+        }
       }
     } finally {
       try {
