@@ -6,6 +6,7 @@
  *   npm run mock -- --family sdk --family web      some of them
  *   npm run mock -- --host 0.0.0.0                 listen on every address
  *   npm run mock -- --port-offset 100              ports 4110-4113
+ *   PAYLATER_MOCK_PORT_OFFSET=100 npm run mock     the same (the README's mock snippets read it too)
  *   npm run mock -- --quiet                        do not echo Prism's request log
  *
  * Exit codes: 0 after a clean stop (Ctrl-C, SIGTERM), 1 when the mocks cannot start or one of
@@ -20,7 +21,8 @@ const USAGE = `Usage: npm run mock -- [--family <name>]... [--host <address>] [-
 
   --family <name>     serve only this family (repeatable): ${FAMILIES.join(', ')}; default all
   --host <address>    the address to listen on; default 127.0.0.1
-  --port-offset <n>   add n to every port (${FAMILIES.map((f) => `${f} ${MOCK_PORTS[f]}`).join(', ')})
+  --port-offset <n>   add n to every port (${FAMILIES.map((f) => `${f} ${MOCK_PORTS[f]}`).join(', ')});
+                      default PAYLATER_MOCK_PORT_OFFSET, else 0
                       Each family's Prism listens behind its port on a free port of 127.0.0.1
                       that the system picks (internal, loopback only, shown at start).
   --quiet             do not echo Prism's log lines
@@ -56,10 +58,13 @@ for (const name of values.family ?? FAMILIES) {
   if (!isFamily(name)) usageError(`unknown family '${name}'; the families are ${FAMILIES.join(', ')}.`);
   if (!families.includes(name)) families.push(name);
 }
-const offsetText = values['port-offset'] ?? '0';
+// The option, else the variable the README's mock snippets read their ports from: one setting moves both.
+const offsetFromEnv = process.env.PAYLATER_MOCK_PORT_OFFSET;
+const offsetSource = values['port-offset'] !== undefined || offsetFromEnv === undefined || offsetFromEnv === '' ? '--port-offset' : 'PAYLATER_MOCK_PORT_OFFSET';
+const offsetText = values['port-offset'] ?? (offsetFromEnv === undefined || offsetFromEnv === '' ? '0' : offsetFromEnv);
 const offset = Number(offsetText);
 if (!/^-?\d+$/.test(offsetText) || families.some((f) => MOCK_PORTS[f] + offset < 1 || MOCK_PORTS[f] + offset > 65_535)) {
-  usageError(`--port-offset must be an integer that keeps every port within 1-65535 (got '${offsetText}').`);
+  usageError(`${offsetSource} must be an integer that keeps every port within 1-65535 (got '${offsetText}').`);
 }
 const host = values.host ?? '127.0.0.1';
 const ports = Object.fromEntries(families.map((f) => [f, MOCK_PORTS[f] + offset])) as Record<Family, number>;

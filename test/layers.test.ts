@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { ICruiseResult } from 'dependency-cruiser';
 import { afterAll, describe, expect, it } from 'vitest';
+import { CLI_BUILD } from './support/cli.js';
 import { REPOSITORY } from './support/hermetic.js';
 
 const CONFIG = join(REPOSITORY, '.dependency-cruiser.cjs');
@@ -52,13 +53,20 @@ describe('importing a module', () => {
   it('starts nothing: no exit hook, no timer, no socket, for every module of src/ but the CLI entry', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'paylater-imports-'));
     try {
-      const script = join(folder, 'import-all.mts');
+      // Every module as transpiled for this run (test/support/build-sources.ts: src/'s tree, one
+      // JavaScript file per module), run by plain Node: no loader compiling the modules in the
+      // child, whose own work (a transform cache written while the modules load) would be counted.
+      const script = join(folder, 'import-all.mjs');
       writeFileSync(
         script,
         `import { readdirSync } from 'node:fs';
-const src = ${JSON.stringify(join(REPOSITORY, 'src'))};
+const src = ${JSON.stringify(CLI_BUILD)};
 const files = readdirSync(src, { recursive: true, encoding: 'utf8' })
-  .filter((file) => file.endsWith('.ts') && !file.startsWith('browser/') && file !== 'cli/main.ts');
+  .filter((file) => file.endsWith('.js') && !file.startsWith('browser/') && file !== 'cli/main.js');
+// Node makes the standard streams' handles on first use; a module that reads process.stderr (its
+// isTTY, say) starts nothing. They are made before the count, as tsx's loader used to make them.
+void process.stdout.isTTY;
+void process.stderr.isTTY;
 const exitHooks = process.listenerCount('exit');
 const resources = process.getActiveResourcesInfo();
 for (const file of files) await import(src + '/' + file);
@@ -67,10 +75,7 @@ for (const resource of resources) added.splice(added.indexOf(resource), 1);
 process.stdout.write(JSON.stringify({ files: files.length, exitHooks: process.listenerCount('exit') - exitHooks, resources: added }));
 `,
       );
-      // tsx writes its transform cache to disk with fs promises while it loads modules: on Node 22
-      // and later they are still pending when the last import resolves and would be counted as the
-      // modules' own resources. The modules are what is measured here, so the loader's cache is off.
-      const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: REPOSITORY, env: { ...process.env, TSX_DISABLE_CACHE: '1' } });
+      const child = spawn(process.execPath, [script], { cwd: REPOSITORY, env: { ...process.env } });
       let stdout = '';
       child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
       child.stderr.resume();

@@ -4,13 +4,19 @@
  * as a child process forwarding to it, and `paylater trigger` run for every event. The receiver must
  * get each event with a body and X-Signature that the package's own verify functions accept, and
  * listen must print one line per event with the receiver's answer.
+ *
+ * `listen` always runs as a process (its start, its signals and its exit are under test). A trigger
+ * runs as a process where its command line, environment or exit code is what is checked; elsewhere
+ * it is the command's own flow (`trigger()` of src/cli/trigger.ts, what the command runs after
+ * reading its options) called in this process, printing into a string: the same requests and the
+ * same lines, without starting Node again for each of the 16 events.
  */
 import { shownWebhookUrl } from '../../src/sandbox/shown-url.js';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMerchantApiClient } from '../../src/clients/gateway.js';
 import { createSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import type { Logger } from '../../src/sandbox/router.js';
@@ -18,6 +24,8 @@ import { createWebhookHandler, verifyGatewayWebhook, verifySdkWebhook, verifyWeb
 import { PRIVATE_KEY, startReceiver, startSandbox, waitFor, type Receiver, type TestSandbox } from '../support/sandbox.js';
 import { CLI_ENTRY } from '../support/cli.js';
 import { startShopReceiver } from '../support/shop-receiver.js';
+import { DEFAULT_MERCHANT_ID } from '../../src/cli/trigger-command.js';
+import { trigger } from '../../src/cli/trigger.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const QUIET: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -45,6 +53,18 @@ function paylater(args: string[], env: Record<string, string> = {}): Run {
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   child.stdin.end();
   return { child, stdout: () => stdout, stderr: () => stderr, exited };
+}
+
+/**
+ * `paylater trigger <event> --sandbox <sandbox>` run in this process by the command's own flow,
+ * with what it prints; the environment's PAYLATER_ variables are blanked for the file (below), as
+ * the processes get none.
+ */
+async function triggered(event: string, sandbox: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  const settings = { sandbox, partnerId: undefined, keyFile: undefined, merchant: DEFAULT_MERCHANT_ID, merchantApiUsername: undefined, webhookUrl: undefined };
+  const code = await trigger(event, settings, { command: `paylater trigger ${event}`, out: (line) => void (stdout += `${line}\n`) });
+  return { code, stdout, stderr: '' };
 }
 
 async function finished(run: Run): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -92,10 +112,12 @@ describe('paylater listen and trigger', () => {
   let t: TestSandbox;
   let receiver: Receiver;
   beforeAll(async () => {
+    for (const name of Object.keys(process.env).filter((key) => key.startsWith('PAYLATER_'))) vi.stubEnv(name, '');
     t = await startSandbox();
     receiver = await startReceiver();
   });
   afterAll(async () => {
+    vi.unstubAllEnvs();
     await t?.close();
     await receiver?.close();
   });
@@ -118,11 +140,11 @@ describe('paylater listen and trigger', () => {
 
       // The web and SDK events at once; the gateway ones in turn (they share one merchant).
       const direct = await Promise.all(
-        EVENTS.filter((event) => event.family !== 'gateway').map(async (event) => ({ event, result: await finished(paylater(['trigger', event.name, '--sandbox', t.url])) })),
+        EVENTS.filter((event) => event.family !== 'gateway').map(async (event) => ({ event, result: await triggered(event.name, t.url) })),
       );
       const gateway = [];
       for (const event of EVENTS.filter((item) => item.family === 'gateway')) {
-        gateway.push({ event, result: await finished(paylater(['trigger', event.name, '--sandbox', t.url])) });
+        gateway.push({ event, result: await triggered(event.name, t.url) });
       }
 
       const expected = new Map<string, { family: string; webhook: string; status: string; transactionId: string }>();
@@ -217,13 +239,15 @@ describe('paylater listen and trigger', () => {
         'Signing keys, the secret your receiver verifies each family with:',
         `  web       ${PRIVATE_KEY}  (the sandbox's published test private key; set your own with PAYLATER_PRIVATE_KEY)`,
       ]);
-      for (const event of ['sdk.success', 'web.cancelled']) expect((await finished(paylater(['trigger', event, '--sandbox', t.url]))).code).toBe(0);
+      for (const event of ['sdk.success', 'web.cancelled']) expect((await triggered(event, t.url)).code).toBe(0);
       await waitFor(() => (events.length > 0 ? true : undefined), 20_000);
       expect(events).toEqual(['CANCELLED']);
+      // listen prints its line once the receiver's answer is back, after the handler ran.
+      await waitFor(() => (listen.stdout().includes('\n') ? true : undefined), 20_000);
       expect(listen.stdout().trim().split('\n')).toEqual([expect.stringMatching(/ web +transactionStatus +CANCELLED .* -> 200 OK in \d+ ms$/)]);
 
       // Once trigger has onboarded its merchant, that merchant's password is the gateway key.
-      expect((await finished(paylater(['trigger', 'gateway.transaction.cancelled', '--sandbox', t.url]))).code).toBe(0);
+      expect((await triggered('gateway.transaction.cancelled', t.url)).code).toBe(0);
       gatewayOnly = paylater(['listen', '--forward-to', `http://127.0.0.1:${await closedPort()}/hook`, '--sandbox', t.url, '--family', 'gateway']);
       await waitFor(() => (gatewayOnly!.stderr().includes('  gateway ') ? true : undefined), 30_000);
       const merchantApi = createMerchantApiClient({ baseUrl: t.url, credentials: { username: 'pg_test', password: 'pg_test_secret' } });
@@ -260,8 +284,8 @@ describe('paylater listen and trigger', () => {
     try {
       await waitFor(() => (listen.stderr().includes('Ready: ') ? true : undefined), 30_000);
       expect(listen.stderr()).toMatch(/^Ready: forwarding the web webhooks of the sandbox/);
-      const sdk = await finished(paylater(['trigger', 'sdk.success', '--sandbox', t.url]));
-      const web = await finished(paylater(['trigger', 'web.cancelled', '--sandbox', t.url]));
+      const sdk = await triggered('sdk.success', t.url);
+      const web = await triggered('web.cancelled', t.url);
       expect([sdk.code, web.code]).toEqual([0, 0]);
       const webEvent = /event (evt_\w+)/.exec(web.stdout)?.[1];
       await waitFor(() => (listen.stdout().includes(webEvent!) ? true : undefined), 20_000);
@@ -288,7 +312,7 @@ describe('paylater listen and trigger', () => {
       again = await createSandbox({ logger: QUIET });
       expect(await again.listen(Number(port), '127.0.0.1')).toBe(other.url);
       await waitFor(() => (listen.stderr().includes('Reconnected') ? true : undefined), 20_000);
-      const result = await finished(paylater(['trigger', 'sdk.cancelled', '--sandbox', again.url]));
+      const result = await triggered('sdk.cancelled', again.url);
       const eventId = /event (evt_\w+)/.exec(result.stdout)?.[1];
       await waitFor(() => (listen.stdout().includes(`${eventId}  -> 200 OK`) ? true : undefined), 20_000);
       expect(await interrupt(listen)).toBe(0);

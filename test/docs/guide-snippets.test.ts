@@ -11,7 +11,9 @@
  *
  * A block is left out only when its info string says why: `server` (it installs or starts a
  * long-running process, `npm start`, `npx paylater listen`: this test starts the sandbox itself),
- * `mock` (it calls `npm run mock`'s ports, not the sandbox), `excerpt` (a part of a program, such as
+ * `mock` (it calls `npm run mock`'s ports, not the sandbox: the README's are run in a case of their
+ * own with docs/mock.md's, against `npm run mock` moved off its ports by PAYLATER_MOCK_PORT_OFFSET,
+ * the one setting the snippets read too), `excerpt` (a part of a program, such as
  * a handler inside a reader's own server). The environment holds PATH, a HOME of its own and the
  * sandbox's address in PAYLATER_BASE_URL only: no credentials, so the snippets carry the sandbox's
  * published test values as defaults. `npx paylater` is the CLI of this repository, as in a clone.
@@ -22,6 +24,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_ENTRY } from '../support/cli.js';
+import { finished, freeOffset, portsAt, waitFor } from '../support/mock-processes.js';
 import { guideProject } from '../support/guide-project.js';
 import { startSandbox, type TestSandbox } from '../support/sandbox.js';
 
@@ -91,11 +94,11 @@ let env: Record<string, string>;
 beforeAll(async () => {
   sandbox = await startSandbox();
   const exports = {
-    '.': './src/index.ts',
-    './webhooks': './src/webhooks/index.ts',
-    './clients/sdk': './src/clients/sdk.ts',
-    './clients/web': './src/clients/web.ts',
-    './clients/gateway': './src/clients/gateway.ts',
+    '.': './src/index.js',
+    './webhooks': './src/webhooks/index.js',
+    './clients/sdk': './src/clients/sdk.js',
+    './clients/web': './src/clients/web.js',
+    './clients/gateway': './src/clients/gateway.js',
   };
   work = guideProject('paylater-guide-snippets-', exports, {});
   // The reader's folder: `npx paylater` runs the project's own command, as in a clone after `npm start`
@@ -122,6 +125,17 @@ afterAll(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
+/** The blocks pasted in order into one `bash`: each exits 0, and nothing is printed on standard error; what they printed. */
+async function expectShellSession(shell: Block[], environment: Record<string, string>): Promise<string> {
+  const session = shell.map((block) => `${block.source}\nprintf '\\n::block %s %s\\n' ${block.line} "$?"\n`).join('');
+  const result = await run('bash', ['-s'], { cwd: work, env: environment, input: session });
+  expect(result.stderr, result.stdout).toBe('');
+  expect(result.code, result.stdout).toBe(0);
+  const statuses = [...result.stdout.matchAll(/^::block (\d+) (\d+)$/gm)].map((match) => `line ${match[1]}: ${match[2]}`);
+  expect(statuses, result.stdout).toEqual(shell.map((block) => `line ${block.line}: 0`));
+  return result.stdout;
+}
+
 describe("the guides' snippets, pasted as written", () => {
   it('every shell and TypeScript block is run, or says why not', () => {
     for (const guide of GUIDES) {
@@ -136,14 +150,7 @@ describe("the guides' snippets, pasted as written", () => {
     for (const block of blocks.filter((b) => isProgram(b) && b.file !== undefined)) writeFileSync(join(work, block.file!), block.source);
 
     const shell = blocks.filter(isShell);
-    if (shell.length > 0) {
-      const session = shell.map((block) => `${block.source}\nprintf '\\n::block %s %s\\n' ${block.line} "$?"\n`).join('');
-      const result = await run('bash', ['-s'], { cwd: work, env, input: session });
-      expect(result.stderr, result.stdout).toBe('');
-      expect(result.code, result.stdout).toBe(0);
-      const statuses = [...result.stdout.matchAll(/^::block (\d+) (\d+)$/gm)].map((match) => `line ${match[1]}: ${match[2]}`);
-      expect(statuses, result.stdout).toEqual(shell.map((block) => `line ${block.line}: 0`));
-    }
+    if (shell.length > 0) await expectShellSession(shell, env);
 
     for (const block of blocks.filter((b) => isProgram(b) && b.file === undefined)) {
       const file = join(work, `snippet-${block.line}.${block.lang.startsWith('m') ? block.lang : `m${block.lang}`}`);
@@ -152,6 +159,44 @@ describe("the guides' snippets, pasted as written", () => {
       const result = await run(process.execPath, ['--import', loader, file], { cwd: work, env });
       expect(result.stderr, `${guide} line ${block.line}: ${result.stdout}`).toBe('');
       expect(result.code, `${guide} line ${block.line}`).toBe(0);
+    }
+  }, 300_000);
+
+  it("README and docs/mock.md: the mock's blocks, against npm run mock moved off its ports by PAYLATER_MOCK_PORT_OFFSET alone", async () => {
+    const offset = await freeOffset();
+    const ports = portsAt(offset);
+    const moved = { PAYLATER_MOCK_PORT_OFFSET: String(offset) };
+    const mock = spawn(process.execPath, ['--import', 'tsx', 'scripts/mock.ts', '--quiet'], {
+      cwd: ROOT,
+      env: { ...process.env, ...moved },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true, // a process group of its own: the finally below ends whatever is left
+    });
+    let output = '';
+    mock.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    mock.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    const ended = finished(mock, 150_000);
+    try {
+      await waitFor(() => output.includes('Ctrl-C stops.'), 90_000, () => output);
+      for (const port of Object.values(ports)) expect(output).toContain(`http://127.0.0.1:${port} `);
+
+      // The README's tour of the mock, and the mock's guide, each pasted into a terminal of its own.
+      for (const guide of ['README.md', 'docs/mock.md']) {
+        const blocks = fencedBlocks(guide).filter((block) => isShell(block) && block.words.includes('mock'));
+        expect(blocks.length, guide).toBeGreaterThanOrEqual(12);
+        const printed = await expectShellSession(blocks, { ...env, ...moved });
+        // Each family answered (curl exits 0 on any HTTP status, so the answers are checked too).
+        for (const answer of ['"id":"merchant_acme_01"', 'HTTP/1.1 401', '"registrationStatus":"registered"', 'TRANSACTION_INITIATED', '{"message":"ok"}', '{"message":"CANCELLED"}', 'HTTP/1.1 201']) {
+          expect(printed, `${guide}: ${answer}`).toContain(answer);
+        }
+      }
+    } finally {
+      try {
+        process.kill(-mock.pid!, 'SIGTERM');
+      } catch {
+        // Already gone.
+      }
+      await ended;
     }
   }, 300_000);
 });

@@ -1,6 +1,7 @@
 /**
  * The refunds guide's sample (docs/refunds.md, `refund-safely.mjs`) run as written against a
- * sandbox: `paylater-api/clients/web` and `/sdk` are this repository's sources, through tsx. The
+ * sandbox with `node`: `paylater-api/clients/web` and `/sdk` are this repository's sources,
+ * transpiled for this run (test/support/guide-project.ts). The
  * runs the guide shows print what the guide prints; a full refund whose answer is dropped on the
  * way back is sent again and refunds the order once; a partial refund whose answer is dropped is not
  * sent again; a transaction that is not SUCCESS is not refunded.
@@ -9,7 +10,6 @@ import { execFile } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { guideProject } from '../support/guide-project.js';
@@ -59,7 +59,7 @@ let work: string;
 let t: TestSandbox;
 let proxy: Awaited<ReturnType<typeof droppingProxy>>;
 beforeAll(async () => {
-  const exports = { './clients/web': './src/clients/web.ts', './clients/sdk': './src/clients/sdk.ts' };
+  const exports = { './clients/web': './src/clients/web.js', './clients/sdk': './src/clients/sdk.js' };
   work = guideProject('paylater-refunds-guide-', exports, { 'refund-safely.mjs': fileBlock('refund-safely.mjs') });
   t = await startSandbox();
   proxy = await droppingProxy(t.url);
@@ -71,11 +71,10 @@ afterAll(async () => {
 });
 
 async function refundSafely(args: string[], baseUrl = t.url): Promise<{ code: number; stdout: string }> {
-  const loader = pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
   // The sample's own defaults are the published test credentials: only the address is set.
   const env = { PATH: process.env.PATH ?? '', PAYLATER_BASE_URL: baseUrl };
   try {
-    const { stdout } = await run(process.execPath, ['--import', loader, 'refund-safely.mjs', ...args], { cwd: work, env });
+    const { stdout } = await run(process.execPath, ['refund-safely.mjs', ...args], { cwd: work, env });
     return { code: 0, stdout };
   } catch (error) {
     const failed = error as { code: number; stdout: string };

@@ -1,12 +1,11 @@
 /**
  * The checkout guide's refund script (docs/web-checkout.md, step 5) run as written against a
- * sandbox: `refund.mjs` imports `paylater-api/clients/web` (here this repository's sources, through
- * tsx), and the answers the guide prints are the ones the sandbox gives, request ids aside.
+ * sandbox with `node`: `refund.mjs` imports `paylater-api/clients/web` (here this repository's
+ * sources transpiled for this run: test/support/guide-project.ts), and the answers the guide prints are the ones the sandbox gives, request ids aside.
  */
 import { execFile } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebClient } from '../../src/clients/web.js';
@@ -37,7 +36,7 @@ function shownRuns(): { args: string[]; answer: string }[] {
 let work: string;
 let t: TestSandbox;
 beforeAll(async () => {
-  work = guideProject('paylater-refund-guide-', { './clients/web': './src/clients/web.ts' }, { 'refund.mjs': fileBlock('refund.mjs') });
+  work = guideProject('paylater-refund-guide-', { './clients/web': './src/clients/web.js' }, { 'refund.mjs': fileBlock('refund.mjs') });
   t = await startSandbox();
 });
 afterAll(async () => {
@@ -46,10 +45,9 @@ afterAll(async () => {
 });
 
 async function refund(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const loader = pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
   const env = { PATH: process.env.PATH ?? '', PAYLATER_BASE_URL: t.url, PAYLATER_PRIVATE_KEY: '' };
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', loader, 'refund.mjs', ...args], { cwd: work, env });
+    const { stdout, stderr } = await run(process.execPath, ['refund.mjs', ...args], { cwd: work, env });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };

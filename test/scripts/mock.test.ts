@@ -491,13 +491,16 @@ describe('startMocks failures', () => {
 });
 
 describe('npm run mock (the CLI)', () => {
+  // The offset from PAYLATER_MOCK_PORT_OFFSET here (the README's snippets read it too); the option
+  // in the stop checks below.
   it('exits 1 with a clear message when a port is in use', async () => {
     const offset = await freeOffset();
     const port = portsAt(offset).sdk;
     const blocker = await occupy(port);
     try {
-      const cli = spawn(process.execPath, ['--import', 'tsx', 'scripts/mock.ts', '--family', 'sdk', '--port-offset', String(offset)], {
+      const cli = spawn(process.execPath, ['--import', 'tsx', 'scripts/mock.ts', '--family', 'sdk'], {
         cwd: root,
+        env: { ...process.env, PAYLATER_MOCK_PORT_OFFSET: String(offset) },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       const result = await finished(cli, 45_000);
@@ -509,6 +512,17 @@ describe('npm run mock (the CLI)', () => {
     } finally {
       blocker.close();
     }
+  }, 60_000);
+
+  it('exits 2 naming PAYLATER_MOCK_PORT_OFFSET when its value is not an offset', async () => {
+    const cli = spawn(process.execPath, ['--import', 'tsx', 'scripts/mock.ts', '--family', 'sdk'], {
+      cwd: root,
+      env: { ...process.env, PAYLATER_MOCK_PORT_OFFSET: '100x' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const result = await finished(cli, 45_000);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("mock: PAYLATER_MOCK_PORT_OFFSET must be an integer that keeps every port within 1-65535 (got '100x').");
   }, 60_000);
 
   // One family here; all four in the slow group (test/scripts/mock-cli.test.ts).
