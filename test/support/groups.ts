@@ -6,8 +6,10 @@
  * - `npm run test:slow` (vitest.slow.config.ts): the slow end-to-end checks, run by `.ci/run` on
  *   every submission: each code sample in its language, the contract kit through Prism (against
  *   mocks, and against the sandbox behind the validating proxy), the workflows as against a real
- *   implementation (they wait for a verification in real time), the packed package installed into
- *   a project, `npm start` and the docs server as processes, and the volume tests.
+ *   implementation (they wait for a verification in real time) and every workflow run by
+ *   `redocly respect`, the packed package installed into a project, `npm start` and the docs server
+ *   as processes, the volume tests, and Spectral's rulesets over the bundles (what
+ *   `npm run lint:spectral`, run by `.ci/run` before the tests, checks too).
  * - `npm run test:e2e` (vitest.e2e.config.ts): headless Chromium, everything under test/e2e/.
  *
  * A test file belongs to exactly one group; test/groups.test.ts checks that.
@@ -27,6 +29,8 @@ export const SLOW_TESTS: readonly string[] = [
   'test/sandbox/volume.test.ts',
   'test/sandbox/fuzz-volume.test.ts',
   'test/scripts/workflows-real.test.ts',
+  'test/scripts/workflows-run.test.ts',
+  'test/contract/spectral.test.ts',
   'test/shared/processes.test.ts',
   'test/shared/outage.test.ts',
 ];
