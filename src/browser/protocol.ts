@@ -38,11 +38,14 @@ export function checkoutPath(transactionId: string): string {
 
 /**
  * The sandbox endpoint that records a closed popup (CANCELLED if still pending) and answers the
- * status; with the page's checkout token when it gave one (a hosted sandbox requires it).
+ * status. `details` are the order's, as sdk.js gives them to the page (flow, partner id, amount,
+ * phone number), and `checkout` the page's token when it gave one: a hosted sandbox takes either,
+ * as it opens the page for either (a popup closed before its page loaded has no token).
  */
-export function abandonPath(transactionId: string, checkout?: string): string {
-  const path = `/sandbox/web/transactions/${encodeURIComponent(transactionId)}/abandon`;
-  return checkout === undefined ? path : `${path}?${CHECKOUT_TOKEN}=${encodeURIComponent(checkout)}`;
+export function abandonPath(transactionId: string, details: Record<string, string>, checkout?: string): string {
+  const query = new URLSearchParams(details);
+  if (checkout !== undefined) query.set(CHECKOUT_TOKEN, checkout);
+  return `/sandbox/web/transactions/${encodeURIComponent(transactionId)}/abandon?${query.toString()}`;
 }
 
 export function isFinalStatus(value: unknown): value is FinalStatus {

@@ -18,8 +18,9 @@
  *   `CANCELLED` if the transaction is still pending, and reports the status the service recorded
  *   with its signature (normally `failureCallback('CANCELLED', signature)`; `SUCCESS` if the user
  *   had in fact finished); on a hosted sandbox the call carries the checkout token the hosted page
- *   posted as it opened. Only if the service cannot be reached (or, hosted, the window was closed
- *   before the page could give its token) is `CANCELLED` reported without a signature. A blocked popup calls no callback: the error is logged and the user can click again;
+ *   posted as it opened, and the order's details with which the script opens the page (which the
+ *   sandbox takes when the window was closed before the page could give its token). Only if the
+ *   service cannot be reached is `CANCELLED` reported without a signature. A blocked popup calls no callback: the error is logged and the user can click again;
  * - redirect: the page goes to the hosted page, which sends the user back to `redirectUrl` with
  *   `tid=<id>` appended.
  *
@@ -180,15 +181,19 @@ async function obtainTransactionId(getTransactionId: () => unknown): Promise<str
   return value;
 }
 
-/** The hosted page of a transaction, with what the page needs to know about this flow. */
-function hostedPageUrl(origin: string, id: string, options: InitiateBharatXTransactionOptions, extra: Record<string, string>): string {
-  const query = new URLSearchParams({
+/** What the hosted page (and, hosted, the popup-closed call) is told of the order and the flow. */
+function orderDetails(options: InitiateBharatXTransactionOptions): Record<string, string> {
+  return {
     [QUERY.flow]: options.type,
     [QUERY.partnerId]: options.partnerId,
     [QUERY.amount]: String(options.amount),
     [QUERY.phoneNumber]: options.phoneNumber,
-    ...extra,
-  });
+  };
+}
+
+/** The hosted page of a transaction, with what the page needs to know about this flow. */
+function hostedPageUrl(origin: string, id: string, options: InitiateBharatXTransactionOptions, extra: Record<string, string>): string {
+  const query = new URLSearchParams({ ...orderDetails(options), ...extra });
   return `${origin}${checkoutPath(id)}?${query.toString()}`;
 }
 
@@ -224,9 +229,9 @@ function closeQuietly(popup: Window): void {
 }
 
 /** The status the service recorded for a popup the user closed (it records CANCELLED if still pending). */
-async function reportClosedPopup(origin: string, id: string, checkout: string | undefined): Promise<PopupResult> {
+async function reportClosedPopup(origin: string, id: string, details: Record<string, string>, checkout: string | undefined): Promise<PopupResult> {
   try {
-    const response = await fetch(`${origin}${abandonPath(id, checkout)}`, { method: 'POST', mode: 'cors', credentials: 'omit', cache: 'no-store' });
+    const response = await fetch(`${origin}${abandonPath(id, details, checkout)}`, { method: 'POST', mode: 'cors', credentials: 'omit', cache: 'no-store' });
     const body = (await response.json()) as { status?: unknown; signature?: unknown };
     if (response.ok && isFinalStatus(body.status) && typeof body.signature === 'string') {
       return { status: body.status, signature: body.signature };
@@ -292,7 +297,7 @@ function runPopup(origin: string, options: Omit<PopupOptions, 'btnSelector'>, st
       window.clearInterval(timer);
       window.setTimeout(() => {
         if (settled) return;
-        void reportClosedPopup(origin, id, checkout).then(finish);
+        void reportClosedPopup(origin, id, orderDetails(options), checkout).then(finish);
       }, 300);
     }, 250);
     if (!popup.closed) popup.location.replace(hostedPageUrl(origin, id, options, { [QUERY.origin]: window.location.origin }));

@@ -1,8 +1,11 @@
 /**
  * Sending an answer: the body as bytes with its `Content-Length`, JSON by default, never cached.
  * Does nothing when the answer is already under way or the connection is gone. JSON kept as text
- * (raw-json.ts) is written as it is. A large answer waits for its turn: one is written per turn of
- * the event loop, so that other requests are answered between them.
+ * (raw-json.ts) is written as it is. A large answer is written in pieces of 64 KiB, one per turn
+ * of the event loop (or per `drain` of a full socket), so that other requests are answered between
+ * them. Hand-written rather than piped through a stream: `Readable.from` of the pieces would yield
+ * between them too, but adds a stream object and a microtask chain per answer for what these few
+ * lines of `write` and `drain` already do.
  */
 import type { ServerResponse } from 'node:http';
 import { stringifyJson } from './raw-json.js';
@@ -20,7 +23,7 @@ export interface ExtraHeader {
  * Content-Type; anything else (when not undefined) is sent as JSON. `extra` is one more header.
  * The headers go to `writeHead` in one object, none set before: Node then stores them as given
  * rather than one `setHeader` at a time. Returns what is sent (the JSON text, for a caller that
- * keeps it; a large answer is written in a later turn), or undefined when nothing is.
+ * keeps it; a large answer is written in later turns), or undefined when nothing is.
  */
 export function sendBody(
   response: ServerResponse,
@@ -46,9 +49,8 @@ export function sendBody(
     payload = stringifyJson(body);
     if (!explicitType) all['Content-Type'] = JSON_CONTENT_TYPE;
   }
-  if (typeof payload === 'string' && payload.length >= LARGE_ANSWER) {
-    large.push({ response, status, headers: all, payload });
-    if (large.length === 1) setImmediate(writeLarge);
+  if (payload.length >= LARGE_ANSWER) {
+    writeInPieces(response, status, all, payload);
     return payload;
   }
   write(response, status, all, payload);
@@ -56,26 +58,50 @@ export function sendBody(
 }
 
 /**
- * Answers of at least this many characters are written one per turn of the event loop: encoding
- * one (a page of pushed data, a transaction with 1 MiB of notes) takes a few milliseconds, and 25
- * asked at once would otherwise hold every other request for all of them together.
+ * Answers of at least this many characters (or bytes) are written in pieces, from the next turn of
+ * the event loop: a page of pushed data or a transaction with 1 MiB of notes, written to the socket
+ * in one call, held every other request for the whole encoding and copy (and 25 asked at once for
+ * all of them together).
  */
 const LARGE_ANSWER = 256 * 1024;
-const large: { response: ServerResponse; status: number; headers: Record<string, string>; payload: string }[] = [];
-let nextLarge = 0;
 
-/** Writes the oldest waiting large answer, and comes back in the next turn for the next one. */
-function writeLarge(): void {
-  const next = large[nextLarge];
-  if (next === undefined) return;
-  large[nextLarge++] = undefined as never;
-  if (nextLarge === large.length) {
-    large.length = 0;
-    nextLarge = 0;
-  } else {
-    setImmediate(writeLarge);
-  }
-  if (!next.response.headersSent && !next.response.destroyed) write(next.response, next.status, next.headers, next.payload);
+/**
+ * The characters (or bytes) of a large answer written in one turn: encoding and copying 64 KiB
+ * takes well under a millisecond, so answers written side by side, one piece each per turn, leave
+ * room for every other request between their pieces.
+ */
+const PIECE = 64 * 1024;
+
+/**
+ * Writes the head now (so the answer counts as sent) and the body from the next turn on, one
+ * {@link PIECE} per turn, or per `drain` when the socket's buffer is full (a client reading slowly
+ * holds only its own answer back, and nothing piles up in memory but the payload itself). Stops
+ * when the connection is gone. A piece of text never ends between the two halves of a surrogate
+ * pair, which encoded apart would each become U+FFFD.
+ */
+function writeInPieces(response: ServerResponse, status: number, headers: Record<string, string>, payload: string | Buffer): void {
+  headers['Content-Length'] = typeof payload === 'string' ? String(Buffer.byteLength(payload)) : String(payload.length);
+  response.writeHead(status, headers);
+  let offset = 0;
+  const next = (): void => {
+    if (response.destroyed || response.writableEnded) return;
+    let end = Math.min(offset + PIECE, payload.length);
+    if (typeof payload === 'string' && end < payload.length && isHighSurrogate(payload.charCodeAt(end - 1))) end--;
+    const piece = typeof payload === 'string' ? payload.slice(offset, end) : payload.subarray(offset, end);
+    offset = end;
+    if (offset >= payload.length) {
+      response.end(piece);
+    } else if (response.write(piece)) {
+      setImmediate(next);
+    } else {
+      response.once('drain', next);
+    }
+  };
+  setImmediate(next);
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
 }
 
 function write(response: ServerResponse, status: number, headers: Record<string, string>, payload: string | Buffer): void {

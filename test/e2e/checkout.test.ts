@@ -297,6 +297,30 @@ describe('popup flow on a hosted sandbox', () => {
       await v.context.close();
     }
   });
+
+  it("the user closes the popup before its page loaded: sdk.js passes the order's details instead, and failureCallback still gets the signature", async () => {
+    const v = await visit('/', { shop: hostedShop?.url, expectFailedRequests: /\/checkout\/order_/ });
+    try {
+      // The hosted page never arrives: the popup is closed while it loads, before it could post its token.
+      let requested: () => void = () => undefined;
+      const pageRequested = new Promise<void>((resolve) => (requested = resolve));
+      await v.context.route(/\/checkout\/order_/, () => requested());
+      const abandon = v.page.waitForRequest(/\/abandon/);
+      const opened = v.page.waitForEvent('popup');
+      await v.page.click('#pay-later');
+      const popup = await opened;
+      await pageRequested;
+      await popup.close();
+      const query = new URL((await abandon).url()).searchParams;
+      expect(query.get('checkout')).toBeNull();
+      expect([query.get('flow'), query.get('partnerId')]).toEqual(['popup', PARTNER_ID]);
+      const order = await shopOrder(v.page);
+      expect(order.callback).toBe('CANCELLED');
+      expect(verifyStatusSignature(order.signature, order.id, 'CANCELLED', KEY)).toBe(true);
+    } finally {
+      await v.context.close();
+    }
+  });
 });
 
 /** Binds two extra buttons on the shop's page whose getTransactionId rejects or resolves to null. */

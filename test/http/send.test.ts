@@ -1,47 +1,125 @@
 /**
- * Sending answers (src/http/send.ts): a small answer is written at once; large ones wait for
- * their turn, one per turn of the event loop, so that other requests are answered between them.
- * Not timed: the test counts the answers written after each turn.
+ * Sending answers (src/http/send.ts): a small answer is written at once; a large one from the next
+ * turn on, in pieces of at most 64 KiB, one per turn (or per `drain` when the socket is full), so
+ * that other requests are answered between them. Not timed: the test counts the pieces written
+ * after each turn.
  */
 import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { sendBody } from '../../src/http/send.js';
 
-/** A stand-in for a response that records what was written. */
-function response(): ServerResponse & { written: string | undefined; status: number | undefined } {
+const PIECE = 64 * 1024;
+
+/** A stand-in for a response that records what was written; `full` makes `write` report a full socket. */
+function response(full = false) {
+  const drains: (() => void)[] = [];
   const fake = {
     headersSent: false,
     destroyed: false,
-    written: undefined as string | undefined,
+    writableEnded: false,
     status: undefined as number | undefined,
-    writeHead(status: number) {
+    headers: {} as Record<string, string>,
+    pieces: [] as (string | Buffer)[],
+    writeHead(status: number, headers: Record<string, string>) {
       fake.status = status;
+      fake.headers = headers;
       fake.headersSent = true;
     },
-    end(payload: string) {
-      fake.written = payload;
+    write(piece: string | Buffer) {
+      fake.pieces.push(piece);
+      return !full;
+    },
+    end(piece: string | Buffer) {
+      fake.pieces.push(piece);
+      fake.writableEnded = true;
+    },
+    once(event: string, listener: () => void) {
+      if (event === 'drain') drains.push(listener);
+    },
+    drain() {
+      drains.splice(0).forEach((listener) => listener());
+    },
+    get text() {
+      return fake.pieces.map(String).join('');
     },
   };
-  return fake as unknown as ServerResponse & typeof fake;
+  return fake;
 }
+const asResponse = (fake: ReturnType<typeof response>) => fake as unknown as ServerResponse;
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
+async function turnsUntilEnded(fakes: ReturnType<typeof response>[], most: number): Promise<number> {
+  let turns = 0;
+  while (fakes.some((fake) => !fake.writableEnded) && turns < most) {
+    await turn();
+    turns++;
+  }
+  return turns;
+}
+
 describe('sendBody', () => {
-  it('writes a small answer at once, and large ones one per turn, in order', async () => {
+  it('writes a small answer at once, with its Content-Length', () => {
     const small = response();
-    sendBody(small, 200, { ok: true });
-    expect(small.written).toBe('{"ok":true}');
-    const bigs = [response(), response(), response()];
+    sendBody(asResponse(small), 200, { ok: true });
+    expect(small.text).toBe('{"ok":true}');
+    expect(small.headers['Content-Length']).toBe('11');
+    expect(small.writableEnded).toBe(true);
+  });
+
+  it('writes large answers side by side, one piece of at most 64 KiB each per turn, from the next turn', async () => {
     const text = 'x'.repeat(300 * 1024);
-    bigs.forEach((big, index) => sendBody(big, 200, `${index}${text}`, { 'Content-Type': 'text/plain' }));
-    expect(bigs.map((big) => big.written === undefined)).toEqual([true, true, true]);
-    const writtenAfter: number[] = [];
-    for (let index = 0; index < 3; index++) {
-      await turn();
-      writtenAfter.push(bigs.filter((big) => big.written !== undefined).length);
+    const bigs = [response(), response()];
+    bigs.forEach((big, index) => sendBody(asResponse(big), 200, `${index}${text}`, { 'Content-Type': 'text/plain' }));
+    // The head is set (the answer counts as sent); no byte of the body yet.
+    expect(bigs.map((big) => [big.headersSent, big.pieces.length])).toEqual([
+      [true, 0],
+      [true, 0],
+    ]);
+    await turn();
+    expect(bigs.map((big) => big.pieces.length)).toEqual([1, 1]);
+    const turns = await turnsUntilEnded(bigs, 100);
+    expect(turns).toBe(Math.ceil((text.length + 1) / PIECE) - 1);
+    for (const [index, big] of bigs.entries()) {
+      expect(big.pieces.every((piece) => piece.length <= PIECE)).toBe(true);
+      expect(big.text).toBe(`${index}${text}`);
+      expect(big.headers['Content-Length']).toBe(String(text.length + 1));
     }
-    expect(writtenAfter).toEqual([1, 2, 3]);
-    expect(bigs.map((big) => big.written?.[0])).toEqual(['0', '1', '2']);
+  });
+
+  it('never splits a surrogate pair between two pieces, and counts the answer in UTF-8 bytes', async () => {
+    // The pair straddles the first piece's end: U+1F600 at characters PIECE-1 and PIECE.
+    const payload = `${'a'.repeat(PIECE - 1)}\u{1F600}${'é'.repeat(PIECE * 4)}`;
+    const big = response();
+    sendBody(asResponse(big), 200, payload, { 'Content-Type': 'text/plain; charset=utf-8' });
+    await turnsUntilEnded([big], 100);
+    expect(big.pieces[0]).toBe('a'.repeat(PIECE - 1));
+    const bytes = Buffer.concat(big.pieces.map((piece) => Buffer.from(piece as string, 'utf8')));
+    expect(bytes.equals(Buffer.from(payload, 'utf8'))).toBe(true);
+    expect(big.headers['Content-Length']).toBe(String(Buffer.byteLength(payload)));
+  });
+
+  it('writes large bytes in pieces too', async () => {
+    const payload = Buffer.alloc(PIECE * 5, 7);
+    const big = response();
+    sendBody(asResponse(big), 200, payload, { 'Content-Type': 'application/octet-stream' });
+    await turnsUntilEnded([big], 100);
+    expect(big.pieces.length).toBe(5);
+    expect(Buffer.concat(big.pieces as Buffer[]).equals(payload)).toBe(true);
+  });
+
+  it('waits for the socket to drain before the next piece, and stops when the connection is gone', async () => {
+    const slow = response(true);
+    sendBody(asResponse(slow), 200, 'y'.repeat(PIECE * 6), { 'Content-Type': 'text/plain' });
+    for (let index = 0; index < 5; index++) await turn();
+    expect(slow.pieces.length).toBe(1);
+    slow.drain();
+    expect(slow.pieces.length).toBe(2);
+    for (let index = 0; index < 5; index++) await turn();
+    expect(slow.pieces.length).toBe(2);
+    slow.destroyed = true;
+    slow.drain();
+    expect(slow.pieces.length).toBe(2);
+    expect(slow.writableEnded).toBe(false);
   });
 });

@@ -3,11 +3,12 @@
  * checkout page and the endpoints it calls act only on the transaction their link was made for.
  * Without the link's token, or with another transaction's, each answers as for an unknown
  * transaction; sdk.js, which knows the id and the order's details but not the link, opens the page
- * with those details; an owner's credential (a developer's tools, the dashboard) still works. And
+ * with those details, and with them records a popup closed before its page gave the token; an owner's credential (a developer's tools, the dashboard) still works. And
  * another partner's id is answered as an unknown one everywhere but the initiate (D242).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PUBLISHED_TEST_PARTNER } from '../../src/sandbox/fixtures.js';
+import { PUBLISHED_TEST_PARTNER, TEST_CREDENTIALS } from '../../src/sandbox/fixtures.js';
+import { statusSignature } from '../../src/signature.js';
 import { startGateway, type GatewayTest } from '../support/gateway.js';
 import { PARTNER_ID } from '../support/sandbox.js';
 
@@ -75,6 +76,22 @@ describe("a hosted sandbox's checkout pages", () => {
     expect(page.status).toBe(200);
     expect(await page.text()).toContain(`/sandbox/web/transactions/shop_a2/otp?checkout=${tokenOf(links.shop_a2!)}`);
     expect((await fetch(`${t.url}/checkout/shop_a2?${query(150_001).toString()}`)).status).toBe(404);
+  });
+
+  it("take sdk.js's popup-closed call with the order's own details, when the popup closed before its page gave the token", async () => {
+    const id = 'shop_a3';
+    const initiated = await t.web('POST', '/api/transaction', { id, amount: 150_000, user });
+    expect(initiated.status, initiated.text).toBe(200);
+    const details = (amount: number, partnerId = PARTNER_ID) =>
+      new URLSearchParams({ flow: 'popup', partnerId, amount: String(amount), phoneNumber: user.phoneNumber }).toString();
+    const path = `/sandbox/web/transactions/${id}/abandon`;
+    for (const query of [details(150_001), details(150_000, B.partnerId), 'flow=popup']) {
+      expect((await t.request('POST', `${path}?${query}`)).status, query).toBe(404);
+    }
+    expect((await t.request('GET', `/sandbox/web/transactions/${id}`, { headers: OPERATOR })).body.status).toBe('PENDING');
+    const closed = await t.request('POST', `${path}?${details(150_000)}`);
+    expect([closed.status, closed.body.status]).toEqual([200, 'CANCELLED']);
+    expect(closed.body.signature).toBe(statusSignature(id, 'CANCELLED', TEST_CREDENTIALS.partner.privateKey));
   });
 
   it('let an owner act with its credential, another partner not', async () => {

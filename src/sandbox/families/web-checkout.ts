@@ -12,7 +12,9 @@
  *                                                   the OTP: SUCCESS
  *   POST /sandbox/web/transactions/{id}/abandon     the popup was closed: CANCELLED if still
  *                                                   PENDING; answers the recorded status (CORS *,
- *                                                   called by sdk.js from the merchant's page)
+ *                                                   called by sdk.js from the merchant's page,
+ *                                                   with the page's query of flow, partnerId,
+ *                                                   amount and phoneNumber)
  * The page also uses the existing `.../cancel`, `.../fail` and `GET /sandbox/web/transactions/{id}`.
  */
 import type { FamilyContext } from '../context.js';
@@ -127,13 +129,17 @@ export function registerWebCheckout(ctx: FamilyContext, access: WebCheckoutAcces
     );
   };
 
+  /** {@link findFor}, or sdk.js's request with the transaction's own details ({@link openedByScript}). */
+  const findForScript = (request: Parameters<typeof ctx.access.shopperAllows>[0] & { query: URLSearchParams }, id: string): WebTransaction | undefined => {
+    const found = access.find(id);
+    return found !== undefined && (ctx.access.shopperAllows(request, { partner: found.partnerId }, id) || openedByScript(request.query, found)) ? found : undefined;
+  };
+
   // The page. Hosted, opened by its link (with the checkout token) or by sdk.js with the
   // transaction's own details (sdk.js knows the id, not the link); its endpoints get the token.
   ctx.pageRoute('/checkout/{id}', async (request) => {
     const id = request.params.id ?? '';
-    const found = access.find(id);
-    const transaction =
-      found !== undefined && (ctx.access.shopperAllows(request, { partner: found.partnerId }, id) || openedByScript(request.query, found)) ? found : undefined;
+    const transaction = findForScript(request, id);
     if (transaction === undefined) {
       return renderCheckoutMessage(404, 'Payment link not found', 'This pay-later link does not name a payment. Go back to the shop and try again.');
     }
@@ -274,11 +280,13 @@ export function registerWebCheckout(ctx: FamilyContext, access: WebCheckoutAcces
     return { status: 200, body: finalAnswer(access.finish(transaction, 'SUCCESS')) };
   }, { shopper: true });
 
-  // The user closed the popup: sdk.js asks from the merchant's page (cross-origin).
+  // The user closed the popup: sdk.js asks from the merchant's page (cross-origin). Hosted, with
+  // the token the page posted as it opened, or (a popup closed before its page could post it)
+  // with the order's own details, as sdk.js opens the page: what opens the page may close it.
   ctx.sandboxRoute('POST', '/sandbox/web/transactions/{id}/abandon', (request) => {
     const id = request.params.id ?? '';
     const cors = { 'Access-Control-Allow-Origin': '*' };
-    const found = findFor(request, id);
+    const found = findForScript(request, id);
     if (found === undefined) return { ...notFound(id), headers: cors };
     const transaction = found.status === 'PENDING' ? access.finish(found, 'CANCELLED') : found;
     return {
