@@ -209,22 +209,59 @@ export class VirtualClock {
         }
         return finished;
       };
+      // The slices' units still settling (a shared store's commits), and the first that failed.
+      const pending: Promise<void>[] = [];
+      let failure: { error: unknown } | undefined;
       this.firing = true;
       try {
         for (;;) {
-          const finished = this.runner === undefined ? slice() : await this.runner(slice);
-          if (finished === true) break;
+          const finished = await this.sliceRan(slice, pending, (error) => (failure ??= { error }));
+          if (failure !== undefined) break;
+          if (finished) break;
           await yieldToEventLoop();
         }
+        // The advance answers once what every slice changed is stored, or at once with the first
+        // failure (the store fails the units after it too, and they are not waited for).
+        if (failure === undefined) await Promise.all(pending);
       } finally {
         this.firing = false;
       }
       this.arm();
+      if (failure !== undefined) throw failure.error;
     };
     this.slicedAdvances++;
     const next = this.advancing.then(run).finally(() => this.slicedAdvances--);
     this.advancing = next.catch(() => undefined);
     return next;
+  }
+
+  /**
+   * Runs one slice of an advance through the runner and answers, once the slice ran, whether it
+   * finished the advance. It does not wait for the runner's unit to settle (the shared store's
+   * commit, write-behind): the next slice runs while the last one is being stored, so that an
+   * advance over 20,000 expiries lasts about as long as in memory rather than one commit per
+   * slice longer; the unit's outcome goes to `pending`, a failure to `failed`.
+   */
+  private sliceRan(slice: () => boolean, pending: Promise<void>[], failed: (error: unknown) => void): Promise<boolean> {
+    if (this.runner === undefined) return Promise.resolve(slice());
+    let ran: (finished: boolean) => void = () => undefined;
+    const sliced = new Promise<boolean>((resolve) => (ran = resolve));
+    const result = this.runner(() => {
+      const finished = slice();
+      ran(finished);
+      return finished;
+    });
+    if (!(result instanceof Promise)) return Promise.resolve(result);
+    // A unit that failed before its slice ran (the database away) ends the advance: not finished.
+    const settled = result.then(
+      () => undefined,
+      (error: unknown) => {
+        failed(error);
+        ran(false);
+      },
+    );
+    pending.push(settled);
+    return sliced;
   }
 
   /** True while an {@link advanceInSlices} runs (or waits for an earlier one). */
