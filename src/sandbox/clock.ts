@@ -63,6 +63,12 @@ class Timer implements ClockTimer {
 const MAX_DELAY = 2 ** 31 - 1;
 /** The longest run of timer callbacks before the clock yields to the event loop (when it may). */
 export const SLICE_MS = 10;
+/**
+ * Slices of an advance that may run before the units of the earlier ones settled (the shared
+ * store's commits): one runs while the previous one is written, not more, so that an advance over
+ * 20,000 expiries never holds the changes of many slices at once waiting to be written.
+ */
+const SLICES_AHEAD = 2;
 /** How long a runner that failed (the shared store's database away) waits before trying again. */
 const RUNNER_RETRY_MS = 1000;
 /** The heap is rebuilt when more entries than this are cancelled and they outnumber the live ones. */
@@ -215,6 +221,9 @@ export class VirtualClock {
       this.firing = true;
       try {
         for (;;) {
+          // At most SLICES_AHEAD slices not yet settled: what they changed is not held without bound.
+          if (pending.length >= SLICES_AHEAD) await pending[pending.length - SLICES_AHEAD];
+          if (failure !== undefined) break;
           const finished = await this.sliceRan(slice, pending, (error) => (failure ??= { error }));
           if (failure !== undefined) break;
           if (finished) break;

@@ -1,7 +1,7 @@
 /**
  * The clock's runner (the store's unit of work) under a sliced advance: each slice runs as a unit,
  * the next slice does not wait for the previous unit to settle (the shared store's commit,
- * write-behind), the advance answers only once every slice's unit settled, and a unit that fails
+ * write-behind; two slices unsettled at most), the advance answers only once every slice's unit settled, and a unit that fails
  * ends the advance with its error.
  */
 import { performance } from 'node:perf_hooks';
@@ -50,20 +50,34 @@ function holdingRunner(held: Held[], failFirst?: Error) {
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 describe('a sliced advance through a runner', () => {
-  it('runs the next slice before the previous unit settles, and answers once every unit settled', async () => {
+  it('runs the next slice while the previous unit settles (two at most), and answers once every unit settled', async () => {
     clock = busyClock();
     const c = clock;
     const held: Held[] = [];
     c.setRunner(holdingRunner(held));
     let answered = false;
     const advancing = c.advanceInSlices(5_000).then(() => (answered = true));
-    // Every timer fires though no unit has settled yet.
-    for (let spins = 0; c.pendingTimers > 0 && spins < 10_000; spins++) await turn();
+    // Two slices run though no unit has settled; the third waits for the first to settle.
+    for (let spins = 0; held.length < 2 && spins < 1_000; spins++) await turn();
+    for (let spins = 0; spins < 20; spins++) await turn();
+    expect(held.length).toBe(2);
+    expect(c.pendingTimers).toBeGreaterThan(0);
+    // Settled one at a time, oldest first: the slices go on to the end.
+    let settled = 0;
+    for (let spins = 0; c.pendingTimers > 0 && spins < 10_000; spins++) {
+      if (settled < held.length - 1) held[settled++]!.resolve();
+      await turn();
+    }
     expect(c.pendingTimers).toBe(0);
-    expect(held.length).toBeGreaterThan(1);
-    await turn();
-    expect(answered).toBe(false);
-    for (const unit of held) unit.resolve();
+    expect(held.length).toBeGreaterThan(2);
+    // Not answered while any unit is unsettled.
+    for (let spins = 0; !answered && spins < 1_000; spins++) {
+      while (settled < held.length) {
+        expect(answered).toBe(false);
+        held[settled++]!.resolve();
+      }
+      await turn();
+    }
     await advancing;
     expect(answered).toBe(true);
     expect(c.offsetMs).toBeGreaterThanOrEqual(5_000);
