@@ -63,6 +63,12 @@ class Timer implements ClockTimer {
 const MAX_DELAY = 2 ** 31 - 1;
 /** The longest run of timer callbacks before the clock yields to the event loop (when it may). */
 export const SLICE_MS = 10;
+/**
+ * Slices of an advance that may run before the units of the earlier ones settled (the shared
+ * store's commits): one runs while the previous one is written, not more, so that an advance over
+ * 20,000 expiries never holds the changes of many slices at once waiting to be written.
+ */
+const SLICES_AHEAD = 2;
 /** How long a runner that failed (the shared store's database away) waits before trying again. */
 const RUNNER_RETRY_MS = 1000;
 /** The heap is rebuilt when more entries than this are cancelled and they outnumber the live ones. */
@@ -209,22 +215,62 @@ export class VirtualClock {
         }
         return finished;
       };
+      // The slices' units still settling (a shared store's commits), and the first that failed.
+      const pending: Promise<void>[] = [];
+      let failure: { error: unknown } | undefined;
       this.firing = true;
       try {
         for (;;) {
-          const finished = this.runner === undefined ? slice() : await this.runner(slice);
-          if (finished === true) break;
+          // At most SLICES_AHEAD slices not yet settled: what they changed is not held without bound.
+          if (pending.length >= SLICES_AHEAD) await pending[pending.length - SLICES_AHEAD];
+          if (failure !== undefined) break;
+          const finished = await this.sliceRan(slice, pending, (error) => (failure ??= { error }));
+          if (failure !== undefined) break;
+          if (finished) break;
           await yieldToEventLoop();
         }
+        // The advance answers once what every slice changed is stored, or at once with the first
+        // failure (the store fails the units after it too, and they are not waited for).
+        if (failure === undefined) await Promise.all(pending);
       } finally {
         this.firing = false;
       }
       this.arm();
+      if (failure !== undefined) throw failure.error;
     };
     this.slicedAdvances++;
     const next = this.advancing.then(run).finally(() => this.slicedAdvances--);
     this.advancing = next.catch(() => undefined);
     return next;
+  }
+
+  /**
+   * Runs one slice of an advance through the runner and answers, once the slice ran, whether it
+   * finished the advance. It does not wait for the runner's unit to settle (the shared store's
+   * commit, write-behind): the next slice runs while the last one is being stored, so that an
+   * advance over 20,000 expiries lasts about as long as in memory rather than one commit per
+   * slice longer; the unit's outcome goes to `pending`, a failure to `failed`.
+   */
+  private sliceRan(slice: () => boolean, pending: Promise<void>[], failed: (error: unknown) => void): Promise<boolean> {
+    if (this.runner === undefined) return Promise.resolve(slice());
+    let ran: (finished: boolean) => void = () => undefined;
+    const sliced = new Promise<boolean>((resolve) => (ran = resolve));
+    const result = this.runner(() => {
+      const finished = slice();
+      ran(finished);
+      return finished;
+    });
+    if (!(result instanceof Promise)) return Promise.resolve(result);
+    // A unit that failed before its slice ran (the database away) ends the advance: not finished.
+    const settled = result.then(
+      () => undefined,
+      (error: unknown) => {
+        failed(error);
+        ran(false);
+      },
+    );
+    pending.push(settled);
+    return sliced;
   }
 
   /** True while an {@link advanceInSlices} runs (or waits for an earlier one). */

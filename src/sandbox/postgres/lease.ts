@@ -33,8 +33,7 @@ const RETRY_AFTER_SECONDS = 2;
  * package's declarations do not name `pg`'s types, which its users need not install.
  */
 export interface QueryClient {
-  query<R = Record<string, unknown>>(text: string): Promise<{ rows: R[] }>;
-  escapeLiteral(value: string): string;
+  query<R = Record<string, unknown>>(text: string, values?: unknown[]): Promise<{ rows: R[] }>;
 }
 
 export interface HeldConnection {

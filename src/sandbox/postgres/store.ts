@@ -16,8 +16,8 @@
  *   writes); the families rebuild what they derive from them ({@link Store.observe}).
  * - A deleted record keeps its row with `data` NULL for {@link TOMBSTONE_MINUTES} minutes, so that a
  *   writer that lost its connection and took the role again reads what changed since (`seq > seen`).
- * - The virtual clock's offset is a record too ({@link CLOCK_COLLECTION}): a writer that takes over
- *   goes on from the offset its predecessor reached.
+ * - The virtual clock's offset is a record too (clock-offset.ts): a writer that takes over goes on
+ *   from the offset its predecessor reached.
  * - When the database cannot be reached (down, restarted, the connection killed, a full disk),
  *   units fail with a {@link StoreUnavailableError} (503 with `Retry-After`); what they changed in
  *   the cache is put back (and the families' observers told, so what they derive follows),
@@ -38,24 +38,14 @@ import { describeDatabase } from './database-url.js';
 import { WriterLease, type QueryClient } from './lease.js';
 import { migrateDatabase } from './schema.js';
 import { writeRecords, type RecordRow } from './rows.js';
-
-/** The collection of the shared virtual clock: one record, `clock`, `{ offsetMs }`. */
-const CLOCK_COLLECTION = 'sandbox.clock';
+import { readChanges, type ChangedRow } from './catch-up.js';
+import { CLOCK_COLLECTION, ClockOffset, type SharedClock } from './clock-offset.js';
 /** How long a deleted record's row stays, for a writer that lost its connection to learn of it. */
 const TOMBSTONE_MINUTES = 10;
 /** Units of work run in one batch, at most (the batches waiting for a commit share it). */
 const MAX_BATCH = 256;
-/** Changes read per query when catching up. */
-const CATCH_UP_PAGE = 5_000;
 /** Seconds a client is asked to wait when the database cannot be reached. */
 const RETRY_AFTER_SECONDS = 5;
-
-/** What the shared store needs of the virtual clock. */
-export interface SharedClock {
-  readonly offsetMs: number;
-  /** Moves the clock forward by `ms`, firing the timers due on the way. */
-  advance(ms: number): void;
-}
 
 export interface PostgresStoreOptions {
   /** The database URL (`postgres://...`), already checked (database-url.ts). */
@@ -90,13 +80,6 @@ interface CommitGroup {
   fail(failure: unknown): void;
 }
 
-interface Row {
-  seq: string;
-  collection: string;
-  id: string;
-  data: string | null;
-}
-
 export class PostgresStore implements Store {
   readonly shared = true;
   /** This process among the sandbox's processes (its connections' `application_name`). */
@@ -120,10 +103,7 @@ export class PostgresStore implements Store {
   private inlineWaiters: { resolve(): void; reject(error: unknown): void }[] = [];
   /** The highest `seq` this process has seen (as a decimal string: bigint in the database). */
   private seen = '0';
-  private clock: SharedClock | undefined;
-  private writtenOffset = 0;
-  /** The clock offset read from the database, applied once the records are read. */
-  private storedOffset: number | undefined;
+  private readonly clockOffset = new ClockOffset();
   private lease: WriterLease | undefined;
   private purgeTimer: NodeJS.Timeout | undefined;
   private closed = false;
@@ -169,8 +149,7 @@ export class PostgresStore implements Store {
 
   /** Makes the virtual clock shared: its offset is stored, and a writer that takes over goes on from it. */
   attachClock(clock: SharedClock): void {
-    this.clock = clock;
-    this.writtenOffset = clock.offsetMs;
+    this.clockOffset.attach(clock);
   }
 
   clear(): void {
@@ -336,10 +315,8 @@ export class PostgresStore implements Store {
         }
       }
       // The clock's offset, when the units moved it: written with them.
-      if (this.clock !== undefined && this.clock.offsetMs !== this.writtenOffset) {
-        this.writtenOffset = this.clock.offsetMs;
-        this.sharedCollection<{ offsetMs: number }>(CLOCK_COLLECTION).set('clock', { offsetMs: this.clock.offsetMs });
-      }
+      const offsetMs = this.clockOffset.takeMoved();
+      if (offsetMs !== undefined) this.sharedCollection<{ offsetMs: number }>(CLOCK_COLLECTION).set('clock', { offsetMs });
     } finally {
       this.inUnit = false;
     }
@@ -420,7 +397,7 @@ export class PostgresStore implements Store {
    */
   private failPending(failure: unknown): void {
     // The clock's offset is written again with the next unit (its record is put back below).
-    this.writtenOffset = Number.NaN;
+    this.clockOffset.forget();
     const groups = this.groups;
     this.groups = [];
     for (let index = groups.length - 1; index >= 0; index--) this.rollbackCache(groups[index]!.touched);
@@ -435,50 +412,29 @@ export class PostgresStore implements Store {
 
   /** Reads what changed since `seen` (everything when `full`) into the cache. */
   private async catchUp(client: QueryClient, full: boolean): Promise<void> {
-    // Ordered by the column (`seq` alone would name the text output), so that the index on it is
-    // read in order; the changes since `seen` a page at a time, so that the plan is always that
-    // index's, whatever the table's statistics say.
-    const columns = 'SELECT seq::text AS seq, collection, id, data FROM sandbox_records';
-    for (;;) {
-      const select = full
-        ? `${columns} WHERE data IS NOT NULL AND sandbox_records.seq > ${this.seen} ORDER BY sandbox_records.seq LIMIT ${CATCH_UP_PAGE}`
-        : `${columns} WHERE sandbox_records.seq > ${this.seen} ORDER BY sandbox_records.seq LIMIT ${CATCH_UP_PAGE}`;
-      const rows = (await client.query<Row>(select)).rows;
-      if (rows.length > 0) this.applyRows(rows);
-      if (rows.length < CATCH_UP_PAGE) break;
-    }
+    this.seen = await readChanges(client, this.seen, full, (rows) => this.applyRows(rows));
   }
 
   /** The clock's offset read from the database: the clock moves on to it, firing what falls due. */
   private applyStoredOffset(): void {
-    if (this.clock === undefined || this.storedOffset === undefined) return;
-    const ahead = this.storedOffset - this.clock.offsetMs;
-    this.storedOffset = undefined;
-    if (ahead > 0) {
+    const moved = this.clockOffset.apply((move) => {
       this.inUnit = true;
       try {
-        this.clock.advance(ahead);
+        move();
       } finally {
         this.inUnit = false;
       }
-      // What the timers fired on the way changed is written by the next unit.
-      void this.unit(() => undefined).catch(() => undefined);
-    }
-    this.writtenOffset = this.clock.offsetMs;
+    });
+    // What the timers fired on the way changed is written by the next unit.
+    if (moved) void this.unit(() => undefined).catch(() => undefined);
   }
 
-  private applyRows(rows: Row[]): void {
+  private applyRows(rows: ChangedRow[]): void {
     for (const row of rows) {
-      if (row.collection === CLOCK_COLLECTION) {
-        if (row.data !== null) this.storedOffset = (JSON.parse(row.data) as { offsetMs: number }).offsetMs;
-        continue;
-      }
-      this.sharedCollection(row.collection).applyExternal(row.id, row.data === null ? undefined : JSON.parse(row.data));
+      if (row.collection === CLOCK_COLLECTION) this.clockOffset.read(row.data);
+      else this.sharedCollection(row.collection).applyExternal(row.id, row.data === null ? undefined : JSON.parse(row.data));
     }
-    this.seen = rows[rows.length - 1]!.seq;
   }
-
-
 
   /** The records changed since the last commit; later changes start a new list. */
   private takeTouched(): Touched[] {
@@ -491,7 +447,6 @@ export class PostgresStore implements Store {
   private rollbackCache(touched: Touched[]): void {
     for (const { collection, id, previous } of touched.reverse()) collection.applyExternal(id, previous === ABSENT ? undefined : previous);
   }
-
 
   private unavailable(error: unknown): StoreUnavailableError {
     const cause = describeFailure(error);
