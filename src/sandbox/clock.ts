@@ -20,44 +20,10 @@
  */
 import { performance } from 'node:perf_hooks';
 import { Heap } from 'heap-js';
+import { byTime, Timer, type ClockOptions, type ClockTimer, type TimerCallback } from './clock-timer.js';
 import { isoTime } from './iso-time.js';
 
-export interface ClockTimer {
-  /** The virtual time (epoch milliseconds) at which it fires. */
-  readonly at: number;
-  /** Stops it from firing; harmless after it fired. */
-  cancel(): void;
-}
-
-/** A timer's callback: called with the argument given to `schedule` and the timer. */
-export type TimerCallback<A> = (argument: A, timer: ClockTimer) => unknown;
-
-export interface ClockOptions {
-  /** The virtual time at creation, epoch ms (default: the real time). */
-  start?: number;
-  /** Called with an error thrown (or rejected) by a timer callback. */
-  onError?: (error: unknown) => void;
-}
-
-/** A timer and the heap's entry for it. */
-class Timer implements ClockTimer {
-  /** Fired or cancelled: still in the heap until popped or compacted away. */
-  done = false;
-  /** Taken out of the heap into the clock's list of due timers. */
-  batched = false;
-
-  constructor(
-    private readonly clock: VirtualClock,
-    readonly at: number,
-    readonly seq: number,
-    public fn: TimerCallback<unknown> | undefined,
-    public argument: unknown,
-  ) {}
-
-  cancel(): void {
-    this.clock.cancelTimer(this);
-  }
-}
+export type { ClockOptions, ClockTimer, TimerCallback } from './clock-timer.js';
 
 // setTimeout takes at most 2^31 - 1 ms; a later timer is re-armed when this much has passed.
 const MAX_DELAY = 2 ** 31 - 1;
@@ -76,7 +42,6 @@ const COMPACT_MIN = 1024;
 /** Timers popped one by one in a firing run before the due ones are taken out of the heap at once. */
 const BATCH_AFTER = 256;
 
-const byTime = (a: Timer, b: Timer): number => a.at - b.at || a.seq - b.seq;
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export class VirtualClock {
