@@ -135,8 +135,12 @@ export class Router {
     return this.paths.logPath(url);
   }
 
-  /** Handles one HTTP request; never throws. */
-  async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+  /**
+   * Handles one HTTP request; never throws, and its promise (when the answer waits for a body or
+   * for asynchronous work) never rejects. A request answered at once returns undefined: no promise
+   * is made for it.
+   */
+  handle(request: IncomingMessage, response: ServerResponse): Promise<void> | undefined {
     const url = request.url ?? '/';
     const method = (request.method ?? 'GET').toUpperCase();
     const query = url.indexOf('?');
@@ -145,29 +149,36 @@ export class Router {
     try {
       if (!url.startsWith('/')) {
         sendWithoutBody(request, response, this.errorsForPath(pathname).badRequest('The request target must be a path.'));
-        return;
+        return undefined;
       }
       // HEAD is answered like GET; Node leaves the body out.
       const lookup = method === 'HEAD' ? 'GET' : method;
       const found = ROUTED_METHODS.has(lookup) ? this.router.find(lookup as Method, pathname) : null;
       if (found === null) {
         this.unrouted(request, response, method, pathname);
-        return;
+        return undefined;
       }
       const pipeline = found.store as Pipeline;
       errors = pipeline.errors;
       const malformed = malformedHeaders(request, errors);
       if (malformed !== undefined) {
         sendWithoutBody(request, response, malformed, true);
-        return;
+        return undefined;
       }
       const running = this.run(pipeline, request, response, found.params as Record<string, string>, method, url, pathname);
-      if (running !== undefined) await running;
+      const routeErrors = errors;
+      return running?.catch((error: unknown) => this.unexpected(request, response, method, url, routeErrors, error));
     } catch (error) {
-      this.options.log.error(`unexpected error on ${method} ${this.logPath(url)} (${assignRequestId(request, response)})`, error);
-      if (!response.headersSent) send(response, (errors ?? this.errorsForPath(pathname)).internal());
-      else response.destroy();
+      this.unexpected(request, response, method, url, errors ?? this.errorsForPath(pathname), error);
+      return undefined;
     }
+  }
+
+  /** An exception no step answered: logged, and the family's 500 when the answer has not started. */
+  private unexpected(request: IncomingMessage, response: ServerResponse, method: string, url: string, errors: ErrorHelpers, error: unknown): void {
+    this.options.log.error(`unexpected error on ${method} ${this.logPath(url)} (${assignRequestId(request, response)})`, error);
+    if (!response.headersSent) send(response, errors.internal());
+    else response.destroy();
   }
 
   /** The answer to a request no route takes: 400 for a path that is not percent-encoding, 405, 404. */
