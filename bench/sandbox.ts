@@ -119,7 +119,7 @@ export async function buildTree(cwd = root): Promise<void> {
  * The sandbox of the tree at `cwd` as `npm start` runs it: the built `dist/cli/main.js sandbox`
  * with the start script's Node options, its log line per request written to a discarded stdout.
  */
-function startSandbox(port: number, cwd = root): ChildProcess {
+export function startSandbox(port: number, cwd = root): ChildProcess {
   const options = npmStartNodeOptions(resolve(cwd, 'package.json'));
   return spawn(process.execPath, [...options, 'dist/cli/main.js', 'sandbox', '--port', String(port)], {
     cwd,
