@@ -32,7 +32,7 @@ export class LogPaths {
     const path = query < 0 ? url : url.slice(0, query);
     const plain = PLAIN_PATH.test(path);
     // A plain path no secret route's start matches is logged as it is, without splitting it.
-    if (plain && !this.secretRoutes.some((route) => route.plain.test(path))) return path;
+    if (plain && !this.secretStart(path)) return path;
     const segments = plain ? path.split('/') : normalisedSegments(url);
     let redacted = false;
     for (const route of this.secretRoutes) {
@@ -46,6 +46,12 @@ export class LogPaths {
     }
     if (plain && !redacted) return path;
     return segments.map((segment) => (segment === REDACTED ? segment : printableSegment(segment))).join('/') || '/';
+  }
+
+  /** Whether a plain path matches the start of a route with a secret (a loop: no closure per request). */
+  private secretStart(path: string): boolean {
+    for (const route of this.secretRoutes) if (route.plain.test(path)) return true;
+    return false;
   }
 }
 
