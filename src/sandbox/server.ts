@@ -337,7 +337,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     }
     // The connection's latest answer, unless it was finished (the connection waits for its next request).
     const latest = (socket as AnsweringSocket)[ANSWERING];
-    (socket as AnsweringSocket)[ANSWERING] = undefined;
+    if (latest !== undefined) (socket as AnsweringSocket)[ANSWERING] = undefined;
     const current = latest === undefined || latest.writableFinished ? undefined : latest;
     if (current !== undefined && current.headersSent) {
       socket.destroy();
