@@ -1,7 +1,17 @@
 /**
  * Side-by-side measurement: two variants run in alternating rounds in one process, so that a
  * noisy, shared machine slows both alike; the figure reported is the median of the per-round ratios.
+ * Also a process's CPU time ({@link cpuMs}), which the benches of servers divide by the requests
+ * served: a figure that other processes of a shared machine disturb far less than a rate.
  */
+import { readFileSync } from 'node:fs';
+
+/** The CPU time a process has used, ms (Linux: utime + stime of /proc/<pid>/stat, in ticks of 10 ms). */
+export function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 export interface Pair {
   /** The median over rounds of `subject ops/s ÷ baseline ops/s`. */
   ratio: number;

@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/profile.ts [--operation clock,read,initiate] [--seconds N] [--top N] [--min-percent P] [--keep DIR]`:
+ * `npx tsx bench/profile.ts [--operation clock,read,initiate] [--seconds N] [--top N] [--min-percent P] [--keep DIR] [--built]`:
  * where a sandbox request's time goes. For each operation, a sandbox is started in a child Node
  * process (through tsx, as the sandbox bench runs it, with the heap flags of `npm start`,
  * bench/start-options.ts, and a line logged per request to a discarded stdout); autocannon warms
@@ -9,6 +9,8 @@
  * (bench/cpuprofile.ts). The operations: `clock`, `GET /sandbox/clock` (no authentication, no
  * store); `read`, the sandbox bench's transaction read; `initiate`, its signed SDK initiate.
  * `--keep DIR` also writes each `.cpuprofile` there (for Chrome's DevTools or speedscope).
+ * `--built` profiles the built sandbox (`dist/`, built first when stale), the code `npm start` runs:
+ * through tsx every function carries tsx's naming helper, a few per cent of a cheap request.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -16,17 +18,19 @@ import { Session } from 'node:inspector/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { createSandbox } from '../src/sandbox/server.js';
+import { pathToFileURL } from 'node:url';
 import { summariseProfile, type CpuProfile } from './cpuprofile.js';
-import { freePorts, SDK_INITIATE_REQUEST, sandboxTransaction, waitFor } from './sandbox.js';
+import { buildTree, freePorts, SDK_INITIATE_REQUEST, sandboxTransaction, waitFor } from './sandbox.js';
 import { npmStartNodeOptions } from './start-options.js';
 
 const root = resolve(import.meta.dirname, '..');
 const OPERATIONS = ['clock', 'read', 'initiate'] as const;
 type Operation = (typeof OPERATIONS)[number];
 
-/** The child's side: a sandbox on `port`, the profiler started and stopped by messages. */
-async function serve(port: number): Promise<void> {
+/** The child's side: a sandbox on `port` (the built one when `built`), the profiler started and stopped by messages. */
+async function serve(port: number, built: boolean): Promise<void> {
+  const module = built ? pathToFileURL(resolve(root, 'dist/sandbox/server.js')).href : '../src/sandbox/server.js';
+  const { createSandbox } = (await import(module)) as typeof import('../src/sandbox/server.js');
   const sandbox = await createSandbox({ logRequests: true });
   await sandbox.listen(port, '127.0.0.1');
   const session = new Session();
@@ -63,9 +67,13 @@ function reply(child: ChildProcess, wanted?: string): Promise<string> {
   });
 }
 
-async function profileOne(operation: Operation, seconds: number): Promise<{ profile: CpuProfile; requestsPerSecond: number; p99Ms: number }> {
+async function profileOne(
+  operation: Operation,
+  seconds: number,
+  built: boolean,
+): Promise<{ profile: CpuProfile; requestsPerSecond: number; p99Ms: number }> {
   const [port] = await freePorts(1);
-  const child = fork(import.meta.filename, ['--serve', String(port!)], {
+  const child = fork(import.meta.filename, ['--serve', String(port!), ...(built ? ['--built'] : [])], {
     cwd: root,
     execArgv: [...npmStartNodeOptions(), '--import', 'tsx'],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
@@ -102,10 +110,12 @@ const { values } = parseArgs({
     'min-percent': { type: 'string' },
     keep: { type: 'string' },
     serve: { type: 'string' },
+    built: { type: 'boolean' },
   },
 });
+const built = values.built === true;
 if (values.serve !== undefined) {
-  await serve(Number(values.serve));
+  await serve(Number(values.serve), built);
 } else {
   const operations = (values.operation?.split(',').map((name) => name.trim()) ?? [...OPERATIONS]) as Operation[];
   const wrong = operations.filter((name) => !(OPERATIONS as readonly string[]).includes(name));
@@ -116,8 +126,9 @@ if (values.serve !== undefined) {
   const seconds = Number(values.seconds ?? 10);
   const top = Number(values.top ?? 20);
   const minPercent = Number(values['min-percent'] ?? 2);
+  if (built) await buildTree();
   for (const operation of operations) {
-    const { profile, requestsPerSecond, p99Ms } = await profileOne(operation, seconds);
+    const { profile, requestsPerSecond, p99Ms } = await profileOne(operation, seconds, built);
     if (values.keep !== undefined) {
       mkdirSync(values.keep, { recursive: true });
       writeFileSync(resolve(values.keep, `${operation}.cpuprofile`), JSON.stringify(profile));

@@ -14,7 +14,6 @@
  * URL and runs until killed.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -22,6 +21,7 @@ import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import autocannon from 'autocannon';
 import { createSandbox } from '../src/sandbox/server.js';
 import { SDK_INITIATE_REQUEST } from './sandbox.js';
+import { cpuMs } from './measure.js';
 
 const root = resolve(import.meta.dirname, '..');
 const CONNECTIONS = 20;
@@ -47,12 +47,6 @@ async function startChild(setting: Setting): Promise<{ url: string; child: Child
     lines.once('line', (line) => done(line.trim()));
   });
   return { url, child };
-}
-
-/** The CPU time a process has used, ms (Linux: utime + stime of /proc/<pid>/stat, in ticks of 10 ms). */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 function load(url: string, operation: 'initiate' | 'clock', duration = SECONDS) {

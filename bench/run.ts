@@ -94,12 +94,15 @@ if (only.includes('sandbox')) {
   out('   (targets: ÷ node >= 0.6 on GET /sandbox/clock, >= 0.4 on the others; ÷ prism >= 10; sandbox p99 <= 5 ms)');
   const { rows, ratios } = await benchSandbox({ before: values['sandbox-before'] });
   for (const r of rows) {
-    out(`  ${r.operation.padEnd(18)} ${r.server.padEnd(8)} ${fmt(r.requestsPerSecond, 0).padStart(7)} req/s   p99 ${fmt(r.p99Ms, 1)} ms   non-2xx ${r.non2xx}   errors ${r.errors}`);
+    const cpu = r.cpuMicroseconds === undefined ? '' : `   ${fmt(r.cpuMicroseconds, 1)} µs CPU a request`;
+    out(`  ${r.operation.padEnd(18)} ${r.server.padEnd(8)} ${fmt(r.requestsPerSecond, 0).padStart(7)} req/s   p99 ${fmt(r.p99Ms, 1)} ms   non-2xx ${r.non2xx}   errors ${r.errors}${cpu}`);
   }
   for (const r of ratios) {
     const prism = r.ofPrism === undefined ? '' : `   sandbox ÷ prism ${fmt(r.ofPrism, 1)}x`;
     const before = r.beforeOfNode === undefined ? '' : `   (before ÷ node ${fmt(r.beforeOfNode)}x)`;
+    const beforeCpu = r.beforeCpuOfNode === undefined ? '' : ` (before ${fmt(r.beforeCpuOfNode)}x)`;
     out(`  ${r.operation.padEnd(18)} sandbox ÷ node ${fmt(r.ofNode)}x (target ${fmt(r.nodeTarget, 1)})${prism}   sandbox p99 ${fmt(r.sandboxP99Ms, 1)} ms${before}`);
+    out(`  ${''.padEnd(18)} CPU a request, node's ÷ sandbox's ${fmt(r.cpuOfNode)}x${beforeCpu}`);
   }
 }
 if (only.includes('request-log')) {

@@ -10,6 +10,9 @@
  * operations. Each sandbox is the built one `npm start` runs (its tree built first when stale). With
  * `--sandbox-before DIR` (a checkout of another commit, its `node_modules` in place), that tree's sandbox is measured beside this one (`before`), so that a
  * change is measured side by side in one run. Every server is its own process on a free port.
+ * Beside each rate, the server process's CPU time per request (/proc/<pid>/stat): on a machine
+ * shared with other work the rates move with the load, the CPU a request costs far less; the bare
+ * server's ÷ the sandbox's is reported as a second ratio (Prism, several processes, has none).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -21,6 +24,7 @@ import { startMocks } from '../scripts/mock-servers.js';
 import { createMerchantApiClient, createTransactionalApiClient, transactionalCredentials } from '../src/clients/gateway.js';
 import { sdkSignature } from '../src/signature.js';
 import { npmStartNodeOptions } from './start-options.js';
+import { cpuMs } from './measure.js';
 
 const root = resolve(import.meta.dirname, '..');
 const CONNECTIONS = 20;
@@ -37,6 +41,8 @@ export interface ServerFigures {
   p99Ms: number;
   non2xx: number;
   errors: number;
+  /** The server process's CPU time per request, µs (undefined for Prism). */
+  cpuMicroseconds: number | undefined;
 }
 
 export interface RatioFigures {
@@ -47,6 +53,10 @@ export interface RatioFigures {
   ofPrism: number | undefined;
   /** The `--sandbox-before` tree's sandbox requests/s ÷ the bare Node server's. */
   beforeOfNode: number | undefined;
+  /** The bare Node server's CPU time per request ÷ the sandbox's (1 would be the pipeline costing nothing). */
+  cpuOfNode: number;
+  /** The same for the `--sandbox-before` tree's sandbox. */
+  beforeCpuOfNode: number | undefined;
   /** The worst p99 of the sandbox's rounds. */
   sandboxP99Ms: number;
   /** What `ofNode` must reach. */
@@ -109,7 +119,7 @@ export async function buildTree(cwd = root): Promise<void> {
  * The sandbox of the tree at `cwd` as `npm start` runs it: the built `dist/cli/main.js sandbox`
  * with the start script's Node options, its log line per request written to a discarded stdout.
  */
-function startSandbox(port: number, cwd = root): ChildProcess {
+export function startSandbox(port: number, cwd = root): ChildProcess {
   const options = npmStartNodeOptions(resolve(cwd, 'package.json'));
   return spawn(process.execPath, [...options, 'dist/cli/main.js', 'sandbox', '--port', String(port)], {
     cwd,
@@ -224,6 +234,11 @@ export async function benchSandbox(options: { before?: string } = {}): Promise<S
       read: { url: mocks.urls.gateway as string, read: prismRead },
       initiate: { url: mocks.urls.sdk as string, read: prismRead },
     });
+    const pids = new Map<ServerName, number | undefined>([
+      ['sandbox', sandboxProcess.pid],
+      ['before', beforeProcess?.pid],
+      ['node', nodeProcess.pid],
+    ]);
     const rows: ServerFigures[] = [];
     const operations: OperationName[] = ['GET /sandbox/clock', 'GET transaction', 'SDK initiate'];
     for (const operation of operations) {
@@ -240,7 +255,10 @@ export async function benchSandbox(options: { before?: string } = {}): Promise<S
         // Alternate the order, so that no server is always measured first (or last) on a noisy machine.
         const order = round % 2 === 0 ? servers : [...servers].reverse();
         for (const server of order) {
+          const pid = pids.get(server);
+          const cpuBefore = pid === undefined ? 0 : cpuMs(pid);
           const result = await measure(server);
+          const cpu = pid === undefined ? undefined : cpuMs(pid) - cpuBefore;
           rows.push({
             operation,
             server,
@@ -248,6 +266,7 @@ export async function benchSandbox(options: { before?: string } = {}): Promise<S
             p99Ms: result.latency.p99,
             non2xx: result.non2xx,
             errors: result.errors + result.timeouts,
+            cpuMicroseconds: cpu === undefined ? undefined : (cpu * 1000) / Math.max(1, result.requests.total),
           });
         }
       }
@@ -260,11 +279,16 @@ export async function benchSandbox(options: { before?: string } = {}): Promise<S
       const sandbox = throughput('sandbox')!;
       const prism = throughput('prism');
       const before = throughput('before');
+      const cpu = (server: ServerName) => (of(server).length === 0 ? undefined : mean(of(server).map((r) => r.cpuMicroseconds ?? 0)));
+      const nodeCpu = cpu('node')!;
+      const beforeCpu = cpu('before');
       return {
         operation,
         ofNode: sandbox / node,
         ofPrism: prism === undefined ? undefined : sandbox / prism,
         beforeOfNode: before === undefined ? undefined : before / node,
+        cpuOfNode: nodeCpu / cpu('sandbox')!,
+        beforeCpuOfNode: beforeCpu === undefined ? undefined : nodeCpu / beforeCpu,
         sandboxP99Ms: Math.max(...of('sandbox').map((r) => r.p99Ms)),
         nodeTarget: NODE_TARGETS[operation],
       };

@@ -18,8 +18,11 @@
 const MARKER = '\u0000paylater-raw-json\u0000';
 const MARKER_TEXT = JSON.stringify(MARKER);
 
-/** The texts met while {@link stringifyJson} writes a value; `undefined` outside it. */
-let collecting: string[] | undefined;
+/**
+ * The texts met while {@link stringifyJson} writes a value: `null` while it writes one that has
+ * none so far (no list is made for the usual answer, which has none), `undefined` outside it.
+ */
+let collecting: string[] | null | undefined;
 
 /** A JSON value given as its text (valid JSON: the sandbox keeps only texts it wrote or checked). */
 export class RawJson {
@@ -27,7 +30,7 @@ export class RawJson {
 
   toJSON(): unknown {
     if (collecting === undefined) return JSON.parse(this.text) as unknown;
-    collecting.push(this.text);
+    (collecting ??= []).push(this.text);
     return MARKER;
   }
 }
@@ -39,15 +42,16 @@ export class RawJson {
  */
 export function stringifyJson(value: unknown): string {
   const outer = collecting;
-  const texts: string[] = [];
-  collecting = texts;
+  collecting = null;
   let written = '';
+  let texts: string[] | null = null;
   try {
     written = JSON.stringify(value);
   } finally {
+    texts = collecting as string[] | null;
     collecting = outer;
   }
-  if (texts.length === 0) return written;
+  if (texts === null) return written;
   const parts = written.split(MARKER_TEXT);
   if (parts.length !== texts.length + 1) return JSON.stringify(value);
   let joined = parts[0]!;

@@ -144,7 +144,7 @@ export class RequestLog {
   };
 
   /** Records a request once its answer was sent (server.ts, on `finish`). */
-  finish(request: IncomingMessage, response: ServerResponse, startedMs: number, requestId: string): void {
+  finish(request: IncomingMessage, response: ServerResponse, elapsedMs: number, requestId: string): void {
     const url = request.url ?? '/';
     if (url.startsWith('/sandbox/requests') || url.startsWith('/dashboard')) return;
     const method = request.method ?? '-';
@@ -176,7 +176,6 @@ export class RequestLog {
     let headerBytes = 0;
     for (const part of rawHeaders) headerBytes += part.length;
     const route = facts?.route;
-    const elapsedMs = performance.now() - startedMs;
     const entry: LoggedRequest = {
       seq: this.nextSeq++,
       // When it arrived, on the virtual clock (the clock may have moved while it was answered).

@@ -31,6 +31,8 @@ export class LogPaths {
     const query = url.indexOf('?');
     const path = query < 0 ? url : url.slice(0, query);
     const plain = PLAIN_PATH.test(path);
+    // A plain path no secret route's start matches is logged as it is, without splitting it.
+    if (plain && !this.secretStart(path)) return path;
     const segments = plain ? path.split('/') : normalisedSegments(url);
     let redacted = false;
     for (const route of this.secretRoutes) {
@@ -44,6 +46,12 @@ export class LogPaths {
     }
     if (plain && !redacted) return path;
     return segments.map((segment) => (segment === REDACTED ? segment : printableSegment(segment))).join('/') || '/';
+  }
+
+  /** Whether a plain path matches the start of a route with a secret (a loop: no closure per request). */
+  private secretStart(path: string): boolean {
+    for (const route of this.secretRoutes) if (route.plain.test(path)) return true;
+    return false;
   }
 }
 
@@ -61,6 +69,11 @@ interface SecretRoute {
   secret: number[];
   /** The highest of them. */
   last: number;
+  /**
+   * Whether a plain path ({@link PLAIN_PATH}) matches the route up to its last secret segment, as
+   * the segment by segment comparison would (ASCII, whatever the case).
+   */
+  plain: RegExp;
 }
 
 const REDACTED = '[redacted]';
@@ -115,7 +128,13 @@ function secretRoute(path: string): SecretRoute | undefined {
     if (SECRET_PARAMETER.test(parameter[1]!)) secret.push(index);
     return undefined;
   });
-  return secret.length === 0 ? undefined : { segments, secret, last: Math.max(...secret) };
+  if (secret.length === 0) return undefined;
+  const last = Math.max(...secret);
+  const start = segments
+    .slice(1, last + 1)
+    .map((segment) => `/${segment === undefined ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`)
+    .join('');
+  return { segments, secret, last, plain: new RegExp(`^${start}(?:/|$)`, 'i') };
 }
 
 export function prefixOf(path: string): string {

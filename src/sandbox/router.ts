@@ -29,7 +29,7 @@ import type { Contract, FamilyName } from './validation.js';
 import { outsideDescription } from './outside-description.js';
 import { OFFLOAD_BYTES, type OffloadedBody } from './json-offload.js';
 import { jsonContentTypeProblem } from '../http/json.js';
-import { runOperation, SandboxRequestOf, work, type Pipeline, type RouteFacts, type RouteInfo, type Seen } from './pipeline.js';
+import { runOperation, SandboxRequestOf, work, type Pipeline, type RouteFacts, type RouteInfo } from './pipeline.js';
 import { decodablePath, LogPaths, prefixOf, shorten } from './route-paths.js';
 
 export * from './route-types.js';
@@ -55,6 +55,9 @@ export interface RouterOptions {
   /** Parses a large body off the event loop (json-offload.ts); without it every body is parsed here. */
   offload?: (bytes: Uint8Array, pointers: readonly string[]) => Promise<OffloadedBody | undefined>;
 }
+
+/** What {@link RouteFacts.reply} holds until the reply is known (the log is told only after). */
+const NO_REPLY: Reply = Object.freeze({ status: 500, body: undefined });
 
 export class Router {
   private readonly router = FindMyWay({
@@ -135,8 +138,12 @@ export class Router {
     return this.paths.logPath(url);
   }
 
-  /** Handles one HTTP request; never throws. */
-  async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+  /**
+   * Handles one HTTP request; never throws, and its promise (when the answer waits for a body or
+   * for asynchronous work) never rejects. A request answered at once returns undefined: no promise
+   * is made for it.
+   */
+  handle(request: IncomingMessage, response: ServerResponse): Promise<void> | undefined {
     const url = request.url ?? '/';
     const method = (request.method ?? 'GET').toUpperCase();
     const query = url.indexOf('?');
@@ -145,29 +152,36 @@ export class Router {
     try {
       if (!url.startsWith('/')) {
         sendWithoutBody(request, response, this.errorsForPath(pathname).badRequest('The request target must be a path.'));
-        return;
+        return undefined;
       }
       // HEAD is answered like GET; Node leaves the body out.
       const lookup = method === 'HEAD' ? 'GET' : method;
       const found = ROUTED_METHODS.has(lookup) ? this.router.find(lookup as Method, pathname) : null;
       if (found === null) {
         this.unrouted(request, response, method, pathname);
-        return;
+        return undefined;
       }
       const pipeline = found.store as Pipeline;
       errors = pipeline.errors;
       const malformed = malformedHeaders(request, errors);
       if (malformed !== undefined) {
         sendWithoutBody(request, response, malformed, true);
-        return;
+        return undefined;
       }
       const running = this.run(pipeline, request, response, found.params as Record<string, string>, method, url, pathname);
-      if (running !== undefined) await running;
+      const routeErrors = errors;
+      return running?.catch((error: unknown) => this.unexpected(request, response, method, url, routeErrors, error));
     } catch (error) {
-      this.options.log.error(`unexpected error on ${method} ${this.logPath(url)} (${assignRequestId(request, response)})`, error);
-      if (!response.headersSent) send(response, (errors ?? this.errorsForPath(pathname)).internal());
-      else response.destroy();
+      this.unexpected(request, response, method, url, errors ?? this.errorsForPath(pathname), error);
+      return undefined;
     }
+  }
+
+  /** An exception no step answered: logged, and the family's 500 when the answer has not started. */
+  private unexpected(request: IncomingMessage, response: ServerResponse, method: string, url: string, errors: ErrorHelpers, error: unknown): void {
+    this.options.log.error(`unexpected error on ${method} ${this.logPath(url)} (${assignRequestId(request, response)})`, error);
+    if (!response.headersSent) send(response, errors.internal());
+    else response.destroy();
   }
 
   /** The answer to a request no route takes: 400 for a path that is not percent-encoding, 405, 404. */
@@ -216,16 +230,29 @@ export class Router {
     pathname: string,
   ): Promise<void> | undefined {
     const received = receiveBody(request, response, pipeline.errors, this.options.bodyLimit, pipeline.readsBody);
-    const proceed = (rawBody: Buffer): Promise<void> | undefined => {
-      const incoming = incomingRequest(request, rawBody, method, url, pathname);
-      const offloading = this.offload(pipeline, incoming);
-      if (offloading === undefined) return this.answer(pipeline, request, response, params, incoming);
-      return offloading.then(() => this.answer(pipeline, request, response, params, incoming));
-    };
     if (received instanceof Promise) {
-      return received.then((rawBody) => (rawBody === undefined ? undefined : proceed(rawBody)));
+      return received.then((rawBody) =>
+        rawBody === undefined ? undefined : this.proceed(pipeline, request, response, params, method, url, pathname, rawBody),
+      );
     }
-    return proceed(received);
+    return this.proceed(pipeline, request, response, params, method, url, pathname, received);
+  }
+
+  /** Once the body is in: a large one parsed off the event loop, then {@link answer}. */
+  private proceed(
+    pipeline: Pipeline,
+    request: IncomingMessage,
+    response: ServerResponse,
+    params: Record<string, string>,
+    method: string,
+    url: string,
+    pathname: string,
+    rawBody: Buffer,
+  ): Promise<void> | undefined {
+    const incoming = incomingRequest(request, rawBody, method, url, pathname);
+    const offloading = this.offload(pipeline, incoming);
+    if (offloading === undefined) return this.answer(pipeline, request, response, params, incoming);
+    return offloading.then(() => this.answer(pipeline, request, response, params, incoming));
   }
 
   /**
@@ -252,28 +279,33 @@ export class Router {
   ): Promise<void> | undefined {
     let reply: Reply | Promise<Reply>;
     // Only the request log needs what the pipeline learnt; without it nothing is allocated for it.
-    const seen: Seen | undefined = this.options.observe === undefined ? undefined : {};
+    // With it, one object: the facts the log is told, filled in as the pipeline learns them.
+    const seen: RouteFacts | undefined =
+      this.options.observe === undefined
+        ? undefined
+        : { route: pipeline.info, principal: undefined, params, body: undefined, rawBody: incoming.rawBody, reply: NO_REPLY };
     try {
       const { unit } = this.options;
       reply = unit === undefined ? work(pipeline, incoming, params, seen) : unit(() => work(pipeline, incoming, params, seen));
     } catch (error) {
-      this.reply(response, pipeline, params, incoming, seen, this.failure(pipeline, request, response, incoming, error));
+      this.reply(response, seen, this.failure(pipeline, request, response, incoming, error));
       return undefined;
     }
     if (reply instanceof Promise) {
       return reply.then(
-        (settled) => this.reply(response, pipeline, params, incoming, seen, settled),
-        (error: unknown) => this.reply(response, pipeline, params, incoming, seen, this.failure(pipeline, request, response, incoming, error)),
+        (settled) => this.reply(response, seen, settled),
+        (error: unknown) => this.reply(response, seen, this.failure(pipeline, request, response, incoming, error)),
       );
     }
-    this.reply(response, pipeline, params, incoming, seen, reply);
+    this.reply(response, seen, reply);
     return undefined;
   }
 
   /** Sends the reply, telling {@link RouterOptions.observe} first (the request log). */
-  private reply(response: ServerResponse, pipeline: Pipeline, params: Record<string, string>, incoming: IncomingRequest, seen: Seen | undefined, reply: Reply): void {
+  private reply(response: ServerResponse, seen: RouteFacts | undefined, reply: Reply): void {
     if (seen !== undefined) {
-      this.options.observe?.(response, { route: pipeline.info, principal: seen.principal, params, body: seen.body, rawBody: incoming.rawBody, reply });
+      seen.reply = reply;
+      this.options.observe?.(response, seen);
     }
     send(response, reply);
   }

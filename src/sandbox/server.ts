@@ -266,22 +266,19 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     }
   }
 
-  // The answer under way on each connection, so that a timeout can be answered in its family's format.
-  const inFlight = new WeakMap<Socket, TimedResponse>();
-  const logLine = (method: string, url: string, status: number, started: number, requestId: string) => {
-    log.info(`${method} ${router.logPath(url)} ${status} ${Math.round(performance.now() - started)} ms ${requestId}`);
+  const logLine = (method: string, url: string, status: number, elapsedMs: number, requestId: string) => {
+    log.info(`${method} ${router.logPath(url)} ${status} ${Math.round(elapsedMs)} ms ${requestId}`);
   };
-  // Listeners shared by every answer (no closure per request): the answer is sent (its log line,
-  // written as soon as it is handed to the system), then done, sent or not (the connection's entry).
+  // The one listener an answer gets, shared by every answer (no closure per request), and only
+  // when something is logged: once the answer is handed to the system, its log line and its entry
+  // in the request log.
+  const logged = options.logRequests === true || requestLog !== undefined;
   function sent(this: TimedResponse): void {
     const { req: request } = this;
     const requestId = assignRequestId(request, this);
-    if (options.logRequests === true) logLine(request.method ?? '-', request.url ?? '/', this.statusCode, this.started, requestId);
-    requestLog?.finish(request, this, this.started, requestId);
-  }
-  function answered(this: TimedResponse): void {
-    const { socket } = this.req;
-    if (inFlight.get(socket) === this) inFlight.delete(socket);
+    const elapsedMs = performance.now() - this.started;
+    if (options.logRequests === true) logLine(request.method ?? '-', request.url ?? '/', this.statusCode, elapsedMs, requestId);
+    requestLog?.finish(request, this, elapsedMs, requestId);
   }
 
   const timeouts = options.timeouts ?? {};
@@ -301,9 +298,10 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
         role.forward(request, response, () => handle(request, response));
         return;
       }
-      inFlight.set(request.socket, response);
-      if (options.logRequests === true || requestLog !== undefined) response.on('finish', sent);
-      response.on('close', answered);
+      // The answer under way on the connection, so that a timeout is answered in its family's
+      // format: a field of the socket, replaced by the next request's answer (no map, no listener).
+      (request.socket as AnsweringSocket)[ANSWERING] = response;
+      if (logged) response.on('finish', sent);
       if (webhookStream.claims(request)) {
         // The stream writes its own head: the request id goes in first.
         response.setHeader('X-Request-Id', assignRequestId(request, response));
@@ -337,8 +335,10 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       socket.destroy();
       return;
     }
-    const current = inFlight.get(socket);
-    inFlight.delete(socket);
+    // The connection's latest answer, unless it was finished (the connection waits for its next request).
+    const latest = (socket as AnsweringSocket)[ANSWERING];
+    if (latest !== undefined) (socket as AnsweringSocket)[ANSWERING] = undefined;
+    const current = latest === undefined || latest.writableFinished ? undefined : latest;
     if (current !== undefined && current.headersSent) {
       socket.destroy();
       return;
@@ -376,8 +376,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
         `Cache-Control: no-store\r\nX-Request-Id: ${requestId}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
     );
     if (options.logRequests !== true) return;
-    if (current === undefined) logLine('-', '-', status, performance.now(), requestId);
-    else logLine(current.req.method ?? '-', current.req.url ?? '/', status, current.started, requestId);
+    if (current === undefined) logLine('-', '-', status, 0, requestId);
+    else logLine(current.req.method ?? '-', current.req.url ?? '/', status, performance.now() - current.started, requestId);
   }
 
   let closed = false;
@@ -445,6 +445,10 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 class TimedResponse extends KeptAnswer {
   readonly started = performance.now();
 }
+
+/** Where a connection keeps its latest answer (server.ts alone reads and writes it). */
+const ANSWERING = Symbol('answering');
+type AnsweringSocket = Socket & { [ANSWERING]?: TimedResponse | undefined };
 
 /** The shared store of `databaseUrl`; `pg` is loaded only for it. */
 async function sharedStore(databaseUrl: string, log: Logger) {

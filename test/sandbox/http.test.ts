@@ -237,6 +237,19 @@ describe('malformed requests', () => {
     expect(await logSince(from, 1)).toContain(`- - 408 0 ms ${answer.headers['x-request-id']}`);
   });
 
+  it('headers not received in time after an answered request on the same connection: 408, not the connection dropped', async () => {
+    const answers = await raw('GET /sandbox/clock HTTP/1.1\r\nHost: x\r\n\r\nGET /sandbox/clock HTTP/1.1\r\nHost: x\r\n', { keepOpen: true });
+    const [first = '', second = ''] = answers.split(/(?=HTTP\/1\.1 )/);
+    expect(parseRaw(first).status).toBe(200);
+    const late = parseRaw(second);
+    expect(late.status).toBe(408);
+    expect(late.body).toEqual({
+      errorCode: 'REQUEST_TIMEOUT',
+      message: 'The request line and headers were not received within 300 ms.',
+      requestId: late.headers['x-request-id'],
+    });
+  });
+
   it('a body not received in time: 408 in the family format', async () => {
     const body = '{"merchantTransactionId":"late_1"}';
     const signature = sdkSignature(body, PRIVATE_KEY);
