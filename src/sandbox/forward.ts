@@ -1,34 +1,38 @@
 /**
  * Forwarding in a shared sandbox (`--database-url`, shared-role.ts): a process that is not the
- * writer sends each request, as it came (method, path and query, headers, body streamed), to the
- * writer, and relays the writer's answer as it comes (status, headers, body streamed: the live
- * webhook stream too). Connections to the writer are kept alive and reused.
+ * writer passes every request to the writer, and the writer's answers back, as they come (the live
+ * webhook stream too). Two ways:
  *
- * When the writer cannot be reached (none yet, or it died and another is taking over), the request
- * is answered 503 with `Retry-After`, in its family's error format, saying to send it again.
+ * - **Connections relayed** ({@link Forwarder.relayConnections}, relay.ts): while the writer's
+ *   address is known, each connection accepted is joined, byte for byte, to a connection of its
+ *   own to the writer; this process parses nothing. relay.ts says what a client sees when the
+ *   writer goes.
+ * - **Requests forwarded** ({@link Forwarder.forward}): a connection accepted while no writer is
+ *   known goes to this process's HTTP server, which sends each request, as it came (method, path
+ *   and query, headers, body streamed), to the writer once it is known (shared-role.ts waits for
+ *   it), over connections kept alive and reused; 503 as above when there is none.
  *
- * Hand-written on node:http rather than a proxy library: one fixed upstream, no rewriting, no
- * caching; what matters is the error answer in the contract's format, which a library would leave
- * to a callback anyway.
+ * Hand-written on node:http and node:net rather than a proxy library: one fixed upstream, no
+ * rewriting, no caching; what matters is the error answer in the contract's format, which a
+ * library would leave to a callback anyway.
  */
-import { Agent, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { Agent, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { ErrorHelpers } from './errors.js';
 import { sendWithoutBody } from './io.js';
+import { RelayedConnection, RETRY_AFTER_SECONDS, UNREACHABLE, type RelayTarget } from './relay.js';
 
 /** Where the writer listens, as this process connects to it. */
-export interface ForwardTarget {
-  host: string;
-  port: number;
-}
+export type ForwardTarget = RelayTarget;
 
-/** Seconds a client is asked to wait when the writer cannot be reached. */
-const RETRY_AFTER_SECONDS = 2;
 
 /** Headers of one hop, never passed on (RFC 9110, 7.6.1). */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer']);
 
 export class Forwarder {
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64 });
+  /** The connections relayed now, closed with the forwarder. */
+  private readonly relayed = new Set<RelayedConnection>();
 
   constructor(
     /** The errors of the family a path belongs to. */
@@ -65,7 +69,7 @@ export class Forwarder {
         response.destroy();
         return;
       }
-      this.unavailable(request, response, 'The shared sandbox\'s writer process cannot be reached (it may be stopping, or another is taking over).');
+      this.unavailable(request, response, UNREACHABLE);
     });
     request.pipe(outgoing);
     request.on('error', () => outgoing.destroy());
@@ -74,9 +78,32 @@ export class Forwarder {
     });
   }
 
-  /** Closes the kept connections. */
+  /**
+   * Relays each connection `server` accepts to `targetOf()`, the writer, when it is known; the
+   * others go to the server's own handlers (its HTTP parser), as without this.
+   */
+  relayConnections(server: Server, targetOf: () => ForwardTarget | undefined): void {
+    const handlers = server.listeners('connection') as ((socket: Socket) => void)[];
+    server.removeAllListeners('connection');
+    server.on('connection', (socket: Socket) => {
+      const target = targetOf();
+      if (target === undefined) {
+        for (const handler of handlers) handler.call(server, socket);
+        return;
+      }
+      const serveHere = (kept: Socket) => {
+        for (const handler of handlers) handler.call(server, kept);
+      };
+      const relayed = new RelayedConnection(socket, targetOf, target, this.errorsFor, serveHere, () => this.relayed.delete(relayed));
+      this.relayed.add(relayed);
+    });
+  }
+
+  /** Closes the kept connections and the relayed ones. */
   close(): void {
     this.agent.destroy();
+    for (const relayed of this.relayed) relayed.destroy();
+    this.relayed.clear();
   }
 
   private unavailable(request: IncomingMessage, response: ServerResponse, why: string): void {

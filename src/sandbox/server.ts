@@ -314,6 +314,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   // connection once its request is sent (`nc`, HTTP/1.0 tools) still gets it: Node's HTTP server
   // then ends the connection after the last answer instead of at once (its `httpAllowHalfOpen`).
   if (store.shared) (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
+  // Shared, while this process forwards: its connections are relayed to the writer as they are.
+  role?.relayConnections(server);
 
   // A request Node cannot parse, or one that is not received in time, never reaches (or leaves) the
   // router; it gets a short JSON answer written here: 408 for a timeout (in the family's format when

@@ -22,6 +22,7 @@
  * Per-partner partitions of the writer (a lock per partner, requests forwarded by partner) are the
  * path past one machine; docs/sandbox.md describes it.
  */
+import type { Server } from 'node:http';
 import { connect } from 'node:net';
 import type { Logger } from './router.js';
 import type { Forwarder, ForwardTarget } from './forward.js';
@@ -123,6 +124,14 @@ export class SharedRole {
       if (this.serving) serve();
       else this.options.forwarder.forward(this.target, request, response);
     });
+  }
+
+  /**
+   * Relays each connection `server` accepts to the writer while this process forwards and knows
+   * where the writer listens (forward.ts); the others are this process's own to serve.
+   */
+  relayConnections(server: Server): void {
+    this.options.forwarder.relayConnections(server, () => (this.serving || this.closed ? undefined : this.target));
   }
 
   private async waitForWriter(): Promise<void> {

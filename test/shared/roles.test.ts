@@ -5,7 +5,7 @@
  * that cannot reach a writer answers 503 with Retry-After in its family's error format.
  */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Forwarder } from '../../src/sandbox/forward.js';
 import { errorHelpers } from '../../src/sandbox/errors.js';
@@ -89,5 +89,151 @@ describe('a forwarding process without a writer to reach', () => {
     expect(noneBody.errorCode).toBe('SERVICE_UNAVAILABLE');
     expect(String(noneBody.message)).toMatch(/has no writer process right now/);
     expect(noneBody.requestId).toMatch(/^req_/);
+  });
+});
+
+describe('connections relayed to the writer (Forwarder.relayConnections)', () => {
+  let upstream: Server;
+  /** The connections on which the writer received requests. */
+  const requestSockets = new Set<unknown>();
+  let upstreamPort: number;
+  let closedPort: number;
+  let front: Server;
+  let frontUrl: string;
+  let target: { host: string; port: number } | undefined;
+  let forwarder: Forwarder;
+
+  beforeAll(async () => {
+    upstream = createServer((request, response) => {
+      requestSockets.add(request.socket);
+      response.setHeader('Content-Type', 'application/json');
+      response.end(JSON.stringify({ served: 'upstream', url: request.url, header: request.headers['x-probe'] ?? null }));
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    upstreamPort = (upstream.address() as AddressInfo).port;
+    closedPort = await freePort();
+    forwarder = new Forwarder((path) => errorHelpers(path.startsWith('/merchant/') ? 'messageError' : 'apiError'));
+    front = createServer((request, response) => {
+      response.setHeader('Content-Type', 'application/json');
+      response.end(JSON.stringify({ served: 'front' }));
+    });
+    forwarder.relayConnections(front, () => target);
+    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+    frontUrl = `http://127.0.0.1:${(front.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    forwarder.close();
+    for (const s of [front, upstream]) {
+      s.closeAllConnections();
+      await new Promise((resolve) => s.close(resolve));
+    }
+  });
+
+  /** Sends `raw` on a new connection (after `delayMs`), and reads until the connection ends. */
+  const exchange = (raw: string, delayMs = 0) =>
+    new Promise<string>((resolve, reject) => {
+      const socket = connect({ host: '127.0.0.1', port: (front.address() as AddressInfo).port });
+      const chunks: Buffer[] = [];
+      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+      socket.on('error', reject);
+      socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      socket.on('connect', () => setTimeout(() => socket.write(raw), delayMs));
+    });
+
+  it('joins each connection to one of its own to the writer, every request of it passed as sent', async () => {
+    target = { host: '127.0.0.1', port: upstreamPort };
+    requestSockets.clear();
+    const raw =
+      'GET /first HTTP/1.1\r\nHost: x\r\nX-Probe: one\r\n\r\n' + 'GET /second HTTP/1.1\r\nHost: x\r\nX-Probe: two\r\nConnection: close\r\n\r\n';
+    const answer = await exchange(raw);
+    expect(answer.match(/"served":"upstream"/g)).toHaveLength(2);
+    expect(answer).toContain('"url":"/first","header":"one"');
+    expect(answer).toContain('"url":"/second","header":"two"');
+    expect(requestSockets.size).toBe(1);
+  });
+
+  it('serves a connection itself when no writer is known', async () => {
+    target = undefined;
+    const answer = await fetch(`${frontUrl}/anything`, { headers: { connection: 'close' } });
+    expect(await answer.json()).toEqual({ served: 'front' });
+  });
+
+  it('answers 503 in the family format when the writer cannot be reached, even for a request line that comes later', async () => {
+    target = { host: '127.0.0.1', port: closedPort };
+    for (const delayMs of [0, 150]) {
+      const answer = await exchange('POST /merchant/credit/checkTransactionStatus HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}', delayMs);
+      const [head = '', body = ''] = answer.split('\r\n\r\n');
+      expect(head).toMatch(/^HTTP\/1\.1 503 /);
+      expect(head).toMatch(/\r\nRetry-After: 2\r\n/);
+      const parsed = JSON.parse(body) as Record<string, unknown>;
+      expect(parsed.message).toBe('SERVICE_UNAVAILABLE');
+      expect(String(parsed.detail)).toMatch(/writer process cannot be reached.*Send the request again in 2 s/);
+      expect(parsed.requestId).toMatch(/^req_/);
+    }
+    const gateway = await exchange('GET /api/merchant/m_1 HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect(JSON.parse(gateway.split('\r\n\r\n')[1] ?? '')).toMatchObject({ errorCode: 'SERVICE_UNAVAILABLE' });
+  });
+});
+
+describe('a relayed connection whose writer goes', () => {
+  it('answers 503 in the family format to a request under way, and to the next request of an idle connection, never a dropped connection', async () => {
+    const writer = createServer((request, response) => {
+      // The writer dies under this request: its connection closes without an answer.
+      if (request.url === '/merchant/credit/die') {
+        request.socket.destroy();
+        return;
+      }
+      response.setHeader('Content-Type', 'application/json');
+      response.end('{"served":"writer"}');
+    });
+    await new Promise<void>((resolve) => writer.listen(0, '127.0.0.1', resolve));
+    const target = { host: '127.0.0.1', port: (writer.address() as AddressInfo).port };
+    const forwarder = new Forwarder((path) => errorHelpers(path.startsWith('/merchant/') ? 'messageError' : 'apiError'));
+    const front = createServer(() => undefined);
+    forwarder.relayConnections(front, () => target);
+    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+    const frontPort = (front.address() as AddressInfo).port;
+    const open = () =>
+      new Promise<{ send: (raw: string) => Promise<string>; closed: Promise<void> }>((resolve) => {
+        const socket = connect({ host: '127.0.0.1', port: frontPort }, () => resolve({ send, closed }));
+        let received = '';
+        let waiting: ((text: string) => void) | undefined;
+        socket.on('data', (chunk: Buffer) => {
+          received += chunk.toString('utf8');
+          const ends = received.indexOf('}');
+          if (waiting !== undefined && ends >= 0) {
+            const text = received.slice(0, ends + 1);
+            received = received.slice(ends + 1);
+            waiting(text);
+          }
+        });
+        const closed = new Promise<void>((done) => socket.on('close', () => done()));
+        const send = (raw: string) =>
+          new Promise<string>((answer) => {
+            waiting = answer;
+            socket.write(raw);
+          });
+      });
+    try {
+      const underWay = await open();
+      const died = await underWay.send('POST /merchant/credit/die HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}');
+      expect(died).toMatch(/^HTTP\/1\.1 503 [\s\S]*Retry-After: 2[\s\S]*"message":"SERVICE_UNAVAILABLE"/);
+
+      const idle = await open();
+      expect(await idle.send('GET /api/merchant/m_1 HTTP/1.1\r\nHost: x\r\n\r\n')).toMatch(/^HTTP\/1\.1 200 [\s\S]*"served":"writer"/);
+      // The writer goes while the connection is idle; the connection stays, and its next request
+      // is answered.
+      writer.closeAllConnections();
+      await new Promise((resolve) => writer.close(resolve));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const next = await idle.send('GET /api/merchant/m_1 HTTP/1.1\r\nHost: x\r\n\r\n');
+      expect(next).toMatch(/^HTTP\/1\.1 503 [\s\S]*"errorCode":"SERVICE_UNAVAILABLE"/);
+      await idle.closed;
+    } finally {
+      forwarder.close();
+      front.closeAllConnections();
+      await new Promise((resolve) => front.close(resolve));
+      if (writer.listening) await new Promise((resolve) => writer.close(resolve));
+    }
   });
 });
