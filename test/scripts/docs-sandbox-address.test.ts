@@ -1,14 +1,14 @@
 /**
  * The docs server's references follow its `--sandbox`: the reference pages and the documents
  * name the given sandbox where the build wrote `npm start`'s (the Servers panel, the code samples'
- * defaults), as served and gzipped; the guides and the files on disk stay as built, and with the
+ * defaults), as served, Brotli- or gzip-compressed; the guides and the files on disk stay as built, and with the
  * default sandbox everything is served as built.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveDocs } from '../../scripts/docs-server.js';
 
@@ -40,7 +40,7 @@ function get(url: string, headers: Record<string, string> = {}): Promise<{ statu
 }
 
 describe('the references name the docs server\'s sandbox', () => {
-  it('with --sandbox elsewhere: the Servers list and the samples name it, plain and gzipped; the guides and the files stay as built', async () => {
+  it('with --sandbox elsewhere: the Servers list and the samples name it, plain, Brotli and gzip; the guides and the files stay as built', async () => {
     const server = await serveDocs({ dir, port: 0, sandbox: 'http://127.0.0.1:4100/' });
     try {
       for (const path of ['/web.html', '/web']) {
@@ -49,7 +49,12 @@ describe('the references name the docs server\'s sandbox', () => {
         expect(plain.headers['content-type']).toBe('text/html; charset=utf-8');
         expect(plain.body.toString()).toBe(reference.replaceAll('http://127.0.0.1:4000', 'http://127.0.0.1:4100'));
       }
-      const gzipped = await get(`${server.url}/web.html`, { 'Accept-Encoding': 'gzip, br' });
+      const brotli = await get(`${server.url}/web.html`, { 'Accept-Encoding': 'gzip, deflate, br' });
+      expect(brotli.headers['content-encoding']).toBe('br');
+      expect(brotliDecompressSync(brotli.body).toString()).toBe(reference.replaceAll('http://127.0.0.1:4000', 'http://127.0.0.1:4100'));
+      const onlyBrotli = await get(`${server.url}/web.html`, { 'Accept-Encoding': 'br' });
+      expect(onlyBrotli.headers['content-encoding']).toBe('br');
+      const gzipped = await get(`${server.url}/web.html`, { 'Accept-Encoding': 'gzip' });
       expect(gzipped.headers['content-encoding']).toBe('gzip');
       expect(gunzipSync(gzipped.body).toString()).toContain('{"url":"http://127.0.0.1:4100","description":"Local sandbox, started with npm start"}');
       expect(JSON.parse((await get(`${server.url}/openapi/web.json`)).body.toString())).toEqual({ servers: [{ url: 'http://127.0.0.1:4100' }] });
