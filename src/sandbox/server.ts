@@ -422,6 +422,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeAllConnections();
+          // The connections relayed to the writer are not the HTTP server's to close.
+          role?.closeConnections();
         });
       }
       await shared?.close();

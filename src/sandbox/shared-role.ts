@@ -143,6 +143,11 @@ export class SharedRole {
     }
   }
 
+  /** Closes the connections relayed to the writer and the kept ones to it. */
+  closeConnections(): void {
+    this.options.forwarder.close();
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer !== undefined) clearInterval(this.timer);
