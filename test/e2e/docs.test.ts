@@ -29,6 +29,8 @@ import { createSandbox } from '../../src/sandbox/server.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const guides = listGuides(join(root, 'docs'));
+/** The decision logs' pages. */
+const DECISION_LOGS = new Set(['decisions.html', 'code-decisions.html']);
 
 let site: DocsSite | undefined;
 let built: SitePage[] = [];
@@ -352,7 +354,7 @@ describe('the site search', () => {
 });
 
 describe('the weight of the pages', () => {
-  it('each reference costs under 300 KB on the wire by itself; Redoc is one shared asset named by its hash; a guide page under 60 KB', () => {
+  it('each reference costs under 300 KB on the wire by itself; Redoc is one shared asset named by its hash; a guide page under 60 KB, a decision log under 150 KB', () => {
     const weights = new Map(measureSite(siteDir).map((w) => [w.file, w]));
     const bundles = new Set<string>();
     for (const family of FAMILIES) {
@@ -362,7 +364,12 @@ describe('the weight of the pages', () => {
       for (const asset of weight?.assets.filter((a) => /\/redoc\./.test(a)) ?? []) bundles.add(asset);
     }
     expect([...bundles]).toEqual([expect.stringMatching(/^assets\/redoc\.[0-9a-f]{16}\.js$/)]);
-    for (const guide of guides) expect(weights.get(guide.file)?.wire, `${guide.file} on the wire`).toBeLessThan(60_000);
+    // The two decision logs are records that grow with every decision, read by their anchors: a
+    // bound of their own (docs/code-decisions.md, D390).
+    for (const guide of guides) {
+      const bound = DECISION_LOGS.has(guide.file) ? 150_000 : 60_000;
+      expect(weights.get(guide.file)?.wire, `${guide.file} on the wire`).toBeLessThan(bound);
+    }
   });
 });
 
