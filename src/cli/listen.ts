@@ -311,14 +311,62 @@ class Forwarder {
         redirect: 'manual',
         signal: AbortSignal.any([AbortSignal.timeout(FORWARD_TIMEOUT_MS), this.stopped.signal, this.options.signal]),
       });
+      const reason = response.ok ? undefined : await receiverReason(response);
       await response.body?.cancel().catch(() => undefined);
       answer = `${response.status}${response.statusText === '' ? '' : ` ${response.statusText}`} in ${elapsed(started)}`;
+      if (reason !== undefined) answer += `: ${reason}`;
     } catch (error) {
       if (this.stopped.signal.aborted || this.options.signal.aborted) return;
       answer = `failed after ${elapsed(started)}: ${describeError(error)}`;
     }
     this.options.out(eventLine(event, answer));
   }
+}
+
+/** Bytes of a refusing receiver's answer read for its reason. */
+const REASON_BYTES = 4096;
+/** Characters of that reason printed. */
+const REASON_CHARS = 300;
+
+/**
+ * Why a receiver refused an event, from the start of its answer: the package's handler answers
+ * `{ "error": "invalid_payload", "message": "..." }`, other receivers often a JSON `message` or
+ * `error`, or a line of text. Undefined when the answer says nothing readable. At most
+ * {@link REASON_BYTES} are read; control characters are dropped (the line is the terminal's).
+ */
+export async function receiverReason(response: Response): Promise<string | undefined> {
+  const reader = response.body?.getReader();
+  if (reader === undefined) return undefined;
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  try {
+    while (bytes < REASON_BYTES) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      bytes += value.length;
+    }
+  } catch {
+    return undefined;
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+  const text = Buffer.concat(chunks).subarray(0, REASON_BYTES).toString('utf8');
+  let reason: string | undefined;
+  try {
+    const body = JSON.parse(text) as unknown;
+    if (typeof body === 'object' && body !== null) {
+      const { error, message } = body as { error?: unknown; message?: unknown };
+      const parts = [error, message].filter((part): part is string => typeof part === 'string' && part !== '');
+      reason = parts.length > 0 ? parts.join(': ') : undefined;
+    }
+  } catch {
+    reason = (response.headers.get('content-type') ?? '').startsWith('text/plain') ? text.split('\n', 1)[0] : undefined;
+  }
+  if (reason === undefined) return undefined;
+  const line = reason.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
+  if (line === '') return undefined;
+  return line.length > REASON_CHARS ? `${line.slice(0, REASON_CHARS)}…` : line;
 }
 
 /**

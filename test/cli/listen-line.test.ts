@@ -4,7 +4,7 @@
  * get it twice).
  */
 import { describe, expect, it } from 'vitest';
-import { doubleDeliveryWarning, eventLine, eventStatus, type StreamedEvent } from '../../src/cli/listen.js';
+import { doubleDeliveryWarning, eventLine, eventStatus, receiverReason, type StreamedEvent } from '../../src/cli/listen.js';
 
 function event(family: string, name: string, body: unknown, status = 'not_sent'): StreamedEvent {
   return {
@@ -43,5 +43,30 @@ describe('listen event lines', () => {
       /^warning: the sandbox also delivers web events itself, to its web webhook URL \(--web-webhook-url or --webhook-url\)\. .* twice/,
     );
     expect(doubleDeliveryWarning({ family: 'gateway', status: 'pending' })).toMatch(/merchant's or the transaction's webhook URL/);
+  });
+});
+
+describe("a refusing receiver's reason", () => {
+  const json = (body: unknown, status = 400) => new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+
+  it("reads the package handler's error and message, another receiver's message or first line of text", async () => {
+    expect(await receiverReason(json({ error: 'invalid_payload', message: "(root) must have required property 'transactionId'" }))).toBe(
+      "invalid_payload: (root) must have required property 'transactionId'",
+    );
+    expect(await receiverReason(json({ error: 'bad_signature' }, 401))).toBe('bad_signature');
+    expect(await receiverReason(json({ message: 'order not found' }, 404))).toBe('order not found');
+    expect(await receiverReason(new Response('no such order\nat line 3', { status: 500, headers: { 'Content-Type': 'text/plain' } }))).toBe('no such order');
+  });
+
+  it('says nothing for an answer without a readable reason, keeps the line one line, and reads a bounded start', async () => {
+    expect(await receiverReason(json({ ok: false }))).toBeUndefined();
+    expect(await receiverReason(new Response('<html>oops</html>', { status: 500, headers: { 'Content-Type': 'text/html' } }))).toBeUndefined();
+    expect(await receiverReason(new Response(null, { status: 502 }))).toBeUndefined();
+    expect(await receiverReason(json({ message: 'two\r\nlines\u001b[31m' }))).toBe('two lines [31m');
+    const long = await receiverReason(json({ message: 'x'.repeat(10_000) }));
+    // The start of a long answer is not JSON: no reason is made up from it.
+    expect(long).toBeUndefined();
+    const wordy = await receiverReason(json({ message: 'y'.repeat(1_000) }));
+    expect(wordy).toBe(`${'y'.repeat(300)}…`);
   });
 });
