@@ -405,7 +405,7 @@ describe('the flow diagrams', () => {
       }));
       expect(shown.complete).toBe(true);
       expect(shown.naturalWidth).toBeGreaterThan(400);
-      // Drawn at its size, not shrunk to the column: its 16 px labels stay 16 px; the column scrolls sideways.
+      // Drawn at its size, not shrunk to the column: its 16 px labels stay 16 px.
       expect(Math.round(shown.width)).toBe(shown.naturalWidth);
       const labels = await drawing.first().evaluate(async (img: HTMLImageElement) => {
         const svg = await (await fetch(img.src)).text();
@@ -416,9 +416,11 @@ describe('the flow diagrams', () => {
       const frame = await drawing.first().evaluate((img) => {
         const box = img.closest('a')?.getBoundingClientRect();
         const column = img.closest('p, div')?.parentElement?.getBoundingClientRect();
-        return { right: box?.right ?? 0, columnRight: column?.right ?? 0 };
+        return { right: box?.right ?? 0, columnRight: column?.right ?? 0, imageRight: img.getBoundingClientRect().right };
       });
       expect(frame.right).toBeLessThanOrEqual(frame.columnRight + 1);
+      // It fits the column at its size: nothing to scroll sideways.
+      expect(frame.imageRight, `the drawing is ${shown.naturalWidth} px wide`).toBeLessThanOrEqual(frame.columnRight + 1);
       expect(shown.alt).toBe(family === 'gateway' ? 'Transaction flow: sequence diagram' : 'Flow: sequence diagram');
       // A click opens it at full size.
       expect(await drawing.first().evaluate((img) => img.closest('a')?.getAttribute('href'))).toBe(await drawing.first().getAttribute('src'));
