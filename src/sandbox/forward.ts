@@ -25,7 +25,6 @@ import { RelayedConnection, RETRY_AFTER_SECONDS, UNREACHABLE, type RelayTarget }
 /** Where the writer listens, as this process connects to it. */
 export type ForwardTarget = RelayTarget;
 
-
 /** Headers of one hop, never passed on (RFC 9110, 7.6.1). */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer']);
 
@@ -85,15 +84,15 @@ export class Forwarder {
   relayConnections(server: Server, targetOf: () => ForwardTarget | undefined): void {
     const handlers = server.listeners('connection') as ((socket: Socket) => void)[];
     server.removeAllListeners('connection');
+    const serveHere = (socket: Socket) => {
+      for (const handler of handlers) handler.call(server, socket);
+    };
     server.on('connection', (socket: Socket) => {
       const target = targetOf();
       if (target === undefined) {
-        for (const handler of handlers) handler.call(server, socket);
+        serveHere(socket);
         return;
       }
-      const serveHere = (kept: Socket) => {
-        for (const handler of handlers) handler.call(server, kept);
-      };
       const relayed = new RelayedConnection(socket, targetOf, target, this.errorsFor, serveHere, () => this.relayed.delete(relayed));
       this.relayed.add(relayed);
     });
