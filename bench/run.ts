@@ -5,7 +5,7 @@
  * under a load test, bench/soak.ts), `attack`, `shared` (the sandbox on PostgreSQL against memory,
  * one to three processes, and a long advance: bench/shared.ts, `--expiries N`) and `shared-faults`
  * (the shared sandbox's database stopped, restarted, its disk full, its first process killed, a
- * start on a large database: bench/shared-faults.ts, `--rows N`, `--cases a,b,c,d,e`) run only when
+ * start on a large database: bench/shared-faults.ts, `--rows N`, `--cases a,b,c,d,e,f`) run only when
  * named: `--only soak [--transactions N] [--timers N] [--sandbox-node-options="..."]`.
  */
 import { parseArgs } from 'node:util';
@@ -25,7 +25,7 @@ const ON_REQUEST = ['soak', 'attack', 'shared', 'shared-faults'] as const;
 const USAGE = `Usage: npm run bench [-- --only ${[...ALL, ...ON_REQUEST].join(',')}] [--transactions N] [--timers N] [--sandbox-node-options="--cpu-prof ..."] [--attack ${ATTACK_NAMES.join(',')}] [--sandbox-flags="..."] [--sandbox-before DIR]
   shared:        the shared sandbox (PostgreSQL) beside memory, x1/x2/x3 processes, commits per request, a long advance [--expiries N] (20000) [--advance-rounds N] (3)
   shared-faults: database stopped under load, restarted with deliveries in flight, full disk, first process killed, starts on a large database
-                 [--rows N] (1000000) [--cases a,b,c,d,e]\n`;
+                 [--rows N] (1000000) [--cases a,b,c,d,e,f]\n`;
 const values = ((): ReturnType<typeof readOptions> => {
   try {
     return readOptions();

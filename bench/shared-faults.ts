@@ -11,7 +11,9 @@
  * d. SIGKILL of the first-started process with 20 webhooks in flight to a receiver answering after
  *    2 s: all delivered by the survivor, every copy's signature verified, and when the survivor
  *    answers writes again;
- * e. two and three processes starting at once on a database of `rows` records (bench/shared-starts.ts).
+ * e. two and three processes starting at once on a database of `rows` records (bench/shared-starts.ts);
+ * f. three clients writing 1 MiB notes through three processes while another checks a status,
+ *    against the same on one process in memory (bench/shared-writes.ts).
  * Everything is driven from outside the processes (bench/shared-cluster.ts), so that any design of
  * the shared store is measured unchanged.
  */
@@ -21,6 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deliveriesInDatabase, postgresUnavailable, startPostgres, type PostgresCluster } from '../test/support/postgres.js';
 import { buildTree } from './sandbox.js';
+import { largeWrites } from './shared-writes.js';
 import {
   call,
   fmt,
@@ -367,7 +370,7 @@ async function writerKilled(cluster: PostgresCluster): Promise<FaultCase> {
   }
 }
 
-const CASES = ['a', 'b', 'c', 'd', 'e'] as const;
+const CASES = ['a', 'b', 'c', 'd', 'e', 'f'] as const;
 
 export async function benchSharedFaults(options: { rows: number; cases?: string[]; tmpfsMb?: number; log: (line: string) => void }): Promise<FaultCase[]> {
   const { log } = options;
@@ -404,6 +407,7 @@ export async function benchSharedFaults(options: { rows: number; cases?: string[
     if (chosen.includes('b')) await attempt('b. restarted with 200 deliveries in flight', () => restartedWithDeliveries(cluster));
     if (chosen.includes('d')) await attempt('d. SIGKILL of the first process', () => writerKilled(cluster));
     if (chosen.includes('e')) await attempt('e. starts on a large database', () => startsOnLargeDatabase(cluster, options.rows, log));
+    if (chosen.includes('f')) await attempt('f. three clients writing 1 MiB notes', () => largeWrites(cluster));
   } finally {
     await cluster.stop();
   }
