@@ -24,7 +24,7 @@ const ALL = ['signatures', 'clients', 'size', 'sandbox', 'request-log'] as const
 const ON_REQUEST = ['soak', 'attack', 'shared', 'shared-faults'] as const;
 const USAGE = `Usage: npm run bench [-- --only ${[...ALL, ...ON_REQUEST].join(',')}] [--transactions N] [--timers N] [--sandbox-node-options="--cpu-prof ..."] [--attack ${ATTACK_NAMES.join(',')}] [--sandbox-flags="..."] [--sandbox-before DIR]
   shared:        the shared sandbox (PostgreSQL) beside memory, x1/x2/x3 processes, commits per request, a long advance [--expiries N] (20000) [--advance-rounds N] (3)
-  shared-faults: database stopped under load, restarted with deliveries in flight, full disk, first process killed, starts on a large database
+  shared-faults: database stopped under load, restarted with deliveries in flight, full disk, first process killed, starts on a large database, large writes
                  [--rows N] (1000000) [--cases a,b,c,d,e,f]\n`;
 const values = ((): ReturnType<typeof readOptions> => {
   try {
