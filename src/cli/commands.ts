@@ -42,6 +42,9 @@ export function buildProgram(options: ProgramOptions = {}): Program {
         const { relaunch } = await import('./relaunch.js');
         return relaunch(missing, options.entry.script, options.entry.argv);
       }
+      // The sandbox process compacts its heap only while it is fragmented (compaction.ts).
+      const { compactWhenFragmented } = await import('./compaction.js');
+      compactWhenFragmented();
       // Loaded on demand: signing and verifying need none of the sandbox's modules.
       const { runSandbox } = await import('./sandbox-command.js');
       return runSandbox(args);
