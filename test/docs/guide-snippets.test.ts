@@ -1,6 +1,6 @@
 /**
- * The guides' snippets pasted as written (the README's tour, getting started, the walkthrough and
- * the webhooks guide) against a started sandbox, as a reader in a second terminal does:
+ * The guides' snippets pasted as written (the README's tour, getting started, the walkthrough, the
+ * webhooks guide and the authentication guide) against a started sandbox, as a reader in a second terminal does:
  *
  * - every `sh` block of a guide, in the guide's order, into one `bash` (one terminal: a block may
  *   use what an earlier one set), each block followed by a line that prints its exit status; every
@@ -32,7 +32,7 @@ import { guideProject } from '../support/guide-project.js';
 import { startSandbox, type TestSandbox } from '../support/sandbox.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
-const GUIDES = ['README.md', 'docs/getting-started.md', 'docs/walkthrough.md', 'docs/webhooks.md'] as const;
+const GUIDES = ['README.md', 'docs/getting-started.md', 'docs/walkthrough.md', 'docs/webhooks.md', 'docs/authentication.md'] as const;
 /** The words of an info string that leave a block out, and why. */
 const LEFT_OUT = ['server', 'mock', 'receiver', 'excerpt'] as const;
 
@@ -102,6 +102,7 @@ beforeAll(async () => {
     './clients/sdk': './src/clients/sdk.js',
     './clients/web': './src/clients/web.js',
     './clients/gateway': './src/clients/gateway.js',
+    './signature': './src/signature.js',
   };
   work = guideProject('paylater-guide-snippets-', exports, {});
   // The reader's folder: `npx paylater` runs the project's own command, as in a clone after `npm start`
