@@ -4,7 +4,8 @@
  * (`data-index`), fetched from the site when the box is first used. On a guide the box sits in the
  * top bar; on a page that marks its own bar with `data-site-search` (the try-it console's note above
  * Scalar) in that bar; on a reference (Redoc's page, which has no bar) in a bar of its own above Redoc.
- * Typing shows the ten best results as links (the page and place each leads to); Enter opens the
+ * Typing shows the ten best results as links (the page and place each leads to; those titled as
+ * typed first, a reference's Errors table before the guides naming the code); Enter opens the
  * first, the arrow keys move between them, Escape closes the list.
  */
 import Fuse from 'fuse.js/basic';
@@ -36,6 +37,17 @@ function load(): Promise<Fuse<SearchEntry>> {
     })
     .then(({ keys, entries }) => new Fuse(entries, { keys, ignoreLocation: true, threshold: 0.3, minMatchCharLength: 2 }));
   return searcher;
+}
+
+/**
+ * Fuse's order, except that entries titled exactly as the query come first, a reference's Errors
+ * table before the guides' sections that name the same code (Fuse may score a guide's shorter text
+ * higher).
+ */
+function ranked(found: SearchEntry[], query: string): SearchEntry[] {
+  const wanted = query.toLowerCase();
+  const rank = (entry: SearchEntry) => (entry.title.toLowerCase() !== wanted ? 2 : entry.kind === 'error' ? 0 : 1);
+  return found.map((entry, index) => ({ entry, index })).sort((a, b) => rank(a.entry) - rank(b.entry) || a.index - b.index).map(({ entry }) => entry);
 }
 
 function element<K extends keyof HTMLElementTagNameMap>(tag: K, props: Record<string, string> = {}, text?: string): HTMLElementTagNameMap[K] {
@@ -70,7 +82,7 @@ function searchBox(): HTMLFormElement {
     }
     let results: SearchEntry[];
     try {
-      results = (await load()).search(query, { limit: LIMIT }).map((r) => r.item);
+      results = ranked((await load()).search(query, { limit: LIMIT * 3 }).map((r) => r.item), query).slice(0, LIMIT);
     } catch (error) {
       status.textContent = `Search is unavailable: ${(error as Error).message}.`;
       status.hidden = false;

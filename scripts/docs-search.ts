@@ -4,7 +4,9 @@
  * - the index: one entry per section of every guide (its heading's anchor), per section of each
  *   reference's overview, per tag and operation of a reference (Redoc's routes, `gateway.html#/
  *   transactions/createtransaction`), and per error code of a reference's "Errors" table (leading to
- *   that table), with the fields to search and their weights;
+ *   that table), and per error code a guide's section names (leading to that section: the index
+ *   keeps only the start of a section's text, where a code further down would not be found), with
+ *   the fields to search and their weights;
  * - the script (scripts/docs-search-client.ts, bundled with Fuse.js by esbuild) and its style
  *   sheet, which put a search box on every page and fetch the index when it is first used.
  *
@@ -92,6 +94,38 @@ export function guideEntries(guide: { file: string; title: string }, markdown: s
     url: index === 0 ? guide.file : `${guide.file}#${section.id}`,
     kind: 'guide',
   }));
+}
+
+/** The characters of a guide's text shown around an error code it mentions. */
+const MENTION_BEFORE = 60;
+const MENTION_AFTER = 140;
+
+/**
+ * The error codes of the references' Errors tables (`codes`) that a guide's sections name: one
+ * entry per section and code, titled by the code, with the words around its first mention. They
+ * are listed after the references' own entries, so that a code's table comes first among equal
+ * matches.
+ */
+export function guideMentions(guide: { file: string; title: string }, markdown: string, codes: ReadonlySet<string>): SearchEntry[] {
+  const entries: SearchEntry[] = [];
+  markdownSections(markdown).forEach((section, index) => {
+    const named = new Set([...section.text.matchAll(/[A-Z][A-Z0-9_]{2,}/g)].map((m) => m[0]).filter((word) => codes.has(word)));
+    for (const code of named) {
+      const at = section.text.search(new RegExp(`(?<![A-Za-z0-9_])${code}(?![A-Za-z0-9_])`));
+      if (at < 0) continue;
+      // From the start of a word: the first space at most MENTION_BEFORE characters before.
+      const start = at <= MENTION_BEFORE ? 0 : section.text.indexOf(' ', at - MENTION_BEFORE) + 1;
+      const around = shorten(section.text.slice(start, at + MENTION_AFTER), MENTION_BEFORE + MENTION_AFTER);
+      entries.push({
+        title: code,
+        where: `Guide · ${guide.title}${index === 0 ? '' : ` · ${section.heading}`}`,
+        text: `${start > 0 ? '...' : ''}${around}`,
+        url: index === 0 ? guide.file : `${guide.file}#${section.id}`,
+        kind: 'guide',
+      });
+    }
+  });
+  return entries;
 }
 
 /** Redoc's routes by their label, from the links of the prerendered page (`Errors` -> `#/section/errors`). */

@@ -38,7 +38,7 @@ import { basename, dirname, join, relative, resolve } from 'node:path';
 import { Marked, type Tokens } from 'marked';
 import { hashedName, writeHashedAsset } from './docs-assets.js';
 import { precompress } from './docs-compress.js';
-import { guideEntries, referenceEntries, searchHead, writeSearch } from './docs-search.js';
+import { guideEntries, guideMentions, referenceEntries, searchHead, writeSearch } from './docs-search.js';
 import { headingIds, plain } from './docs-text.js';
 import { DiagramMissingError, replaceDiagrams } from './docs-diagrams.js';
 import { EXTRA_PAGES } from './docs-pages/index.js';
@@ -234,9 +234,13 @@ export async function buildDocs(options: DocsOptions = {}): Promise<SitePage[]> 
     );
 
     // One search over the guides and the references (scripts/docs-search.ts), in the head of every page.
+    const references = rendered.flatMap(({ family, document, html }) => referenceEntries(family, document, html));
+    const codes = new Set(references.filter((entry) => entry.kind === 'error').map((entry) => entry.title));
     const search = await writeSearch(work, [
       ...guides.flatMap((g) => guideEntries(g, markdowns.get(g.source) ?? '')),
-      ...rendered.flatMap(({ family, document, html }) => referenceEntries(family, document, html)),
+      ...references,
+      // The guides' mentions of the references' error codes; the decision logs' reasoning is left out.
+      ...guides.filter((g) => !g.source.endsWith('decisions.md')).flatMap((g) => guideMentions(g, markdowns.get(g.source) ?? '', codes)),
     ]);
     const withSearch = (html: string) => {
       if (!html.includes('</head>')) throw new DocsBuildError('a page has no </head> for the search box.');

@@ -14,6 +14,11 @@
  * - Ctrl+C (SIGINT) or SIGTERM stops it: the stream is closed, a forward in progress is abandoned,
  *   exit 0.
  *
+ * Only webhooks are forwarded. The web flow's call to the initiate's `notes.webhook_url`
+ * (`transactionResult`, a form post to the shop's own URL, not a JSON webhook) is in the stream too,
+ * but the sandbox always sends it to that URL itself: forwarding it as well would give the receiver,
+ * a JSON webhook handler, a form it refuses (400). Its line says where it went instead.
+ *
  * Event lines (the event, its status, the receiver's answer) go to standard output; status lines
  * (ready, lost, reconnected, stopped, and once per family a warning when the sandbox also delivers
  * that family's events itself) to standard error. Neither ever shows a secret: URLs are shown without credentials or query.
@@ -185,7 +190,7 @@ async function follow(
               err('warning: the sandbox sent an event this version cannot read; it was skipped');
               break;
             }
-            const warning = warned.has(delivery.family) ? undefined : doubleDeliveryWarning(delivery);
+            const warning = warned.has(delivery.family) || !isForwarded(delivery) ? undefined : doubleDeliveryWarning(delivery);
             if (warning !== undefined) {
               warned.add(delivery.family);
               err(warning);
@@ -301,6 +306,7 @@ class Forwarder {
   }
 
   private async forward(event: StreamedEvent): Promise<void> {
+    if (!isForwarded(event)) return this.options.out(eventLine(event, NOT_FORWARDED));
     const started = performance.now();
     let answer: string;
     try {
@@ -321,6 +327,14 @@ class Forwarder {
     }
     this.options.out(eventLine(event, answer));
   }
+}
+
+/** The answer shown for the call to `notes.webhook_url`, which is not forwarded. */
+const NOT_FORWARDED = "not forwarded: the call to the initiate's notes.webhook_url (a form post, not a webhook), sent there by the sandbox itself";
+
+/** Whether an event is forwarded: a webhook, not the web flow's call to `notes.webhook_url`. */
+function isForwarded(event: Pick<StreamedEvent, 'event'>): boolean {
+  return event.event !== 'transactionResult';
 }
 
 /** Bytes of a refusing receiver's answer read for its reason. */
@@ -388,17 +402,22 @@ export function eventLine(event: StreamedEvent, answer: string): string {
 
 /**
  * The status an event reports: `status` of the SDK and web bodies, `transaction.status` and
- * `refund.status` of the gateway's; undefined when the body has none (never thrown on).
+ * `refund.status` of the gateway's, `txnStatus` of the form sent to `notes.webhook_url`; undefined
+ * when the body has none (never thrown on).
  */
-export function eventStatus(event: Pick<StreamedEvent, 'body'>): string | undefined {
-  const body = parseJson(event.body) as Record<string, unknown> | undefined;
-  if (body === null || typeof body !== 'object') return undefined;
-  const holder = [body, body.transaction, body.refund].find(
-    (item): item is Record<string, unknown> => item !== null && typeof item === 'object' && typeof (item as Record<string, unknown>).status === 'string',
-  );
-  const status = holder?.status as string | undefined;
+export function eventStatus(event: Pick<StreamedEvent, 'body' | 'event'>): string | undefined {
+  let status: unknown;
+  if (!isForwarded(event)) status = new URLSearchParams(event.body).get('txnStatus');
+  else {
+    const body = parseJson(event.body) as Record<string, unknown> | undefined;
+    if (body === null || typeof body !== 'object') return undefined;
+    status = [body, body.transaction, body.refund].find(
+      (item): item is Record<string, unknown> => item !== null && typeof item === 'object' && typeof (item as Record<string, unknown>).status === 'string',
+    )?.status;
+  }
+  if (typeof status !== 'string') return undefined;
   // Shown on one line of a terminal: printable ASCII only, and short.
-  return status === undefined ? undefined : status.replace(/[^\x20-\x7e]/g, '?').slice(0, 32);
+  return status.replace(/[^\x20-\x7e]/g, '?').slice(0, 32);
 }
 
 /**

@@ -26,6 +26,9 @@ describe('listen event lines', () => {
     expect(eventStatus(event('web', 'transactionStatus', { transactionId: 'w', status: 'CANCELLED', signature: 's' }))).toBe('CANCELLED');
     expect(eventStatus(event('gateway', 'transactionUpdated', { transaction: { id: 't', status: 'FAILED' } }))).toBe('FAILED');
     expect(eventStatus(event('gateway', 'refundUpdated', { refund: { id: 'r', status: 'SUCCESS' } }))).toBe('SUCCESS');
+    // The web flow's call to notes.webhook_url: a form, whose status is txnStatus.
+    expect(eventStatus(event('web', 'transactionResult', 'key=wc_order_1&txnId=ord_1&txnStatus=FAILURE'))).toBe('FAILURE');
+    expect(eventStatus(event('web', 'transactionResult', '{"status":"SUCCESS"}'))).toBeUndefined();
     const line = eventLine(event('sdk', 'transactionStatus', { merchantTransactionId: 'ord_1', status: 'FAILURE' }), '200 OK in 3 ms');
     expect(line).toMatch(/^\d\d:\d\d:\d\d {2}sdk {6}transactionStatus {3}FAILURE {4}ord_1 {2}evt_0123 {2}-> 200 OK in 3 ms$/);
   });

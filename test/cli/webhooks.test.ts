@@ -335,9 +335,17 @@ describe('paylater listen and trigger', () => {
     expect(trigger.stderr).toMatch(/^paylater: gateway\.refund: cannot read the merchant paylater_trigger: the sandbox at .* did not answer \(ECONNREFUSED\); is it running\?/);
   }, 180_000);
 
-  it('web events with --webhook-url call notes.webhook_url as the WooCommerce plugin reads it (D73)', async () => {
+  it('web events with --webhook-url call notes.webhook_url as the WooCommerce plugin reads it (D73); listen forwards the JSON webhook only', async () => {
     const shop = await startShopReceiver((_request, origin) => ({ status: 302, headers: { Location: `${origin}/checkout/order-received/` }, body: '' }));
+    // The web checkout guide's JSON receiver, which names its family: listen forwards it the
+    // transactionStatus webhook, and not the form post the sandbox sends to notes.webhook_url itself.
+    const statuses: string[] = [];
+    const handler = createWebhookHandler({ family: 'web', secret: PRIVATE_KEY, onEvent: ({ payload }) => void statuses.push(payload.status) });
+    const json = createHttpServer(handler);
+    await new Promise<void>((resolve) => json.listen(0, '127.0.0.1', resolve));
+    const listen = paylater(['listen', '--forward-to', `http://127.0.0.1:${(json.address() as { port: number }).port}/paylater/webhook`, '--sandbox', t.url]);
     try {
+      await waitFor(() => (listen.stderr().includes('Ready: forwarding the web webhooks') ? true : undefined), 30_000);
       const hook = `${shop.origin}/?wc-api=Bharatx_Pay_In_3_Feature_Gateway_Webhook&key=wc_order_T1`;
       const result = await finished(paylater(['trigger', 'web.success', '--sandbox', t.url, '--webhook-url', hook]));
       expect(result.code, result.stderr).toBe(0);
@@ -349,8 +357,21 @@ describe('paylater listen and trigger', () => {
       expect(call.url).toBe(`/?wc-api=Bharatx_Pay_In_3_Feature_Gateway_Webhook&key=wc_order_T1&txnId=${id}&txnStatus=SUCCESS`);
       expect(result.stdout).toMatch(/web transactionResult {2}\(\w+: sent to notes\.webhook_url with txnId and txnStatus\)/);
       expectNoSecret(result.stdout + result.stderr);
+
+      await waitFor(() => (listen.stdout().trim().split('\n').length >= 2 ? true : undefined), 20_000);
+      const lines = listen.stdout().trim().split('\n');
+      expect(lines).toEqual([
+        expect.stringMatching(new RegExp(` web +transactionStatus +SUCCESS +${id}  evt_\\w+  -> 200 OK in \\d+ ms$`)),
+        expect.stringMatching(new RegExp(` web +transactionResult +SUCCESS +${id}  evt_\\w+  -> not forwarded: the call to the initiate's notes\\.webhook_url \\(a form post, not a webhook\\), sent there by the sandbox itself$`)),
+      ]);
+      expect(statuses).toEqual(['SUCCESS']);
+      // The sandbox's own call to notes.webhook_url is not a double delivery to the receiver.
+      expect(listen.stderr()).not.toContain('warning:');
+      expect(await interrupt(listen)).toBe(0);
     } finally {
+      listen.child.kill('SIGKILL');
       await shop.close();
+      await new Promise<void>((resolve) => json.close(() => resolve()));
     }
   }, 120_000);
 

@@ -1,6 +1,6 @@
 /**
- * The guides' snippets pasted as written (the README's tour, getting started, the walkthrough and
- * the webhooks guide) against a started sandbox, as a reader in a second terminal does:
+ * The guides' snippets pasted as written (the README's tour, getting started, the walkthrough, the
+ * webhooks guide and the authentication guide) against a started sandbox, as a reader in a second terminal does:
  *
  * - every `sh` block of a guide, in the guide's order, into one `bash` (one terminal: a block may
  *   use what an earlier one set), each block followed by a line that prints its exit status; every
@@ -13,7 +13,9 @@
  * long-running process, `npm start`, `npx paylater listen`: this test starts the sandbox itself),
  * `mock` (it calls `npm run mock`'s ports, not the sandbox: the README's are run in a case of their
  * own with docs/mock.md's, against `npm run mock` moved off its ports by PAYLATER_MOCK_PORT_OFFSET,
- * the one setting the snippets read too), `excerpt` (a part of a program, such as
+ * the one setting the snippets read too), `receiver` (a whole webhook receiver, a server or a
+ * route module: the webhooks guide's are started in a case of their own, on a port moved by PORT,
+ * and sent the sandbox's own signed events), `excerpt` (a part of a program, such as
  * a handler inside a reader's own server). The environment holds PATH, a HOME of its own and the
  * sandbox's address in PAYLATER_BASE_URL only: no credentials, so the snippets carry the sandbox's
  * published test values as defaults. `npx paylater` is the CLI of this repository, as in a clone.
@@ -25,13 +27,14 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_ENTRY } from '../support/cli.js';
 import { finished, freeOffset, portsAt, waitFor } from '../support/mock-processes.js';
+import { freePort } from '../support/processes.js';
 import { guideProject } from '../support/guide-project.js';
 import { startSandbox, type TestSandbox } from '../support/sandbox.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
-const GUIDES = ['README.md', 'docs/getting-started.md', 'docs/walkthrough.md', 'docs/webhooks.md'] as const;
+const GUIDES = ['README.md', 'docs/getting-started.md', 'docs/walkthrough.md', 'docs/webhooks.md', 'docs/authentication.md'] as const;
 /** The words of an info string that leave a block out, and why. */
-const LEFT_OUT = ['server', 'mock', 'excerpt'] as const;
+const LEFT_OUT = ['server', 'mock', 'receiver', 'excerpt'] as const;
 
 interface Block {
   guide: string;
@@ -99,6 +102,7 @@ beforeAll(async () => {
     './clients/sdk': './src/clients/sdk.js',
     './clients/web': './src/clients/web.js',
     './clients/gateway': './src/clients/gateway.js',
+    './signature': './src/signature.js',
   };
   work = guideProject('paylater-guide-snippets-', exports, {});
   // The reader's folder: `npx paylater` runs the project's own command, as in a clone after `npm start`
@@ -199,4 +203,56 @@ describe("the guides' snippets, pasted as written", () => {
       await ended;
     }
   }, 300_000);
+  it("docs/webhooks.md: the receivers as pasted, the server on a port moved by PORT, answer the sandbox's own events", async () => {
+    const receivers = fencedBlocks('docs/webhooks.md').filter((block) => block.words.includes('receiver'));
+    expect(receivers.map((block) => block.file)).toEqual(['webhook-server.mts', 'webhook-route.mts']);
+    for (const block of receivers) writeFileSync(join(work, block.file!), block.source);
+    const made = await run('bash', ['-c', 'npx paylater trigger sdk.success && npx paylater trigger web.success'], { cwd: work, env });
+    expect(made.code, made.stderr).toBe(0);
+    const page = (await (await fetch(`${sandbox.url}/sandbox/webhooks/deliveries?order=newest&limit=10`)).json()) as {
+      deliveries: { family: string; event: string; body: string; headers: Record<string, string> }[];
+    };
+    const sdkEvent = page.deliveries.find((delivery) => delivery.family === 'sdk')!;
+    const webEvent = page.deliveries.find((delivery) => delivery.family === 'web' && delivery.event === 'transactionStatus')!;
+    expect([sdkEvent.body, webEvent.body]).toEqual([expect.stringContaining('"SUCCESS"'), expect.stringContaining('"SUCCESS"')]);
+    const loader = pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
+
+    const port = await freePort();
+    const server = spawn(process.execPath, ['--import', loader, 'webhook-server.mts'], { cwd: work, env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    server.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    server.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    const ended = finished(server, 60_000);
+    try {
+      await waitFor(() => output.includes(`Receiving webhooks on http://127.0.0.1:${port}/`), 30_000, () => output);
+      const post = async (path: string, event: { body: string; headers: Record<string, string> }) => {
+        const response = await fetch(`http://127.0.0.1:${port}${path}`, { method: 'POST', headers: event.headers, body: event.body });
+        return `${response.status} ${(await response.json() as { error?: string }).error ?? 'received'}`;
+      };
+      expect(await post('/paylater/sdk-webhook', sdkEvent)).toBe('200 received');
+      expect(await post('/paylater/webhook', webEvent)).toBe('200 received');
+      expect(await post('/paylater/webhook', { ...webEvent, body: webEvent.body.replace('SUCCESS', 'FAILURE') })).toBe('401 bad_signature');
+      expect(await post('/paylater/webhook', sdkEvent)).toBe('400 invalid_payload');
+      expect(output.match(/^recorded .*"status":"SUCCESS"/gm)).toHaveLength(2);
+    } finally {
+      server.kill('SIGTERM');
+      await ended;
+    }
+
+    // The route module: its POST called with the web event as a fetch Request, and with a forgery.
+    writeFileSync(
+      join(work, 'route-driver.mts'),
+      [
+        "import { POST } from './webhook-route.mts';",
+        'const event = JSON.parse(process.argv[2]);',
+        "for (const body of [event.body, event.body.replace('SUCCESS', 'FAILURE')]) {",
+        "  const response = await POST(new Request('http://shop.test/paylater/webhook', { method: 'POST', headers: event.headers, body }));",
+        '  console.log(response.status, await response.text());',
+        '}',
+      ].join('\n'),
+    );
+    const routed = await run(process.execPath, ['--import', loader, 'route-driver.mts', JSON.stringify(webEvent)], { cwd: work, env });
+    expect(routed.stderr).toBe('');
+    expect(routed.stdout).toMatch(/^recorded evt_\w+ \S+ SUCCESS\n200 \{"received":true\}\n401 \{"error":"bad_signature"\}\n$/);
+  }, 120_000);
 });

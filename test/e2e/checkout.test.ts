@@ -186,6 +186,16 @@ describe('popup flow', () => {
       expect(status.signature).toBe(order.signature);
       await expect.poll(() => webhookStatus(order.id)).toBe('SUCCESS');
       await v.page.waitForFunction(() => document.getElementById('order-title')?.textContent === 'Thank you! Your order is confirmed.');
+      // The page asks the shop again until the webhook, sent after the callback, is in.
+      await v.page.waitForFunction(() => document.getElementById('order-webhook')?.textContent === 'SUCCESS');
+      // A webhook that lands after the page's first check is shown once it comes: the same order
+      // opened again while the shop has not got it yet, then the webhook in.
+      const late = merchant!.webhooks.splice(merchant!.webhooks.findIndex((event) => event.payload.transactionId === order.id), 1);
+      expect(late).toHaveLength(1);
+      await v.page.goto(`${urls().merchant}/?order=${order.id}`);
+      await v.page.waitForFunction(() => document.getElementById('order-webhook')?.textContent === 'not received yet (waiting…)');
+      merchant!.webhooks.push(...late);
+      await v.page.waitForFunction(() => document.getElementById('order-webhook')?.textContent === 'SUCCESS');
       await shot(v.page, 'shop-success');
       expectClean(v);
     } finally {
@@ -208,6 +218,7 @@ describe('popup flow', () => {
       expect(verifyStatusSignature(order.signature, order.id, 'CANCELLED', KEY)).toBe(true);
       expect((await statusOf(order.id)).status).toBe('CANCELLED');
       await expect.poll(() => webhookStatus(order.id)).toBe('CANCELLED');
+      await v.page.waitForFunction(() => document.getElementById('order-webhook')?.textContent === 'CANCELLED');
       await shot(v.page, 'shop-cancelled');
       expectClean(v);
     } finally {

@@ -324,6 +324,16 @@ describe('the site search', () => {
       const first = await results.first().evaluate((a) => ({ href: a.getAttribute('href'), title: a.querySelector('strong')?.textContent }));
       expect(first.title).toBe('NO_SUCH_TRANSACTION');
       expect(first.href).toMatch(/^(?:gateway|web|sdk)\.html#\/section\/errors$/);
+      // The guides' own sections that name the code are listed too, each leading to its section.
+      const listed = await results.evaluateAll((links) =>
+        links.map((a) => ({ href: a.getAttribute('href') ?? '', title: a.querySelector('strong')?.textContent, text: a.textContent ?? '' })),
+      );
+      const guides = listed.filter((result) => !/^(?:gateway|web|sdk|extras)\.html/.test(result.href));
+      expect(guides.map((result) => result.href)).toEqual(expect.arrayContaining(['refunds.html#the-rules', expect.stringMatching(/^states\.html#/)]));
+      for (const result of guides) {
+        expect(result.title).toBe('NO_SUCH_TRANSACTION');
+        expect(result.text).toContain('Guide · ');
+      }
       await page.screenshot({ path: join(shotsDir, 'search-from-guide.png') });
       await box.press('Enter');
       await page.waitForURL((url) => url.pathname.endsWith(String(first.href).split('#')[0] as string) && url.hash === '#/section/errors', { timeout: 15_000 });

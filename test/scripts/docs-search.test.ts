@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { guideEntries, markdownSections, redocRoutes, referenceEntries, searchText } from '../../scripts/docs-search.js';
+import { guideEntries, guideMentions, markdownSections, redocRoutes, referenceEntries, searchText } from '../../scripts/docs-search.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 
@@ -28,6 +28,25 @@ describe('the entries of a guide', () => {
   it('keeps underscores inside words and drops emphasis, code marks, links and tags', () => {
     expect(searchText('_emphasis_ and `NO_SUCH_TRANSACTION`, **bold** [a link](x.md) <br>')).toBe('emphasis and NO_SUCH_TRANSACTION, bold a link');
     expect(markdownSections('## A\n\n| x | `Y_Z` |\n|---|---|\n| 1 | 2 |\n')[0]?.text).toContain('Y_Z');
+  });
+});
+
+describe("a guide's mentions of error codes", () => {
+  it('one entry per section and code of the Errors tables, with the words around it, however far down the section', () => {
+    const filler = 'Words before the code. '.repeat(60);
+    const markdown = `# Refunds\n\nIntro.\n\n## Retrying\n\n${filler}A refund of an unknown id answers \`NO_SUCH_TRANSACTION\`; \`NO_SUCH_TRANSACTION\` again, and \`SUCCESS\`, \`NO_SUCH_TRANSACTIONS\`.\n`;
+    const entries = guideMentions({ file: 'refunds.html', title: 'Refunds' }, markdown, new Set(['NO_SUCH_TRANSACTION', 'BAD_REQUEST']));
+    expect(entries).toEqual([
+      {
+        title: 'NO_SUCH_TRANSACTION',
+        where: 'Guide · Refunds · Retrying',
+        text: expect.stringMatching(/^\.\.\.(Words before the code\. )+A refund of an unknown id answers NO_SUCH_TRANSACTION; NO_SUCH_TRANSACTION again/),
+        url: 'refunds.html#retrying',
+        kind: 'guide',
+      },
+    ]);
+    // The section's own entry keeps only the start of its text, without the code.
+    expect(guideEntries({ file: 'refunds.html', title: 'Refunds' }, markdown)[1]?.text).not.toContain('NO_SUCH_TRANSACTION');
   });
 });
 
