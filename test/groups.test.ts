@@ -11,8 +11,9 @@ import fastConfig from '../vitest.config.js';
 import slowConfig from '../vitest.slow.config.js';
 import e2eConfig from '../vitest.e2e.config.js';
 import nodeConfig from '../vitest.node.config.js';
+import sharedStoreConfig from '../vitest.shared.config.js';
 import { REPOSITORY } from './support/hermetic.js';
-import { E2E_TESTS, NODE_PROCESS_TESTS, SLOW_TESTS } from './support/groups.js';
+import { E2E_TESTS, NODE_PROCESS_TESTS, SHARED_GRAPH_TESTS, SHARED_STORE_TESTS, SLOW_TESTS } from './support/groups.js';
 
 const testFiles = readdirSync(join(REPOSITORY, 'test'), { recursive: true, encoding: 'utf8' })
   .filter((file) => file.endsWith('.test.ts'))
@@ -62,6 +63,11 @@ describe('the test groups', () => {
       .filter(({ projects: names }) => names.length !== 1);
     expect(wrong).toEqual([]);
     expect(inFast.filter((file) => selected(projects[0] as { test?: Selection }, file)).length).toBeGreaterThan(50);
+  });
+
+  it('share a module graph in test:shared only for files that share one in npm test', () => {
+    expect(sharedStoreConfig.test?.isolate).toBe(false);
+    for (const pattern of SHARED_STORE_TESTS) expect(SHARED_GRAPH_TESTS, pattern).toContain(pattern);
   });
 
   it('run the Node-dependent processes in the slow group and again, alone, in test:node', () => {
