@@ -65,7 +65,7 @@ export const E2E_TESTS: readonly string[] = ['test/e2e/**/*.test.ts'];
  * global or spy left stubbed, no process listener, no module state that another file reads (each
  * file starts its own sandboxes and closes them). Not here: the CLI's tests (the commands run
  * in-process spy on the standard streams, stub `PAYLATER_` variables, install signal handlers),
- * the shared store's (module-level pools of PostgreSQL connections), the layer and hermetic
+ * the shared store's (not yet tried without isolation), the layer and hermetic
  * checks (they count what importing does), the browser bundles, the benches and the examples.
  * The setup file (test/support/hermetic.ts) runs again before each file either way.
  */
