@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
-import { COVERAGE_OPTIONS, E2E_TESTS, SHARED_TEST_OPTIONS, SLOW_TESTS } from './test/support/groups.js';
+import { COVERAGE_OPTIONS, E2E_TESTS, SHARED_GRAPH_TESTS, SHARED_TEST_OPTIONS, SLOW_TESTS } from './test/support/groups.js';
 
 /**
  * The upgrade canary of openapi-fetch (.ci/openapi-fetch-canary.sh): with
@@ -16,18 +16,34 @@ function openapiFetchCanary(): Record<string, string> {
   return { 'openapi-fetch': join(packageFolder, manifest.exports['.'].import) };
 }
 
-// `npm test`: every test file but the slow end-to-end group and the browser tests (test/support/groups.ts).
+const EXCLUDED = [...E2E_TESTS, ...SLOW_TESTS, 'node_modules/**'];
+
+/** What both projects share. Not set on the root with `extends: true`: that would add the root's `include` to each project's. */
+const PROJECT = {
+  globalSetup: [...SHARED_TEST_OPTIONS.globalSetup],
+  setupFiles: [...SHARED_TEST_OPTIONS.setupFiles],
+  testTimeout: 60_000,
+  hookTimeout: 120_000,
+};
+
+// `npm test`: every test file but the slow end-to-end group and the browser tests (test/support/groups.ts),
+// in two projects: the files that share each worker's module graph (`isolate: false`: the sandbox,
+// the contract and the libraries imported once per worker, not once per file) and the rest, each
+// file in a fresh module graph as by default (test/support/groups.ts says which and why).
 export default defineConfig({
-  resolve: { alias: openapiFetchCanary() },
   test: {
-    globalSetup: [...SHARED_TEST_OPTIONS.globalSetup],
-    setupFiles: [...SHARED_TEST_OPTIONS.setupFiles],
     coverage: { ...COVERAGE_OPTIONS, include: [...COVERAGE_OPTIONS.include], reporter: [...COVERAGE_OPTIONS.reporter] },
-    include: ['test/**/*.test.ts'],
-    exclude: [...E2E_TESTS, ...SLOW_TESTS, 'node_modules/**'],
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
     fileParallelism: true,
     maxWorkers: 2,
+    projects: [
+      {
+        resolve: { alias: openapiFetchCanary() },
+        test: { ...PROJECT, name: 'shared-graph', include: [...SHARED_GRAPH_TESTS], exclude: EXCLUDED, isolate: false },
+      },
+      {
+        resolve: { alias: openapiFetchCanary() },
+        test: { ...PROJECT, name: 'isolated', include: ['test/**/*.test.ts'], exclude: [...EXCLUDED, ...SHARED_GRAPH_TESTS], isolate: true },
+      },
+    ],
   },
 });

@@ -16,6 +16,7 @@ import { readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import type { TestProject } from 'vitest/node';
+import { oncePerRun } from './once-per-run.js';
 
 // Not hermetic.ts's REPOSITORY: importing that module wraps node:fs in the process that runs the setup.
 const REPOSITORY = resolve(import.meta.dirname, '../..');
@@ -31,7 +32,7 @@ function alive(pid: number): boolean {
   }
 }
 
-export default async function setup(project: TestProject): Promise<() => void> {
+async function buildSources(): Promise<string> {
   for (const entry of readdirSync(REPOSITORY)) {
     const pid = Number(entry.slice(PREFIX.length));
     if (entry.startsWith(PREFIX) && Number.isInteger(pid) && pid !== process.pid && !alive(pid)) {
@@ -55,8 +56,14 @@ export default async function setup(project: TestProject): Promise<() => void> {
     sourcemap: 'inline',
     logLevel: 'warning',
   });
+  return folder;
+}
+
+/** Builds once per run however many projects call it (once-per-run.ts); removed after the last project. */
+export default async function setup(project: TestProject): Promise<() => void> {
+  const { result: folder, teardown } = await oncePerRun('sources', buildSources, (built) => rmSync(built, { recursive: true, force: true }));
   project.provide('testBuild', folder);
-  return () => rmSync(folder, { recursive: true, force: true });
+  return teardown;
 }
 
 declare module 'vitest' {
