@@ -257,11 +257,10 @@ export class EntryRing {
   /** Twice the rows, the entries in order from row 0. */
   private growRows(): void {
     const rows = this.rows * 2;
+    // The rows are full: the oldest at `front` to the end, then from 0 up to `front`, two runs.
     const reordered = <T extends Float64Array | Uint16Array | Uint32Array>(from: T, to: T, width = 1): T => {
-      for (let index = 0; index < this.count; index++) {
-        const row = (this.front + index) % this.rows;
-        to.set(from.subarray(row * width, row * width + width), index * width);
-      }
+      to.set(from.subarray(this.front * width), 0);
+      to.set(from.subarray(0, this.front * width), (this.rows - this.front) * width);
       return to;
     };
     this.at = reordered(this.at, new Float64Array(rows));
@@ -272,7 +271,7 @@ export class EntryRing {
     this.start = reordered(this.start, new Float64Array(rows));
     this.lengths = reordered(this.lengths, new Uint32Array(rows * PARTS), PARTS);
     const routes = new Array<RouteInfo | undefined>(rows).fill(undefined);
-    for (let index = 0; index < this.count; index++) routes[index] = this.routes[(this.front + index) % this.rows];
+    for (let index = 0; index < this.rows; index++) routes[index] = this.routes[(this.front + index) % this.rows];
     this.routes = routes;
     this.rows = rows;
     this.front = 0;

@@ -64,6 +64,16 @@ describe('the request log ring', () => {
     }
   });
 
+  it('keeps the order when its rows grow after the oldest entries were forgotten', () => {
+    const ring = new EntryRing(64 * 1024);
+    for (let index = 0; index < 200; index++) add(ring, `POST /big/${index}`, 'x'.repeat(600));
+    for (let index = 0; index < 1000; index++) add(ring, `GET /${index}`);
+    const held = targets(ring);
+    expect(held.length).toBeGreaterThan(256);
+    expect(held.at(-1)).toBe('GET /999');
+    expect(held).toEqual(Array.from({ length: held.length }, (_, index) => `GET /${1000 - held.length + index}`));
+  });
+
   it('keeps an entry larger than its whole budget as its only entry, then goes on', () => {
     const ring = new EntryRing(4096);
     add(ring, 'GET /small');
