@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/sandbox-tail.ts [--operation clock,read,initiate] [--seconds N] [--node-options "..."]`:
+ * `npx tsx bench/sandbox-tail.ts [--operation clock,read,initiate] [--seconds N] [--node-options "..."] [--args="..."] [--tree DIR]`:
  * where the sandbox's slow requests come from. The built sandbox runs as `npm start` runs it (its
  * heap flags, plus `--node-options`), with a preloaded observer that records every collector pause
  * (`PerformanceObserver` of `gc` entries, on the wall clock) to a file; autocannon (20 connections)
@@ -9,13 +9,15 @@
  * against the share that chance would give (the pauses' time, widened by the answers' length, over
  * the run's). The same load is sent to the bare `node:http` server of bench/sandbox.ts in the same
  * run, for its own p99 beside: the load generator shares the cores with the server it measures.
+ * `--args` are the sandbox's own options; `--tree DIR` measures another checkout's sandbox (built
+ * first when stale), so that two trees are measured one after the other in one session.
  * A hand-written observer rather than `--trace-gc`: its lines carry the time since the process
  * started, which cannot be set beside the client's times to the millisecond.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { BARE_SERVER, buildTree, freePorts, SDK_INITIATE_REQUEST, sandboxTransaction, startSandbox, waitFor } from './sandbox.js';
@@ -26,7 +28,7 @@ type Operation = (typeof OPERATIONS)[number];
 const SLOW_MS = 5;
 
 const { values } = parseArgs({
-  options: { operation: { type: 'string' }, seconds: { type: 'string' }, 'node-options': { type: 'string' }, args: { type: 'string' } },
+  options: { operation: { type: 'string' }, seconds: { type: 'string' }, 'node-options': { type: 'string' }, args: { type: 'string' }, tree: { type: 'string' } },
 });
 const operations = (values.operation?.split(',').map((name) => name.trim()) ?? [...OPERATIONS]) as Operation[];
 const seconds = Number(values.seconds ?? 10);
@@ -56,10 +58,11 @@ const dir = mkdtempSync(join(tmpdir(), 'sandbox-tail-'));
 const observer = join(dir, 'observer.mjs');
 const gcFile = join(dir, 'gc.txt');
 writeFileSync(observer, OBSERVER);
-await buildTree();
+const tree = values.tree === undefined ? undefined : resolve(values.tree);
+await buildTree(tree);
 const [port, barePort] = await freePorts(2);
 process.env.PAYLATER_GC_FILE = gcFile;
-const sandbox = startSandbox(port!, undefined, { nodeOptions: ['--import', observer, ...nodeOptions], args: sandboxArgs, stdout: openSync('/dev/null', 'w') });
+const sandbox = startSandbox(port!, tree, { nodeOptions: ['--import', observer, ...nodeOptions], args: sandboxArgs, stdout: openSync('/dev/null', 'w') });
 const bare = spawn(process.execPath, ['-e', BARE_SERVER, String(barePort)], { stdio: ['ignore', 'ignore', 'inherit'] });
 const url = `http://127.0.0.1:${port!}`;
 const bareUrl = `http://127.0.0.1:${barePort!}`;
