@@ -25,6 +25,7 @@ declare module 'autocannon' {
     average: number;
     p50: number;
     p99: number;
+    p99_9: number;
     max: number;
   }
   interface Result {
@@ -35,6 +36,10 @@ declare module 'autocannon' {
     timeouts: number;
     '2xx': number;
   }
-  function autocannon(options: Options): Promise<Result>;
+  /** The running load: a promise of the result that also reports every answer as it comes. */
+  interface Instance extends Promise<Result> {
+    on(event: 'response', listener: (client: unknown, statusCode: number, resBytes: number, responseTime: number) => void): Instance;
+  }
+  function autocannon(options: Options): Instance;
   export default autocannon;
 }

@@ -119,16 +119,20 @@ export async function buildTree(cwd = root): Promise<void> {
  * The sandbox of the tree at `cwd` as `npm start` runs it: the built `dist/cli/main.js sandbox`
  * with the start script's Node options, its log line per request written to a discarded stdout.
  */
-export function startSandbox(port: number, cwd = root): ChildProcess {
-  const options = npmStartNodeOptions(resolve(cwd, 'package.json'));
-  return spawn(process.execPath, [...options, 'dist/cli/main.js', 'sandbox', '--port', String(port)], {
+export function startSandbox(
+  port: number,
+  cwd = root,
+  extra: { nodeOptions?: string[]; args?: string[]; stdout?: number } = {},
+): ChildProcess {
+  const options = [...npmStartNodeOptions(resolve(cwd, 'package.json')), ...(extra.nodeOptions ?? [])];
+  return spawn(process.execPath, [...options, 'dist/cli/main.js', 'sandbox', '--port', String(port), ...(extra.args ?? [])], {
     cwd,
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', extra.stdout ?? 'ignore', 'inherit'],
   });
 }
 
 /** The baseline: Node's HTTP server answering every request with a small JSON, nothing else. */
-const BARE_SERVER = `
+export const BARE_SERVER = `
 const { createServer } = require('node:http');
 createServer((request, response) => {
   const body = JSON.stringify({ ok: true, at: Date.now() });

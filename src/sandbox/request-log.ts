@@ -8,8 +8,9 @@
  * 16 MiB). Each entry is charged a fixed overhead plus its target, headers and the bodies it keeps,
  * and the oldest entries go first once the total is over the budget. A body is kept up to
  * {@link BODY_KEPT} bytes (its start; the size is kept), so one entry never holds a 1 MiB upload.
- * Entries live in a ring buffer (denque) in the order answered, numbered without gaps, so an entry is
- * found by its number in O(1) and a page scans at most {@link MAX_SCANNED} entries.
+ * Entries are kept in the order answered, numbered without gaps, so an entry is found by its number
+ * in O(1) and a page scans at most {@link MAX_SCANNED} entries. They are stored as bytes and numbers
+ * (request-ring.ts), not as objects that the collector would copy, promote and compact.
  *
  * Kept per process: on the shared store, each process logs the requests it answered.
  * Writing every request into PostgreSQL would add a write, under the sandbox's one lock, to every
@@ -21,13 +22,13 @@
  *
  * Cost per request (measured by `npm run bench -- --only request-log`): the router's facts are
  * kept on the answer (io.ts's `KeptAnswer`; a WeakMap for any other answer) until it is finished,
- * the JSON is the text the answer sent, and one small record is pushed. Nothing is parsed or
- * redacted until the entry is read.
+ * the JSON is the text the answer sent, and the entry's texts are copied as bytes. Nothing is parsed
+ * or redacted until the entry is read.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import Denque from 'denque';
 import type { VirtualClock } from './clock.js';
 import { KeptAnswer } from './io.js';
+import { EntryRing, Part } from './request-ring.js';
 import { isJsonObject, redactBodyText, shownHeaders, shownTarget, type PathRedactor } from './request-redaction.js';
 import type { RouteFacts } from './router.js';
 import { stringifyJson } from '../http/raw-json.js';
@@ -36,37 +37,12 @@ import { stringifyJson } from '../http/raw-json.js';
 const BODY_KEPT = 16 * 1024;
 /** Entries one page looks at, at most (a rare filter then answers fewer, with a cursor). */
 const MAX_SCANNED = 20_000;
-/** Bytes charged to every entry besides its text: the record, its strings' headers, the deque slot. */
-const ENTRY_OVERHEAD = 320;
+/** The start of an id (a transaction's, a principal's) that is kept. */
+const ID_KEPT = 1024;
 export const DEFAULT_REQUEST_PAGE = 50;
 export const MAX_REQUEST_PAGE = 500;
 /** The header the dashboard sends on its reads, which are not logged. */
 const DASHBOARD_HEADER = 'x-sandbox-dashboard';
-
-interface LoggedRequest {
-  seq: number;
-  /** Virtual time when it arrived, ms. */
-  at: number;
-  method: string;
-  /** The target as received; shown redacted. */
-  url: string;
-  status: number;
-  durationMs: number;
-  requestId: string;
-  family: string | undefined;
-  operation: string | undefined;
-  principal: string | undefined;
-  transactionId: string | undefined;
-  /** An error's message, for the list. */
-  reason: string | undefined;
-  rawHeaders: string[];
-  requestBody: Buffer;
-  requestBytes: number;
-  responseHeaders: Record<string, string> | undefined;
-  responseBody: string;
-  responseBytes: number;
-  bytes: number;
-}
 
 /** One request in the list. */
 export interface RequestSummary {
@@ -122,10 +98,10 @@ function entryNumber(id: string): number | undefined {
 }
 
 export class RequestLog {
-  private readonly entries = new Denque<LoggedRequest>();
+  private readonly entries: EntryRing;
   private readonly facts = new WeakMap<ServerResponse, RouteFacts>();
-  private nextSeq = 1;
-  private usedBytes = 0;
+  /** The number of the oldest entry held (of the next one when none is). */
+  private firstSeq = 1;
 
   constructor(
     private readonly options: {
@@ -135,7 +111,9 @@ export class RequestLog {
       /** How the log line writes a path (its secrets redacted). */
       logPath: PathRedactor;
     },
-  ) {}
+  ) {
+    this.entries = new EntryRing(options.byteLimit);
+  }
 
   /** The router's hook: what the pipeline knew, until the answer is finished. */
   readonly observe = (response: ServerResponse, facts: RouteFacts): void => {
@@ -152,9 +130,22 @@ export class RequestLog {
     // Only `observe` writes a KeptAnswer's facts, always a RouteFacts.
     const facts = response instanceof KeptAnswer ? (response.facts as RouteFacts | undefined) : this.facts.get(response);
     const status = response.statusCode;
-    let responseBody = '';
+    const ring = this.entries;
+    ring.text(method);
+    ring.text(' ');
+    ring.text(url);
+    ring.end(Part.Target);
+    ring.headerList(request.rawHeaders);
+    ring.end(Part.Headers);
+    ring.text(requestId);
+    ring.end(Part.RequestId);
+    if (facts !== undefined) principalOf(facts, ring);
+    ring.end(Part.Principal);
+    const transaction = facts === undefined ? undefined : transactionOf(facts, url);
+    if (transaction !== undefined) ring.text(transaction, ID_KEPT);
+    ring.end(Part.TransactionId);
     let responseBytes = 0;
-    let reason: string | undefined;
+    let text: string | undefined;
     const body = facts?.reply.body;
     if (typeof body === 'string' || Buffer.isBuffer(body)) {
       responseBytes = Buffer.byteLength(body);
@@ -162,48 +153,35 @@ export class RequestLog {
     } else if (body !== undefined) {
       // The JSON as sent (error answers carry the request id); serialised here only when the
       // answer was not sent by the sandbox's own server.
-      const text =
+      text =
         (response instanceof KeptAnswer ? response.sentText : undefined) ??
         stringifyJson(status >= 400 && isJsonObject(body) ? { ...body, requestId } : body) ??
         '';
       responseBytes = Buffer.byteLength(text);
-      responseBody = text.length > BODY_KEPT ? text.slice(0, BODY_KEPT) : text;
-      if (status >= 400 && isJsonObject(body)) reason = reasonOf(body);
+      if (status >= 400 && isJsonObject(body)) {
+        const reason = reasonOf(body);
+        if (reason !== undefined) ring.text(reason);
+      }
     }
+    ring.end(Part.Reason);
+    ring.headerRecord(facts?.reply.headers);
+    ring.end(Part.ResponseHeaders);
+    if (text !== undefined) ring.text(text, BODY_KEPT);
+    ring.end(Part.ResponseBody);
     const raw = facts?.rawBody;
-    const requestBody = raw === undefined ? EMPTY : raw.length > BODY_KEPT ? Buffer.from(raw.subarray(0, BODY_KEPT)) : raw;
-    const rawHeaders = request.rawHeaders;
-    let headerBytes = 0;
-    for (const part of rawHeaders) headerBytes += part.length;
-    const route = facts?.route;
-    const entry: LoggedRequest = {
-      seq: this.nextSeq++,
+    if (raw !== undefined) ring.raw(raw, BODY_KEPT);
+    ring.end(Part.RequestBody);
+    const before = ring.length;
+    ring.commit({
       // When it arrived, on the virtual clock (the clock may have moved while it was answered).
       at: this.options.clock.now() - Math.round(elapsedMs),
-      method,
-      url,
-      status,
       durationMs: Math.round(elapsedMs * 10) / 10,
-      requestId,
-      family: route?.family,
-      operation: route === undefined ? undefined : (route.operationId ?? `${route.method} ${route.path}`),
-      principal: facts === undefined ? undefined : principalOf(facts),
-      transactionId: facts === undefined ? undefined : transactionOf(facts, url),
-      reason,
-      rawHeaders,
-      requestBody,
+      status,
       requestBytes: raw?.length ?? 0,
-      responseHeaders: facts?.reply.headers,
-      responseBody,
       responseBytes,
-      bytes: 0,
-    };
-    entry.bytes = ENTRY_OVERHEAD + url.length + headerBytes + requestBody.length + responseBody.length + (reason?.length ?? 0);
-    this.entries.push(entry);
-    this.usedBytes += entry.bytes;
-    while (this.usedBytes > this.options.byteLimit && this.entries.length > 1) {
-      this.usedBytes -= this.entries.shift()!.bytes;
-    }
+      route: facts?.route,
+    });
+    this.firstSeq += before + 1 - ring.length;
   }
 
   /** Entries held. */
@@ -213,84 +191,98 @@ export class RequestLog {
 
   /** Bytes charged to the entries held. */
   get bytes(): number {
-    return this.usedBytes;
+    return this.entries.bytes;
   }
 
   /** A page, newest first (see {@link RequestQuery}). */
   page(query: RequestQuery = {}): RequestPage {
     const limit = query.limit ?? DEFAULT_REQUEST_PAGE;
-    const latest = this.nextSeq - 1;
+    const first = this.firstSeq;
+    const latest = first + this.entries.length - 1;
     const requests: RequestSummary[] = [];
-    const first = this.entries.peekFront()?.seq ?? this.nextSeq;
     let index = this.entries.length - 1;
     if (query.before !== undefined) index = Math.min(index, query.before - first - 1);
     const stopAt = query.after === undefined ? 0 : Math.max(0, query.after - first + 1);
     let scanned = 0;
     for (; index >= stopAt && requests.length < limit && scanned < MAX_SCANNED; index--, scanned++) {
-      const entry = this.entries.peekAt(index)!;
-      if (matches(entry, query)) requests.push(this.summary(entry));
+      const row = this.entries.row(index);
+      if (this.matches(row, query)) requests.push(this.summary(row, first + index));
     }
     const more = index >= stopAt && query.after === undefined;
-    return { requests, nextCursor: more ? String(this.entries.peekAt(index + 1)!.seq) : null, latest };
+    return { requests, nextCursor: more ? String(first + index + 1) : null, latest };
   }
 
   /** One entry as shown, or undefined when it is not held (or the reader may not see it). */
   get(id: string, visible: RequestQuery['visible'] = undefined): RequestDetail | undefined {
     const seq = entryNumber(id);
-    const first = this.entries.peekFront()?.seq;
-    if (seq === undefined || first === undefined) return undefined;
-    const entry = this.entries.peekAt(seq - first);
-    if (entry === undefined || entry.seq !== seq || (visible !== undefined && !visible(entry.principal))) return undefined;
+    if (seq === undefined || seq < this.firstSeq || seq >= this.firstSeq + this.entries.length) return undefined;
+    const ring = this.entries;
+    const row = ring.row(seq - this.firstSeq);
+    const summary = this.summary(row, seq);
+    if (visible !== undefined && !visible(summary.principal ?? undefined)) return undefined;
     const logPath = this.options.logPath;
-    const requestTruncated = entry.requestBytes > entry.requestBody.length;
-    const responseTruncated = entry.responseBytes > entry.responseBody.length;
+    const numbers = ring.numbers(row);
+    const requestBody = ring.partBuffer(row, Part.RequestBody);
+    const responseBody = ring.part(row, Part.ResponseBody);
+    const requestTruncated = numbers.requestBytes > requestBody.length;
+    const responseTruncated = numbers.responseBytes > ring.partBytes(row, Part.ResponseBody);
+    const responseHeaders = ring.partHeaders(row, Part.ResponseHeaders);
+    const shownResponseHeaders: Record<string, string> = { 'X-Request-Id': summary.requestId };
+    for (let index = 0; index + 1 < responseHeaders.length; index += 2) shownResponseHeaders[responseHeaders[index]!] = responseHeaders[index + 1]!;
     return {
-      ...this.summary(entry),
+      ...summary,
       request: {
-        headers: shownHeaders(entry.rawHeaders),
-        body: redactBodyText(entry.requestBody.toString('utf8'), !requestTruncated, logPath),
-        bytes: entry.requestBytes,
+        headers: shownHeaders(ring.partHeaders(row, Part.Headers)),
+        body: redactBodyText(requestBody.toString('utf8'), !requestTruncated, logPath),
+        bytes: numbers.requestBytes,
         truncated: requestTruncated,
       },
       response: {
-        headers: { 'X-Request-Id': entry.requestId, ...entry.responseHeaders },
-        body: redactBodyText(entry.responseBody, !responseTruncated, logPath),
-        bytes: entry.responseBytes,
+        headers: shownResponseHeaders,
+        body: redactBodyText(responseBody, !responseTruncated, logPath),
+        bytes: numbers.responseBytes,
         truncated: responseTruncated,
       },
     };
   }
 
-  private summary(entry: LoggedRequest): RequestSummary {
-    const target = shownTarget(entry.url, this.options.logPath);
+  private matches(row: number, query: RequestQuery): boolean {
+    const ring = this.entries;
+    if (query.family !== undefined && (ring.numbers(row).route?.family ?? 'none') !== query.family) return false;
+    if (query.requestId !== undefined && ring.part(row, Part.RequestId) !== query.requestId) return false;
+    if (query.transactionId !== undefined && ring.part(row, Part.TransactionId) !== query.transactionId) return false;
+    if (query.status !== undefined) {
+      const status = String(ring.numbers(row).status);
+      if (query.status.endsWith('xx') ? status[0] !== query.status[0] : status !== query.status) return false;
+    }
+    return query.visible === undefined || query.visible(optional(ring.part(row, Part.Principal)));
+  }
+
+  private summary(row: number, seq: number): RequestSummary {
+    const ring = this.entries;
+    const { at, durationMs, status, route } = ring.numbers(row);
+    const target = ring.part(row, Part.Target);
+    const space = target.indexOf(' ');
     return {
-      id: `${ID_PREFIX}${entry.seq}`,
-      at: new Date(entry.at).toISOString(),
-      method: entry.method,
-      path: target,
-      family: entry.family ?? null,
-      operation: entry.operation ?? null,
-      principal: entry.principal ?? null,
-      transactionId: entry.transactionId ?? null,
-      status: entry.status,
-      durationMs: entry.durationMs,
-      requestId: entry.requestId,
-      reason: entry.reason ?? null,
+      id: `${ID_PREFIX}${seq}`,
+      at: new Date(at).toISOString(),
+      method: target.slice(0, space),
+      path: shownTarget(target.slice(space + 1), this.options.logPath),
+      family: route?.family ?? null,
+      operation: route === undefined ? null : (route.operationId ?? `${route.method} ${route.path}`),
+      principal: optional(ring.part(row, Part.Principal)) ?? null,
+      transactionId: optional(ring.part(row, Part.TransactionId)) ?? null,
+      status,
+      durationMs,
+      requestId: ring.part(row, Part.RequestId),
+      reason: optional(ring.part(row, Part.Reason)) ?? null,
     };
   }
 }
 
-const EMPTY = Buffer.alloc(0);
-
-function matches(entry: LoggedRequest, query: RequestQuery): boolean {
-  if (query.family !== undefined && (entry.family ?? 'none') !== query.family) return false;
-  if (query.requestId !== undefined && entry.requestId !== query.requestId) return false;
-  if (query.transactionId !== undefined && entry.transactionId !== query.transactionId) return false;
-  if (query.status !== undefined) {
-    const status = String(entry.status);
-    if (query.status.endsWith('xx') ? status[0] !== query.status[0] : status !== query.status) return false;
-  }
-  return query.visible === undefined || query.visible(entry.principal);
+/** An empty part read back as undefined (an id, a principal or a reason is never empty). */
+function optional(text: string): string | undefined {
+  return text === '' ? undefined : text;
 }
 
 /** An error body's message: `detail` or `message`, at most 300 characters. */
@@ -299,15 +291,19 @@ function reasonOf(body: Record<string, unknown>): string | undefined {
   return typeof text === 'string' ? (text.length > 300 ? `${text.slice(0, 300)}...` : text) : undefined;
 }
 
-/** `partner <id>` or `merchant <id>`: who made the request (never a credential). */
-function principalOf(facts: RouteFacts): string | undefined {
+/** Writes `partner <id>` or `merchant <id>`: who made the request (never a credential); nothing when unknown. */
+function principalOf(facts: RouteFacts, ring: EntryRing): void {
   const principal = facts.principal as { merchantId?: unknown; id?: unknown; privateKey?: unknown } | undefined;
+  let kind = 'merchant ';
+  let id: string | undefined;
   if (principal !== undefined && principal !== null && typeof principal === 'object') {
-    if (typeof principal.merchantId === 'string') return `merchant ${principal.merchantId}`;
-    if (typeof principal.id === 'string' && principal.privateKey !== undefined) return `partner ${principal.id}`;
+    if (typeof principal.merchantId === 'string') id = principal.merchantId;
+    else if (typeof principal.id === 'string' && principal.privateKey !== undefined) (kind = 'partner '), (id = principal.id);
   }
-  const merchant = facts.params.merchantId ?? (facts.route?.path.startsWith('/api/merchant/{id}') ? facts.params.id : undefined);
-  return merchant === undefined ? undefined : `merchant ${merchant}`;
+  id ??= facts.params.merchantId ?? (facts.route?.path.startsWith('/api/merchant/{id}') ? facts.params.id : undefined);
+  if (id === undefined) return;
+  ring.text(kind);
+  ring.text(id, ID_KEPT);
 }
 
 const ID_MEMBERS = ['merchantTransactionId', 'transactionId'] as const;
