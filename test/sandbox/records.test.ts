@@ -14,6 +14,7 @@ import { copyWebTransaction, WEB_TRANSACTIONS, type WebTransaction } from '../..
 import { copyCheck, copyDocument, copyMerchant, copyOtp, copyRefund, copyTransaction } from '../../src/sandbox/gateway/records.js';
 import { bundleOf, requireDocument, topLevelProperties, type Family } from '../support/documents.js';
 import { REPOSITORY } from '../support/hermetic.js';
+import { compileSources } from '../support/typescript.js';
 import { APPROVED_TEST_USER } from '../../src/sandbox/fixtures.js';
 import { useSandbox } from '../support/sandbox.js';
 
@@ -40,7 +41,7 @@ let program: ts.Program | undefined;
 /** The property names of the interface `name` declared in `file`, as the compiler sees them. */
 function fieldsOf(file: string, name: string): string[] {
   const path = join(REPOSITORY, file);
-  program ??= compile([...new Set(COPIES.map((copy) => join(REPOSITORY, copy.file)))]);
+  program ??= compileSources([...new Set(COPIES.map((copy) => join(REPOSITORY, copy.file)))]);
   const checker = program.getTypeChecker();
   let fields: string[] | undefined;
   const visit = (node: ts.Node): void => {
@@ -52,25 +53,6 @@ function fieldsOf(file: string, name: string): string[] {
   visit(program.getSourceFile(path)!);
   if (fields === undefined) throw new Error(`no interface ${name} in ${file}`);
   return fields;
-}
-
-function compile(paths: string[]): ts.Program {
-  const options: ts.CompilerOptions = {
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    strict: true,
-    noEmit: true,
-    skipLibCheck: true,
-    types: [],
-  };
-  // Module resolution looks for node_modules folders above the repository too: the compiler sees
-  // only the repository, as a fresh clone has nothing beside it (test/support/hermetic.ts).
-  const host = ts.createCompilerHost(options);
-  const inside = (name: string) => name === REPOSITORY || name.startsWith(`${REPOSITORY}/`);
-  const { fileExists, directoryExists } = host;
-  host.fileExists = (name) => inside(name) && fileExists.call(host, name);
-  host.directoryExists = (name) => inside(name) && (directoryExists?.call(host, name) ?? true);
-  return ts.createProgram(paths, options, host);
 }
 
 describe('a copy of a record', () => {
