@@ -16,7 +16,7 @@ import { bundleOf, requireDocument, topLevelProperties, type Family } from '../s
 import { REPOSITORY } from '../support/hermetic.js';
 import { compileSources } from '../support/typescript.js';
 import { APPROVED_TEST_USER } from '../../src/sandbox/fixtures.js';
-import { useSandbox } from '../support/sandbox.js';
+import { useSandbox, type TestSandbox } from '../support/sandbox.js';
 
 const GATEWAY_RECORDS = 'src/sandbox/gateway/records.ts';
 
@@ -84,6 +84,19 @@ function expectEveryRequestFieldStored(family: Family, schema: string, body: obj
   }
 }
 
+/**
+ * Each request field is shown by the sandbox's view of the transaction (`GET
+ * /sandbox/<family>/transactions/{id}`), under its name or the one `renamed` gives, after each
+ * transition: a field stored but left out of the view fails here.
+ */
+async function expectEveryRequestFieldShown(t: TestSandbox, family: 'web' | 'sdk', id: string, body: object, renamed: Record<string, string> = {}) {
+  const view = await t.request('GET', `/sandbox/${family}/transactions/${encodeURIComponent(id)}`);
+  expect(view.status, view.text).toBe(200);
+  const shown = Object.keys(view.body as object);
+  const missing = Object.keys(body).filter((name) => !shown.includes(renamed[name] ?? name));
+  expect(missing, `request fields the ${family} view leaves out`).toEqual([]);
+}
+
 describe('a transaction through its transitions', () => {
   const t = useSandbox();
   /** The fields of a stored record that hold a value. */
@@ -103,8 +116,10 @@ describe('a transaction through its transitions', () => {
     expectEveryRequestFieldStored('web', 'WebInitiateRequest', body, store.get(id)!, { notes: 'notesJson' });
     const created = present(store.get(id)!);
     expect(created).toEqual(expect.arrayContaining(['notesJson', 'webhookUrl', 'redirect', 'user']));
+    await expectEveryRequestFieldShown(t, 'web', id, body, { id: 'transactionId' });
     expect((await t.request('POST', `/sandbox/web/transactions/${id}/confirm`)).status).toBe(200);
     expect(present(store.get(id)!)).toEqual(expect.arrayContaining(created));
+    await expectEveryRequestFieldShown(t, 'web', id, body, { id: 'transactionId' });
     expect((await t.web('POST', '/api/refund', { transactionId: id, amount: 50_000 })).status).toBe(200);
     expect(present(store.get(id)!)).toEqual(expect.arrayContaining(created));
   });
@@ -117,8 +132,10 @@ describe('a transaction through its transitions', () => {
     const store = t.sandbox.store.collection<SdkTransaction>(SDK_TRANSACTIONS);
     expectEveryRequestFieldStored('sdk', 'SdkInitiateRequest', body, store.get(id)!);
     const created = present(store.get(id)!);
+    await expectEveryRequestFieldShown(t, 'sdk', id, body);
     expect((await t.request('POST', `/sandbox/sdk/transactions/${id}/confirm`)).status).toBe(200);
     expect(present(store.get(id)!)).toEqual(expect.arrayContaining(created));
+    await expectEveryRequestFieldShown(t, 'sdk', id, body);
     const refund = await t.sdk('/merchant/credit/refundTransaction', { merchantTransactionId: id, amount: 1_000 });
     expect(refund.status, refund.text).toBe(200);
     expect(present(store.get(id)!)).toEqual(expect.arrayContaining(created));
