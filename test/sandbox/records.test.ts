@@ -3,7 +3,8 @@
  * checked against the record type's own list of keys, read from the sources with the TypeScript
  * compiler (so a field added to the type is checked without touching this file); and a whole
  * transaction, initiated with every optional field, keeps each field it had through its
- * transitions (confirm, refund) in the store. The gateway's transitions, and its views read back
+ * transitions (confirm, refund) in the store, and the sandbox's view of it shows each request
+ * field. The gateway's transitions, and its views read back
  * through the API, are checked the same way in records-gateway.test.ts.
  */
 import { join } from 'node:path';
