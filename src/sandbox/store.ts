@@ -10,8 +10,9 @@
  *   exceeding the amount);
  * - records are plain JSON data (no class instances, functions or Dates; times are epoch ms or
  *   ISO strings);
- * - a record read with `get` is a snapshot and is frozen: build a changed copy (`{ ...record, x }`)
- *   and `set` it back. `set` takes the object given: the in-memory store freezes it, deeply, in
+ * - a record read with `get` is a snapshot and is frozen: build a changed copy, field by field
+ *   (the record's `copy…` function; never by spread syntax, which copies a frozen object on V8's
+ *   slow path: test/sandbox/record-spreads.test.ts fails on one), and `set` it back. `set` takes the object given: the in-memory store freezes it, deeply, in
  *   place, and reads share it without copying (a copy per read was a fifth of a request's time; a
  *   structuredClone per set was most of the time of an advance that expires 100,000
  *   transactions). So never change an object after giving it to `set` (it throws: it is frozen),

@@ -3,7 +3,8 @@
  * checked against the record type's own list of keys, read from the sources with the TypeScript
  * compiler (so a field added to the type is checked without touching this file); and a whole
  * transaction, initiated with every optional field, keeps each field it had through its
- * transitions (confirm, refund) in the store. The gateway's transitions, and its views read back
+ * transitions (confirm, refund) in the store, and the sandbox's view of it shows each request
+ * field. The gateway's transitions, and its views read back
  * through the API, are checked the same way in records-gateway.test.ts.
  */
 import { join } from 'node:path';
@@ -14,8 +15,9 @@ import { copyWebTransaction, WEB_TRANSACTIONS, type WebTransaction } from '../..
 import { copyCheck, copyDocument, copyMerchant, copyOtp, copyRefund, copyTransaction } from '../../src/sandbox/gateway/records.js';
 import { bundleOf, requireDocument, topLevelProperties, type Family } from '../support/documents.js';
 import { REPOSITORY } from '../support/hermetic.js';
+import { compileSources } from '../support/typescript.js';
 import { APPROVED_TEST_USER } from '../../src/sandbox/fixtures.js';
-import { useSandbox } from '../support/sandbox.js';
+import { useSandbox, type TestSandbox } from '../support/sandbox.js';
 
 const GATEWAY_RECORDS = 'src/sandbox/gateway/records.ts';
 
@@ -40,7 +42,7 @@ let program: ts.Program | undefined;
 /** The property names of the interface `name` declared in `file`, as the compiler sees them. */
 function fieldsOf(file: string, name: string): string[] {
   const path = join(REPOSITORY, file);
-  program ??= compile([...new Set(COPIES.map((copy) => join(REPOSITORY, copy.file)))]);
+  program ??= compileSources([...new Set(COPIES.map((copy) => join(REPOSITORY, copy.file)))]);
   const checker = program.getTypeChecker();
   let fields: string[] | undefined;
   const visit = (node: ts.Node): void => {
@@ -52,25 +54,6 @@ function fieldsOf(file: string, name: string): string[] {
   visit(program.getSourceFile(path)!);
   if (fields === undefined) throw new Error(`no interface ${name} in ${file}`);
   return fields;
-}
-
-function compile(paths: string[]): ts.Program {
-  const options: ts.CompilerOptions = {
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    strict: true,
-    noEmit: true,
-    skipLibCheck: true,
-    types: [],
-  };
-  // Module resolution looks for node_modules folders above the repository too: the compiler sees
-  // only the repository, as a fresh clone has nothing beside it (test/support/hermetic.ts).
-  const host = ts.createCompilerHost(options);
-  const inside = (name: string) => name === REPOSITORY || name.startsWith(`${REPOSITORY}/`);
-  const { fileExists, directoryExists } = host;
-  host.fileExists = (name) => inside(name) && fileExists.call(host, name);
-  host.directoryExists = (name) => inside(name) && (directoryExists?.call(host, name) ?? true);
-  return ts.createProgram(paths, options, host);
 }
 
 describe('a copy of a record', () => {
@@ -102,6 +85,19 @@ function expectEveryRequestFieldStored(family: Family, schema: string, body: obj
   }
 }
 
+/**
+ * Each request field is shown by the sandbox's view of the transaction (`GET
+ * /sandbox/<family>/transactions/{id}`), under its name or the one `renamed` gives, after each
+ * transition: a field stored but left out of the view fails here.
+ */
+async function expectEveryRequestFieldShown(t: TestSandbox, family: 'web' | 'sdk', id: string, body: object, renamed: Record<string, string> = {}) {
+  const view = await t.request('GET', `/sandbox/${family}/transactions/${encodeURIComponent(id)}`);
+  expect(view.status, view.text).toBe(200);
+  const shown = Object.keys(view.body as object);
+  const missing = Object.keys(body).filter((name) => !shown.includes(renamed[name] ?? name));
+  expect(missing, `request fields the ${family} view leaves out`).toEqual([]);
+}
+
 describe('a transaction through its transitions', () => {
   const t = useSandbox();
   /** The fields of a stored record that hold a value. */
@@ -121,8 +117,10 @@ describe('a transaction through its transitions', () => {
     expectEveryRequestFieldStored('web', 'WebInitiateRequest', body, store.get(id)!, { notes: 'notesJson' });
     const created = present(store.get(id)!);
     expect(created).toEqual(expect.arrayContaining(['notesJson', 'webhookUrl', 'redirect', 'user']));
+    await expectEveryRequestFieldShown(t, 'web', id, body, { id: 'transactionId' });
     expect((await t.request('POST', `/sandbox/web/transactions/${id}/confirm`)).status).toBe(200);
     expect(present(store.get(id)!)).toEqual(expect.arrayContaining(created));
+    await expectEveryRequestFieldShown(t, 'web', id, body, { id: 'transactionId' });
     expect((await t.web('POST', '/api/refund', { transactionId: id, amount: 50_000 })).status).toBe(200);
     expect(present(store.get(id)!)).toEqual(expect.arrayContaining(created));
   });
@@ -135,8 +133,10 @@ describe('a transaction through its transitions', () => {
     const store = t.sandbox.store.collection<SdkTransaction>(SDK_TRANSACTIONS);
     expectEveryRequestFieldStored('sdk', 'SdkInitiateRequest', body, store.get(id)!);
     const created = present(store.get(id)!);
+    await expectEveryRequestFieldShown(t, 'sdk', id, body);
     expect((await t.request('POST', `/sandbox/sdk/transactions/${id}/confirm`)).status).toBe(200);
     expect(present(store.get(id)!)).toEqual(expect.arrayContaining(created));
+    await expectEveryRequestFieldShown(t, 'sdk', id, body);
     const refund = await t.sdk('/merchant/credit/refundTransaction', { merchantTransactionId: id, amount: 1_000 });
     expect(refund.status, refund.text).toBe(200);
     expect(present(store.get(id)!)).toEqual(expect.arrayContaining(created));

@@ -2,7 +2,8 @@
  * The facts of the service's interface description that the contract tests check, as data this
  * project owns (`test/data/interface-description.json`): the operations it writes as
  * `METHOD {address}/path`, the URL it names without a method (the browser script), the operations it
- * names only in words, every element it leaves "not shown", and the stage steps it lists.
+ * names only in words, every element it leaves "not shown", the stage steps it lists, and the
+ * names of the fields, parameters and headers it writes.
  *
  * The tests read nothing outside the repository: when the description changes, this data file is
  * edited with it, and the tests then say what the contract must follow.
@@ -37,6 +38,12 @@ export interface DescriptionFacts {
   notShown: { key: string; section: string }[];
   /** The values of `transactionStage.nextStep.step`. */
   stageSteps: string[];
+  /**
+   * The names of the body fields, parameters and headers the description writes, by family: the
+   * last part of a dotted name (`merchant.brandName` gives `brandName`). Any other name in a
+   * family's document was decided by this contract and carries `x-decision`.
+   */
+  names: Record<Family, string[]>;
 }
 
 export const DESCRIPTION: DescriptionFacts = JSON.parse(

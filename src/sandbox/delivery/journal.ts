@@ -185,15 +185,31 @@ export class DeliveryJournal {
     return { ...fields, id: this.host.idOf(delivery), eventId: this.host.eventIdOf(delivery), owner: this.owner, epoch: this.host.epoch };
   }
 
-  /** The record of a persisted delivery, as this process numbers it and counts its times. */
+  /**
+   * The record of a persisted delivery, as this process numbers it and counts its times. Read
+   * field by field: the record is a frozen snapshot of the store, never spread (store.ts).
+   */
   private restored(record: PersistedDelivery, seq: number, id: string | undefined): StoredDelivery {
     const shift = record.epoch - this.host.epoch;
     const at = (time: number | null) => (time === null ? null : time + shift);
     return storedDelivery({
-      ...record,
       seq,
       id,
+      eventId: record.eventId,
+      family: record.family,
+      event: record.event,
+      transactionId: record.transactionId,
+      url: record.url,
+      body: record.body,
+      template: record.template,
+      data: record.data,
+      signer: record.signer,
+      headers: record.headers,
       orderingScope: record.orderingScope === undefined ? undefined : shared(record.orderingScope),
+      orderingKey: record.orderingKey,
+      successStatus: record.successStatus,
+      status: record.status,
+      reason: record.reason,
       attempts: record.attempts ?? [],
       createdAt: record.createdAt + shift,
       nextAttemptAt: at(record.nextAttemptAt ?? null),

@@ -18,6 +18,7 @@
  * The page also uses the existing `.../cancel`, `.../fail` and `GET /sandbox/web/transactions/{id}`.
  */
 import type { FamilyContext } from '../context.js';
+import type { EveryField } from '../records.js';
 import { renderCheckoutMessage, renderCheckoutPage, type CheckoutFlow, type CheckoutPageConfig } from '../pages/checkout.js';
 import { httpOrigin } from '../pages/html.js';
 import { loadBrowserAsset } from '../browser-assets.js';
@@ -91,8 +92,16 @@ export const WEB_CHECKOUT_SESSIONS = 'web.checkout';
 export function registerWebCheckout(ctx: FamilyContext, access: WebCheckoutAccess): void {
   const { config } = ctx;
   const sessions = ctx.store.collection<CheckoutSession>(WEB_CHECKOUT_SESSIONS);
-  // A changeable copy: records read from the store are frozen snapshots.
-  const sessionOf = (id: string): CheckoutSession => ({ ...(sessions.get(id) ?? { wrongAttempts: 0, verified: false, codesSent: 1 }) });
+  // A changeable copy, field by field: records read from the store are frozen snapshots.
+  const sessionOf = (id: string): CheckoutSession => {
+    const stored = sessions.get(id);
+    const copy: EveryField<CheckoutSession> = {
+      wrongAttempts: stored?.wrongAttempts ?? 0,
+      verified: stored?.verified ?? false,
+      codesSent: stored?.codesSent ?? 1,
+    };
+    return copy;
+  };
   const base = (id: string) => `/sandbox/web/transactions/${encodeURIComponent(id)}`;
   const signatureOf = (transaction: WebTransaction) => statusSignature(transaction.id, transaction.status, partnerKey(config, transaction.partnerId));
   // An unknown transaction has one code, on the contract's paths and on the sandbox's own.
