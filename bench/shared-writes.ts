@@ -37,7 +37,8 @@ async function writesUnderProbe(writeTo: string[], checkOn: string, tag: string)
   await sleep(500);
   const started = performance.now();
   const probing = probe(() => statusOn(checkOn, probeId), 20);
-  await Promise.all(
+  // The checks stop whatever became of the writes, so that a failed case leaves nothing running.
+  const failure = await Promise.all(
     Array.from({ length: WRITERS }, async (_, writer) => {
       for (let n = 0; n < INITIATES_EACH; n++) {
         const reply = await webInitiate(writeTo[writer % writeTo.length]!, `writes_${tag}_${writer}_${n}`, notes, { timeoutMs: 60_000, keepBytes: 300 });
@@ -45,9 +46,13 @@ async function writesUnderProbe(writeTo: string[], checkOn: string, tag: string)
         else refused.push(`${reply.status} ${reply.body.slice(0, 120)}`);
       }
     }),
+  ).then(
+    () => undefined,
+    (error: unknown) => ({ error }),
   );
   const ms = performance.now() - started;
   const checks = await probing.stop();
+  if (failure !== undefined) throw failure.error;
   return { maxMs: checks.maxMs, medianMs: checks.medianMs, checks: checks.latencies.length, failedChecks: checks.failed, written, refused, ms };
 }
 
