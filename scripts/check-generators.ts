@@ -2,8 +2,12 @@
  * Points the generators and validators that integrators use at the four bundled documents and
  * fails when one of them cannot consume a bundle:
  *
- *   npm run check:generators            all tools, all families
- *   npm run check:generators -- --keep  keep the temporary folder (its path is printed)
+ *   npm run check:generators                         all tools, all families
+ *   npm run check:generators -- --keep               keep the temporary folder (its path is printed)
+ *   npm run check:generators -- --tools DIR --install-only
+ *                                                    install the tools into DIR and stop
+ *   npm run check:generators -- --tools DIR          the check, with the tools in DIR (installed there
+ *                                                    when missing; DIR is kept)
  *
  * Each tool is installed at a pinned version (the newest that runs on Node 20) into a temporary
  * folder, never into the project. Zod output is checked from two generators, hey-api's zod plugin
@@ -16,11 +20,15 @@
  * compiled by one `tsc` program at the end, each error charged to the output it is in: one
  * compiler per output spent four fifths of the check's CPU time loading TypeScript and the
  * standard library 24 times. Every output is a module, so one program checks each as alone.
+ *
+ * `--tools DIR --install-only` lets CI download the tools in the background while other steps use
+ * the cores, and run the check later on the same folder (`.ci/run`).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { FAMILIES, type Family } from './families.js';
 
 const root = resolve(import.meta.dirname, '..');
@@ -214,12 +222,32 @@ async function check(work: string): Promise<Outcome[]> {
   });
 }
 
+const USAGE = 'usage: npm run check:generators [-- --keep] [-- --tools DIR [--install-only]]';
+
 async function main(): Promise<void> {
-  const keep = process.argv.includes('--keep');
-  const work = mkdtempSync(join(tmpdir(), 'paylater-generators-'));
+  let options: { keep: boolean; tools: string | undefined; installOnly: boolean };
   try {
+    const { values } = parseArgs({
+      options: { keep: { type: 'boolean', default: false }, tools: { type: 'string' }, 'install-only': { type: 'boolean', default: false } },
+    });
+    options = { keep: values.keep, tools: values.tools, installOnly: values['install-only'] };
+  } catch (error) {
+    console.error(`${(error as Error).message}\n${USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
+  if (options.installOnly && options.tools === undefined) {
+    console.error(`--install-only needs --tools DIR, the folder the check will use later\n${USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
+  const kept = options.keep || options.tools !== undefined;
+  const work = options.tools === undefined ? mkdtempSync(join(tmpdir(), 'paylater-generators-')) : resolve(options.tools);
+  try {
+    mkdirSync(work, { recursive: true });
     writeFileSync(join(work, 'package.json'), '{"name":"paylater-generators-check","private":true}\n');
     console.log(`installing ${Object.entries(TOOLS).map(([name, version]) => `${name}@${version}`).join(', ')}`);
+    // With the tools already in the folder, npm finds nothing to do and returns within seconds.
     const install = run(
       'npm',
       ['install', '--no-audit', '--no-fund', '--loglevel=error', ...Object.entries(TOOLS).map(([name, version]) => `${name}@${version}`)],
@@ -230,6 +258,11 @@ async function main(): Promise<void> {
       process.exitCode = 2;
       return;
     }
+    if (options.installOnly) {
+      console.log(`installed in ${work}`);
+      return;
+    }
+    rmSync(join(work, 'out'), { recursive: true, force: true });
     const outcomes = await check(work);
     for (const outcome of outcomes) {
       console.log(`${outcome.ok ? 'ok  ' : 'FAIL'} ${outcome.family.padEnd(8)} ${outcome.tool}: ${outcome.detail.split('\n')[0]}`);
@@ -239,7 +272,7 @@ async function main(): Promise<void> {
     console.log(`generators and validators: ${outcomes.length - failed} of ${outcomes.length} checks consumed the bundles`);
     if (failed > 0) process.exitCode = 1;
   } finally {
-    if (keep) console.log(`kept ${work}`);
+    if (kept) console.log(`kept ${work}`);
     else rmSync(work, { recursive: true, force: true });
   }
 }
