@@ -114,11 +114,14 @@ describe('sendBody', () => {
     for (let index = 0; index < 5; index++) await turn();
     expect(slow.pieces.length).toBe(1);
     slow.drain();
+    // The next piece in the next turn of writing after the drain.
+    await turn();
     expect(slow.pieces.length).toBe(2);
     for (let index = 0; index < 5; index++) await turn();
     expect(slow.pieces.length).toBe(2);
     slow.destroyed = true;
     slow.drain();
+    await turn();
     expect(slow.pieces.length).toBe(2);
     expect(slow.writableEnded).toBe(false);
   });
@@ -155,5 +158,26 @@ describe('sendBody', () => {
     sendBody(asResponse(small), 200, new TextParts(['{"a":', '[1,2]', '}']), { 'Content-Type': 'application/json' });
     expect(small.pieces).toEqual(['{"a":[1,2]}']);
     expect(small.headers['Content-Length']).toBe('11');
+  });
+
+  it('writes at most four pieces a turn over all the large answers under way, round robin', async () => {
+    const bigs = Array.from({ length: 10 }, () => response());
+    bigs.forEach((big, index) => sendBody(asResponse(big), 200, `${index}`.repeat(PIECE * 5), { 'Content-Type': 'text/plain' }));
+    const written = () => bigs.reduce((sum, big) => sum + big.pieces.length, 0);
+    const perTurn: number[] = [];
+    // Round robin: after the first three turns of writing, every answer had its first piece before any had a third.
+    const firstRound: number[][] = [];
+    for (let turn = 0; turn < 100 && written() < 50; turn++) {
+      const before = written();
+      await new Promise((resolve) => setImmediate(resolve));
+      perTurn.push(written() - before);
+      if (perTurn.filter((count) => count > 0).length === 3 && firstRound.length === 0) firstRound.push(bigs.map((big) => big.pieces.length));
+    }
+    // Twelve pieces: every answer's first, then the first two answers' second.
+    expect(firstRound[0]).toEqual([2, 2, 1, 1, 1, 1, 1, 1, 1, 1]);
+    expect(written()).toBe(50);
+    expect(Math.max(...perTurn)).toBe(4);
+    expect(perTurn.filter((count) => count > 0).length).toBeGreaterThanOrEqual(50 / 4);
+    expect(bigs.every((big) => big.writableEnded && big.text === big.text[0]!.repeat(PIECE * 5))).toBe(true);
   });
 });

@@ -76,6 +76,9 @@ export function registerExtras(ctx: FamilyContext): void {
   const queue = new Denque<string | number>();
   let keptBytes = 0;
   const numbers = new Map<string, true>();
+  // The UTF-8 bytes of each kept push's text, counted once when it is stored: a read's answer gives
+  // its length without reading its 1 MiB texts again (send.ts, TextParts).
+  const textBytes = new WeakMap<StoredPush, number>();
 
   const forgetOldestPush = () => {
     const phoneNumber = queue.shift() as string;
@@ -109,6 +112,7 @@ export function registerExtras(ctx: FamilyContext): void {
     const at = key.lastIndexOf('#');
     const phoneNumber = key.slice(0, at);
     const bytes = Buffer.byteLength(value.dataJson, 'utf8');
+    textBytes.set(value, bytes);
     numbers.delete(phoneNumber);
     numbers.set(phoneNumber, true);
     queue.push(phoneNumber);
@@ -198,6 +202,8 @@ export function registerExtras(ctx: FamilyContext): void {
     const items: string[] = [];
     let listed = 0;
     let bytes = 0;
+    // The answer's UTF-8 bytes, while every push's are known (NaN once one is not).
+    let answerBytes = 0;
     let to = from;
     for (; to < count && listed < limit; to++) {
       const push = pushes.get(phoneNumber, to);
@@ -206,6 +212,8 @@ export function registerExtras(ctx: FamilyContext): void {
       const size = '{"data":'.length + push.dataJson.length + after.length;
       if (listed > 0 && bytes + size > config.limits.pageBytes) break;
       items.push(listed === 0 ? '{"data":' : ',{"data":', push.dataJson, after);
+      // The text around a push is ASCII: a character a byte.
+      answerBytes += (listed === 0 ? 8 : 9) + (textBytes.get(push) ?? Number.NaN) + after.length;
       listed++;
       bytes += size;
     }
@@ -218,9 +226,10 @@ export function registerExtras(ctx: FamilyContext): void {
       merchantDataCount: count - first,
       merchantDataNextCursor: to < count ? pushCursor(to) : null,
     });
+    const head = `${rest.slice(0, -1)},"merchantData":[`;
     return {
       status: 200,
-      body: new TextParts([`${rest.slice(0, -1)},"merchantData":[`, ...items, ']}']),
+      body: new TextParts([head, ...items, ']}'], Number.isNaN(answerBytes) ? undefined : Buffer.byteLength(head) + answerBytes + 2),
       headers: { 'Content-Type': 'application/json; charset=utf-8' },
     };
   });
