@@ -24,7 +24,7 @@ import type { Socket } from 'node:net';
 import Queue from 'yocto-queue';
 
 /** The work started in one turn of the event loop before the next request waits for the next turn, ms. */
-export const SLICE_MS = 8;
+const SLICE_MS = 8;
 
 /** One connection's waiting requests. */
 interface Waiting {
