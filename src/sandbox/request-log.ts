@@ -32,6 +32,7 @@ import { EntryRing, Part } from './request-ring.js';
 import { isJsonObject, redactBodyText, shownHeaders, shownTarget, type PathRedactor } from './request-redaction.js';
 import type { RouteFacts } from './router.js';
 import { stringifyJson } from '../http/raw-json.js';
+import { TextParts } from '../http/send.js';
 
 /** The start of a body that is kept; the rest is counted, not kept. */
 const BODY_KEPT = 16 * 1024;
@@ -150,6 +151,9 @@ export class RequestLog {
     if (typeof body === 'string' || Buffer.isBuffer(body)) {
       responseBytes = Buffer.byteLength(body);
       // Pages and scripts are described, not kept.
+    } else if (body instanceof TextParts) {
+      // A page of kept texts (the extras' pushes), counted as sent, not joined to be kept.
+      responseBytes = body.bytes;
     } else if (body !== undefined) {
       // The JSON as sent (error answers carry the request id); serialised here only when the
       // answer was not sent by the sandbox's own server.

@@ -32,6 +32,7 @@ import { loadContract, type FamilyName } from './validation.js';
 import { WebhookStream } from './webhook-stream.js';
 import { SandboxAccess } from './access.js';
 import type { SandboxRouteOptions } from './context.js';
+import { FairTurns } from './fair-turns.js';
 import { JsonOffload } from './json-offload.js';
 import { Forwarder } from './forward.js';
 import type { Role, SharedRole } from './shared-role.js';
@@ -282,6 +283,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   }
 
   const timeouts = options.timeouts ?? {};
+  const turns = new FairTurns();
   // Typed as a plain Server for the sandbox's users: TimedResponse is what it answers with.
   const server = createServer<typeof IncomingMessage, typeof TimedResponse>(
     {
@@ -302,11 +304,14 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       // format: a field of the socket, replaced by the next request's answer (no map, no listener).
       (request.socket as AnsweringSocket)[ANSWERING] = response;
       if (logged) response.on('finish', sent);
-      if (webhookStream.claims(request)) {
-        // The stream writes its own head: the request id goes in first.
-        response.setHeader('X-Request-Id', assignRequestId(request, response));
-        webhookStream.handle(request, response);
-      } else void router.handle(request, response);
+      // Taken in turns with the other connections' requests, a slice of time a turn (fair-turns.ts).
+      turns.run(request.socket, () => {
+        if (webhookStream.claims(request)) {
+          // The stream writes its own head: the request id goes in first.
+          response.setHeader('X-Request-Id', assignRequestId(request, response));
+          webhookStream.handle(request, response);
+        } else void router.handle(request, response);
+      });
     },
   ) as unknown as Server;
 

@@ -187,6 +187,19 @@ describe('merchant data push', () => {
     ]);
   });
 
+  it('reads back a page of large and non-ASCII pushes with the Content-Length of its UTF-8 bytes', async () => {
+    const phone = '+919222222223';
+    // Over 256 KiB of text, written in pieces; accents and an emoji count more bytes than characters.
+    const large = { note: 'é'.repeat(200_000), more: '\u{1F600}'.repeat(30_000) };
+    const small = ['ü', { nested: 'ß' }];
+    expect((await t.extras(DATA, { userPhoneNumber: phone, data: large })).status).toBe(200);
+    expect((await t.extras(DATA, { userPhoneNumber: phone, data: small })).status).toBe(200);
+    const stored = await t.request('GET', `/sandbox/extras/users/${encodeURIComponent(phone)}?limit=2`);
+    expect(stored.status).toBe(200);
+    expect(stored.headers.get('content-length')).toBe(String(Buffer.byteLength(stored.text)));
+    expect(stored.body.merchantData.map((push: { data: unknown }) => push.data)).toEqual([large, small]);
+  });
+
   it('rejects data that is neither an object nor an array', async () => {
     for (const data of ['text', 42, null]) {
       const answer = await t.extras(DATA, { userPhoneNumber: '+919000000001', data });

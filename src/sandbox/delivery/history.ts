@@ -117,9 +117,22 @@ export class DeliveryHistory {
     if (this.forgotten > 1024 && this.forgotten * 2 > this.seqs.length) this.compact();
   }
 
+  /**
+   * Drops forgotten numbers from the creation order: those before {@link start} (all forgotten) by
+   * cutting the array's front, a copy of numbers without a look-up each; the others, in the middle,
+   * only when they still make up half of it. The oldest completed deliveries go first, so the front
+   * holds most of them: a sandbox forgetting 200,000 events filtered all 200,000 in one go, a
+   * `Map` look-up each, 30 ms and more of one slice under load (the `first-page` attack's profile).
+   */
   private compact(): void {
-    this.seqs = this.seqs.filter((seq) => this.deliveries.has(seq));
-    this.forgotten = 0;
-    this.start = 0;
+    if (this.start > 0) {
+      this.seqs.splice(0, this.start);
+      this.forgotten -= this.start;
+      this.start = 0;
+    }
+    if (this.forgotten > 1024 && this.forgotten * 2 > this.seqs.length) {
+      this.seqs = this.seqs.filter((seq) => this.deliveries.has(seq));
+      this.forgotten = 0;
+    }
   }
 }
