@@ -10,17 +10,11 @@
  *
  * So the flag is set only while it is needed: after each full collection (a `gc` performance entry
  * of the major kind) the old generation's pages (`space_size`) are compared with what they hold
- * (`space_used_size`); when the pages hold more than {@link SLACK_FLOOR_BYTES} of free room beyond
- * what is in use, the flag is turned on, so the next full
+ * (`space_used_size`); when the pages hold more than {@link SLACK_RATIO} of free room beyond what is
+ * in use, and at least {@link SLACK_FLOOR_BYTES}, the flag is turned on, so the next full
  * collection compacts; it is turned off after a full collection that leaves the pages close to what
  * is in use. Most full collections then compact nothing, and the few that do are the ones that give
  * memory back.
- *
- * Never above {@link MAX_COMPACTED_BYTES} in use: the copy is of what is live, in one pause, about
- * 2 to 8 ms per MB under the shared machine's usual load (`--trace-gc-nvp`, `evacuate`: 485 ms for
- * 81 MB, 1,036 ms for 122 MB in the attack suite's `first-page`), so a sandbox holding 100,000 records
- * and more paid 0.3 to 1 s at once to give pages back. Above it the old generation is left to V8's own
- * compaction (a few MB of its emptiest pages at a collection), and its size to the retention limits.
  *
  * V8 has no API to ask for one compacting collection (a "memory pressure" notification is not
  * reachable from JavaScript, and `gc()` needs `--expose-gc` and runs a whole atomic collection at
@@ -36,7 +30,10 @@ import { given } from './heap.js';
 /** The V8 flag turned on while the old generation is fragmented. */
 const FLAG = 'compact-on-every-full-gc';
 
-/** Free room in the old generation's pages beyond what they hold, above which they are compacted. */
+/** Free room in the old generation's pages, as a share of what they hold, above which they are compacted. */
+const SLACK_RATIO = 0.25;
+
+/** Below this much free room in the pages nothing is compacted, whatever the share (a young sandbox's small heap). */
 const SLACK_FLOOR_BYTES = 16 * 1024 * 1024;
 
 /** The old generation's figures that decide (from `v8.getHeapSpaceStatistics()`). */
@@ -45,19 +42,10 @@ export interface SpaceFigures {
   space_used_size: number;
 }
 
-/**
- * Above this much in use the old generation is never compacted by the watch: copying it would hold
- * the event loop past the stall budget (50 ms) at the rate measured (see the module's header).
- */
-const MAX_COMPACTED_BYTES = 16 * 1024 * 1024;
-
-/**
- * Whether pages of `space_size` bytes holding `space_used_size` are worth compacting: sparse, and
- * small enough to be copied in one short pause.
- */
+/** Whether pages of `space_size` bytes holding `space_used_size` are worth compacting. */
 export function fragmented({ space_size, space_used_size }: SpaceFigures): boolean {
   const slack = space_size - space_used_size;
-  return space_used_size <= MAX_COMPACTED_BYTES && slack > SLACK_FLOOR_BYTES;
+  return slack > SLACK_FLOOR_BYTES && slack > space_used_size * SLACK_RATIO;
 }
 
 /** What a watch did: full collections seen, and how many times the flag was turned on. */

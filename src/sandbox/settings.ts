@@ -111,9 +111,9 @@ const TABLE = [
     key: 'retention.transactions', flag: 'retain-transactions', env: 'PAYLATER_RETAIN_TRANSACTIONS', kind: 'count', value: 'N', default: 100_000, max: MAX_RETAIN,
     help: 'final transactions kept',
     docs:
-      'Final transactions kept, all families together (see Retention). A sandbox whose heap holds more than 16 MB (its records, in the old generation) is no longer compacted when its heap grows sparse, ' +
-      'since that pause lasted 0.3 to 1 s for 100,000 records and more ([why](code-decisions.md#d460-no-compaction-of-an-old-generation-over-16-mb-in-use)); ' +
-      'its memory then stays near what these limits keep plus what the collector leaves, and a hosted sandbox short of memory keeps fewer.',
+      'Final transactions kept, all families together (see Retention). Measured on a loaded 2-core machine, the 50 ms stall budget does not hold for a large sandbox: ' +
+      'with some 75,000 records and more, the collection that compacts the heap when it grows sparse pauses every request for 0.3 to 1 s ' +
+      '([why](code-decisions.md#d400-the-sandbox-process-compacts-its-heap-only-while-its-old-generation-is-fragmented)); a hosted sandbox that must stay within it keeps fewer.',
   },
   {
     key: 'retention.deliveries', flag: 'retain-deliveries', env: 'PAYLATER_RETAIN_DELIVERIES', kind: 'count', value: 'N', default: 100_000, max: MAX_RETAIN,
