@@ -64,10 +64,10 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 
-const count = (name: string, value: string | undefined, fallback: number): number => {
+const count = (name: string, value: string | undefined, fallback: number, least = 100): number => {
   if (value === undefined) return fallback;
-  if (!/^[0-9]{1,8}$/.test(value) || Number(value) < 100) {
-    process.stderr.write(`--${name} must be a whole number from 100 to 99999999\n`);
+  if (!/^[0-9]{1,8}$/.test(value) || Number(value) < least) {
+    process.stderr.write(`--${name} must be a whole number from ${least} to 99999999\n`);
     process.exit(2);
   }
   return Number(value);
@@ -120,7 +120,7 @@ if (only.includes('shared')) {
   const expiries = count('expiries', values.expiries, 20_000);
   out('\n== Shared sandbox on PostgreSQL vs in memory: autocannon, 20 connections split between the processes, same run');
   out('   (targets: x2 ÷ x1 >= 0.9; no failed request; a status check on another process during a long advance within 2x memory\'s)');
-  const advanceRounds = count('advance-rounds', values['advance-rounds'], 3);
+  const advanceRounds = count('advance-rounds', values['advance-rounds'], 3, 1);
   const f = await benchShared(out, { expiries, advanceRounds, advanceOnly: values['advance-only'] === true });
   if (f !== undefined) {
     const commits = (c: number | undefined) => (c === undefined ? '   -' : fmt(c));
