@@ -23,7 +23,7 @@ const ALL = ['signatures', 'clients', 'size', 'sandbox', 'request-log'] as const
 /** Run only when named with --only (they take minutes). */
 const ON_REQUEST = ['soak', 'attack', 'shared', 'shared-faults'] as const;
 const USAGE = `Usage: npm run bench [-- --only ${[...ALL, ...ON_REQUEST].join(',')}] [--transactions N] [--timers N] [--sandbox-node-options="--cpu-prof ..."] [--attack ${ATTACK_NAMES.join(',')}] [--sandbox-flags="..."] [--sandbox-before DIR]
-  shared:        the shared sandbox (PostgreSQL) beside memory, x1/x2/x3 processes, commits per request, a long advance [--expiries N] (20000) [--advance-rounds N] (3)
+  shared:        the shared sandbox (PostgreSQL) beside memory, x1/x2/x3 processes, commits per request, a long advance [--expiries N] (20000) [--advance-rounds N] (3) [--advance-only] (the long advance alone)
   shared-faults: database stopped under load, restarted with deliveries in flight, full disk, first process killed, starts on a large database, large writes
                  [--rows N] (1000000) [--cases a,b,c,d,e,f]\n`;
 const values = ((): ReturnType<typeof readOptions> => {
@@ -46,6 +46,7 @@ function readOptions() {
       'sandbox-before': { type: 'string' },
       expiries: { type: 'string' },
       'advance-rounds': { type: 'string' },
+      'advance-only': { type: 'boolean' },
       rows: { type: 'string' },
       cases: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -63,10 +64,10 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 
-const count = (name: string, value: string | undefined, fallback: number): number => {
+const count = (name: string, value: string | undefined, fallback: number, least = 100): number => {
   if (value === undefined) return fallback;
-  if (!/^[0-9]{1,8}$/.test(value) || Number(value) < 100) {
-    process.stderr.write(`--${name} must be a whole number from 100 to 99999999\n`);
+  if (!/^[0-9]{1,8}$/.test(value) || Number(value) < least) {
+    process.stderr.write(`--${name} must be a whole number from ${least} to 99999999\n`);
     process.exit(2);
   }
   return Number(value);
@@ -119,8 +120,8 @@ if (only.includes('shared')) {
   const expiries = count('expiries', values.expiries, 20_000);
   out('\n== Shared sandbox on PostgreSQL vs in memory: autocannon, 20 connections split between the processes, same run');
   out('   (targets: x2 ÷ x1 >= 0.9; no failed request; a status check on another process during a long advance within 2x memory\'s)');
-  const advanceRounds = count('advance-rounds', values['advance-rounds'], 3);
-  const f = await benchShared(out, { expiries, advanceRounds });
+  const advanceRounds = count('advance-rounds', values['advance-rounds'], 3, 1);
+  const f = await benchShared(out, { expiries, advanceRounds, advanceOnly: values['advance-only'] === true });
   if (f !== undefined) {
     const commits = (c: number | undefined) => (c === undefined ? '   -' : fmt(c));
     for (const r of f.rows) {
@@ -129,7 +130,7 @@ if (only.includes('shared')) {
           `commits/request ${commits(r.commitsPerRequest)}   non-2xx ${r.non2xx}   errors ${r.errors}`,
       );
     }
-    for (const operation of ['SDK initiate', 'SDK status'] as const) {
+    for (const operation of f.summary.length === 0 ? [] : (['SDK initiate', 'SDK status'] as const)) {
       const of = (setup: string) => f.summary.find((s) => s.setup === setup && s.operation === operation)!;
       const [memory, one, two, three] = [of('memory'), of('postgres x1'), of('postgres x2'), of('postgres x3')];
       out(
@@ -142,7 +143,8 @@ if (only.includes('shared')) {
     for (const a of f.advance) {
       out(
         `  advance expiring ${a.expiries} (${a.store}, created in ${fmt(a.createMs / 1000, 1)} s): ${fmt(a.advanceMs, 0)} ms; ` +
-          `${a.probe.latencies.length} status checks${a.store === 'memory' ? '' : ' on the other process'}: max ${fmt(a.probe.maxMs, 0)} ms, median ${fmt(a.probe.medianMs, 0)} ms, failed ${a.probe.failed}`,
+          `${a.probe.latencies.length} status checks${a.store === 'memory' ? '' : ' on the other process'}: max ${fmt(a.probe.maxMs, 0)} ms, median ${fmt(a.probe.medianMs, 0)} ms, failed ${a.probe.failed}` +
+          `${a.walBytes === undefined ? '' : `; write-ahead log ${fmt(a.walBytes / 1e6, 1)} MB`}; load average ${fmt(a.loadAverage, 2)}`,
       );
     }
     // Every check of every round, per store: the longest, the 99th percentile and the median.

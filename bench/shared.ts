@@ -16,8 +16,10 @@
  * binaries started for the run (test/support/postgres.ts), each setup on a fresh database; the
  * processes are driven from the outside only (bench/shared-cluster.ts), so that any design of the
  * shared store is measured unchanged. Targets: x2 ÷ x1 >= 0.9, the status check during the advance
- * within 2x memory's, no failed request.
+ * within 2x memory's, no failed request. `advanceOnly` runs the long advance alone (minutes, not a
+ * quarter of an hour), for comparing changes to the advance on a shared machine.
  */
+import { loadavg } from 'node:os';
 import autocannon from 'autocannon';
 import { postgresUnavailable, startPostgres, type PostgresCluster } from '../test/support/postgres.js';
 import { buildTree, SDK_INITIATE_REQUEST, sdkHeaders } from './sandbox.js';
@@ -32,6 +34,7 @@ import {
   statusOn,
   stopAll,
   webInitiateOn,
+  withClient,
   type ProbeFigures,
   type SandboxProcess,
 } from './shared-cluster.js';
@@ -64,6 +67,10 @@ export interface AdvanceFigures {
   /** How long creating the transactions took. */
   createMs: number;
   advanceMs: number;
+  /** The machine's one-minute load average as the advance began. */
+  loadAverage: number;
+  /** The write-ahead log the cluster wrote during the advance (shared only): what its commits sent. */
+  walBytes: number | undefined;
   /** The status checks sent every 20 ms during the advance (on the other process when shared). */
   probe: ProbeFigures;
 }
@@ -124,11 +131,25 @@ async function sharedSetup(cluster: PostgresCluster, count: number, started: San
   return { urls, database: { adminUrl: cluster.url, url } };
 }
 
+/** The cluster's write-ahead log position now (it is one log for every database of the cluster). */
+const walPosition = (databaseUrl: string): Promise<string> =>
+  withClient(databaseUrl, async (client) => (await client.query<{ at: string }>('SELECT pg_current_wal_lsn()::text AS at')).rows[0]!.at);
+/** The bytes of write-ahead log written since `position`. */
+const walSince = (databaseUrl: string, position: string): Promise<number> =>
+  withClient(databaseUrl, async (client) => Number((await client.query<{ bytes: string }>('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1)::text AS bytes', [position])).rows[0]!.bytes));
+
 /**
  * `expiries` web transactions created over `creators`, then the clock advanced past their expiry on
  * `advancer` while `prober` answers a status check every 20 ms, from the advance's start to its answer.
  */
-async function advanceUnderProbe(store: AdvanceFigures['store'], creators: string[], advancer: string, prober: string, expiries: number): Promise<AdvanceFigures> {
+async function advanceUnderProbe(
+  store: AdvanceFigures['store'],
+  creators: string[],
+  advancer: string,
+  prober: string,
+  expiries: number,
+  database?: string,
+): Promise<AdvanceFigures> {
   const probeId = `ord_advance_probe_${store.replace(/\W/g, '')}`;
   if ((await initiateOn(prober, probeId)).status !== 201) throw new Error(`the probe's transaction was refused on ${prober}`);
   const created = performance.now();
@@ -138,14 +159,67 @@ async function advanceUnderProbe(store: AdvanceFigures['store'], creators: strin
   });
   const createMs = performance.now() - created;
   await sleep(1_000);
+  const loadAverage = loadavg()[0]!;
+  const walBefore = database === undefined ? undefined : await walPosition(database);
   const probing = probe(() => statusOn(prober, probeId), 20);
   const advanced = await call(advancer, '/sandbox/clock/advance', JSON.stringify({ ms: 16 * 60_000 }));
   const figures = await probing.stop();
   if (advanced.status !== 200) throw new Error(`the advance answered ${advanced.status}: ${JSON.stringify(advanced.body)}`);
-  return { store, expiries, createMs, advanceMs: advanced.ms, probe: figures };
+  const walBytes = walBefore === undefined ? undefined : await walSince(database!, walBefore);
+  return { store, expiries, createMs, advanceMs: advanced.ms, loadAverage, walBytes, probe: figures };
 }
 
-export async function benchShared(log: (line: string) => void, options: { expiries: number; advanceRounds: number }): Promise<SharedFigures | undefined> {
+/** The throughput of each setup (memory, shared x1, x2, x3), side by side, in alternating rounds. */
+async function throughput(cluster: PostgresCluster, started: SandboxProcess[], log: (line: string) => void): Promise<Pick<SharedFigures, 'rows' | 'summary'>> {
+  const memory = await startSandboxProcess();
+  started.push(memory);
+  const setups: Record<Setup, Target> = {
+    memory: { urls: [memory.url] },
+    'postgres x1': await sharedSetup(cluster, 1, started),
+    'postgres x2': await sharedSetup(cluster, 2, started),
+    'postgres x3': await sharedSetup(cluster, 3, started),
+  };
+  // The transaction the status checks read, on each store.
+  for (const { urls } of Object.values(setups)) {
+    const body = JSON.stringify({ merchantTransactionId: 'ord_bench_status', userPhoneNumber: '+919000000001', userId: 'u_bench', amount: 250000 });
+    const answer = await call(urls[0]!, '/merchant/credit/initiateTransaction', body, sdkHeaders(body));
+    if (answer.status !== 201) throw new Error(`the bench transaction was answered ${answer.status}`);
+  }
+  const rows: SharedRow[] = [];
+  const names = Object.keys(setups) as Setup[];
+  // The status checks first: the initiates' transactions expire 60 s later, which would fall in
+  // the next phase's measurement.
+  for (const operation of ['SDK status', 'SDK initiate'] as const) {
+    // An unrecorded warm-up of each setup, so that none is measured while its JIT is cold.
+    for (const setup of names) await measure({ urls: setups[setup].urls }, operation, 2);
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 === 0 ? names : [...names].reverse();
+      for (const setup of order) {
+        const row: SharedRow = { setup, operation, ...(await measure(setups[setup], operation)) };
+        rows.push(row);
+        log(`  (${operation} ${setup}: ${row.requestsPerSecond.toFixed(0)} req/s)`);
+      }
+    }
+  }
+  await stopAll(started.splice(0));
+  const summary = names.flatMap((setup) =>
+    (['SDK initiate', 'SDK status'] as const).map((operation) => {
+      const of = rows.filter((r) => r.setup === setup && r.operation === operation);
+      const commits = of.map((r) => r.commitsPerRequest).filter((c): c is number => c !== undefined);
+      return {
+        setup,
+        operation,
+        requestsPerSecond: of.reduce((sum, r) => sum + r.requestsPerSecond, 0) / of.length,
+        p99Ms: Math.max(...of.map((r) => r.p99Ms)),
+        failed: of.reduce((sum, r) => sum + r.non2xx + r.errors, 0),
+        commitsPerRequest: commits.length === 0 ? undefined : commits.reduce((sum, c) => sum + c, 0) / commits.length,
+      };
+    }),
+  );
+  return { rows, summary };
+}
+
+export async function benchShared(log: (line: string) => void, options: { expiries: number; advanceRounds: number; advanceOnly?: boolean }): Promise<SharedFigures | undefined> {
   const unavailable = postgresUnavailable();
   if (unavailable !== undefined) {
     log(`  skipped: ${unavailable}`);
@@ -155,51 +229,7 @@ export async function benchShared(log: (line: string) => void, options: { expiri
   const cluster = (await startPostgres())!;
   const started: SandboxProcess[] = [];
   try {
-    const memory = await startSandboxProcess();
-    started.push(memory);
-    const setups: Record<Setup, Target> = {
-      memory: { urls: [memory.url] },
-      'postgres x1': await sharedSetup(cluster, 1, started),
-      'postgres x2': await sharedSetup(cluster, 2, started),
-      'postgres x3': await sharedSetup(cluster, 3, started),
-    };
-    // The transaction the status checks read, on each store.
-    for (const { urls } of Object.values(setups)) {
-      const body = JSON.stringify({ merchantTransactionId: 'ord_bench_status', userPhoneNumber: '+919000000001', userId: 'u_bench', amount: 250000 });
-      const answer = await call(urls[0]!, '/merchant/credit/initiateTransaction', body, sdkHeaders(body));
-      if (answer.status !== 201) throw new Error(`the bench transaction was answered ${answer.status}`);
-    }
-    const rows: SharedRow[] = [];
-    const names = Object.keys(setups) as Setup[];
-    // The status checks first: the initiates' transactions expire 60 s later, which would fall in
-    // the next phase's measurement.
-    for (const operation of ['SDK status', 'SDK initiate'] as const) {
-      // An unrecorded warm-up of each setup, so that none is measured while its JIT is cold.
-      for (const setup of names) await measure({ urls: setups[setup].urls }, operation, 2);
-      for (let round = 0; round < ROUNDS; round++) {
-        const order = round % 2 === 0 ? names : [...names].reverse();
-        for (const setup of order) {
-          const row: SharedRow = { setup, operation, ...(await measure(setups[setup], operation)) };
-          rows.push(row);
-          log(`  (${operation} ${setup}: ${row.requestsPerSecond.toFixed(0)} req/s)`);
-        }
-      }
-    }
-    await stopAll(started.splice(0));
-    const summary = names.flatMap((setup) =>
-      (['SDK initiate', 'SDK status'] as const).map((operation) => {
-        const of = rows.filter((r) => r.setup === setup && r.operation === operation);
-        const commits = of.map((r) => r.commitsPerRequest).filter((c): c is number => c !== undefined);
-        return {
-          setup,
-          operation,
-          requestsPerSecond: of.reduce((sum, r) => sum + r.requestsPerSecond, 0) / of.length,
-          p99Ms: Math.max(...of.map((r) => r.p99Ms)),
-          failed: of.reduce((sum, r) => sum + r.non2xx + r.errors, 0),
-          commitsPerRequest: commits.length === 0 ? undefined : commits.reduce((sum, c) => sum + c, 0) / commits.length,
-        };
-      }),
-    );
+    const { rows, summary } = options.advanceOnly ? { rows: [], summary: [] } : await throughput(cluster, started, log);
 
     // The long advance, `advanceRounds` times on each store, memory and shared in turn, each on
     // fresh processes (and a fresh database): in memory on one process, shared with the check on the
@@ -215,7 +245,7 @@ export async function benchShared(log: (line: string) => void, options: { expiri
       await stopAll(started.splice(0));
       const pair = await sharedSetup(cluster, 2, started);
       const [first, second] = pair.urls as [string, string];
-      const shared = await advanceUnderProbe('postgres x2', pair.urls, first, second, options.expiries);
+      const shared = await advanceUnderProbe('postgres x2', pair.urls, first, second, options.expiries, pair.database!.url);
       advance.push(shared);
       log(`  (advance shared, round ${round + 1}: ${shared.advanceMs.toFixed(0)} ms, longest check ${shared.probe.maxMs.toFixed(0)} ms)`);
       await stopAll(started.splice(0));
