@@ -12,6 +12,10 @@
  * `--compact-on-every-full-gc` on and off at run time: on the command line (as it was, D65) the flag
  * made every full collection copy the whole live heap, the longest pause the sandbox's thread had.
  *
+ * The young generation keeps V8's own size (a semi-space growing to 16 MB): fixed larger, its
+ * scavenges came less often but each held the requests under way longer, and the p99 did not move;
+ * fixed smaller, they came more often (D480).
+ *
  * How the growth flag gets there: `npm start` puts it on its `node` command line (package.json);
  * `paylater sandbox` started without it runs itself again once, as a child Node process with it
  * (`relaunch.ts`). V8 flags are not allowed in `NODE_OPTIONS` (Node refuses to start: "is not
