@@ -45,6 +45,7 @@ import { EXTRA_PAGES } from './docs-pages/index.js';
 import { withShortCalls } from './samples/short.js';
 import { FAMILIES, familyInfo, MOCK_PORTS, type Family } from './families.js';
 import { expandWorkflows } from './docs-workflows.js';
+import { hydrateOnFirstUse } from './docs-reference-loader.js';
 
 const root = resolve(import.meta.dirname, '..');
 
@@ -392,8 +393,9 @@ const REFERENCE_TEMPLATE = `<!DOCTYPE html>
 
 /**
  * Redoc's page without `--inlineBundle` imports `hydrate` from Redocly's CDN and preloads it with
- * the file's SHA-384 (`integrity`): both addresses become the local copy. The integrity stays, and
- * must be that of the local copy, so the CDN's file and ours are the same version of Redoc.
+ * the file's SHA-384 (`integrity`): that integrity must be node_modules' copy's, so the CDN's file and
+ * ours are the same version of Redoc. The page then imports the local copy on the reader's first use
+ * (scripts/docs-reference-loader.ts), a same-origin module with no preload left to carry the hash.
  */
 function localRedoc(html: string, family: string, bundle: string): string {
   const cdn = /https:\/\/cdn\.redocly\.com\/redoc\/v[^"'\s]+\/redoc\.standalone\.js/g;
@@ -403,7 +405,9 @@ function localRedoc(html: string, family: string, bundle: string): string {
   if (integrity !== sha384(readFileSync(REDOC_BUNDLE))) {
     throw new DocsBuildError(`${family}.html: the Redoc bundle the page expects is not node_modules' copy (${REDOC_BUNDLE}); run \`npm ci\`.`);
   }
-  return html.replace(cdn, `./${bundle}`).replace(`integrity="${integrity}"`, `integrity="${sha384(localRedocBundle())}"`);
+  const page = hydrateOnFirstUse(html.replace(cdn, `./${bundle}`), bundle);
+  if (page === undefined) throw new DocsBuildError(`${family}.html: Redoc's page no longer preloads, imports and hydrates its bundle as expected; update scripts/docs-reference-loader.ts.`);
+  return page;
 }
 
 /** Redoc's bundle with the attribution logo it loads from Redocly's CDN read from the local assets. */
