@@ -11,8 +11,13 @@
  * the repository's sources. At 1440 px no table is cut off, in a guide or in a reference.
  *
  * One search box on every page searches the guides and the four references: an error code typed
- * on a guide leads to the reference's Errors table. Each reference page stays under 300 KB on the
- * wire, Redoc's script being one shared asset (scripts/docs-weight.ts measures it).
+ * on a guide leads to the reference's Errors table. Each reference's first visit stays under 300 KB
+ * on the wire, Redoc's script loading on the reader's first use (scripts/docs-weight.ts measures the
+ * files, a CDP session what Chromium fetches).
+ *
+ * One browser serves every test, each in a context of its own; the guides, the first visits and the
+ * flow drawings are checked several tabs at a time (`it.concurrent`), while the references, whose
+ * lazy rendering is scrolled through, run one after the other.
  *
  * Needs Chromium at /usr/bin/chromium (or CHROMIUM_PATH): `bash .ci/e2e-setup.sh`. See docs/e2e.md.
  */
@@ -233,7 +238,7 @@ describe('the guides', () => {
     expect(order.indexOf('implementers')).toBeGreaterThan(order.lastIndexOf('integrators'));
   });
 
-  it.each(guides.map((g) => [g.source, g] as const))('%s renders offline with its title, no source path for integrators, no table cut off at 1440 px', async (_source, guide) => {
+  it.concurrent.each(guides.map((g) => [g.source, g] as const))('%s renders offline with its title, no source path for integrators, no table cut off at 1440 px', async (_source, guide) => {
     const v = await visit(guide.file);
     try {
       await settle(v.page);
@@ -391,7 +396,7 @@ describe('the weight of the pages', () => {
 });
 
 describe('the first visit of a reference, in the browser', () => {
-  it.each(FAMILIES.map((f) => [f] as const))('%s: every byte fetched until the load event and idle is under 300 KB on the wire', async (family) => {
+  it.concurrent.each(FAMILIES.map((f) => [f] as const))('%s: every byte fetched until the load event and idle is under 300 KB on the wire', async (family) => {
     if (!site) throw new Error('the browser or the server did not start');
     const context = await site.browser.newContext({ viewport: { width: 1440, height: 900 } });
     try {
@@ -432,7 +437,7 @@ describe('the servers of the documents', () => {
 });
 
 describe('the flow diagrams', () => {
-  it.each(['gateway', 'web', 'sdk'] as const)('the %s reference shows its transaction flow as a drawing, not as Mermaid text', async (family) => {
+  it.concurrent.each(['gateway', 'web', 'sdk'] as const)('the %s reference shows its transaction flow as a drawing, not as Mermaid text', async (family) => {
     const v = await visit(`${family}.html`);
     try {
       const { page } = v;
