@@ -8,7 +8,8 @@
  */
 import { relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DocsBuildError, SITE_INPUTS, buildDocs } from './docs-site.js';
+import { DocsBuildError } from './docs-policy.js';
+import { SITE_INPUTS, buildDocs } from './docs-site.js';
 import { recordBuild } from './stale.js';
 import { kilobytes, measureSite } from './docs-weight.js';
 import type { SitePage } from './docs-site.js';

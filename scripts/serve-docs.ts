@@ -12,7 +12,8 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { watchLauncher } from '../src/cli/launcher.js';
 import { ServeError, serveDocs } from './docs-server.js';
-import { DocsBuildError, SITE_INPUTS, buildDocs } from './docs-site.js';
+import { DocsBuildError } from './docs-policy.js';
+import { SITE_INPUTS, buildDocs } from './docs-site.js';
 import { isCurrent, recordBuild } from './stale.js';
 
 const USAGE = `Usage: npm run docs:serve -- [--port <n>] [--host <address>] [--dir <folder>] [--sandbox <url>]

@@ -11,8 +11,13 @@
  * the repository's sources. At 1440 px no table is cut off, in a guide or in a reference.
  *
  * One search box on every page searches the guides and the four references: an error code typed
- * on a guide leads to the reference's Errors table. Each reference page stays under 300 KB on the
- * wire, Redoc's script being one shared asset (scripts/docs-weight.ts measures it).
+ * on a guide leads to the reference's Errors table. Each reference's first visit stays under 300 KB
+ * on the wire, Redoc's script loading on the reader's first use (scripts/docs-weight.ts measures the
+ * files, a CDP session what Chromium fetches).
+ *
+ * One browser serves every test, each in a context of its own; the guides, the first visits and the
+ * flow drawings are checked several tabs at a time (`it.concurrent`), while the references, whose
+ * lazy rendering is scrolled through, run one after the other.
  *
  * Needs Chromium at /usr/bin/chromium (or CHROMIUM_PATH): `bash .ci/e2e-setup.sh`. See docs/e2e.md.
  */
@@ -233,7 +238,7 @@ describe('the guides', () => {
     expect(order.indexOf('implementers')).toBeGreaterThan(order.lastIndexOf('integrators'));
   });
 
-  it.each(guides.map((g) => [g.source, g] as const))('%s renders offline with its title, no source path for integrators, no table cut off at 1440 px', async (_source, guide) => {
+  it.concurrent.each(guides.map((g) => [g.source, g] as const))('%s renders offline with its title, no source path for integrators, no table cut off at 1440 px', async (_source, guide) => {
     const v = await visit(guide.file);
     try {
       await settle(v.page);
@@ -271,6 +276,11 @@ describe('the API references', () => {
     const v = await visit(`${family}.html`);
     try {
       const { page } = v;
+      // Rendered ahead of time, the reference is readable before Redoc's script, loaded on first use.
+      const title0 = JSON.parse(readFileSync(join(root, 'generated', 'openapi', `${family}.json`), 'utf8')).info.title as string;
+      expect(await contentText(page)).toContain(title0);
+      expect(v.requests.some((url) => /\/assets\/redoc\.[0-9a-f]+\.js$/.test(url)), 'Redoc loaded before first use').toBe(false);
+      await page.mouse.move(720, 450);
       // Redoc has hydrated when the attribution logo appears: it is rendered in the browser only.
       await page.waitForSelector('img[alt="redocly logo"]', { state: 'attached', timeout: 30_000 });
       await settle(page);
@@ -364,14 +374,16 @@ describe('the site search', () => {
 });
 
 describe('the weight of the pages', () => {
-  it('each reference costs under 300 KB on the wire by itself; Redoc is one shared asset named by its hash; a guide page under 60 KB, a decision log under 150 KB', () => {
+  it('each reference\'s first visit costs under 300 KB on the wire, Redoc\'s script not loaded until first use; Redoc is one shared asset named by its hash; a guide page under 60 KB, a decision log under 150 KB', () => {
     const weights = new Map(measureSite(siteDir).map((w) => [w.file, w]));
     const bundles = new Set<string>();
     for (const family of FAMILIES) {
       const weight = weights.get(`${family}.html`);
       expect(weight, family).toBeDefined();
-      expect(weight?.wire, `${family}.html on the wire`).toBeLessThan(300_000);
-      for (const asset of weight?.assets.filter((a) => /\/redoc\./.test(a)) ?? []) bundles.add(asset);
+      expect(weight?.firstVisit, `${family}.html's first visit on the wire`).toBeLessThan(300_000);
+      expect(weight?.assets.filter((a) => /\/redoc\./.test(a)), `${family}.html loads Redoc on load`).toEqual([]);
+      const html = readFileSync(join(siteDir, `${family}.html`), 'utf8');
+      for (const match of html.matchAll(/\bimport\("\.\/(assets\/redoc\.[^"]+)"\)/g)) bundles.add(match[1] as string);
     }
     expect([...bundles]).toEqual([expect.stringMatching(/^assets\/redoc\.[0-9a-f]{16}\.js$/)]);
     // The two decision logs are records that grow with every decision, read by their anchors: a
@@ -379,6 +391,33 @@ describe('the weight of the pages', () => {
     for (const guide of guides) {
       const bound = DECISION_LOGS.has(guide.file) ? 150_000 : 60_000;
       expect(weights.get(guide.file)?.wire, `${guide.file} on the wire`).toBeLessThan(bound);
+    }
+  });
+});
+
+describe('the first visit of a reference, in the browser', () => {
+  it.concurrent.each(FAMILIES.map((f) => [f] as const))('%s: every byte fetched until the load event and idle is under 300 KB on the wire', async (family) => {
+    if (!site) throw new Error('the browser or the server did not start');
+    const context = await site.browser.newContext({ viewport: { width: 1440, height: 900 } });
+    try {
+      const page = await context.newPage();
+      const cdp = await context.newCDPSession(page);
+      await cdp.send('Network.enable');
+      await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+      const bytes = new Map<string, number>();
+      const urls = new Map<string, string>();
+      cdp.on('Network.requestWillBeSent', (event) => urls.set(event.requestId, event.request.url));
+      cdp.on('Network.loadingFinished', (event) => bytes.set(event.requestId, event.encodedDataLength));
+      await page.goto(`${site.server.url}/${family}.html`, { waitUntil: 'load' });
+      await page.waitForLoadState('networkidle');
+      const total = [...bytes.values()].reduce((sum, n) => sum + n, 0);
+      const fetched = [...urls.values()];
+      expect(fetched.some((url) => url.endsWith(`/${family}.html`))).toBe(true);
+      expect(fetched.filter((url) => /\/assets\/redoc\./.test(url)), 'Redoc fetched before first use').toEqual([]);
+      expect(total, `${family}.html's first visit: ${fetched.length} requests`).toBeGreaterThan(20_000);
+      expect(total, `${family}.html's first visit: ${fetched.length} requests`).toBeLessThan(300_000);
+    } finally {
+      await context.close();
     }
   });
 });
@@ -398,10 +437,11 @@ describe('the servers of the documents', () => {
 });
 
 describe('the flow diagrams', () => {
-  it.each(['gateway', 'web', 'sdk'] as const)('the %s reference shows its transaction flow as a drawing, not as Mermaid text', async (family) => {
+  it.concurrent.each(['gateway', 'web', 'sdk'] as const)('the %s reference shows its transaction flow as a drawing, not as Mermaid text', async (family) => {
     const v = await visit(`${family}.html`);
     try {
       const { page } = v;
+      await page.mouse.move(720, 450);
       await page.waitForSelector('img[alt="redocly logo"]', { state: 'attached', timeout: 30_000 });
       const drawing = page.locator('#redoc img[src^="assets/diagrams/"]');
       await drawing.first().waitFor({ state: 'visible', timeout: 15_000 });
