@@ -12,6 +12,12 @@
  * order (a pipelined read after a write sees the write); a request whose connection is gone is
  * dropped, nobody being left to answer it.
  *
+ * A connection's waiting requests are bounded by {@link MAX_WAITING}. Node's server stops reading
+ * a pipelining socket once the answers it holds back pass the socket's high-water mark; a request
+ * that waits here has written no answer yet, so that brake never comes. At the bound, the
+ * connection's waiting requests run at once, in order, before the new one: its answers are written,
+ * and Node's brake applies again, as it did before the turns.
+ *
  * What is sliced is the start of a request's handling: its synchronous part (parsing a small body,
  * validating, the handler, the answer) and what it chains in the same turn. A handler that waits for
  * something (a body still arriving, the large-body worker, a database) goes on when that comes.
@@ -25,6 +31,9 @@ import Queue from 'yocto-queue';
 
 /** The work started in one turn of the event loop before the next request waits for the next turn, ms. */
 const SLICE_MS = 8;
+
+/** Requests of one connection that may wait for their turn; at this many they run at once. */
+const MAX_WAITING = 64;
 
 /** One connection's waiting requests. */
 interface Waiting {
@@ -61,6 +70,13 @@ export class FairTurns {
     const own = (socket as WithWaiting)[WAITING];
     if (own === undefined && this.ring.size === 0 && this.hasRoom()) {
       task();
+      return;
+    }
+    if (own !== undefined && own.tasks.size >= MAX_WAITING) {
+      // Its entry in the ring stays, empty, and is skipped when its round comes.
+      delete (socket as WithWaiting)[WAITING];
+      for (let waiting = own.tasks.dequeue(); waiting !== undefined; waiting = own.tasks.dequeue()) runTask(waiting);
+      runTask(task);
       return;
     }
     if (own !== undefined) {
@@ -103,16 +119,23 @@ export class FairTurns {
     do {
       const waiting = this.ring.dequeue();
       if (waiting === undefined) break;
-      const task = waiting.tasks.dequeue()!;
+      const task = waiting.tasks.dequeue();
+      // An entry emptied at the bound (run) is no longer the socket's: nothing to do or undo.
+      if (task === undefined) continue;
       if (waiting.tasks.size > 0 && !waiting.socket.destroyed) this.ring.enqueue(waiting);
       else delete (waiting.socket as WithWaiting)[WAITING];
       if (waiting.socket.destroyed) continue;
-      try {
-        task();
-      } catch {
-        // A task answers its own errors (the router's); one that throws still leaves the others served.
-      }
+      runTask(task);
     } while (this.ring.size > 0 && this.now() - started < this.slice);
     if (this.ring.size > 0) this.schedule();
   };
+}
+
+/** Runs a request's task; a task answers its own errors (the router's), one that throws still leaves the others served. */
+function runTask(task: () => void): void {
+  try {
+    task();
+  } catch {
+    // See above: nothing to answer here.
+  }
 }

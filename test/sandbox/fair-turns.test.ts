@@ -69,6 +69,25 @@ describe('FairTurns', () => {
     expect(ran).toEqual(['a1', 'a2', 'a3', 'a4']);
   });
 
+  it('bounds a connection\'s waiting requests: at 64 they run at once, in order, and its later ones wait again', () => {
+    const { turns, ran, socket, request, nextTurn } = harness();
+    const flood = socket();
+    const probe = socket();
+    turns.run(flood, request('busy', 9));
+    for (let index = 0; index < 64; index++) turns.run(flood, request(`f${index}`, 0));
+    turns.run(probe, request('probe', 0));
+    expect(turns.size).toBe(65);
+    // The 65th waiting request of the connection: its 64 run, in order, then it.
+    turns.run(flood, request('f64', 0));
+    expect(ran).toEqual(['busy', ...Array.from({ length: 65 }, (_, index) => `f${index}`)]);
+    expect(turns.size).toBe(1);
+    // The flood's next request waits behind the probe; the emptied entry is skipped.
+    turns.run(flood, request('f65', 0));
+    nextTurn();
+    expect(ran.slice(66)).toEqual(['probe', 'f65']);
+    expect(turns.size).toBe(0);
+  });
+
   it('drops the waiting requests of a connection that is gone', () => {
     const { turns, ran, socket, request, nextTurn } = harness();
     const gone = socket();
