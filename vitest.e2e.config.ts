@@ -10,5 +10,8 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 180_000,
     fileParallelism: false,
+    // Tabs open at once in one browser (it.concurrent): three keep two cores busy without starving
+    // a full-page screenshot when CI's later-pass linters run beside the browser tests.
+    maxConcurrency: 3,
   },
 });

@@ -101,7 +101,7 @@ function expectClean(v: Visit): void {
 }
 
 async function shot(page: Page, step: string): Promise<void> {
-  await page.screenshot({ path: join(shotsDir, `checkout-${step}.png`), fullPage: true });
+  await page.screenshot({ path: join(shotsDir, `checkout-${step}.png`), fullPage: true, timeout: 90_000 });
 }
 
 /** Clicks Pay later on the shop's page and answers the popup with the hosted page loaded. */

@@ -117,7 +117,7 @@ async function withDashboard(steps: (dashboard: Page, visit: Visit) => Promise<v
 }
 
 async function shot(page: Page, step: string): Promise<void> {
-  await page.screenshot({ path: join(shotsDir, `dashboard-${step}.png`), fullPage: true });
+  await page.screenshot({ path: join(shotsDir, `dashboard-${step}.png`), fullPage: true, timeout: 90_000 });
 }
 
 /** A signed SDK initiate, as a partner's server sends it. */

@@ -96,8 +96,13 @@ function expectClean(v: Visit): void {
   expect(v.problems, 'console errors and failed requests').toEqual([]);
 }
 
+/**
+ * A full-page screenshot (an artifact for review, not a check). Chromium's full-page capture of a
+ * long page takes seconds, several times that on a loaded machine with tabs open beside it: the
+ * limit is most of the test's own, not Playwright's 30 s default.
+ */
 async function screenshot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: join(shotsDir, `${name}.png`), fullPage: true });
+  await page.screenshot({ path: join(shotsDir, `${name}.png`), fullPage: true, timeout: 90_000 });
 }
 
 interface Operation {
