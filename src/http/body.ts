@@ -46,6 +46,27 @@ export function readBody(request: IncomingMessage, limit: number): Promise<BodyR
   });
 }
 
+/**
+ * The body, read at once, when the parser already holds all of it (`complete`, nothing read yet):
+ * a pipelined request whose body came in the same read as its head, taken after the requests
+ * before it. `undefined` while it is still arriving, or when it is over `limit` ({@link readBody}
+ * answers both). The stream's own 'end' follows on the next tick, as after any read.
+ */
+export function bufferedBody(request: IncomingMessage, limit: number): Buffer | undefined {
+  if (!request.complete || request.readableFlowing !== null || request.readableLength > limit) return undefined;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for (let chunk = request.read() as Buffer | null; chunk !== null; chunk = request.read() as Buffer | null) {
+    chunks.push(chunk);
+    size += chunk.length;
+  }
+  request.on('error', ignore);
+  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+}
+
+/** An 'error' of a request whose body was read: nobody waits for it, and without a listener it would throw. */
+function ignore(): void {}
+
 /** Reads and throws away a body nobody needs, without keeping it; cuts the connection past {@link DISCARD_LIMIT}. */
 export function discardBody(request: IncomingMessage): void {
   if (request.readableEnded) return;

@@ -7,7 +7,7 @@
 import { randomFillSync } from 'node:crypto';
 import { ServerResponse, type IncomingMessage } from 'node:http';
 import { isObject, safeDecode } from '../contract/index.js';
-import { discardBody, readBody } from '../http/body.js';
+import { bufferedBody, discardBody, readBody } from '../http/body.js';
 import { jsonContentTypeProblem, MAX_JSON_DEPTH, parseJsonBody } from '../http/json.js';
 import { sendBody } from '../http/send.js';
 import type { ErrorHelpers, ErrorReply } from './errors.js';
@@ -120,7 +120,8 @@ function declaresBody(request: IncomingMessage): boolean {
  * The body with the limit, or `undefined` when the request is answered already: 413 at once when
  * over the limit (the rest thrown away, the connection closed); nothing when the client went away.
  * Without `wanted` no body is read (and what comes is thrown away). A request that declares no
- * body is answered at once, without waiting for the stream's end (no promise, no listener).
+ * body is answered at once, without waiting for the stream's end (no promise, no listener); so is
+ * one whose body the parser already holds (a pipelined request taken in its turn).
  */
 export function receiveBody(
   request: IncomingMessage,
@@ -134,6 +135,8 @@ export function receiveBody(
     discardBody(request);
     return EMPTY;
   }
+  const buffered = bufferedBody(request, limit);
+  if (buffered !== undefined) return buffered;
   return readBody(request, limit).then((read) => {
     if (read.ok) return read.body;
     if (read.reason === 'too-large') sendWithoutBody(request, response, errors.payloadTooLarge(limit), true);

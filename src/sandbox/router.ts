@@ -54,6 +54,11 @@ export interface RouterOptions {
   observe?: (response: ServerResponse, facts: RouteFacts) => void;
   /** Parses a large body off the event loop (json-offload.ts); without it every body is parsed here. */
   offload?: (bytes: Uint8Array, pointers: readonly string[]) => Promise<OffloadedBody | undefined>;
+  /**
+   * Runs the work of a request whose body (or large-body parse) came in later, in the request's turn
+   * (fair-turns.ts `resume`); default: at once.
+   */
+  resume?: <T>(request: IncomingMessage, work: () => T) => T | Promise<Awaited<T>>;
 }
 
 /** What {@link RouteFacts.reply} holds until the reply is known (the log is told only after). */
@@ -232,7 +237,7 @@ export class Router {
     const received = receiveBody(request, response, pipeline.errors, this.options.bodyLimit, pipeline.readsBody);
     if (received instanceof Promise) {
       return received.then((rawBody) =>
-        rawBody === undefined ? undefined : this.proceed(pipeline, request, response, params, method, url, pathname, rawBody),
+        rawBody === undefined ? undefined : this.resumed(request, () => this.proceed(pipeline, request, response, params, method, url, pathname, rawBody)),
       );
     }
     return this.proceed(pipeline, request, response, params, method, url, pathname, received);
@@ -252,7 +257,13 @@ export class Router {
     const incoming = incomingRequest(request, rawBody, method, url, pathname);
     const offloading = this.offload(pipeline, incoming);
     if (offloading === undefined) return this.answer(pipeline, request, response, params, incoming);
-    return offloading.then(() => this.answer(pipeline, request, response, params, incoming));
+    return offloading.then(() => this.resumed(request, () => this.answer(pipeline, request, response, params, incoming)));
+  }
+
+  /** `work`, the rest of a request that waited for its body, in the request's turn ({@link RouterOptions.resume}). */
+  private resumed<T>(request: IncomingMessage, work: () => T): T | Promise<Awaited<T>> {
+    const { resume } = this.options;
+    return resume === undefined ? work() : resume(request, work);
   }
 
   /**

@@ -172,6 +172,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   // Large bodies with free values (notes, pushed data) are parsed off the event loop (json-offload.ts).
   const offload = new JsonOffload();
   const offloadLimits = { maxDepth: MAX_JSON_DEPTH, jsonMembers: config.limits.jsonMembers, jsonDepth: config.limits.jsonDepth };
+  // Requests taken in turns across connections, a slice of time a turn (fair-turns.ts).
+  const turns = new FairTurns();
   const router: Router = new Router({
     bodyLimit: config.bodyLimit,
     offload: (bytes, pointers) => offload.parse(bytes, pointers, offloadLimits),
@@ -179,6 +181,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     fallbackErrors: sandboxErrors,
     ...(requestLog === undefined ? {} : { observe: requestLog.observe }),
     unit: <T>(work: () => T) => store.unit(work),
+    resume: (request, work) => turns.resume(request.socket, work),
   });
   // Hosted, every /sandbox/ endpoint but the shopper's pages' own needs a credential (access.ts).
   const access = new SandboxAccess(config, sandboxErrors);
@@ -283,7 +286,6 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   }
 
   const timeouts = options.timeouts ?? {};
-  const turns = new FairTurns();
   // Typed as a plain Server for the sandbox's users: TimedResponse is what it answers with.
   const server = createServer<typeof IncomingMessage, typeof TimedResponse>(
     {
@@ -305,12 +307,13 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       (request.socket as AnsweringSocket)[ANSWERING] = response;
       if (logged) response.on('finish', sent);
       // Taken in turns with the other connections' requests, a slice of time a turn (fair-turns.ts).
+      // A request under way (its body, the database) keeps the connection's next ones waiting.
       turns.run(request.socket, () => {
-        if (webhookStream.claims(request)) {
-          // The stream writes its own head: the request id goes in first.
-          response.setHeader('X-Request-Id', assignRequestId(request, response));
-          webhookStream.handle(request, response);
-        } else void router.handle(request, response);
+        if (!webhookStream.claims(request)) return router.handle(request, response);
+        // The stream writes its own head: the request id goes in first.
+        response.setHeader('X-Request-Id', assignRequestId(request, response));
+        webhookStream.handle(request, response);
+        return undefined;
       });
     },
   ) as unknown as Server;

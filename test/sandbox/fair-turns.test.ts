@@ -1,8 +1,9 @@
 /**
  * Requests taken in turns (src/sandbox/fair-turns.ts): started at once while a turn has room and
  * nothing waits; past the turn's slice, served round robin across connections, in order within
- * each, a slice per turn; dropped when their connection is gone. The clock and the turns are the
- * test's own (no timers, nothing timed).
+ * each, a slice per turn; dropped when their connection is gone. A request under way (a promise)
+ * holds its connection's next ones, and its continuation (`resume`) takes a turn like a request.
+ * The clock and the turns are the test's own (no timers, nothing timed).
  */
 import type { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
@@ -22,7 +23,11 @@ function harness(slice = 8) {
   };
   /** Runs what the turn left for the next one (the check phase). */
   const nextTurn = () => pending.splice(0).forEach((run) => run());
-  return { turns, ran, socket, request, nextTurn };
+  /** Work that takes `ms` of the clock. */
+  const spend = (ms: number) => {
+    now += ms;
+  };
+  return { turns, ran, socket, request, nextTurn, spend };
 }
 
 describe('FairTurns', () => {
@@ -114,5 +119,81 @@ describe('FairTurns', () => {
     turns.run(b, request('b1', 1));
     nextTurn();
     expect(ran).toEqual(['a1', 'b1']);
+  });
+
+  it('holds a connection\'s next request while one is under way, and starts it once that settles', async () => {
+    const { turns, ran, socket, request, nextTurn } = harness();
+    const a = socket();
+    let settle!: () => void;
+    turns.run(a, () => {
+      ran.push('write');
+      return new Promise<void>((resolve) => {
+        settle = resolve;
+      });
+    });
+    // The turn has room, but the write is under way: the read waits for it.
+    turns.run(a, request('read', 1));
+    nextTurn();
+    expect(ran).toEqual(['write']);
+    expect(turns.size).toBe(1);
+    settle();
+    await Promise.resolve();
+    await Promise.resolve();
+    nextTurn();
+    expect(ran).toEqual(['write', 'read']);
+    expect(turns.size).toBe(0);
+  });
+
+  it('runs a continuation at once while the turn has room, and in its round past the slice', async () => {
+    const { turns, ran, socket, request, nextTurn } = harness();
+    const a = socket();
+    const b = socket();
+    expect(turns.resume(a, () => 'now')).toBe('now');
+    // Past the slice, with another connection waiting: the continuation waits for its round.
+    turns.run(b, request('b1', 9));
+    turns.run(b, request('b2', 1));
+    const later = turns.resume(a, () => {
+      ran.push('a-rest');
+      return 'later';
+    });
+    expect(later).toBeInstanceOf(Promise);
+    expect(ran).toEqual(['b1']);
+    nextTurn();
+    expect(ran).toEqual(['b1', 'b2', 'a-rest']);
+    await expect(later).resolves.toBe('later');
+  });
+
+  it('bounds the work of many continuations in one turn by the slice', async () => {
+    const { turns, ran, socket, spend, nextTurn } = harness();
+    // 20 connections whose bodies all came in the same read: each continuation takes 2 ms.
+    const rests = Array.from({ length: 20 }, (_, index) =>
+      turns.resume(socket(), () => {
+        ran.push(`rest${index}`);
+        spend(2);
+        return index;
+      }),
+    );
+    // 4 fit in the turn's 8 ms; the others wait for the next turns, in order.
+    expect(ran).toEqual(['rest0', 'rest1', 'rest2', 'rest3']);
+    expect(rests.slice(0, 4)).toEqual([0, 1, 2, 3]);
+    nextTurn();
+    expect(ran.length).toBe(8);
+    for (let turn = 0; turn < 10 && ran.length < 20; turn++) nextTurn();
+    expect(ran).toEqual(Array.from({ length: 20 }, (_, index) => `rest${index}`));
+    await expect(Promise.all(rests)).resolves.toEqual(Array.from({ length: 20 }, (_, index) => index));
+  });
+
+  it('rejects a continuation that throws, and still serves the others', async () => {
+    const { turns, ran, socket, request, nextTurn } = harness();
+    const a = socket();
+    const b = socket();
+    turns.run(b, request('b1', 9));
+    turns.run(b, request('b2', 0));
+    const failing = turns.resume(a, () => {
+      throw new Error('broken handler');
+    });
+    nextTurn();
+    await expect(failing).rejects.toThrow('broken handler');
+    expect(ran).toEqual(['b1', 'b2']);
   });
 });

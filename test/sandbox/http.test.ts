@@ -1,7 +1,8 @@
 /**
  * HTTP details of the sandbox: request ids (D29) in the header, the error body and the log line;
  * HEAD; a request without Host or with two Host or Authorization headers; requests not received in time
- * (408); and what the request log leaves out (queries, credentials, the dashboard invitation token).
+ * (408); pipelined requests answered in order, each seeing the ones before it; and what the
+ * request log leaves out (queries, credentials, the dashboard invitation token).
  */
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -136,6 +137,22 @@ describe('request bodies', () => {
       expect(advance.status, framing).toBe(400);
       expect(advance.body.errorCode, framing).toBe('BAD_REQUEST');
     }
+  });
+});
+
+describe('pipelined requests', () => {
+  it('a read pipelined after a write sees the write, even when the write waits for its body', async () => {
+    const body = JSON.stringify({ ms: 3_600_000 });
+    const write = `POST /sandbox/clock/advance HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    const read = 'GET /sandbox/clock HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n';
+    const answers = (await raw(write + read))
+      .split(/(?=HTTP\/1\.1 )/)
+      .map((answer) => parseRaw(answer));
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+    const [advanced, clock] = answers.map((answer) => answer.body as { offsetMs: number; nowMs: number });
+    expect(advanced?.offsetMs).toBeGreaterThanOrEqual(3_600_000);
+    expect(clock?.offsetMs).toBe(advanced?.offsetMs);
+    expect(clock?.nowMs).toBeGreaterThanOrEqual(advanced?.nowMs ?? Infinity);
   });
 });
 
