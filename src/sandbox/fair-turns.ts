@@ -36,6 +36,7 @@
  */
 import type { Socket } from 'node:net';
 import Queue from 'yocto-queue';
+import { EVENT_LOOP, type TurnClock } from './turn-clock.js';
 
 /** The work started in one turn of the event loop before the next request waits for the next turn, ms. */
 const SLICE_MS = 8;
@@ -66,18 +67,16 @@ type WithConnection = Socket & { [CONNECTION]?: Connection };
 export class FairTurns {
   /** Connections with something to run, in the order they are served. */
   private readonly ring = new Queue<Connection>();
-  /** When the current turn's first request started (`undefined` between turns). */
-  private turnStarted: number | undefined;
   private scheduled = false;
+  /** Requests waiting to start, over all connections. */
+  private waiting = 0;
 
+  /** `turn`: the event loop's count of work, shared with the clock and the trimming (turn-clock.ts). */
   constructor(
-    private readonly now: () => number = () => performance.now(),
+    private readonly turn: TurnClock = EVENT_LOOP,
     private readonly slice = SLICE_MS,
     private readonly later: (run: () => void) => void = setImmediate,
   ) {}
-
-  /** Requests waiting to start, over all connections. */
-  private waiting = 0;
 
   /** Requests waiting to start, over all connections. */
   get size(): number {
@@ -131,21 +130,10 @@ export class FairTurns {
     });
   }
 
-  /** Whether the current turn may start one more request; the first of a turn marks its start. */
+  /** Whether the current turn may start one more request. */
   private hasRoom(): boolean {
-    const now = this.now();
-    if (this.turnStarted === undefined) {
-      this.turnStarted = now;
-      // The turn ends when the loop reaches its check phase: the next one starts afresh.
-      this.later(this.endTurn);
-      return true;
-    }
-    return now - this.turnStarted < this.slice;
+    return this.turn.spent() < this.slice;
   }
-
-  private readonly endTurn = (): void => {
-    this.turnStarted = undefined;
-  };
 
   private attach(socket: Socket): Connection {
     const connection: Connection = { socket, tasks: new Queue(), resumed: new Queue(), underWay: 0, queued: false };
@@ -203,7 +191,7 @@ export class FairTurns {
   /** One slice: one step from each connection in turn while the slice lasts (at least one). */
   private readonly serve = (): void => {
     this.scheduled = false;
-    const started = this.now();
+    const started = this.turn.now();
     do {
       const connection = this.ring.dequeue();
       if (connection === undefined) break;
@@ -223,7 +211,7 @@ export class FairTurns {
         }
       }
       this.tidy(connection);
-    } while (this.ring.size > 0 && this.now() - started < this.slice);
+    } while (this.ring.size > 0 && this.turn.now() - started < this.slice);
     if (this.ring.size > 0 && !this.scheduled) {
       this.scheduled = true;
       this.later(this.serve);

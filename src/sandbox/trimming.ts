@@ -12,7 +12,8 @@
  *   the event loop between slices, so requests keep being answered.
  */
 import { performance } from 'node:perf_hooks';
-import { SLICE_MS, type VirtualClock } from './clock.js';
+import { MIN_SLICE_MS, SLICE_MS, type VirtualClock } from './clock.js';
+import { EVENT_LOOP } from './turn-clock.js';
 
 /** What a limited history tells and does for its trimming. */
 export interface Trimmable {
@@ -76,11 +77,13 @@ export class Trimming {
       return;
     }
     const started = performance.now();
+    // What the turn has left beside the requests and the clock (turn-clock.ts).
+    const slice = EVENT_LOOP.room(MIN_SLICE_MS, SLICE_MS);
     while (tries > 0 && this.history.excess() > 0) {
       const chunk = Math.min(tries, CHUNK);
       this.history.trim(chunk);
       tries -= chunk;
-      if (tries > 0 && performance.now() - started >= SLICE_MS) {
+      if (tries > 0 && performance.now() - started >= slice) {
         this.scheduled = true;
         setImmediate(() => this.catchUpInUnit(tries));
         return;
