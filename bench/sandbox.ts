@@ -7,7 +7,9 @@
  * Each operation is also sent, request for request, to a bare `node:http` server that answers
  * every request with a small JSON (`node`): the sandbox's throughput divided by that server's is
  * how close the sandbox comes to what Node's HTTP itself costs. Prism serves the two contract
- * operations. Each sandbox is the built one `npm start` runs (its tree built first when stale). With
+ * operations, in a process of its own (with its error proxies), as the sandbox and the bare server
+ * are. Like for like: every server gets the same unrecorded 2 s warm-up, then the same rounds (20
+ * connections, the same seconds, the same requests) in the same run, in alternating order. Each sandbox is the built one `npm start` runs (its tree built first when stale). With
  * `--sandbox-before DIR` (a checkout of another commit, its `node_modules` in place), that tree's sandbox is measured beside this one (`before`), so that a
  * change is measured side by side in one run. Every server is its own process on a free port.
  * Beside each rate, the server process's CPU time per request (/proc/<pid>/stat): on a machine
@@ -20,7 +22,6 @@ import { createServer } from 'node:net';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import autocannon from 'autocannon';
-import { startMocks } from '../scripts/mock-servers.js';
 import { createMerchantApiClient, createTransactionalApiClient, transactionalCredentials } from '../src/clients/gateway.js';
 import { sdkSignature } from '../src/signature.js';
 import { npmStartNodeOptions } from './start-options.js';
@@ -141,6 +142,30 @@ createServer((request, response) => {
 }).listen(Number(process.argv[1]), '127.0.0.1');
 `;
 
+/**
+ * The Prism mock (gateway and SDK) in a process of its own (bench/mock-process.ts): its error
+ * proxies then have their own event loop, as the sandbox and the bare server do, instead of sharing
+ * the load generator's.
+ */
+function startMockProcess(gateway: number, sdk: number): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', 'bench/mock-process.ts', String(gateway), String(sdk)], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+}
+
+/** Resolves once the mock process printed `ready`; fails when it exits first. */
+function mockReady(child: ChildProcess): Promise<void> {
+  return new Promise((ready, failed) => {
+    let text = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      if (text.includes('ready\n')) ready();
+    });
+    child.once('exit', (code) => failed(new Error(`the Prism mock process exited with code ${code} before it was ready`)));
+  });
+}
+
 function startBareServer(port: number): ChildProcess {
   return spawn(process.execPath, ['-e', BARE_SERVER, String(port)], { stdio: ['ignore', 'ignore', 'inherit'] });
 }
@@ -218,8 +243,10 @@ export async function benchSandbox(options: { before?: string } = {}): Promise<S
   const sandboxProcess = spawned(startSandbox(ports.sandbox));
   const beforeProcess = options.before === undefined ? undefined : spawned(startSandbox(ports.before, resolve(options.before)));
   const nodeProcess = spawned(startBareServer(ports.node));
-  const mocks = await startMocks({ families: ['gateway', 'sdk'], ports: { gateway: ports.gateway, sdk: ports.sdk } });
+  const mockProcess = spawned(startMockProcess(ports.gateway, ports.sdk));
+  const mocks = { urls: { gateway: `http://127.0.0.1:${ports.gateway}`, sdk: `http://127.0.0.1:${ports.sdk}` } };
   try {
+    await mockReady(mockProcess);
     const url = (port: number) => `http://127.0.0.1:${port}`;
     await waitFor(`${url(ports.sandbox)}/sandbox/clock`, sandboxProcess);
     await waitFor(url(ports.node), nodeProcess);
@@ -300,6 +327,6 @@ export async function benchSandbox(options: { before?: string } = {}): Promise<S
     return { rows, ratios };
   } finally {
     for (const child of children) child.kill('SIGTERM');
-    await mocks.stop();
+    await new Promise((stopped) => (mockProcess.exitCode === null ? mockProcess.once('exit', stopped) : stopped(undefined)));
   }
 }

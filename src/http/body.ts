@@ -10,6 +10,10 @@ import type { IncomingMessage } from 'node:http';
 
 export type BodyRead = { ok: true; body: Buffer } | { ok: false; reason: 'too-large' | 'aborted' };
 
+/** The two failures, made once: every read that fails gives one of these (callers only read them). */
+const TOO_LARGE: BodyRead = Object.freeze({ ok: false, reason: 'too-large' });
+const ABORTED: BodyRead = Object.freeze({ ok: false, reason: 'aborted' });
+
 /** After an answer that does not read the body, at most this much more is thrown away before the connection is cut. */
 const DISCARD_LIMIT = 16 * 1024 * 1024;
 
@@ -20,7 +24,7 @@ const DISCARD_LIMIT = 16 * 1024 * 1024;
  */
 export function readBody(request: IncomingMessage, limit: number): Promise<BodyRead> {
   const declared = Number(request.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) return Promise.resolve({ ok: false, reason: 'too-large' });
+  if (Number.isFinite(declared) && declared > limit) return Promise.resolve(TOO_LARGE);
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -35,14 +39,16 @@ export function readBody(request: IncomingMessage, limit: number): Promise<BodyR
     request.on('data', (chunk: Buffer) => {
       if (settled) return;
       size += chunk.length;
-      if (size > limit) settle({ ok: false, reason: 'too-large' });
+      if (size > limit) settle(TOO_LARGE);
       else chunks.push(chunk);
     });
     request.on('end', () => {
-      if (!settled) settle({ ok: true, body: Buffer.concat(chunks, size) });
+      // One chunk (the usual small body) is its own buffer, given as is: no copy.
+      if (!settled) settle({ ok: true, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size) });
     });
-    request.on('error', () => settle({ ok: false, reason: 'aborted' }));
-    request.on('close', () => settle({ ok: false, reason: 'aborted' }));
+    const aborted = (): void => settle(ABORTED);
+    request.on('error', aborted);
+    request.on('close', aborted);
   });
 }
 

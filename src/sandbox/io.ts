@@ -7,7 +7,7 @@
 import { randomFillSync } from 'node:crypto';
 import { ServerResponse, type IncomingMessage } from 'node:http';
 import { isObject, safeDecode } from '../contract/index.js';
-import { bufferedBody, discardBody, readBody } from '../http/body.js';
+import { bufferedBody, discardBody, readBody, type BodyRead } from '../http/body.js';
 import { jsonContentTypeProblem, MAX_JSON_DEPTH, parseJsonBody } from '../http/json.js';
 import { sendBody } from '../http/send.js';
 import type { ErrorHelpers, ErrorReply } from './errors.js';
@@ -117,19 +117,17 @@ function declaresBody(request: IncomingMessage): boolean {
 }
 
 /**
- * The body with the limit, or `undefined` when the request is answered already: 413 at once when
- * over the limit (the rest thrown away, the connection closed); nothing when the client went away.
- * Without `wanted` no body is read (and what comes is thrown away). A request that declares no
- * body is answered at once, without waiting for the stream's end (no promise, no listener); so is
- * one whose body the parser already holds (a pipelined request taken in its turn).
+ * The body with the limit: the bytes, or, when it must be read, the read's promise, whose failure
+ * the caller answers with {@link refuseBody}. Without `wanted` no body is read (and what comes is
+ * thrown away). A request that declares no body is answered at once, without waiting for the
+ * stream's end (no promise, no listener); so is one whose body the parser already holds (a
+ * pipelined request taken in its turn).
  */
 export function receiveBody(
   request: IncomingMessage,
-  response: ServerResponse,
-  errors: ErrorHelpers,
   limit: number,
   wanted: boolean,
-): Buffer | Promise<Buffer | undefined> {
+): Buffer | Promise<BodyRead> {
   if (!declaresBody(request)) return EMPTY;
   if (!wanted) {
     discardBody(request);
@@ -137,12 +135,17 @@ export function receiveBody(
   }
   const buffered = bufferedBody(request, limit);
   if (buffered !== undefined) return buffered;
-  return readBody(request, limit).then((read) => {
-    if (read.ok) return read.body;
-    if (read.reason === 'too-large') sendWithoutBody(request, response, errors.payloadTooLarge(limit), true);
-    else response.destroy();
-    return undefined;
-  });
+  return readBody(request, limit);
+}
+
+/**
+ * The answer to a body {@link receiveBody} could not read: 413 for one over the limit, the
+ * connection cut when the client went away (nobody is left to answer).
+ */
+export function refuseBody(request: IncomingMessage, response: ServerResponse, errors: ErrorHelpers, limit: number, reason: 'too-large' | 'aborted'): undefined {
+  if (reason === 'too-large') sendWithoutBody(request, response, errors.payloadTooLarge(limit), true);
+  else response.destroy();
+  return undefined;
 }
 
 /** `IncomingRequest.header`: one function for every request, reading the request's own `headers`. */
@@ -174,8 +177,9 @@ export function malformedHeaders(request: IncomingMessage, errors: ErrorHelpers)
   const raw = request.rawHeaders;
   for (let index = 0; index < raw.length; index += 2) {
     const name = raw[index]!;
-    if (name.length === 4 && name.toLowerCase() === 'host') hosts++;
-    else if (name.length === 13 && name.toLowerCase() === 'authorization') authorizations++;
+    // The usual spellings first: `toLowerCase` makes a new string for every header it is asked of.
+    if (name.length === 4 && (name === 'Host' || name === 'host' || name.toLowerCase() === 'host')) hosts++;
+    else if (name.length === 13 && (name === 'Authorization' || name === 'authorization' || name.toLowerCase() === 'authorization')) authorizations++;
   }
   if (hosts > 1) {
     return errors.badRequest(`The request has ${hosts} Host headers; send exactly one.`, [{ field: 'Host', issue: 'must be given exactly once' }]);

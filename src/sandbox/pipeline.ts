@@ -163,7 +163,8 @@ export function runOperation(
     headerParams: validation.value.headers,
     body: validation.value.body,
     principal,
-    ...(incoming.offloaded?.ok === true ? { kept: incoming.offloaded.free } : {}),
   } as OperationRequest<LooseOperation, unknown>;
+  // Set only when there is one (no empty object spread into every request's literal).
+  if (incoming.offloaded?.ok === true) (request as { kept?: unknown }).kept = incoming.offloaded.free;
   return route.handle(request);
 }

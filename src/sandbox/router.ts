@@ -21,7 +21,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import FindMyWay from 'find-my-way';
 import type { ErrorHelpers } from './errors.js';
-import { assignRequestId, incomingRequest, malformedHeaders, receiveBody, send, sendWithoutBody } from './io.js';
+import { assignRequestId, incomingRequest, malformedHeaders, receiveBody, refuseBody, send, sendWithoutBody } from './io.js';
 import type { IncomingRequest, Logger, LooseOperation, OperationRoute, OperationShape, Reply, SandboxHandler } from './route-types.js';
 import { RequestError } from './route-types.js';
 import { StoreUnavailableError } from './store.js';
@@ -234,10 +234,13 @@ export class Router {
     url: string,
     pathname: string,
   ): Promise<void> | undefined {
-    const received = receiveBody(request, response, pipeline.errors, this.options.bodyLimit, pipeline.readsBody);
+    const received = receiveBody(request, this.options.bodyLimit, pipeline.readsBody);
     if (received instanceof Promise) {
-      return received.then((rawBody) =>
-        rawBody === undefined ? undefined : this.resumed(request, () => this.proceed(pipeline, request, response, params, method, url, pathname, rawBody)),
+      // One promise from the read to the answer: the read's result is looked at here, not mapped by another `then`.
+      return received.then((read) =>
+        read.ok
+          ? this.resumed(request, () => this.proceed(pipeline, request, response, params, method, url, pathname, read.body))
+          : refuseBody(request, response, pipeline.errors, this.options.bodyLimit, read.reason),
       );
     }
     return this.proceed(pipeline, request, response, params, method, url, pathname, received);

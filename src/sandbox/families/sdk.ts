@@ -41,6 +41,8 @@ export const SDK_TRANSACTIONS = 'sdk.transactions';
 export const SDK_REFUNDS = 'sdk.refunds';
 /** `GET /sandbox/sdk/transactions/{id}` shows at most this many refunds: the newest. */
 const SHOWN_REFUNDS = 100;
+/** The initiate's answer, the same for every transaction: made once, frozen (send reads a reply, never changes it). */
+const INITIATED = Object.freeze({ status: 201, body: Object.freeze({ message: 'TRANSACTION_INITIATED' }) } as const);
 
 export function registerSdk(ctx: FamilyContext): void {
   const { errors, clock, config } = ctx;
@@ -92,7 +94,7 @@ export function registerSdk(ctx: FamilyContext): void {
         expiresAt: now + SDK_EXPIRY_MS,
       };
       lifecycle.start(transaction);
-      return { status: 201, body: { message: 'TRANSACTION_INITIATED' } };
+      return INITIATED;
     },
   });
 
