@@ -15,10 +15,6 @@
  * - the first {@link ANSWER_START_BYTES} bytes of the answer's body are kept with the attempt (the
  *   dashboard and the deliveries list show them); the rest is read and thrown away.
  *
- * - at most {@link STARTS_PER_TURN} attempts start in one turn of the event loop; the others wait,
- *   in order, for the next: 256 receivers' connections opened in one turn, then their 256
- *   `connect` callbacks, held every request 40 to 70 ms (the attack suite's `webhook-pool`).
- *
  * The receivers are kept in a Map in the order they were last used (a use moves one to the end):
  * that is the LRU order in which idle sockets are closed. An LRU cache package does not fit: it
  * evicts by count, whatever the entry, where an Agent with requests in flight must never be
@@ -101,8 +97,6 @@ class WebhookTimeoutError extends Error {
 
 /** Bytes of an answer read (and thrown away) so that its connection can be reused. */
 const DRAIN_LIMIT = 64 * 1024;
-/** Attempts started in one turn of the event loop; the others start in the next turns. */
-const STARTS_PER_TURN = 32;
 /** How long an idle keep-alive socket is kept. */
 const IDLE_SOCKET_MS = 30_000;
 
@@ -148,12 +142,6 @@ export function httpSender(options: HttpSenderOptions): WebhookSender & { close(
   let closing = 0;
   let active = 0;
   let closed = false;
-  /** Attempts started in this turn of the event loop ({@link STARTS_PER_TURN}). */
-  let startedThisTurn = 0;
-  const nextTurn = (): void => {
-    startedThisTurn = 0;
-    pump();
-  };
 
   const receiverFor = (url: URL): Receiver => {
     let receiver = receivers.get(url.origin);
@@ -208,7 +196,6 @@ export function httpSender(options: HttpSenderOptions): WebhookSender & { close(
    */
   const mayStart = (origin: string): boolean => {
     if (active >= maxSockets) return false;
-    if (startedThisTurn >= STARTS_PER_TURN) return false;
     const receiver = receivers.get(origin);
     if (openSockets < maxSockets || idleSocket(receiver) !== undefined) return true;
     if (closing === 0) {
@@ -245,8 +232,6 @@ export function httpSender(options: HttpSenderOptions): WebhookSender & { close(
   const attempt = (target: URL, request: WebhookRequest): Promise<WebhookAnswer> =>
     new Promise<WebhookAnswer>((resolve, reject) => {
       const { headers, body, timeoutMs, signal } = request;
-      // The first of a turn: the count starts afresh, and what waits is started, in the next one.
-      if (startedThisTurn++ === 0) setImmediate(nextTurn);
       const receiver = receiverFor(target);
       receiver.active++;
       active++;
