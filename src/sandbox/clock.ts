@@ -16,14 +16,12 @@
  * spares a sift-down over the whole heap per timer. Firing many timers at once (an advance over
  * 100,000 expiries, or real time passing them) runs in slices of {@link SLICE_MS} and yields to the
  * event loop between slices when asked to (`advanceInSlices`, and the timers fired by real time),
- * so requests keep being answered. A slice takes what the turn has left beside the requests
- * (turn-clock.ts), at least {@link MIN_SLICE_MS}.
+ * so requests keep being answered.
  */
 import { performance } from 'node:perf_hooks';
 import { Heap } from 'heap-js';
 import { byTime, Timer, type ClockOptions, type ClockTimer, type TimerCallback } from './clock-timer.js';
 import { isoTime } from './iso-time.js';
-import { EVENT_LOOP } from './turn-clock.js';
 
 export type { ClockOptions, ClockTimer, TimerCallback } from './clock-timer.js';
 
@@ -31,8 +29,6 @@ export type { ClockOptions, ClockTimer, TimerCallback } from './clock-timer.js';
 const MAX_DELAY = 2 ** 31 - 1;
 /** The longest run of timer callbacks before the clock yields to the event loop (when it may). */
 export const SLICE_MS = 10;
-/** The shortest slice, however busy the turn already is: the advance always moves on. */
-export const MIN_SLICE_MS = 2;
 /**
  * Slices of an advance that may run before the units of the earlier ones settled (the shared
  * store's commits): one runs while the previous one is written, not more, so that an advance over
@@ -176,7 +172,7 @@ export class VirtualClock {
       // A slice; the last one also sets the time reached, so that the clock's new offset is
       // written with what the slice changed (a unit of work of its own, through the runner).
       const slice = (): boolean => {
-        const finished = this.stopped || this.fireUntil(target, EVENT_LOOP.room(MIN_SLICE_MS, SLICE_MS));
+        const finished = this.stopped || this.fireUntil(target, SLICE_MS);
         if (finished) {
           this.setNow(target);
           // The clock moved at least `ms` ahead of real time, however long the slices took.
@@ -463,7 +459,7 @@ export class VirtualClock {
     this.firing = true;
     let finished: boolean;
     try {
-      finished = this.fireUntil(this.now(), EVENT_LOOP.room(MIN_SLICE_MS, SLICE_MS), false);
+      finished = this.fireUntil(this.now(), SLICE_MS, false);
     } finally {
       this.firing = false;
     }

@@ -36,7 +36,6 @@
  */
 import type { Socket } from 'node:net';
 import Queue from 'yocto-queue';
-import { EVENT_LOOP, type TurnClock } from './turn-clock.js';
 
 /** The work started in one turn of the event loop before the next request waits for the next turn, ms. */
 const SLICE_MS = 8;
@@ -67,16 +66,18 @@ type WithConnection = Socket & { [CONNECTION]?: Connection };
 export class FairTurns {
   /** Connections with something to run, in the order they are served. */
   private readonly ring = new Queue<Connection>();
+  /** When the current turn's first request started (`undefined` between turns). */
+  private turnStarted: number | undefined;
   private scheduled = false;
-  /** Requests waiting to start, over all connections. */
-  private waiting = 0;
 
-  /** `turn`: the event loop's count of work, shared with the clock and the trimming (turn-clock.ts). */
   constructor(
-    private readonly turn: TurnClock = EVENT_LOOP,
+    private readonly now: () => number = () => performance.now(),
     private readonly slice = SLICE_MS,
     private readonly later: (run: () => void) => void = setImmediate,
   ) {}
+
+  /** Requests waiting to start, over all connections. */
+  private waiting = 0;
 
   /** Requests waiting to start, over all connections. */
   get size(): number {
@@ -130,10 +131,21 @@ export class FairTurns {
     });
   }
 
-  /** Whether the current turn may start one more request. */
+  /** Whether the current turn may start one more request; the first of a turn marks its start. */
   private hasRoom(): boolean {
-    return this.turn.spent() < this.slice;
+    const now = this.now();
+    if (this.turnStarted === undefined) {
+      this.turnStarted = now;
+      // The turn ends when the loop reaches its check phase: the next one starts afresh.
+      this.later(this.endTurn);
+      return true;
+    }
+    return now - this.turnStarted < this.slice;
   }
+
+  private readonly endTurn = (): void => {
+    this.turnStarted = undefined;
+  };
 
   private attach(socket: Socket): Connection {
     const connection: Connection = { socket, tasks: new Queue(), resumed: new Queue(), underWay: 0, queued: false };
@@ -191,7 +203,7 @@ export class FairTurns {
   /** One slice: one step from each connection in turn while the slice lasts (at least one). */
   private readonly serve = (): void => {
     this.scheduled = false;
-    const started = this.turn.now();
+    const started = this.now();
     do {
       const connection = this.ring.dequeue();
       if (connection === undefined) break;
@@ -211,7 +223,7 @@ export class FairTurns {
         }
       }
       this.tidy(connection);
-    } while (this.ring.size > 0 && this.turn.now() - started < this.slice);
+    } while (this.ring.size > 0 && this.now() - started < this.slice);
     if (this.ring.size > 0 && !this.scheduled) {
       this.scheduled = true;
       this.later(this.serve);

@@ -12,8 +12,7 @@
  *   the event loop between slices, so requests keep being answered.
  */
 import { performance } from 'node:perf_hooks';
-import { MIN_SLICE_MS, SLICE_MS, type VirtualClock } from './clock.js';
-import { EVENT_LOOP } from './turn-clock.js';
+import { SLICE_MS, type VirtualClock } from './clock.js';
 
 /** What a limited history tells and does for its trimming. */
 export interface Trimmable {
@@ -77,13 +76,11 @@ export class Trimming {
       return;
     }
     const started = performance.now();
-    // What the turn has left beside the requests and the clock (turn-clock.ts).
-    const slice = EVENT_LOOP.room(MIN_SLICE_MS, SLICE_MS);
     while (tries > 0 && this.history.excess() > 0) {
       const chunk = Math.min(tries, CHUNK);
       this.history.trim(chunk);
       tries -= chunk;
-      if (tries > 0 && performance.now() - started >= slice) {
+      if (tries > 0 && performance.now() - started >= SLICE_MS) {
         this.scheduled = true;
         setImmediate(() => this.catchUpInUnit(tries));
         return;

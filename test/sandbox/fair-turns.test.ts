@@ -8,14 +8,12 @@
 import type { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { FairTurns } from '../../src/sandbox/fair-turns.js';
-import { TurnClock } from '../../src/sandbox/turn-clock.js';
 
 /** A clock moved by hand, turns run by hand, and sockets that only say whether they are gone. */
 function harness(slice = 8) {
   let now = 0;
   const pending: (() => void)[] = [];
-  const later = (run: () => void) => pending.push(run);
-  const turns = new FairTurns(new TurnClock(() => now, later), slice, later);
+  const turns = new FairTurns(() => now, slice, (run) => pending.push(run));
   const ran: string[] = [];
   const socket = () => ({ destroyed: false }) as unknown as Socket & { destroyed: boolean };
   /** A request that takes `ms` of the clock. */
