@@ -79,7 +79,6 @@ export class FairTurns {
   /** Requests waiting to start, over all connections. */
   private waiting = 0;
 
-  /** Requests waiting to start, over all connections. */
   get size(): number {
     return this.waiting;
   }
