@@ -257,6 +257,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       onDeposed: () => {
         clock.stop();
         void deliveries.stop();
+        shared.release();
       },
     });
     try {

@@ -102,7 +102,7 @@ function pair(options: { bAnswers?: Sent[]; live?: Set<string> } = {}) {
     clocks.push(clock);
     return dispatcher;
   };
-  return { a: make(a.store, 'a'), b: make(b.store, 'b', options.bAnswers), rowsOfA: a.rows };
+  return { a: make(a.store, 'a'), b: make(b.store, 'b', options.bAnswers), rowsOfA: a.rows, listenersOfB: b.listeners };
 }
 
 /**
@@ -168,6 +168,50 @@ describe('a delivery restored from the shared store', () => {
     });
     expect(written.headers['X-Signature']).toBeUndefined();
     expect(b.get(written.id)!.headers['X-Signature']).toBeUndefined();
+  });
+});
+
+describe('an event with no receiver in the shared store', () => {
+  const notSent = (dispatcher: DeliveryDispatcher) =>
+    dispatcher.enqueue({
+      url: null,
+      body: { template: 'sdk.transactionStatus', data: 'FAILURE' },
+      signer: 'partner_journal',
+      orderingScope: 'sdk:partner_journal:',
+      successStatus: 200,
+      family: 'sdk',
+      event: 'transactionStatus',
+      transactionId: 'jrn_expired',
+    });
+
+  it('is written short, without what follows from its row id and status, and restored the same', () => {
+    const { a, b, rowsOfA } = pair();
+    const written = notSent(a);
+    expect(written.status).toBe('not_sent');
+    const row = JSON.parse([...rowsOfA.values()][0]!) as Record<string, unknown>;
+    for (const field of ['id', 'eventId', 'url', 'reason', 'attempts', 'nextAttemptAt', 'completedAt']) expect(row).not.toHaveProperty(field);
+    expect(row).toMatchObject({ status: 'not_sent', transactionId: 'jrn_expired', owner: 'a' });
+    expect(b.get(written.id)).toEqual(written);
+  });
+
+  it('is read the same from a row in the longer form earlier versions wrote', () => {
+    const first = pair();
+    const written = notSent(first.a);
+    const [id, short] = [...first.rowsOfA.entries()][0]!;
+    const long = {
+      ...(JSON.parse(short) as Record<string, unknown>),
+      id,
+      eventId: written.eventId,
+      url: null,
+      reason: written.reason,
+      attempts: [],
+      nextAttemptAt: null,
+      completedAt: null,
+    };
+    const second = pair();
+    second.listenersOfB.get('sandbox.deliveries')!(id, long, undefined);
+    expect(second.b.get(id)).toEqual(written);
+    expect(second.b.get(id)!.reason).toBe('No webhook URL is configured.');
   });
 });
 

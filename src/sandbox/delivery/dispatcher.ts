@@ -30,7 +30,7 @@ import { DeliveryJournal, type JournalHost, type JournalStore } from './journal.
 import { DeliveryPages } from './paging.js';
 import { MAX_PENDING_PER_RECEIVER, OrderingQueues, receiverOf, Receivers } from './queue.js';
 import { ATTEMPT_TIMEOUT_MS, describeFetchError, errorCode, MAX_ATTEMPTS, MAX_LOCAL_RETRIES, RetrySchedule } from './retry.js';
-import { changed, NO_ATTEMPTS, orderingKeyOf, scopeOf, shared, storedDelivery, type StoredAttempt, type StoredDelivery } from './stored.js';
+import { changed, NO_ATTEMPTS, NO_URL_REASON, orderingKeyOf, scopeOf, shared, storedDelivery, type StoredAttempt, type StoredDelivery } from './stored.js';
 import { isReceived, MAX_PAGE_LIMIT, type BodyTemplate, type Delivery, type DeliveryPage, type DeliveryQuery, type EnqueueInput, type SigningKeys, type TemplatedBody } from './types.js';
 import { DeliveryViews } from './views.js';
 
@@ -231,7 +231,7 @@ export class DeliveryDispatcher {
       orderingKey: orderingScope === undefined ? input.orderingKey : undefined,
       successStatus: input.successStatus,
       status: url === null || full ? 'not_sent' : 'pending',
-      reason: url === null ? 'No webhook URL is configured.' : full ? this.backlogReason : undefined,
+      reason: url === null ? NO_URL_REASON : full ? this.backlogReason : undefined,
       attempts: NO_ATTEMPTS,
       createdAt: this.clock.now() - this.epoch,
       nextAttemptAt: null,

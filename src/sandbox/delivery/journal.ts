@@ -28,7 +28,7 @@
  * own tables and workers, to do what the unit of work and the owner field do here.
  */
 import type { Collection, Store } from '../store.js';
-import { shared, storedDelivery, type StoredDelivery } from './stored.js';
+import { NO_URL_REASON, shared, storedDelivery, type StoredAttempt, type StoredDelivery } from './stored.js';
 
 /** The shared store, as the journal needs it: whether a unit of work is running now. */
 export interface JournalStore extends Store {
@@ -48,9 +48,18 @@ const REWRITE_DELAY_MS = 1_000;
  * it is known by everywhere, the process that delivers it ({@link DeliveryJournal}), and the
  * virtual time its times count from. The signing key is not in it: the record names its signer.
  */
-export type PersistedDelivery = Omit<StoredDelivery, 'seq' | 'id' | 'eventId'> & {
-  id: string;
-  eventId: string;
+export type PersistedDelivery = Omit<StoredDelivery, 'seq' | 'id' | 'eventId' | 'url' | 'attempts' | 'nextAttemptAt' | 'completedAt'> & {
+  /** The row's key; left out since this version (the row's id is the delivery's). */
+  id?: string;
+  /** Left out when it is the id with `evt_` for `dlv_`. */
+  eventId?: string;
+  /** Left out when `null` (no webhook URL). */
+  url?: string | null;
+  /** Left out when empty. */
+  attempts?: StoredAttempt[];
+  /** Left out when `null`. */
+  nextAttemptAt?: number | null;
+  completedAt?: number | null;
   owner: string;
   /** The writer's epoch: its record times are virtual milliseconds after it. */
   epoch: number;
@@ -179,27 +188,57 @@ export class DeliveryJournal {
     }
   }
 
+  /**
+   * The record as written: the fields that do not follow from the others or from the row's id
+   * (JSON leaves out the undefined ones). An expiry's `not_sent` event, most of a long advance's
+   * writes, keeps its family, event, transaction, body and times; its id, event id, reason,
+   * receiver, attempts and due times follow.
+   */
   private persisted(delivery: StoredDelivery): PersistedDelivery {
-    // The record's own fields; JSON leaves out the undefined ones (and `seq`, replaced by the ids).
-    const { seq: _seq, ...fields } = delivery;
-    return { ...fields, id: this.host.idOf(delivery), eventId: this.host.eventIdOf(delivery), owner: this.owner, epoch: this.host.epoch };
+    const id = this.host.idOf(delivery);
+    const eventId = this.host.eventIdOf(delivery);
+    const noUrl = delivery.url === null;
+    return {
+      family: delivery.family,
+      event: delivery.event,
+      transactionId: delivery.transactionId,
+      url: noUrl ? undefined : delivery.url,
+      body: delivery.body,
+      template: delivery.template,
+      data: delivery.data,
+      signer: delivery.signer,
+      headers: delivery.headers,
+      orderingScope: delivery.orderingScope,
+      orderingKey: delivery.orderingKey,
+      successStatus: delivery.successStatus,
+      status: delivery.status,
+      reason: noUrl && delivery.status === 'not_sent' && delivery.reason === NO_URL_REASON ? undefined : delivery.reason,
+      attempts: delivery.attempts.length === 0 ? undefined : delivery.attempts,
+      createdAt: delivery.createdAt,
+      nextAttemptAt: delivery.nextAttemptAt ?? undefined,
+      completedAt: delivery.completedAt ?? undefined,
+      eventId: eventId === `evt_${id.slice(4)}` ? undefined : eventId,
+      owner: this.owner,
+      epoch: this.host.epoch,
+    };
   }
 
   /**
    * The record of a persisted delivery, as this process numbers it and counts its times. Read
    * field by field: the record is a frozen snapshot of the store, never spread (store.ts).
    */
-  private restored(record: PersistedDelivery, seq: number, id: string | undefined): StoredDelivery {
+  private restored(record: PersistedDelivery, seq: number, id: string | undefined, rowId: string): StoredDelivery {
     const shift = record.epoch - this.host.epoch;
+    const url = record.url ?? null;
     const at = (time: number | null) => (time === null ? null : time + shift);
     return storedDelivery({
       seq,
       id,
-      eventId: record.eventId,
+      eventId: record.eventId ?? `evt_${(record.id ?? rowId).slice(4)}`,
       family: record.family,
       event: record.event,
       transactionId: record.transactionId,
-      url: record.url,
+      url,
       body: record.body,
       template: record.template,
       data: record.data,
@@ -209,7 +248,7 @@ export class DeliveryJournal {
       orderingKey: record.orderingKey,
       successStatus: record.successStatus,
       status: record.status,
-      reason: record.reason,
+      reason: record.reason ?? (url === null && record.status === 'not_sent' ? NO_URL_REASON : undefined),
       attempts: record.attempts ?? [],
       createdAt: record.createdAt + shift,
       nextAttemptAt: at(record.nextAttemptAt ?? null),
@@ -228,12 +267,12 @@ export class DeliveryJournal {
     if (record.owner === this.owner && !this.foreign.has(id) && this.host.localSeqOf(id) !== undefined) return;
     const seq = this.foreign.get(id) ?? this.host.localSeqOf(id);
     if (seq === undefined) {
-      const adopted = this.host.adopt((next) => this.restored(record, next, id));
+      const adopted = this.host.adopt((next) => this.restored(record, next, id, id));
       this.foreign.set(id, adopted);
       if (record.status === 'pending') this.owners.set(adopted, record.owner);
       return;
     }
-    this.host.replace(seq, this.restored(record, seq, this.foreign.has(id) ? id : undefined));
+    this.host.replace(seq, this.restored(record, seq, this.foreign.has(id) ? id : undefined, id));
     if (record.status === 'pending' && record.owner !== this.owner) this.owners.set(seq, record.owner);
     else this.owners.delete(seq);
   }

@@ -103,6 +103,9 @@ export function storedDelivery(fields: StoredDelivery): StoredDelivery {
   };
 }
 
+/** Why an event with no receiver was not sent (the journal leaves it out of the stored row). */
+export const NO_URL_REASON = 'No webhook URL is configured.';
+
 /** The attempts of a delivery not attempted yet: one frozen empty list shared by all. */
 export const NO_ATTEMPTS: StoredAttempt[] = Object.freeze([]) as unknown as StoredAttempt[];
 

@@ -53,6 +53,17 @@ const MIGRATIONS: readonly Migration[] = Object.freeze([
       );
     `,
   },
+  {
+    version: 3,
+    name: 'compact deliveries',
+    sql: `
+      -- No change of tables: a delivery's row (delivery/journal.ts) leaves out what follows from the
+      -- row's id and its other fields (its id, event id, a receiver-less event's reason, empty
+      -- attempts, null times). This version reads rows of both forms; an earlier sandbox would read
+      -- the short ones wrongly, and this version number makes it refuse the database instead.
+      COMMENT ON TABLE sandbox_records IS 'paylater sandbox records; deliveries in the short form since schema version 3';
+    `,
+  },
 ]);
 
 /** The newest schema version this sandbox knows. */

@@ -187,6 +187,25 @@ export class PostgresStore implements Store {
     this.purgeTimer.unref();
   }
 
+  /**
+   * Another process took the writer's role while this one's connection was lost (it forwards from
+   * now on): the records are dropped, since a forwarding process holds none (the families'
+   * observers are told, so what they derive goes too), what waited for a commit fails without
+   * being put back, and a later {@link open} reads every record again rather than the changes
+   * after a `seq` this process saw as the writer (which would keep a record deleted meanwhile).
+   */
+  release(): void {
+    const groups = this.groups;
+    this.groups = [];
+    const failure = new StoreUnavailableError('another sandbox process is the writer now; send the request again', 1);
+    for (const group of groups) group.fail(failure);
+    this.touchedRecords = new Map();
+    for (const collection of this.collections.values()) {
+      for (const id of [...collection.records.keys()]) collection.applyExternal(id, undefined);
+    }
+    this.seen = '0';
+  }
+
   unit<T>(work: () => T): Promise<Awaited<T>> {
     if (this.closed) return Promise.reject(new StoreUnavailableError('the sandbox is stopping'));
     if (this.inUnit) {
