@@ -25,6 +25,7 @@ import autocannon from 'autocannon';
 import { createMerchantApiClient, createTransactionalApiClient, transactionalCredentials } from '../src/clients/gateway.js';
 import { sdkSignature } from '../src/signature.js';
 import { npmStartNodeOptions } from './start-options.js';
+import { stopChild } from './attack/processes.js';
 import { cpuMs } from './measure.js';
 
 const root = resolve(import.meta.dirname, '..');
@@ -327,6 +328,7 @@ export async function benchSandbox(options: { before?: string } = {}): Promise<S
     return { rows, ratios };
   } finally {
     for (const child of children) child.kill('SIGTERM');
-    await new Promise((stopped) => (mockProcess.exitCode === null ? mockProcess.once('exit', stopped) : stopped(undefined)));
+    // Its Prism processes stop with it (SIGTERM); SIGKILL only if that takes over 10 s.
+    await stopChild(mockProcess, 10_000);
   }
 }

@@ -122,11 +122,12 @@ function endedOf(child: ChildProcess): string | undefined {
   return undefined;
 }
 
-async function stopChild(child: ChildProcess): Promise<void> {
+/** SIGTERM, then SIGKILL after `killAfterMs`; resolves once it ended (at once when it had). */
+export async function stopChild(child: ChildProcess, killAfterMs = 3_000): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
   child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 3_000);
+  const timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
   await exited;
   clearTimeout(timer);
 }
