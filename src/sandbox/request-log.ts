@@ -132,9 +132,7 @@ export class RequestLog {
     const facts = response instanceof KeptAnswer ? (response.facts as RouteFacts | undefined) : this.facts.get(response);
     const status = response.statusCode;
     const ring = this.entries;
-    ring.text(method);
-    ring.text(' ');
-    ring.text(url);
+    ring.text(`${method} ${url}`);
     ring.end(Part.Target);
     ring.headerList(request.rawHeaders);
     ring.end(Part.Headers);

@@ -107,25 +107,23 @@ export class EntryRing {
     this.written += length;
   }
 
-  /** Adds a header list (`[name, value, ...]`) to the part under way. */
+  /**
+   * Adds a header list (`[name, value, ...]`) to the part under way: joined, then written once (a
+   * `write` per name, value and separator was a sixth of the cheapest request's own work).
+   */
   headerList(list: readonly string[]): void {
-    for (let index = 0; index < list.length; index++) {
-      if (index > 0) this.text(SEPARATOR);
-      this.text(list[index]!);
-    }
+    if (list.length > 0) this.text(list.join(SEPARATOR));
   }
 
-  /** Adds a header record to the part under way, as a list. */
+  /** Adds a header record to the part under way, as a list (one write, as {@link headerList}). */
   headerRecord(record: Record<string, string> | undefined): void {
     if (record === undefined) return;
-    let first = true;
+    let joined: string | undefined;
     for (const name in record) {
-      if (!first) this.text(SEPARATOR);
-      first = false;
-      this.text(name);
-      this.text(SEPARATOR);
-      this.text(record[name]!);
+      const line = name + SEPARATOR + record[name]!;
+      joined = joined === undefined ? line : joined + SEPARATOR + line;
     }
+    if (joined !== undefined) this.text(joined);
   }
 
   /** Ends the part `part`: what was added since the previous part's end is its text. */
