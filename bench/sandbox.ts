@@ -9,7 +9,8 @@
  * how close the sandbox comes to what Node's HTTP itself costs. Prism serves the two contract
  * operations, in a process of its own (with its error proxies), as the sandbox and the bare server
  * are. Like for like: every server gets the same unrecorded 2 s warm-up, then the same rounds (20
- * connections, the same seconds, the same requests) in the same run, in alternating order. Each sandbox is the built one `npm start` runs (its tree built first when stale). With
+ * connections, the same seconds, the same requests) in the same run, in alternating order; each
+ * ratio is the median of the rounds' ratios ({@link ROUNDS}). Each sandbox is the built one `npm start` runs (its tree built first when stale). With
  * `--sandbox-before DIR` (a checkout of another commit, its `node_modules` in place), that tree's sandbox is measured beside this one (`before`), so that a
  * change is measured side by side in one run. Every server is its own process on a free port.
  * Beside each rate, the server process's CPU time per request (/proc/<pid>/stat): on a machine
@@ -30,8 +31,15 @@ import { cpuMs } from './measure.js';
 
 const root = resolve(import.meta.dirname, '..');
 const CONNECTIONS = 20;
-const SECONDS = 4;
-const ROUNDS = 2;
+/**
+ * Rounds of every server, each a load of SECONDS seconds, in alternating order: a ratio is taken
+ * within a round, between loads seconds apart, and the median of the rounds' ratios is reported
+ * (beside the ratio of the means). On this shared machine the host's load moves a server's rate by
+ * a third from one load to the next (a bare server measured 32,278 then 24,508 req/s): a slow
+ * spell then weighs on one round's ratio, not on the figure.
+ */
+const SECONDS = 3;
+const ROUNDS = 5;
 
 type ServerName = 'sandbox' | 'before' | 'node' | 'prism';
 type OperationName = 'GET /sandbox/clock' | 'GET transaction' | 'SDK initiate';
@@ -39,6 +47,8 @@ type OperationName = 'GET /sandbox/clock' | 'GET transaction' | 'SDK initiate';
 export interface ServerFigures {
   operation: OperationName;
   server: ServerName;
+  /** The round (0 to ROUNDS - 1) the load was in. */
+  round: number;
   requestsPerSecond: number;
   p99Ms: number;
   non2xx: number;
@@ -49,11 +59,13 @@ export interface ServerFigures {
 
 export interface RatioFigures {
   operation: OperationName;
-  /** Sandbox requests/s ÷ the bare Node server's, on the same requests. */
+  /** Sandbox requests/s ÷ the bare Node server's, on the same requests: the median of the rounds' ratios. */
   ofNode: number;
-  /** Sandbox requests/s ÷ Prism's (undefined where Prism does not serve the operation). */
+  /** The same as the ratio of the rounds' mean rates (what earlier runs reported). */
+  ofNodeOfMeans: number;
+  /** Sandbox requests/s ÷ Prism's, the median of the rounds' (undefined where Prism does not serve the operation). */
   ofPrism: number | undefined;
-  /** The `--sandbox-before` tree's sandbox requests/s ÷ the bare Node server's. */
+  /** The `--sandbox-before` tree's sandbox requests/s ÷ the bare Node server's, the median of the rounds'. */
   beforeOfNode: number | undefined;
   /** The bare Node server's CPU time per request ÷ the sandbox's (1 would be the pipeline costing nothing). */
   cpuOfNode: number;
@@ -61,6 +73,8 @@ export interface RatioFigures {
   beforeCpuOfNode: number | undefined;
   /** The worst p99 of the sandbox's rounds. */
   sandboxP99Ms: number;
+  /** The median of the sandbox's rounds' p99s (a slow spell of the host lands in one round). */
+  sandboxP99MedianMs: number;
   /** What `ofNode` must reach. */
   nodeTarget: number;
 }
@@ -294,6 +308,7 @@ export async function benchSandbox(options: { before?: string } = {}): Promise<S
           rows.push({
             operation,
             server,
+            round,
             requestsPerSecond: result.requests.average,
             p99Ms: result.latency.p99,
             non2xx: result.non2xx,
@@ -304,24 +319,33 @@ export async function benchSandbox(options: { before?: string } = {}): Promise<S
       }
     }
     const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+    const median = (values: number[]) => {
+      const sorted = [...values].sort((a, b) => a - b);
+      const middle = Math.floor(sorted.length / 2);
+      return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+    };
     const ratios = operations.map((operation): RatioFigures => {
       const of = (server: ServerName) => rows.filter((r) => r.operation === operation && r.server === server);
       const throughput = (server: ServerName) => (of(server).length === 0 ? undefined : mean(of(server).map((r) => r.requestsPerSecond)));
-      const node = throughput('node')!;
-      const sandbox = throughput('sandbox')!;
-      const prism = throughput('prism');
-      const before = throughput('before');
+      // Within each round, `server`'s rate ÷ `other`'s; the median of those.
+      const perRound = (server: ServerName, other: ServerName) => {
+        if (of(server).length === 0 || of(other).length === 0) return undefined;
+        const ratios = of(server).map((row) => row.requestsPerSecond / of(other).find((o) => o.round === row.round)!.requestsPerSecond);
+        return median(ratios);
+      };
       const cpu = (server: ServerName) => (of(server).length === 0 ? undefined : mean(of(server).map((r) => r.cpuMicroseconds ?? 0)));
       const nodeCpu = cpu('node')!;
       const beforeCpu = cpu('before');
       return {
         operation,
-        ofNode: sandbox / node,
-        ofPrism: prism === undefined ? undefined : sandbox / prism,
-        beforeOfNode: before === undefined ? undefined : before / node,
+        ofNode: perRound('sandbox', 'node')!,
+        ofNodeOfMeans: throughput('sandbox')! / throughput('node')!,
+        ofPrism: perRound('sandbox', 'prism'),
+        beforeOfNode: perRound('before', 'node'),
         cpuOfNode: nodeCpu / cpu('sandbox')!,
         beforeCpuOfNode: beforeCpu === undefined ? undefined : nodeCpu / beforeCpu,
         sandboxP99Ms: Math.max(...of('sandbox').map((r) => r.p99Ms)),
+        sandboxP99MedianMs: median(of('sandbox').map((r) => r.p99Ms)),
         nodeTarget: NODE_TARGETS[operation],
       };
     });
