@@ -36,6 +36,59 @@ describe('the timer heap', () => {
     expect(c.pendingTimers).toBe(0);
   });
 
+  it('fires 60,000 timers scheduled out of order by time, sparse, dense and same-time, in order', () => {
+    clock = new VirtualClock({ start: 0 });
+    const c = clock;
+    const base = c.now();
+    const next = random(5);
+    const fired: number[] = [];
+    const expected: [number, number][] = [];
+    const add = (at: number) => {
+      const index = expected.length;
+      expected.push([at, index]);
+      c.schedule(at, () => fired.push(index));
+    };
+    // About one a millisecond over 30 s (windows of a few seconds each), then bursts of a hundred
+    // timers on the same millisecond (a window then ends inside a run of equal times), then sparse again.
+    for (let index = 0; index < 30_000; index++) add(base + 1 + Math.floor(next() * 30_000));
+    for (let index = 0; index < 20_000; index++) add(base + 40_000 + Math.floor(next() * 200));
+    for (let index = 0; index < 10_000; index++) add(base + 50_000 + Math.floor(next() * 1_000_000));
+    expected.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    c.advance(2_000_000);
+    expect(fired).toEqual(expected.map(([, index]) => index));
+    expect(c.pendingTimers).toBe(0);
+  });
+
+  it('keeps the order of timers scheduled in order of time beside others out of order, with cancellations', () => {
+    clock = new VirtualClock({ start: 0 });
+    const c = clock;
+    const next = random(9);
+    const fired: number[] = [];
+    const expected: [number, number][] = [];
+    const cancelled = new Set<number>();
+    const timers: { cancel(): void }[] = [];
+    for (let index = 0; index < 30_000; index++) {
+      // The clock moves on between schedules, as requests come in: an expiry a fixed delay later is
+      // in order of time; one in four timers is due at a random time instead (a retry, another kind).
+      if (index % 10 === 0) c.advance(Math.floor(next() * 5));
+      const at = index % 4 === 3 ? c.now() + Math.floor(next() * 120_000) : c.now() + 60_000;
+      expected.push([at, index]);
+      timers.push(c.schedule(at, () => fired.push(index)));
+      if (index % 13 === 5) {
+        const victim = Math.floor(next() * index);
+        // A timer that fired already is not cancelled by this (harmless); one pending never fires.
+        if (!fired.includes(victim)) cancelled.add(victim);
+        timers[victim]!.cancel();
+      }
+    }
+    expect(c.pendingTimers).toBe(30_000 - cancelled.size - fired.length);
+    c.advance(300_000);
+    expected.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    expect(fired).toEqual(expected.map(([, index]) => index).filter((index) => !cancelled.has(index)));
+    expect(c.pendingTimers).toBe(0);
+    expect(c.storedTimers).toBe(0);
+  });
+
   it('cancelled timers never fire, stop counting at once, and the heap drops them', () => {
     clock = new VirtualClock();
     const c = clock;
