@@ -20,12 +20,19 @@
  * room, it is not even written out: readers that fall behind cost nothing per event), and once the
  * reader catches up it gets one `overflow` event saying how many were lost; a reader that stays full for `stallTimeoutMs` is
  * disconnected. Nothing is replayed: `GET /sandbox/webhooks/deliveries` lists every event recorded.
+ *
+ * What a reader is behind by is kept here, as the events' bytes, and handed to Node at most
+ * {@link PIECE} bytes at a time, joined, once Node's buffer for the socket is empty ('drain'): Node
+ * writes everything it holds for a socket in one `writev` when the socket drains, and 16 slow readers
+ * each 1 MiB behind had it build and write thousands of chunks in one turn of the event loop (60 ms,
+ * the attack suite's `slow-streams`).
  * `?family=sdk,gateway` (or repeated) keeps only those families.
  *
  * The router answers whole JSON replies only, so the server hands this path to {@link WebhookStream}
  * before routing (server.ts); its errors use the sandbox endpoints' `{ errorCode, message }` format.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import Denque from 'denque';
 import { isWebhookFamily, WEBHOOK_FAMILIES } from '../contract/webhooks.js';
 import type { Delivery } from './delivery/index.js';
 import type { ErrorHelpers } from './errors.js';
@@ -33,6 +40,8 @@ import { send, type IncomingRequest } from './router.js';
 import type { SandboxAccess, Tenant } from './access.js';
 
 const STREAM_PATH = '/sandbox/webhooks/stream';
+/** The most a reader's queued events hand Node at once, bytes (joined into one write). */
+const PIECE = 64 * 1024;
 
 export interface WebhookStreamLimits {
   /** Streams open at once; one more answers 503. */
@@ -83,6 +92,9 @@ interface Client {
   fullSince: number | undefined;
   /** Who reads (access.ts): a hosted sandbox streams each tenant its own events only. */
   tenant: Tenant;
+  /** Bytes not handed to Node yet, in order (while Node holds a piece for the socket). */
+  queue: Denque<Buffer>;
+  queuedBytes: number;
 }
 
 /** A stream reader's credentials, as access.ts reads them from any request. */
@@ -163,11 +175,16 @@ export class WebhookStream {
       dropped: 0,
       fullSince: undefined,
       tenant: identified.principal,
+      queue: new Denque<Buffer>(),
+      queuedBytes: 0,
     };
     this.clients.add(client);
     this.unsubscribe ??= this.source.onEnqueue((delivery) => this.publish(delivery));
     response.on('close', () => this.remove(client));
-    response.on('drain', () => this.flushOverflow(client));
+    response.on('drain', () => {
+      this.pump(client);
+      this.flushOverflow(client);
+    });
     request.socket.setNoDelay(true);
     response.writeHead(200, {
       'Content-Type': 'text/event-stream; charset=utf-8',
@@ -196,6 +213,9 @@ export class WebhookStream {
         new Promise<void>((resolve) => {
           client.response.once('close', resolve);
           this.flushOverflow(client, true);
+          // Stopping: what is queued goes at once, then the close event.
+          for (let bytes = client.queue.shift(); bytes !== undefined; bytes = client.queue.shift()) client.response.write(bytes);
+          client.queuedBytes = 0;
           client.response.end(`event: close\ndata: ${JSON.stringify({ message: 'The sandbox is stopping.' })}\n\n`, resolve);
         }),
     );
@@ -239,7 +259,36 @@ export class WebhookStream {
       if (!this.reads(client, delivery)) continue;
       if (this.isFull(client)) continue;
       this.flushOverflow(client);
+      this.write(client, bytes);
+    }
+  }
+
+  /** Writes to a reader in order: at once while Node holds less than a piece for it, else queued. */
+  private write(client: Client, bytes: Buffer): void {
+    if (client.queuedBytes === 0 && client.response.writableLength < PIECE) {
       client.response.write(bytes);
+      return;
+    }
+    client.queue.push(bytes);
+    client.queuedBytes += bytes.length;
+  }
+
+  /**
+   * Once Node's buffer drained: the queue's next pieces, each joined into one write, until Node
+   * asks to wait for 'drain' again (one or two pieces) or the queue is empty.
+   */
+  private pump(client: Client): void {
+    const { queue } = client;
+    while (queue.length > 0 && !client.response.destroyed) {
+      const piece: Buffer[] = [queue.shift()!];
+      let bytes = piece[0]!.length;
+      while (queue.length > 0 && bytes + queue.peekFront()!.length <= PIECE) {
+        const next = queue.shift()!;
+        piece.push(next);
+        bytes += next.length;
+      }
+      client.queuedBytes -= bytes;
+      if (!client.response.write(piece.length === 1 ? piece[0]! : Buffer.concat(piece, bytes))) return;
     }
   }
 
@@ -250,7 +299,7 @@ export class WebhookStream {
   }
 
   private isFull(client: Client): boolean {
-    return client.response.writableLength >= this.limits.maxBufferedBytes;
+    return client.response.writableLength + client.queuedBytes >= this.limits.maxBufferedBytes;
   }
 
   /** Tells a reader that caught up (or, `last`, a reader about to be closed) how many events it missed. */
@@ -261,7 +310,7 @@ export class WebhookStream {
     const message =
       `${dropped} webhook event${dropped === 1 ? ' was' : 's were'} dropped: this stream fell more than ` +
       `${this.limits.maxBufferedBytes} bytes behind. GET /sandbox/webhooks/deliveries lists every event.`;
-    client.response.write(`event: overflow\ndata: ${JSON.stringify({ dropped, message })}\n\n`);
+    this.write(client, Buffer.from(`event: overflow\ndata: ${JSON.stringify({ dropped, message })}\n\n`, 'utf8'));
   }
 
   private beat(): void {
@@ -269,7 +318,7 @@ export class WebhookStream {
     for (const client of this.clients) {
       if (!this.isFull(client)) {
         client.fullSince = undefined;
-        client.response.write(`: heartbeat ${new Date(now).toISOString()}\n\n`);
+        this.write(client, Buffer.from(`: heartbeat ${new Date(now).toISOString()}\n\n`, 'utf8'));
         continue;
       }
       client.fullSince ??= now;

@@ -296,6 +296,38 @@ describe('the bounds of the webhook stream', () => {
     expect(received + dropped).toBe(total);
   });
 
+  it('keeps what a slow reader is behind by, hands Node a piece at a time, and delivers every event in order', async () => {
+    const maxBufferedBytes = 1024 * 1024;
+    h = await harness({ maxBufferedBytes, heartbeatMs: 60_000 });
+    const reader = await slowReader(h.url);
+    await waitFor(() => (h!.stream.connections === 1 ? true : undefined));
+    const response = h.responses[0]!;
+
+    // About 600 KB: behind, but within the buffer, so nothing is dropped.
+    const total = 600;
+    const eventBytes = 1024;
+    let largest = 0;
+    for (let n = 0; n < total; n++) {
+      h.source.emit(delivery(eventBytes));
+      largest = Math.max(largest, response.writableLength);
+      if (n % 50 === 49) await nextTurn();
+    }
+    // What Node holds for the socket (and writes in one go when it drains) stays one piece of 64 KiB
+    // and an event, whatever the reader is behind by.
+    expect(largest).toBeLessThanOrEqual(64 * 1024 + eventBytes + 1024);
+
+    const reading = reader.read();
+    await h.stream.close();
+    const text = await reading;
+    const events = new SseParser().push(text.slice(text.indexOf('\r\n\r\n') + 4));
+    expect(events.filter((event) => event.event === 'overflow')).toEqual([]);
+    const ids = events.filter((event) => event.event === 'delivery').map((event) => (JSON.parse(event.data) as { id: string }).id);
+    expect(ids).toHaveLength(total);
+    const first = Number(ids[0]!.slice('dlv_'.length));
+    expect(ids).toEqual(Array.from({ length: total }, (_, index) => `dlv_${first + index}`));
+    expect(events.at(-1)?.event).toBe('close');
+  });
+
   it('sends every reader the same bytes of an event, other alphabets included', async () => {
     h = await harness({ heartbeatMs: 60_000 });
     const first = await open(h.url);
