@@ -18,10 +18,10 @@
  * one step no slice could cut (the attack suite's `first-page`). The heap holds the timers that
  * came out of order. Many of them due (an advance over 100,000 such) are not popped one by one:
  * after {@link BATCH_AFTER} pops, every due entry is taken out of the heap in one pass, sorted
- * into the ordered list, which spares a sift-down over the whole heap per timer. Firing many timers at once (an advance over
- * 100,000 expiries, or real time passing them) runs in slices of {@link SLICE_MS} and yields to the
- * event loop between slices when asked to (`advanceInSlices`, and the timers fired by real time),
- * so requests keep being answered.
+ * into the ordered list, which spares a sift-down over the whole heap per timer. Firing many timers
+ * at once (an advance over 100,000 expiries, or real time passing them) runs in slices of
+ * {@link SLICE_MS} and yields to the event loop between slices when asked to (`advanceInSlices`,
+ * and the timers fired by real time), so requests keep being answered.
  */
 import { performance } from 'node:perf_hooks';
 import { Heap } from 'heap-js';

@@ -20,13 +20,13 @@
  * room, it is not even written out: readers that fall behind cost nothing per event), and once the
  * reader catches up it gets one `overflow` event saying how many were lost; a reader that stays full for `stallTimeoutMs` is
  * disconnected. Nothing is replayed: `GET /sandbox/webhooks/deliveries` lists every event recorded.
+ * `?family=sdk,gateway` (or repeated) keeps only those families.
  *
  * What a reader is behind by is kept here, as the events' bytes, and handed to Node at most
  * {@link PIECE} bytes at a time, joined, once Node's buffer for the socket is empty ('drain'): Node
  * writes everything it holds for a socket in one `writev` when the socket drains, and 16 slow readers
  * each 1 MiB behind had it build and write thousands of chunks in one turn of the event loop (60 ms,
  * the attack suite's `slow-streams`).
- * `?family=sdk,gateway` (or repeated) keeps only those families.
  *
  * The router answers whole JSON replies only, so the server hands this path to {@link WebhookStream}
  * before routing (server.ts); its errors use the sandbox endpoints' `{ errorCode, message }` format.
