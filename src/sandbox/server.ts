@@ -319,10 +319,13 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     },
   ) as unknown as Server;
 
-  // Shared store: an answer waits for its database transaction. A client that ends its side of the
-  // connection once its request is sent (`nc`, HTTP/1.0 tools) still gets it: Node's HTTP server
-  // then ends the connection after the last answer instead of at once (its `httpAllowHalfOpen`).
-  if (store.shared) (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
+  // An answer may come later than its request's read: a body, a clock advance in slices, the
+  // requests before it on the connection (fair-turns.ts), the shared store's database. A client that
+  // ends its side of the connection once its requests are sent (`nc`, HTTP/1.0 tools) still gets
+  // every answer: Node's HTTP server then ends the connection after the last one instead of at once
+  // (its `httpAllowHalfOpen`). Without it, a pipelined read after an advance was dropped when the
+  // client's end came in before the advance was answered.
+  (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   // Shared, while this process forwards: its connections are relayed to the writer as they are.
   role?.relayConnections(server);
 
