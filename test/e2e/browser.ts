@@ -1,18 +1,20 @@
 /**
  * The one way the browser tests start Chromium: Debian's package (or CHROMIUM_PATH), headless, with
  * every background connection off, since no machine here reaches the internet. And the docs site
- * as the docs tests look at it: built, served on a free port, with Chromium beside it.
+ * as the docs tests look at it: built once a run (test/support/build-site.ts), served on a free
+ * port, with Chromium beside it.
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
-import { buildDocs, type SitePage } from '../../scripts/docs-site.js';
+import { inject } from 'vitest';
+import { SITE_DIR, type SitePage } from '../../scripts/docs-site.js';
 import { serveDocs, type DocsServer } from '../../scripts/docs-server.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 /** Where the docs site is built. */
-export const siteDir = join(root, 'site');
+export const siteDir = SITE_DIR;
 /** Where the browser tests put their screenshots. */
 export const shotsDir = join(root, 'artifacts', 'screenshots');
 
@@ -55,10 +57,13 @@ export interface DocsSite {
   close(): Promise<void>;
 }
 
-/** Builds the docs site into {@link siteDir}, serves it on a free port and starts Chromium (beforeAll; close() in afterAll). */
+/**
+ * Serves the docs site the run built into {@link siteDir} (test/support/build-site.ts) on a free port
+ * and starts Chromium (beforeAll; close() in afterAll).
+ */
 export async function startDocsSite(): Promise<DocsSite> {
   mkdirSync(shotsDir, { recursive: true });
-  const pages = await buildDocs({ outDir: siteDir });
+  const pages = inject('sitePages');
   const server = await serveDocs({ dir: siteDir, port: 0 });
   let browser: Browser;
   try {

@@ -15,9 +15,10 @@
  * on the wire, Redoc's script loading on the reader's first use (scripts/docs-weight.ts measures the
  * files, a CDP session what Chromium fetches).
  *
- * One browser serves every test, each in a context of its own; the guides, the first visits and the
- * flow drawings are checked several tabs at a time (`it.concurrent`), while the references, whose
- * lazy rendering is scrolled through, run one after the other.
+ * One browser serves every test, each in a context of its own, and every test of the file runs
+ * concurrently (`describe.concurrent`), as many tabs at a time as the configuration's
+ * `maxConcurrency`: the tests wait on the browser far more than they use the cores (run one after
+ * the other, the file took 3.5 minutes for 1.5 minutes of CPU).
  *
  * Needs Chromium at /usr/bin/chromium (or CHROMIUM_PATH): `bash .ci/e2e-setup.sh`. See docs/e2e.md.
  */
@@ -96,13 +97,25 @@ function expectClean(v: Visit): void {
   expect(v.problems, 'console errors and failed requests').toEqual([]);
 }
 
+/** The tallest part of a page a screenshot keeps, in CSS pixels: five screens at 1440 x 900. */
+const SCREENSHOT_MAX_HEIGHT = 4_500;
+
 /**
- * A full-page screenshot (an artifact for review, not a check). Chromium's full-page capture of a
- * long page takes seconds, several times that on a loaded machine with tabs open beside it: the
- * limit is most of the test's own, not Playwright's 30 s default.
+ * A screenshot of the page from its top, whole up to {@link SCREENSHOT_MAX_HEIGHT} (an artifact for
+ * review, not a check). The decision logs and the sandbox guide run to tens of thousands of pixels:
+ * captured whole, they were PNGs of 9 to 21 MB whose encoding took most of the browser tests' CPU,
+ * and nobody reviews a guide's rendering past its first screens. Chromium's capture of a long page
+ * takes seconds, several times that on a loaded machine with tabs open beside it: the limit is most
+ * of the test's own, not Playwright's 30 s default.
  */
 async function screenshot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: join(shotsDir, `${name}.png`), fullPage: true, timeout: 90_000 });
+  const { width, height } = await page.evaluate(() => ({ width: document.documentElement.scrollWidth, height: document.documentElement.scrollHeight }));
+  await page.screenshot({
+    path: join(shotsDir, `${name}.png`),
+    fullPage: true,
+    clip: { x: 0, y: 0, width, height: Math.min(height, SCREENSHOT_MAX_HEIGHT) },
+    timeout: 90_000,
+  });
 }
 
 interface Operation {
@@ -182,7 +195,7 @@ function cutOffTables(page: Page, selector: string): Promise<string[]> {
   );
 }
 
-describe('the landing page', () => {
+describe.concurrent('the landing page', () => {
   it('loads offline, links every reference and every guide, and every local link works', async () => {
     expect(built.map((p) => p.file)).toContain('index.html');
     const v = await visit('index.html');
@@ -227,7 +240,7 @@ describe('the landing page', () => {
   });
 });
 
-describe('the guides', () => {
+describe.concurrent('the guides', () => {
   it('include the four core guides and every docs/*.md', () => {
     const sources = guides.map((g) => g.source);
     for (const name of ['getting-started.md', 'authentication.md', 'flows.md', 'states.md', 'mock.md', 'decisions.md']) {
@@ -274,8 +287,8 @@ describe('the guides', () => {
   });
 });
 
-describe('the API references', () => {
-  it.each(FAMILIES.map((f) => [f] as const))('%s shows every operation and webhook, offline', async (family) => {
+describe.concurrent('the API references', () => {
+  it.concurrent.each(FAMILIES.map((f) => [f] as const))('%s shows every operation and webhook, offline', async (family) => {
     const operations = operationsOf(family);
     expect(operations.length).toBeGreaterThan(0);
     const v = await visit(`${family}.html`);
@@ -327,7 +340,7 @@ describe('the API references', () => {
   }, 240_000);
 });
 
-describe('the site search', () => {
+describe.concurrent('the site search', () => {
   it('from a guide, an error code found and opened lands on its place in a reference', async () => {
     const v = await visit('flows.html');
     try {
@@ -378,7 +391,7 @@ describe('the site search', () => {
   }, 120_000);
 });
 
-describe('the weight of the pages', () => {
+describe.concurrent('the weight of the pages', () => {
   it('each reference\'s first visit costs under 300 KB on the wire, Redoc\'s script not loaded until first use; Redoc is one shared asset named by its hash; a guide page under 60 KB, a decision log under 150 KB', () => {
     const weights = new Map(measureSite(siteDir).map((w) => [w.file, w]));
     const bundles = new Set<string>();
@@ -400,7 +413,7 @@ describe('the weight of the pages', () => {
   });
 });
 
-describe('the first visit of a reference, in the browser', () => {
+describe.concurrent('the first visit of a reference, in the browser', () => {
   it.concurrent.each(FAMILIES.map((f) => [f] as const))('%s: every byte fetched until the load event and idle is under 300 KB on the wire', async (family) => {
     if (!site) throw new Error('the browser or the server did not start');
     const context = await site.browser.newContext({ viewport: { width: 1440, height: 900 } });
@@ -427,7 +440,7 @@ describe('the first visit of a reference, in the browser', () => {
   });
 });
 
-describe('the servers of the documents', () => {
+describe.concurrent('the servers of the documents', () => {
   it.each(FAMILIES.map((f) => [f] as const))('%s describes its servers in plain text, without backticks', (family) => {
     const document = JSON.parse(readFileSync(join(root, 'generated', 'openapi', `${family}.json`), 'utf8')) as {
       servers: { description?: string; variables?: Record<string, { description?: string }> }[];
@@ -441,7 +454,7 @@ describe('the servers of the documents', () => {
   });
 });
 
-describe('the flow diagrams', () => {
+describe.concurrent('the flow diagrams', () => {
   it.concurrent.each(['gateway', 'web', 'sdk'] as const)('the %s reference shows its transaction flow as a drawing, not as Mermaid text', async (family) => {
     const v = await visit(`${family}.html`);
     try {
@@ -489,7 +502,7 @@ describe('the flow diagrams', () => {
   }, 120_000);
 });
 
-describe('the changelog and the contract changes', () => {
+describe.concurrent('the changelog and the contract changes', () => {
   it('the changelog page shows CHANGELOG.md and is linked from every page; the contract changes are generated', async () => {
     const v = await visit('changelog.html');
     try {
@@ -520,7 +533,7 @@ describe('the changelog and the contract changes', () => {
   }, 120_000);
 });
 
-describe('the try-it console', () => {
+describe.concurrent('the try-it console', () => {
   it('a call from the web reference reaches a running sandbox, signed with its test key, and shows the answer', async () => {
     if (!site) throw new Error('the browser or the server did not start');
     const sandbox = await createSandbox({ logger: { info: () => undefined, warn: () => undefined, error: () => undefined } });
