@@ -16,6 +16,12 @@
  * is in use. Most full collections then compact nothing, and the few that do are the ones that give
  * memory back.
  *
+ * And only where its pause is worth it ({@link worthCompacting}): a heap of at most 16 MB in use,
+ * whose copy stays near the 50 ms stall budget, or pages past 320 MB, where memory comes first.
+ * Between the two the copy took 250 to 1,000 ms (100 to 120 MB in use under the attack suite's
+ * `first-page`), the longest pause the sandbox had, and V8's own compaction is left to move a few MB
+ * of the emptiest pages at each full collection.
+ *
  * V8 has no API to ask for one compacting collection (a "memory pressure" notification is not
  * reachable from JavaScript, and `gc()` needs `--expose-gc` and runs a whole atomic collection at
  * once), so the flag is turned on and off with `v8.setFlagsFromString`, which V8 reads when a full
@@ -42,10 +48,26 @@ export interface SpaceFigures {
   space_used_size: number;
 }
 
-/** Whether pages of `space_size` bytes holding `space_used_size` are worth compacting. */
+/** Whether pages of `space_size` bytes holding `space_used_size` are sparse enough to be worth compacting. */
 export function fragmented({ space_size, space_used_size }: SpaceFigures): boolean {
   const slack = space_size - space_used_size;
   return slack > SLACK_FLOOR_BYTES && slack > space_used_size * SLACK_RATIO;
+}
+
+/** What is in use up to which a compaction's copy stays near the 50 ms stall budget (2 to 8 ms a MB copied here). */
+const PAUSE_FITS_BYTES = 16 * 1024 * 1024;
+
+/** Old-generation pages beyond which memory comes first: a compaction then, whatever its pause. */
+const CEILING_BYTES = 320 * 1024 * 1024;
+
+/**
+ * Whether the next full collection should compact: the pages are {@link fragmented}, and either
+ * the copy fits the stall budget (at most {@link PAUSE_FITS_BYTES} in use) or the pages passed
+ * {@link CEILING_BYTES}, where the process's memory would otherwise leave its budget. Between the
+ * two, V8's own compaction moves a few MB of its emptiest pages at each full collection.
+ */
+export function worthCompacting(old: SpaceFigures): boolean {
+  return fragmented(old) && (old.space_used_size <= PAUSE_FITS_BYTES || old.space_size >= CEILING_BYTES);
 }
 
 /** What a watch did: full collections seen, and how many times the flag was turned on. */
@@ -69,7 +91,7 @@ export function compactWhenFragmented(execArgv: readonly string[] = process.exec
     if (!major) return;
     majors++;
     const old = getHeapSpaceStatistics().find((space) => space.space_name === 'old_space');
-    const wanted = old !== undefined && fragmented(old);
+    const wanted = old !== undefined && worthCompacting(old);
     if (wanted === on) return;
     on = wanted;
     if (on) armed++;

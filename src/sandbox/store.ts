@@ -20,13 +20,14 @@
  *   shallow; frozen parts are taken as they are, such as the unchanged `user` of a record read
  *   before).
  */
+import { ShardedMap } from './sharded-map.js';
 
 export interface Collection<T> {
   get(id: string): T | undefined;
   set(id: string, value: T): void;
   has(id: string): boolean;
   delete(id: string): boolean;
-  /** Every record, in insertion order. */
+  /** Every record, in no particular order. */
   values(): T[];
   readonly size: number;
 }
@@ -164,7 +165,8 @@ export function deepFreeze<T>(value: T): T {
 }
 
 class MemoryCollection<T> implements Collection<T> {
-  private readonly records = new Map<string, T>();
+  /** Sharded: a Map of 200,000 records took 48 ms to grow (sharded-map.ts). */
+  private readonly records = new ShardedMap<string, T>();
   readonly listeners: ExternalChange<T>[] = [];
 
   constructor(

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { compactWhenFragmented, fragmented } from '../../src/cli/compaction.js';
+import { compactWhenFragmented, fragmented, worthCompacting } from '../../src/cli/compaction.js';
 
 const MB = 1024 * 1024;
 const root = resolve(import.meta.dirname, '../..');
@@ -21,6 +21,13 @@ describe('when the old generation is compacted', () => {
     // A quarter and more of a small heap, but under 16 MB of free room.
     expect(fragmented({ space_size: 20 * MB, space_used_size: 8 * MB })).toBe(false);
     expect(fragmented({ space_size: 13 * MB, space_used_size: 13 * MB })).toBe(false);
+  });
+
+  it('is wanted only where its pause fits the stall budget (16 MB in use at most) or the pages passed 320 MB', () => {
+    expect(worthCompacting({ space_size: 30 * MB, space_used_size: 10 * MB })).toBe(true);
+    expect(worthCompacting({ space_size: 200 * MB, space_used_size: 130 * MB })).toBe(false);
+    expect(worthCompacting({ space_size: 340 * MB, space_used_size: 230 * MB })).toBe(true);
+    expect(worthCompacting({ space_size: 340 * MB, space_used_size: 330 * MB })).toBe(false);
   });
 
   it('is left to the user who gave the flag either way', () => {

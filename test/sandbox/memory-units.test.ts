@@ -26,7 +26,7 @@ describe('a unit of work of the memory store', () => {
     expect(records.get('kept')).toEqual({ n: 1 });
     expect(records.get('deleted')).toEqual({ n: 2 });
     expect(records.has('new')).toBe(false);
-    expect(records.values()).toEqual([{ n: 1 }, { n: 2 }]);
+    expect(records.values().sort((a, b) => a.n - b.n)).toEqual([{ n: 1 }, { n: 2 }]);
   });
 
   it('started inline and throwing: put back, while the outer unit keeps what it wrote', () => {

@@ -11,9 +11,10 @@ import Denque from 'denque';
 import type { VirtualClock } from '../clock.js';
 import { Trimming } from '../trimming.js';
 import type { StoredDelivery } from './stored.js';
+import { ShardedMap, ShardedSet } from '../sharded-map.js';
 
 export class DeliveryHistory {
-  private readonly deliveries = new Map<number, StoredDelivery>();
+  private readonly deliveries = new ShardedMap<number, StoredDelivery>();
   private nextSeq = 1;
   private seqs: number[] = [];
   private forgotten = 0;
@@ -26,7 +27,7 @@ export class DeliveryHistory {
   /** Sequence numbers of the completed deliveries held, in the order they completed. */
   private readonly completed = new Denque<number>();
   /** Sequence numbers of the pending deliveries. */
-  private readonly pending = new Set<number>();
+  private readonly pending = new ShardedSet<number>();
   private readonly trimming: Trimming;
   /** Told of each completed delivery forgotten (the shared store's journal deletes its record). */
   onForget: ((delivery: StoredDelivery) => void) | undefined;

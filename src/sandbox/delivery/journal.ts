@@ -29,6 +29,7 @@
  */
 import type { Collection, Store } from '../store.js';
 import { NO_URL_REASON, shared, storedDelivery, type StoredAttempt, type StoredDelivery } from './stored.js';
+import { ShardedMap, ShardedSet } from '../sharded-map.js';
 
 /** The shared store, as the journal needs it: whether a unit of work is running now. */
 export interface JournalStore extends Store {
@@ -87,11 +88,11 @@ export class DeliveryJournal {
   /** Deliveries recorded by other processes: id to this dispatcher's sequence number. */
   private readonly foreign = new Map<string, number>();
   /** Pending deliveries another process delivers: sequence number to its owner. */
-  private readonly owners = new Map<number, string>();
+  private readonly owners = new ShardedMap<number, string>();
   private readonly timer: NodeJS.Timeout;
   private looking = false;
   /** Deliveries whose outcome is not written yet (their current state is written). */
-  private readonly outcomes = new Set<number>();
+  private readonly outcomes = new ShardedSet<number>();
   /** Records of deliveries retention forgot, not deleted yet. */
   private readonly removals = new Set<string>();
   private writeTimer: NodeJS.Timeout | undefined;

@@ -10,6 +10,7 @@
  * as a failed attempt, so nothing loops forever.
  */
 import type { ClockTimer, VirtualClock } from '../clock.js';
+import { ShardedMap } from '../sharded-map.js';
 
 /** Delays after the 1st..5th failed attempt, in ms. */
 const RETRY_DELAYS_MS: readonly number[] = Object.freeze([
@@ -41,9 +42,9 @@ const LOCAL_RETRY_MAX_MS = 5_000;
 
 /** The timers of the deliveries waiting to be attempted again, in virtual and in real time. */
 export class RetrySchedule {
-  private readonly timers = new Map<number, ClockTimer>();
-  private readonly localTimers = new Map<number, NodeJS.Timeout>();
-  private readonly localTries = new Map<number, number>();
+  private readonly timers = new ShardedMap<number, ClockTimer>();
+  private readonly localTimers = new ShardedMap<number, NodeJS.Timeout>();
+  private readonly localTries = new ShardedMap<number, number>();
   private readonly localDelay: { base: number; max: number };
   private lastLocalWarning = 0;
 

@@ -8,12 +8,13 @@
  */
 import { upperBound } from '../sorted.js';
 import type { DeliveryHistory } from './history.js';
+import { ShardedMap } from '../sharded-map.js';
 
 /** Sequence numbers of one transaction's deliveries: one number, or several in order. */
 type SeqList = number | number[];
 
 export class TransactionIndex {
-  private byTransaction = new Map<string, SeqList>();
+  private byTransaction = new ShardedMap<string, SeqList>();
   /** The last sequence number in the index, and how many numbers it holds. */
   private indexedUpTo = 0;
   private indexedCount = 0;
@@ -40,7 +41,7 @@ export class TransactionIndex {
    */
   catchUp(budget: number): boolean {
     if (this.indexedCount > 1024 && this.indexedCount > 2 * this.history.size) {
-      this.byTransaction = new Map();
+      this.byTransaction = new ShardedMap();
       this.indexedUpTo = 0;
       this.indexedCount = 0;
     }

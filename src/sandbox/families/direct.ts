@@ -16,6 +16,7 @@ import type { ErrorHelpers, ErrorReply } from '../errors.js';
 import type { ChildRecords, Collection } from '../store.js';
 import { familyWebhooks, type FamilyWebhooksRow, type SendWebhook } from '../webhook-events.js';
 import { partnerKey } from './partner.js';
+import { ShardedMap } from '../sharded-map.js';
 
 /** The status of a web or SDK transaction: the same four values in both documents. */
 export type DirectStatus = SdkComponents['schemas']['SdkTransactionStatus'] & WebComponents['schemas']['WebTransactionStatus'];
@@ -85,7 +86,7 @@ export interface DirectLifecycleSettings<T extends DirectRecord, F extends Direc
 export function directLifecycle<T extends DirectRecord, F extends DirectFlow>(ctx: FamilyContext, flow: F, settings: DirectLifecycleSettings<T, F>) {
   const { collection, idOf } = settings;
   const { clock, config } = ctx;
-  const expiries = new Map<string, ClockTimer>();
+  const expiries = new ShardedMap<string, ClockTimer>();
   // Each flow's webhooks go to its own receiver, signed with the key of the transaction's
   // partner (the configured one or the published test partner). The payload follows from the
   // id, the final status and the partner: the delivery keeps the status only.

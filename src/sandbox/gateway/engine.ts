@@ -26,6 +26,7 @@ import { GATEWAY } from './values.js';
 import { isFinal, refundView, transactionView } from './views.js';
 import { gatewayWebhooks, transactionWebhookUrl } from './webhooks.js';
 import { addDays, istDate } from './ist-dates.js';
+import { ShardedMap } from '../sharded-map.js';
 
 export type Eligibility = { eligible: true } | { eligible: false; reason: IneligibilityReason };
 
@@ -91,7 +92,7 @@ export function createEngine(ctx: FamilyContext, state: GatewayState): Transacti
   const { clock } = ctx;
   const { transactions, checks, merchants, refunds, refundIds, settlementDays } = state;
   const send = gatewayWebhooks(ctx, merchants);
-  const timers = new Map<string, ClockTimer>();
+  const timers = new ShardedMap<string, ClockTimer>();
   const retention = finalRecords(ctx.store, ctx.config.retention.transactions, clock, ctx.config.limits.notesBytes);
   // Transactions not final yet, per merchant (limits.pendingPerMerchant).
   const pendingCount = new Map<string, number>();

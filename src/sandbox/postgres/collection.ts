@@ -5,6 +5,7 @@
  * read from the database, and those put back, go through {@link SharedCollection.applyExternal}.
  */
 import { deepFreeze, type Collection, type ExternalChange } from '../store.js';
+import { ShardedMap } from '../sharded-map.js';
 
 /** What a collection tells its store before it changes a record. */
 export interface ChangeTracker {
@@ -15,7 +16,8 @@ export interface ChangeTracker {
 export const ABSENT = Symbol('absent');
 
 export class SharedCollection<T> implements Collection<T> {
-  readonly records = new Map<string, T>();
+  /** Sharded: a Map of 200,000 records took 48 ms to grow (sharded-map.ts). */
+  readonly records = new ShardedMap<string, T>();
   readonly listeners: ExternalChange<T>[] = [];
 
   constructor(
