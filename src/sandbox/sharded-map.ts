@@ -77,29 +77,29 @@ export function shardOf(key: string | number): number {
   return SHARD_OF_BUCKET[hash >>> (32 - BUCKET_BITS)]!;
 }
 
-/** A Map whose entries are spread over {@link SHARDS} Maps (see the module's header). */
-export class ShardedMap<K extends string | number, V> implements Iterable<[K, V]> {
-  private readonly shards: Map<K, V>[] = Array.from({ length: SHARDS }, () => new Map<K, V>());
-  private count = 0;
+/** What a Map and a Set have in common, which {@link Shards} forwards to. */
+interface Table<K> {
+  has(key: K): boolean;
+  delete(key: K): boolean;
+  clear(): void;
+  readonly size: number;
+}
+
+/** {@link SHARDS} tables (Maps or Sets) and the count of what they hold. */
+abstract class Shards<K extends string | number, T extends Table<K>> {
+  protected readonly shards: T[];
+  protected count = 0;
+
+  constructor(make: () => T) {
+    this.shards = Array.from({ length: SHARDS }, make);
+  }
 
   get size(): number {
     return this.count;
   }
 
-  get(key: K): V | undefined {
-    return this.shards[shardOf(key)]!.get(key);
-  }
-
   has(key: K): boolean {
     return this.shards[shardOf(key)]!.has(key);
-  }
-
-  set(key: K, value: V): this {
-    const shard = this.shards[shardOf(key)]!;
-    const before = shard.size;
-    shard.set(key, value);
-    this.count += shard.size - before;
-    return this;
   }
 
   delete(key: K): boolean {
@@ -111,6 +111,25 @@ export class ShardedMap<K extends string | number, V> implements Iterable<[K, V]
   clear(): void {
     for (const shard of this.shards) shard.clear();
     this.count = 0;
+  }
+}
+
+/** A Map whose entries are spread over {@link SHARDS} Maps (see the module's header). */
+export class ShardedMap<K extends string | number, V> extends Shards<K, Map<K, V>> implements Iterable<[K, V]> {
+  constructor() {
+    super(() => new Map<K, V>());
+  }
+
+  get(key: K): V | undefined {
+    return this.shards[shardOf(key)]!.get(key);
+  }
+
+  set(key: K, value: V): this {
+    const table = this.shards[shardOf(key)]!;
+    const before = table.size;
+    table.set(key, value);
+    this.count += table.size - before;
+    return this;
   }
 
   *keys(): IterableIterator<K> {
@@ -131,35 +150,17 @@ export class ShardedMap<K extends string | number, V> implements Iterable<[K, V]
 }
 
 /** A Set whose members are spread over {@link SHARDS} Sets (see the module's header). */
-export class ShardedSet<K extends string | number> implements Iterable<K> {
-  private readonly shards: Set<K>[] = Array.from({ length: SHARDS }, () => new Set<K>());
-  private count = 0;
-
-  get size(): number {
-    return this.count;
-  }
-
-  has(key: K): boolean {
-    return this.shards[shardOf(key)]!.has(key);
+export class ShardedSet<K extends string | number> extends Shards<K, Set<K>> implements Iterable<K> {
+  constructor() {
+    super(() => new Set<K>());
   }
 
   add(key: K): this {
-    const shard = this.shards[shardOf(key)]!;
-    const before = shard.size;
-    shard.add(key);
-    this.count += shard.size - before;
+    const table = this.shards[shardOf(key)]!;
+    const before = table.size;
+    table.add(key);
+    this.count += table.size - before;
     return this;
-  }
-
-  delete(key: K): boolean {
-    const deleted = this.shards[shardOf(key)]!.delete(key);
-    if (deleted) this.count--;
-    return deleted;
-  }
-
-  clear(): void {
-    for (const shard of this.shards) shard.clear();
-    this.count = 0;
   }
 
   *values(): IterableIterator<K> {
