@@ -166,10 +166,10 @@ export function describeMarkdown(markdown: string, source: string): { title: str
 }
 
 
-/** Builds the whole site and returns its pages (landing page first). */
 /** Where the site is built unless told otherwise: site/ at the repository's root. */
 export const SITE_DIR = join(root, 'site');
 
+/** Builds the whole site and returns its pages (landing page first). */
 export async function buildDocs(options: DocsOptions = {}): Promise<SitePage[]> {
   const outDir = resolve(options.outDir ?? SITE_DIR);
   const families = options.families ?? FAMILIES;

@@ -11,7 +11,8 @@
  * held every other request for 80 ms (the attack suite's `first-page`, 200,000 initiates). Split 16
  * ways, a table holds at most an eleventh of the entries, so its growth moves at most that; the
  * shards take unequal shares ({@link SHARD_OF_BUCKET}), so they grow at different moments, one at
- * a time.
+ * a time. Keys over 32 characters that differ only in their middle all fall in one shard: they grow
+ * as one Map did, no worse.
  *
  * Iteration goes shard after shard: entries come in insertion order within a shard, not across
  * the whole map. Every user here reads them as a set (or sorts them).

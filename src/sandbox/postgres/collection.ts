@@ -16,7 +16,7 @@ export interface ChangeTracker {
 export const ABSENT = Symbol('absent');
 
 export class SharedCollection<T> implements Collection<T> {
-  /** Sharded: a Map of 200,000 records took 48 ms to grow (sharded-map.ts). */
+  /** Sharded: one Map took 48 ms to grow past 262,144 records (sharded-map.ts). */
   readonly records = new ShardedMap<string, T>();
   readonly listeners: ExternalChange<T>[] = [];
 
