@@ -31,8 +31,8 @@ async function largeDatabase(cluster: PostgresCluster, rows: number): Promise<st
     const row = template.rows[0];
     if (row === undefined) throw new Error(`no record of ${TEMPLATE} in sandbox_records`);
     await client.query(
-      `INSERT INTO sandbox_records (collection, id, data, seq, deleted_at)
-         SELECT $1, 'bulk_' || g, replace($2, '"${TEMPLATE}"', '"bulk_' || g || '"'), nextval('sandbox_seq'), NULL
+      `INSERT INTO sandbox_records (collection, id, data, seq)
+         SELECT $1, 'bulk_' || g, replace($2, '"${TEMPLATE}"', '"bulk_' || g || '"'), nextval('sandbox_seq')
            FROM generate_series(1, $3::int) AS g`,
       [row.collection, row.data, rows],
     );

@@ -130,7 +130,7 @@ describe.skipIf(unavailable !== undefined)('two sandboxes on one PostgreSQL data
       expect(deliveries.rows.length).toBeGreaterThan(0);
       for (const { data } of deliveries.rows) expect(data).not.toContain(PRIVATE_KEY);
       const versions = await client.query('SELECT version FROM sandbox_schema_migrations ORDER BY version');
-      expect(versions.rows.map((r) => r.version)).toEqual([1, 2, 3]);
+      expect(versions.rows.map((r) => r.version)).toEqual([1, 2, 3, 4]);
     } finally {
       await client.end();
     }

@@ -39,9 +39,9 @@ export class ClockOffset {
     this.written = Number.NaN;
   }
 
-  /** The record read from the database (`data` its JSON; NULL is never written for it). */
-  read(data: string | null): void {
-    if (data !== null) this.stored = (JSON.parse(data) as { offsetMs: number }).offsetMs;
+  /** The record read from the database (undefined: deleted, which is never written for it). */
+  read(record: unknown): void {
+    if (record !== undefined) this.stored = (record as { offsetMs: number }).offsetMs;
   }
 
   /**

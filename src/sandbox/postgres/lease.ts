@@ -34,6 +34,8 @@ const RETRY_AFTER_SECONDS = 2;
  */
 export interface QueryClient {
   query<R = Record<string, unknown>>(text: string, values?: unknown[]): Promise<{ rows: R[] }>;
+  /** A named statement: prepared on the connection the first time, then run by its name. */
+  query<R = Record<string, unknown>>(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: R[] }>;
 }
 
 export interface HeldConnection {

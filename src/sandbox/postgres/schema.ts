@@ -4,7 +4,7 @@
  * transaction under an advisory lock, so processes starting together apply each migration once.
  * A database migrated further than this version knows is refused with what to do.
  *
- * Hand-written rather than a migration tool: the schema is three tables and a sequence, applied by
+ * Hand-written rather than a migration tool: the schema is four tables and a sequence, applied by
  * the sandbox itself at start (no separate command to run), and a tool would bring its own CLI,
  * configuration and lock table for that. Add a migration by appending to {@link MIGRATIONS}; never
  * change one that was released.
@@ -64,6 +64,32 @@ const MIGRATIONS: readonly Migration[] = Object.freeze([
       COMMENT ON TABLE sandbox_records IS 'paylater sandbox records; deliveries in the short form since schema version 3';
     `,
   },
+  {
+    version: 4,
+    name: 'deletions apart',
+    sql: `
+      -- A record's update rewrites its row in place where the page has room (a heap-only update:
+      -- no new index entry): no index holds seq any more, and the pages keep half their room for
+      -- the new versions. A writer that took the role again reads the rows changed since the seq it
+      -- saw by scanning the records once, in key order (rows.ts, catch-up.ts).
+      DROP INDEX sandbox_records_seq;
+      ALTER TABLE sandbox_records SET (fillfactor = 50);
+      -- A deleted record's row goes at once; the deletion is kept here a while instead, so that a
+      -- writer that lost its connection and took the role again learns of it (seq > seen).
+      CREATE TABLE sandbox_deletions (
+        seq bigint PRIMARY KEY,
+        collection text NOT NULL,
+        id text NOT NULL,
+        deleted_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE INDEX sandbox_deletions_deleted_at ON sandbox_deletions (deleted_at);
+      INSERT INTO sandbox_deletions (seq, collection, id, deleted_at)
+        SELECT seq, collection, id, coalesce(deleted_at, now()) FROM sandbox_records WHERE data IS NULL;
+      DELETE FROM sandbox_records WHERE data IS NULL;
+      ALTER TABLE sandbox_records DROP COLUMN deleted_at;
+      ALTER TABLE sandbox_records ALTER COLUMN data SET NOT NULL;
+    `,
+  },
 ]);
 
 /** The newest schema version this sandbox knows. */
@@ -86,8 +112,8 @@ class SchemaTooNewError extends Error {
   }
 }
 
-/** Applies the migrations this database lacks; answers the versions applied now. */
-async function migrate(client: ClientBase, where: string): Promise<number[]> {
+/** Applies the migrations this database lacks, up to `target`; answers the versions applied now. */
+async function migrate(client: ClientBase, where: string, target: number): Promise<number[]> {
   await client.query('BEGIN');
   try {
     await client.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
@@ -103,7 +129,7 @@ async function migrate(client: ClientBase, where: string): Promise<number[]> {
     if (current > SCHEMA_VERSION) throw new SchemaTooNewError(current, SCHEMA_VERSION, where);
     const applied: number[] = [];
     for (const migration of MIGRATIONS) {
-      if (migration.version <= current) continue;
+      if (migration.version <= current || migration.version > target) continue;
       await client.query(migration.sql);
       await client.query('INSERT INTO sandbox_schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
       applied.push(migration.version);
@@ -116,8 +142,11 @@ async function migrate(client: ClientBase, where: string): Promise<number[]> {
   }
 }
 
-/** Applies the schema's migrations this database lacks (any process, before it takes a role). */
-export async function migrateDatabase(url: string): Promise<void> {
+/**
+ * Applies the schema's migrations this database lacks (any process, before it takes a role); up to
+ * `target` (a database of an earlier version, for the migrations' own tests), else all.
+ */
+export async function migrateDatabase(url: string, target = SCHEMA_VERSION): Promise<void> {
   const where = describeDatabase(url);
   const client = new pg.Client({ connectionString: url });
   client.on('error', () => undefined);
@@ -127,7 +156,7 @@ export async function migrateDatabase(url: string): Promise<void> {
     throw new StoreUnavailableError(`cannot connect to ${where}: ${describeFailure(error)}`);
   }
   try {
-    await migrate(client, where);
+    await migrate(client, where, target);
   } catch (error) {
     if (error instanceof Error && error.name === 'SchemaTooNewError') throw error;
     throw new StoreUnavailableError(`cannot read ${where}: ${describeFailure(error)}`);

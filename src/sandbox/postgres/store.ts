@@ -14,8 +14,9 @@
  *   says is stored.
  * - Opening reads every record without any lock (the writer's role is already held: no one else
  *   writes); the families rebuild what they derive from them ({@link Store.observe}).
- * - A deleted record keeps its row with `data` NULL for {@link TOMBSTONE_MINUTES} minutes, so that a
- *   writer that lost its connection and took the role again reads what changed since (`seq > seen`).
+ * - A deleted record's row goes, and its deletion is kept in `sandbox_deletions` for
+ *   {@link DELETIONS_KEPT_MINUTES} minutes, so that a writer that lost its connection and took the role
+ *   again reads what changed since (`seq > seen`, catch-up.ts).
  * - The virtual clock's offset is a record too (clock-offset.ts): a writer that takes over goes on
  *   from the offset its predecessor reached.
  * - When the database cannot be reached (down, restarted, the connection killed, a full disk),
@@ -38,10 +39,11 @@ import { describeDatabase } from './database-url.js';
 import { WriterLease, type QueryClient } from './lease.js';
 import { migrateDatabase } from './schema.js';
 import { writeRecords, type RecordRow } from './rows.js';
-import { readChanges, type ChangedRow } from './catch-up.js';
+import { readChanges } from './catch-up.js';
+import { SeqOrder } from './seq-order.js';
 import { CLOCK_COLLECTION, ClockOffset, type SharedClock } from './clock-offset.js';
-/** How long a deleted record's row stays, for a writer that lost its connection to learn of it. */
-const TOMBSTONE_MINUTES = 10;
+/** How long a deletion is kept, for a writer that lost its connection to learn of it. */
+const DELETIONS_KEPT_MINUTES = 10;
 /** Units of work run in one batch, at most (the batches waiting for a commit share it). */
 const MAX_BATCH = 256;
 /** Seconds a client is asked to wait when the database cannot be reached. */
@@ -429,9 +431,21 @@ export class PostgresStore implements Store {
     this.applyStoredOffset();
   }
 
-  /** Reads what changed since `seen` (everything when `full`) into the cache. */
+  /**
+   * Reads what changed since `seen` (everything when `full`) into the cache, told to the families
+   * in the order it was written (seq-order.ts).
+   */
   private async catchUp(client: QueryClient, full: boolean): Promise<void> {
-    this.seen = await readChanges(client, this.seen, full, (rows) => this.applyRows(rows));
+    const last = (await client.query<{ seq: string }>('SELECT last_value::text AS seq FROM sandbox_seq')).rows[0]?.seq ?? this.seen;
+    const order = new SeqOrder<{ collection: string; id: string; value: unknown }>(this.seen, last);
+    const seen = await readChanges(client, this.seen, full, (rows) => {
+      for (const { seq, collection, id, data } of rows) order.add(seq, { collection, id, value: data === null ? undefined : JSON.parse(data) });
+    });
+    await order.replay(({ collection, id, value }) => {
+      if (collection === CLOCK_COLLECTION) this.clockOffset.read(value);
+      else this.sharedCollection(collection).applyExternal(id, value);
+    });
+    this.seen = seen;
   }
 
   /** The clock's offset read from the database: the clock moves on to it, firing what falls due. */
@@ -446,13 +460,6 @@ export class PostgresStore implements Store {
     });
     // What the timers fired on the way changed is written by the next unit.
     if (moved) void this.unit(() => undefined).catch(() => undefined);
-  }
-
-  private applyRows(rows: ChangedRow[]): void {
-    for (const row of rows) {
-      if (row.collection === CLOCK_COLLECTION) this.clockOffset.read(row.data);
-      else this.sharedCollection(row.collection).applyExternal(row.id, row.data === null ? undefined : JSON.parse(row.data));
-    }
   }
 
   /** The records changed since the last commit; later changes start a new list. */
@@ -476,12 +483,12 @@ export class PostgresStore implements Store {
     return new StoreUnavailableError(`the sandbox's database cannot be used (${cause})`, RETRY_AFTER_SECONDS);
   }
 
-  /** Once a minute: drops the rows of records deleted long enough ago. */
+  /** Once a minute: drops the deletions kept long enough. */
   private async purge(): Promise<void> {
     if (this.closed || this.lease === undefined || !this.lease.held) return;
     try {
       const { client } = await this.lease.connection();
-      await client.query(`DELETE FROM sandbox_records WHERE data IS NULL AND deleted_at < now() - interval '${TOMBSTONE_MINUTES} minutes'`);
+      await client.query(`DELETE FROM sandbox_deletions WHERE deleted_at < now() - interval '${DELETIONS_KEPT_MINUTES} minutes'`);
     } catch {
       // The database is away: tried again in a minute.
     }
