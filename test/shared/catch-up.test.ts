@@ -138,19 +138,8 @@ describe.skipIf(unavailable !== undefined)('a writer reading back what changed',
     }
     expect(hot).toBeGreaterThanOrEqual(300);
   });
-});
 
-describe.skipIf(unavailable !== undefined)('a database of schema version 3', () => {
-  let cluster: PostgresCluster;
-
-  beforeAll(async () => {
-    cluster = (await startPostgres())!;
-  }, 60_000);
-  afterAll(async () => {
-    await cluster?.stop();
-  });
-
-  it('migrates with its deleted records moved to the deletions, each with its seq and time, and its records kept', async () => {
+  it('migrates a database of schema version 3 with its deleted records moved to the deletions, each with its seq and time, and its records kept', async () => {
     const databaseUrl = await cluster.createDatabase();
     await migrateDatabase(databaseUrl, 3);
     const client = new pg.Client(databaseUrl);
