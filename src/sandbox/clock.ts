@@ -35,11 +35,17 @@ const MAX_DELAY = 2 ** 31 - 1;
 /** The longest run of timer callbacks before the clock yields to the event loop (when it may). */
 export const SLICE_MS = 10;
 /**
- * Slices of an advance that may run before the units of the earlier ones settled (the shared
- * store's commits): one runs while the previous one is written, not more, so that an advance over
- * 20,000 expiries never holds the changes of many slices at once waiting to be written.
+ * A slice of an advance on the shared store's writer, ms: half of {@link SLICE_MS}, since the writer's
+ * turn also makes the statement that writes what the slice changed (D512).
  */
-const SLICES_AHEAD = 2;
+export const WRITER_SLICE_MS = 5;
+/**
+ * Slices of an advance that may run before the units of the earlier ones settled (the shared
+ * store's commits): a few run while the earlier ones are written, so that the database always has
+ * the next group to write, and an advance over 20,000 expiries never holds the changes of many
+ * slices at once waiting to be written (D512).
+ */
+const SLICES_AHEAD = 4;
 /** How long a runner that failed (the shared store's database away) waits before trying again. */
 const RUNNER_RETRY_MS = 1000;
 /** The heap is rebuilt when more entries than this are cancelled and they outnumber the live ones. */
@@ -84,6 +90,8 @@ export class VirtualClock {
   private readonly onError: (error: unknown) => void;
   private runner: (<T>(fire: () => T) => T | Promise<Awaited<T>>) | undefined;
   private runnerQueued = false;
+  /** How long a slice of an advance lasts, ms (setRunner). */
+  private sliceMs = SLICE_MS;
 
   constructor(options: ClockOptions = {}) {
     this.base = options.start ?? Date.now();
@@ -187,7 +195,7 @@ export class VirtualClock {
       // A slice; the last one also sets the time reached, so that the clock's new offset is
       // written with what the slice changed (a unit of work of its own, through the runner).
       const slice = (): boolean => {
-        const finished = this.stopped || this.fireUntil(target, SLICE_MS);
+        const finished = this.stopped || this.fireUntil(target, this.sliceMs);
         if (finished) {
           this.setNow(target);
           // The clock moved at least `ms` ahead of real time, however long the slices took.
@@ -200,14 +208,16 @@ export class VirtualClock {
       let failure: { error: unknown } | undefined;
       this.firing = true;
       try {
-        for (;;) {
+        for (let first = true; ; first = false) {
           // At most SLICES_AHEAD slices not yet settled: what they changed is not held without bound.
           if (pending.length >= SLICES_AHEAD) await pending[pending.length - SLICES_AHEAD];
           if (failure !== undefined) break;
+          // Each slice in a turn of its own, after the turn's input is read: never in the turn that
+          // settled an earlier slice's commit, which ran that turn's other work already.
+          if (!first) await yieldToEventLoop();
           const finished = await this.sliceRan(slice, pending, (error) => (failure ??= { error }));
           if (failure !== undefined) break;
           if (finished) break;
-          await yieldToEventLoop();
         }
         // The advance answers once what every slice changed is stored, or at once with the first
         // failure (the store fails the units after it too, and they are not waited for).
@@ -319,7 +329,7 @@ export class VirtualClock {
         }
         if (moveClock) this.pinned = next.at > floor ? next.at : floor;
         this.run(next);
-        if (++count % 64 === 0 && performance.now() - started >= budgetMs) return false;
+        if (++count % 8 === 0 && performance.now() - started >= budgetMs) return false;
       }
     } finally {
       // The clock keeps at least the last time a callback read.
@@ -435,10 +445,12 @@ export class VirtualClock {
   /**
    * Makes the timers that real time brings due fire through `runner` (the shared store's unit of
    * work, store.ts): `runner(fire)` calls `fire` when it can and answers a promise that rejects
-   * when it could not (the database away: tried again a second later).
+   * when it could not (the database away: tried again a second later). An advance's slices last
+   * `sliceMs` ({@link WRITER_SLICE_MS} on the shared store's writer).
    */
-  setRunner(runner: <T>(fire: () => T) => T | Promise<Awaited<T>>): void {
+  setRunner(runner: <T>(fire: () => T) => T | Promise<Awaited<T>>, sliceMs = SLICE_MS): void {
     this.runner = runner;
+    this.sliceMs = sliceMs;
   }
 
   /**

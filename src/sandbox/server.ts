@@ -9,7 +9,7 @@
  */
 import { createServer, IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { VirtualClock } from './clock.js';
+import { SLICE_MS, VirtualClock, WRITER_SLICE_MS } from './clock.js';
 import { ConfigError, ENVIRONMENT, partnerWebhookUrls, resolveConfig, type ConfigOverrides, type SandboxConfig } from './config.js';
 import { limitConnections, TurnBatches } from './connections.js';
 import type { FamilyContext, RegisterFamily, SandboxMethod } from './context.js';
@@ -155,8 +155,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const store: Store = shared ?? options.store ?? new MemoryStore();
   const clock =
     options.clock ?? new VirtualClock({ onError: (error) => log.error('a scheduled task failed', error) });
-  // The timers that real time brings due, and each slice of an advance, fire in units of work.
-  clock.setRunner((fire) => store.unit(fire));
+  // The timers that real time brings due, and each slice of an advance, fire in units of work; a
+  // shared writer's slices are shorter (its turns also make the statements that write them).
+  clock.setRunner((fire) => store.unit(fire), store.shared ? WRITER_SLICE_MS : SLICE_MS);
   const deliveries = new DeliveryDispatcher({
     clock,
     log: (level, message) => log[level](message),

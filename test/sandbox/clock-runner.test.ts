@@ -1,7 +1,8 @@
 /**
  * The clock's runner (the store's unit of work) under a sliced advance: each slice runs as a unit,
  * the next slice does not wait for the previous unit to settle (the shared store's commit,
- * write-behind; two slices unsettled at most), the advance answers only once every slice's unit settled, and a unit that fails
+ * write-behind; four slices unsettled at most), a slice never runs in the turn that settled an
+ * earlier unit, the advance answers only once every slice's unit settled, and a unit that fails
  * ends the advance with its error.
  */
 import { performance } from 'node:perf_hooks';
@@ -50,17 +51,17 @@ function holdingRunner(held: Held[], failFirst?: Error) {
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 describe('a sliced advance through a runner', () => {
-  it('runs the next slice while the previous unit settles (two at most), and answers once every unit settled', async () => {
+  it('runs the next slices while the earlier units settle (four at most), and answers once every unit settled', async () => {
     clock = busyClock();
     const c = clock;
     const held: Held[] = [];
     c.setRunner(holdingRunner(held));
     let answered = false;
     const advancing = c.advanceInSlices(5_000).then(() => (answered = true));
-    // Two slices run though no unit has settled; the third waits for the first to settle.
-    for (let spins = 0; held.length < 2 && spins < 1_000; spins++) await turn();
+    // Four slices run though no unit has settled; the fifth waits for the first to settle.
+    for (let spins = 0; held.length < 4 && spins < 1_000; spins++) await turn();
     for (let spins = 0; spins < 20; spins++) await turn();
-    expect(held.length).toBe(2);
+    expect(held.length).toBe(4);
     expect(c.pendingTimers).toBeGreaterThan(0);
     // Settled one at a time, oldest first: the slices go on to the end.
     let settled = 0;
@@ -69,7 +70,7 @@ describe('a sliced advance through a runner', () => {
       await turn();
     }
     expect(c.pendingTimers).toBe(0);
-    expect(held.length).toBeGreaterThan(2);
+    expect(held.length).toBeGreaterThan(4);
     // Not answered while any unit is unsettled.
     for (let spins = 0; !answered && spins < 1_000; spins++) {
       while (settled < held.length) {
@@ -81,6 +82,30 @@ describe('a sliced advance through a runner', () => {
     await advancing;
     expect(answered).toBe(true);
     expect(c.offsetMs).toBeGreaterThanOrEqual(5_000);
+  });
+
+  it('runs a slice in a turn of its own, never in the turn that settled an earlier unit', async () => {
+    clock = busyClock();
+    const c = clock;
+    const held: Held[] = [];
+    c.setRunner(holdingRunner(held));
+    const advancing = c.advanceInSlices(5_000);
+    for (let spins = 0; held.length < 4 && spins < 1_000; spins++) await turn();
+    for (let spins = 0; spins < 20; spins++) await turn();
+    expect(held.length).toBe(4);
+    held[0]!.resolve();
+    // The settling's promise callbacks (as a commit's answer runs them) run no slice...
+    for (let ticks = 0; ticks < 50; ticks++) await Promise.resolve();
+    expect(held.length).toBe(4);
+    // ...the next turn does.
+    for (let spins = 0; held.length === 4 && spins < 20; spins++) await turn();
+    expect(held.length).toBe(5);
+    for (let spins = 0; c.pendingTimers > 0 && spins < 10_000; spins++) {
+      for (const unit of held) unit.resolve();
+      await turn();
+    }
+    for (const unit of held) unit.resolve();
+    await advancing;
   });
 
   it('ends the advance with the error of a unit that failed, without running the rest', async () => {
