@@ -20,9 +20,9 @@ const write = (collection: string, id: string, value?: unknown): RecordRow => ({
 /** The rows read after `seen`, replayed in seq order into `state` (collection/id -> JSON). */
 async function catchUp(client: pg.Client, seen: string, full: boolean, state: Map<string, unknown>): Promise<{ last: string; order: string[] }> {
   const newest = (await client.query<{ seq: string }>('SELECT last_value::text AS seq FROM sandbox_seq')).rows[0]!.seq;
-  const order = new SeqOrder<ChangedRow>(seen, newest);
+  const order = new SeqOrder<Omit<ChangedRow, 'seq'> & { seq: number }>(seen, newest);
   const last = await readChanges(client, seen, full, (rows) => {
-    for (const row of rows) order.add(row.seq, row);
+    for (const row of rows) order.add({ ...row, seq: Number(row.seq) });
   });
   const replayed: string[] = [];
   await order.replay((row) => {
@@ -36,9 +36,9 @@ async function catchUp(client: pg.Client, seen: string, full: boolean, state: Ma
 
 describe('SeqOrder', () => {
   it('replays rows in seq order whatever order they came in, and yields to the event loop on the way', async () => {
-    const order = new SeqOrder<number>('100', '600100');
+    const order = new SeqOrder<{ seq: number }>('100', '600100');
     const seqs = Array.from({ length: 300_000 }, (_, index) => 101 + ((index * 7_919) % 600_000));
-    for (const seq of seqs) order.add(String(seq), seq);
+    for (const seq of seqs) order.add({ seq });
     let turns = 0;
     let counting = true;
     const count = () => {
@@ -48,7 +48,7 @@ describe('SeqOrder', () => {
     };
     setImmediate(count);
     const replayed: number[] = [];
-    await order.replay((seq) => replayed.push(seq));
+    await order.replay(({ seq }) => replayed.push(seq));
     counting = false;
     expect(replayed).toEqual([...seqs].sort((a, b) => a - b));
     expect(turns).toBeGreaterThan(1);

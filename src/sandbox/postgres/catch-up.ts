@@ -4,11 +4,12 @@
  * its connection. Read a page of {@link CATCH_UP_PAGE} rows at a time, so that a store of a million
  * records is never held as one result.
  *
- * No index holds the records' `seq` (so that their updates can be heap-only, rows.ts): the records
- * are read in key order, a page at a time from the last key read, those changed since `seen`
- * picked out by the scan: one pass over the table however few changed (a catch-up follows a lost
- * connection: rare). The deletions since `seen` are read first, in `seq` order through their key:
- * a record deleted and written again since has its row, read after, and stays.
+ * No index holds the records' `seq` (so that their updates can be heap-only, rows.ts). An opening
+ * reads the whole table in its own order through a cursor. A catch-up reads it in key order, a
+ * page at a time from the last key read, those changed since `seen` picked out by the scan: one
+ * pass over the table however few changed (it follows a lost connection: rare). The deletions
+ * since `seen` are read first, in `seq` order through their key. In what order the rows come does
+ * not matter here: the store replays them in `seq` order (seq-order.ts).
  */
 import type { QueryClient } from './lease.js';
 
@@ -60,7 +61,25 @@ export async function readChanges(client: QueryClient, seen: string, full: boole
     }
     last = after;
   }
-  const changed = full ? '' : ` AND seq > ${seen}`;
+  if (full) {
+    // Everything, in the table's own order: one scan of it through a cursor, a page a fetch (a
+    // read of the key's order visits the pages at random, half as fast again for a million rows).
+    await client.query('BEGIN READ ONLY');
+    try {
+      await client.query('DECLARE sandbox_opening NO SCROLL CURSOR FOR SELECT seq::text AS seq, collection, id, data FROM sandbox_records');
+      for (;;) {
+        const rows = (await client.query<ChangedRow>(`FETCH ${CATCH_UP_PAGE} FROM sandbox_opening`)).rows;
+        for (const row of rows) last = later(last, row.seq);
+        if (rows.length > 0) apply(rows);
+        if (rows.length < CATCH_UP_PAGE) break;
+      }
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+    return last;
+  }
   let key: [string, string] | undefined;
   for (;;) {
     // In key order through the primary key, from the last key read: the rows changed since `seen`
@@ -68,7 +87,7 @@ export async function readChanges(client: QueryClient, seen: string, full: boole
     const from = key === undefined ? 'true' : '(collection, id) > ($1, $2)';
     const rows = (
       await client.query<ChangedRow>(
-        `SELECT seq::text AS seq, collection, id, data FROM sandbox_records WHERE ${from}${changed} ORDER BY collection, id LIMIT ${CATCH_UP_PAGE}`,
+        `SELECT seq::text AS seq, collection, id, data FROM sandbox_records WHERE ${from} AND seq > ${seen} ORDER BY collection, id LIMIT ${CATCH_UP_PAGE}`,
         key ?? [],
       )
     ).rows;

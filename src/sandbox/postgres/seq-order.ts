@@ -19,8 +19,13 @@ const SLICE_MS = 10;
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-export class SeqOrder<T> {
-  private readonly buckets: { seq: number; row: T }[][] = [];
+/** A row to put in order: its `seq` as a number (the database's bigint stays below 2^53 here). */
+export interface Sequenced {
+  seq: number;
+}
+
+export class SeqOrder<T extends Sequenced> {
+  private readonly buckets: T[][] = [];
   private readonly first: number;
   private readonly width: number;
 
@@ -30,11 +35,10 @@ export class SeqOrder<T> {
     this.width = Math.max(1, Math.ceil((Number(last) - this.first + 1) / BUCKETS));
   }
 
-  add(seq: string, row: T): void {
-    const value = Number(seq);
+  add(row: T): void {
     // A seq past the range (none: the writer's role is held, no one else writes) goes last.
-    const index = Math.min(BUCKETS - 1, Math.max(0, Math.floor((value - this.first) / this.width)));
-    (this.buckets[index] ??= []).push({ seq: value, row });
+    const index = Math.min(BUCKETS - 1, Math.max(0, Math.floor((row.seq - this.first) / this.width)));
+    (this.buckets[index] ??= []).push(row);
   }
 
   /** Hands every row to `apply` in `seq` order, a slice of time a turn; forgets them on the way. */
@@ -45,7 +49,7 @@ export class SeqOrder<T> {
       if (bucket === undefined) continue;
       this.buckets[index] = [];
       bucket.sort((a, b) => a.seq - b.seq);
-      for (const { row } of bucket) apply(row);
+      for (const row of bucket) apply(row);
       if (performance.now() - sliceStart >= SLICE_MS) {
         await yieldToEventLoop();
         sliceStart = performance.now();

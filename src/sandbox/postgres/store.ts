@@ -441,9 +441,9 @@ export class PostgresStore implements Store {
    */
   private async catchUp(client: QueryClient, full: boolean): Promise<void> {
     const last = (await client.query<{ seq: string }>('SELECT last_value::text AS seq FROM sandbox_seq')).rows[0]?.seq ?? this.seen;
-    const order = new SeqOrder<{ collection: string; id: string; value: unknown }>(this.seen, last);
+    const order = new SeqOrder<{ seq: number; collection: string; id: string; value: unknown }>(this.seen, last);
     const seen = await readChanges(client, this.seen, full, (rows) => {
-      for (const { seq, collection, id, data } of rows) order.add(seq, { collection, id, value: data === null ? undefined : JSON.parse(data) });
+      for (const { seq, collection, id, data } of rows) order.add({ seq: Number(seq), collection, id, value: data === null ? undefined : JSON.parse(data) });
     });
     await order.replay(({ collection, id, value }) => {
       if (collection === CLOCK_COLLECTION) this.clockOffset.read(value);
