@@ -5,13 +5,24 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PostgresStore } from '../../src/sandbox/postgres/store.js';
+import { groupsForCommit, PostgresStore } from '../../src/sandbox/postgres/store.js';
 import { postgresUnavailable, startPostgres, type PostgresCluster } from '../support/postgres.js';
 
 const unavailable = postgresUnavailable();
 if (unavailable !== undefined) console.warn(`shared-store unit tests skipped: ${unavailable}`);
 
 const quiet = { warn: () => undefined, error: () => undefined };
+
+describe('the groups one commit takes', () => {
+  it('are the oldest that fit in 8,192 rows, at least one however large, never all of a pile', () => {
+    expect(groupsForCommit([100, 200, 300])).toBe(3);
+    expect(groupsForCommit([4_000, 4_000, 4_000])).toBe(2);
+    expect(groupsForCommit([4_096, 4_096, 1])).toBe(2);
+    expect(groupsForCommit([199_000, 10])).toBe(1);
+    expect(groupsForCommit([10, 199_000])).toBe(1);
+    expect(groupsForCommit(Array.from({ length: 1_000 }, () => 200))).toBe(40);
+  });
+});
 
 describe.skipIf(unavailable !== undefined)('a unit of work of the shared store', () => {
   let cluster: PostgresCluster;

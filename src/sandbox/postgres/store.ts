@@ -44,6 +44,8 @@ import { SeqOrder } from './seq-order.js';
 import { CLOCK_COLLECTION, ClockOffset, type SharedClock } from './clock-offset.js';
 /** How long a deletion is kept, for a writer that lost its connection to learn of it. */
 const DELETIONS_KEPT_MINUTES = 10;
+/** Rows of one commit, at most, unless one group holds more (the groups waiting share a commit up to it). */
+const COMMIT_ROWS = 8_192;
 /** Units of work run in one batch, at most (the batches waiting for a commit share it). */
 const MAX_BATCH = 256;
 /** Seconds a client is asked to wait when the database cannot be reached. */
@@ -80,6 +82,20 @@ interface CommitGroup {
   touched: Touched[];
   settle(): void;
   fail(failure: unknown): void;
+}
+
+/**
+ * How many of the oldest groups (of `sizes` rows each) one commit takes: as many as fit in
+ * {@link COMMIT_ROWS} rows, and at least one.
+ */
+export function groupsForCommit(sizes: readonly number[]): number {
+  let taken = 0;
+  let count = 0;
+  while (taken < sizes.length && (taken === 0 || count + sizes[taken]! <= COMMIT_ROWS)) {
+    count += sizes[taken]!;
+    taken++;
+  }
+  return taken;
 }
 
 export class PostgresStore implements Store {
@@ -370,9 +386,10 @@ export class PostgresStore implements Store {
   }
 
   /**
-   * Commits the groups of changes that ran, oldest first: every group waiting when a transaction
-   * starts goes into it (a record several of them changed written once, as the newest left it),
-   * so that the units arriving during a commit share the next one (group commit).
+   * Commits the groups of changes that ran, oldest first: the groups waiting when a transaction
+   * starts go into it, up to {@link COMMIT_ROWS} rows (a record several of them changed written
+   * once, as the newest left it), so that the units arriving during a commit share the next one
+   * (group commit).
    */
   private async commitGroups(): Promise<void> {
     this.committing = true;
@@ -382,15 +399,11 @@ export class PostgresStore implements Store {
         // and a request waiting meanwhile is answered before the group's rows are made into a
         // statement (several ms more for thousands of rows; D512).
         await new Promise<void>((resolve) => setImmediate(resolve));
-        const taken = this.groups.length;
-        const rows = new Map<string, RecordRow>();
-        for (let index = 0; index < taken; index++) {
-          for (const row of this.groups[index]!.rows) {
-            const key = `${row.collection}\0${row.id}`;
-            rows.delete(key);
-            rows.set(key, row);
-          }
-        }
+        // The oldest groups, up to COMMIT_ROWS rows (at least one group): the groups that pile up
+        // while a commit is under way (an advance's or a trimming's slices) are taken a bounded
+        // number of rows at a time, so that making one statement list is never one long turn.
+        const taken = groupsForCommit(this.groups.map((group) => group.rows.length));
+        const rows = taken === 1 ? this.groups[0]!.rows : this.newestOf(taken);
         let client: QueryClient | undefined;
         try {
           const held = await this.lease!.connection();
@@ -401,7 +414,7 @@ export class PostgresStore implements Store {
             await this.refresh(client);
             continue;
           }
-          const seq = await writeRecords(client, [...rows.values()]);
+          const seq = await writeRecords(client, rows);
           if (seq !== undefined) this.seen = seq;
         } catch (error) {
           await client?.query('ROLLBACK').catch(() => undefined);
@@ -414,6 +427,19 @@ export class PostgresStore implements Store {
     } finally {
       this.committing = false;
     }
+  }
+
+  /** The records of the oldest `taken` groups, each once, as the newest of them left it. */
+  private newestOf(taken: number): RecordRow[] {
+    const rows = new Map<string, RecordRow>();
+    for (let index = 0; index < taken; index++) {
+      for (const row of this.groups[index]!.rows) {
+        const key = `${row.collection}\0${row.id}`;
+        rows.delete(key);
+        rows.set(key, row);
+      }
+    }
+    return [...rows.values()];
   }
 
   /**
