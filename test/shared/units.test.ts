@@ -5,7 +5,8 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { groupsForCommit, PostgresStore } from '../../src/sandbox/postgres/store.js';
+import { groupsForCommit } from '../../src/sandbox/postgres/commit-groups.js';
+import { PostgresStore } from '../../src/sandbox/postgres/store.js';
 import { postgresUnavailable, startPostgres, type PostgresCluster } from '../support/postgres.js';
 
 const unavailable = postgresUnavailable();

@@ -38,14 +38,13 @@ import { describeFailure } from './failures.js';
 import { describeDatabase } from './database-url.js';
 import { WriterLease, type QueryClient } from './lease.js';
 import { migrateDatabase } from './schema.js';
-import { writeRecords, type RecordRow } from './rows.js';
+import { writeRecords } from './rows.js';
+import { groupsForCommit, newestRows, type CommitGroup } from './commit-groups.js';
 import { readChanges } from './catch-up.js';
 import { SeqOrder } from './seq-order.js';
 import { CLOCK_COLLECTION, ClockOffset, type SharedClock } from './clock-offset.js';
 /** How long a deletion is kept, for a writer that lost its connection to learn of it. */
 const DELETIONS_KEPT_MINUTES = 10;
-/** Rows of one commit, at most, unless one group holds more (the groups waiting share a commit up to it). */
-const COMMIT_ROWS = 8_192;
 /** Units of work run in one batch, at most (the batches waiting for a commit share it). */
 const MAX_BATCH = 256;
 /** Seconds a client is asked to wait when the database cannot be reached. */
@@ -74,29 +73,6 @@ interface UnitScope {
   added: string[];
 }
 
-/** What a batch of units changed, committed in one transaction; its units settle with it. */
-interface CommitGroup {
-  /** The records as the batch left them (a later batch may change them before this one commits). */
-  rows: RecordRow[];
-  /** What they were before, to put back. */
-  touched: Touched[];
-  settle(): void;
-  fail(failure: unknown): void;
-}
-
-/**
- * How many of the oldest groups (of `sizes` rows each) one commit takes: as many as fit in
- * {@link COMMIT_ROWS} rows, and at least one.
- */
-export function groupsForCommit(sizes: readonly number[]): number {
-  let taken = 0;
-  let count = 0;
-  while (taken < sizes.length && (taken === 0 || count + sizes[taken]! <= COMMIT_ROWS)) {
-    count += sizes[taken]!;
-    taken++;
-  }
-  return taken;
-}
 
 export class PostgresStore implements Store {
   readonly shared = true;
@@ -387,7 +363,7 @@ export class PostgresStore implements Store {
 
   /**
    * Commits the groups of changes that ran, oldest first: the groups waiting when a transaction
-   * starts go into it, up to {@link COMMIT_ROWS} rows (a record several of them changed written
+   * starts go into it, up to 8,192 rows (commit-groups.ts) (a record several of them changed written
    * once, as the newest left it), so that the units arriving during a commit share the next one
    * (group commit).
    */
@@ -403,7 +379,7 @@ export class PostgresStore implements Store {
         // while a commit is under way (an advance's or a trimming's slices) are taken a bounded
         // number of rows at a time, so that making one statement list is never one long turn.
         const taken = groupsForCommit(this.groups.map((group) => group.rows.length));
-        const rows = taken === 1 ? this.groups[0]!.rows : this.newestOf(taken);
+        const rows = taken === 1 ? this.groups[0]!.rows : newestRows(this.groups, taken);
         let client: QueryClient | undefined;
         try {
           const held = await this.lease!.connection();
@@ -427,19 +403,6 @@ export class PostgresStore implements Store {
     } finally {
       this.committing = false;
     }
-  }
-
-  /** The records of the oldest `taken` groups, each once, as the newest of them left it. */
-  private newestOf(taken: number): RecordRow[] {
-    const rows = new Map<string, RecordRow>();
-    for (let index = 0; index < taken; index++) {
-      for (const row of this.groups[index]!.rows) {
-        const key = `${row.collection}\0${row.id}`;
-        rows.delete(key);
-        rows.set(key, row);
-      }
-    }
-    return [...rows.values()];
   }
 
   /**
