@@ -4,12 +4,38 @@
  * Also a process's CPU time ({@link cpuMs}), which the benches of servers divide by the requests
  * served: a figure that other processes of a shared machine disturb far less than a rate.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** The CPU time a process has used, ms (Linux: utime + stime of /proc/<pid>/stat, in ticks of 10 ms). */
 export function cpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * The CPU time a PostgreSQL server listening on `port` has used, ms: its postmaster's (with the
+ * children it reaped) and that of each of its processes alive now (backends, WAL writer, checkpointer).
+ */
+export function postgresCpuMs(port: number): number {
+  const stats = new Map<number, { ppid: number; ms: number; reapedMs: number }>();
+  let postmaster: number | undefined;
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid)) continue;
+    try {
+      const [comm, rest] = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ') as [string, string];
+      if (!comm.endsWith('(postgres')) continue;
+      const fields = rest.split(' ');
+      stats.set(pid, { ppid: Number(fields[1]), ms: (Number(fields[11]) + Number(fields[12])) * 10, reapedMs: (Number(fields[13]) + Number(fields[14])) * 10 });
+      if (postmaster === undefined && readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').includes(` -p ${port} `)) postmaster = pid;
+    } catch {
+      // A process that ended meanwhile.
+    }
+  }
+  if (postmaster === undefined) throw new Error(`no PostgreSQL server on port ${port} among the processes`);
+  let total = stats.get(postmaster)!.ms + stats.get(postmaster)!.reapedMs;
+  for (const stat of stats.values()) if (stat.ppid === postmaster) total += stat.ms;
+  return total;
 }
 
 export interface Pair {

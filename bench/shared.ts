@@ -22,6 +22,7 @@
 import { loadavg } from 'node:os';
 import autocannon from 'autocannon';
 import { postgresUnavailable, startPostgres, type PostgresCluster } from '../test/support/postgres.js';
+import { cpuMs, postgresCpuMs } from './measure.js';
 import { buildTree, SDK_INITIATE_REQUEST, sdkHeaders } from './sandbox.js';
 import {
   call,
@@ -71,6 +72,10 @@ export interface AdvanceFigures {
   loadAverage: number;
   /** The write-ahead log the cluster wrote during the advance (shared only): what its commits sent. */
   walBytes: number | undefined;
+  /** The CPU time the advancing process used during the advance, ms (its user + system time). */
+  sandboxCpuMs: number;
+  /** The CPU time the database server used during the advance, ms (shared only). */
+  databaseCpuMs: number | undefined;
   /** The status checks sent every 20 ms during the advance (on the other process when shared). */
   probe: ProbeFigures;
 }
@@ -148,7 +153,8 @@ async function advanceUnderProbe(
   advancer: string,
   prober: string,
   expiries: number,
-  database?: string,
+  advancerPid: number,
+  database?: { url: string; port: number },
 ): Promise<AdvanceFigures> {
   const probeId = `ord_advance_probe_${store.replace(/\W/g, '')}`;
   if ((await initiateOn(prober, probeId)).status !== 201) throw new Error(`the probe's transaction was refused on ${prober}`);
@@ -160,13 +166,16 @@ async function advanceUnderProbe(
   const createMs = performance.now() - created;
   await sleep(1_000);
   const loadAverage = loadavg()[0]!;
-  const walBefore = database === undefined ? undefined : await walPosition(database);
+  const walBefore = database === undefined ? undefined : await walPosition(database.url);
+  const cpuBefore = { sandbox: cpuMs(advancerPid), database: database === undefined ? 0 : postgresCpuMs(database.port) };
   const probing = probe(() => statusOn(prober, probeId), 20);
   const advanced = await call(advancer, '/sandbox/clock/advance', JSON.stringify({ ms: 16 * 60_000 }));
   const figures = await probing.stop();
+  const sandboxCpuMs = cpuMs(advancerPid) - cpuBefore.sandbox;
+  const databaseCpuMs = database === undefined ? undefined : postgresCpuMs(database.port) - cpuBefore.database;
   if (advanced.status !== 200) throw new Error(`the advance answered ${advanced.status}: ${JSON.stringify(advanced.body)}`);
-  const walBytes = walBefore === undefined ? undefined : await walSince(database!, walBefore);
-  return { store, expiries, createMs, advanceMs: advanced.ms, loadAverage, walBytes, probe: figures };
+  const walBytes = walBefore === undefined ? undefined : await walSince(database!.url, walBefore);
+  return { store, expiries, createMs, advanceMs: advanced.ms, loadAverage, walBytes, sandboxCpuMs, databaseCpuMs, probe: figures };
 }
 
 /** The throughput of each setup (memory, shared x1, x2, x3), side by side, in alternating rounds. */
@@ -239,13 +248,17 @@ export async function benchShared(log: (line: string) => void, options: { expiri
     for (let round = 0; round < options.advanceRounds; round++) {
       const alone = await startSandboxProcess();
       started.push(alone);
-      const inMemory = await advanceUnderProbe('memory', [alone.url], alone.url, alone.url, options.expiries);
+      const inMemory = await advanceUnderProbe('memory', [alone.url], alone.url, alone.url, options.expiries, alone.child.pid!);
       advance.push(inMemory);
       log(`  (advance in memory, round ${round + 1}: ${inMemory.advanceMs.toFixed(0)} ms, longest check ${inMemory.probe.maxMs.toFixed(0)} ms)`);
       await stopAll(started.splice(0));
       const pair = await sharedSetup(cluster, 2, started);
       const [first, second] = pair.urls as [string, string];
-      const shared = await advanceUnderProbe('postgres x2', pair.urls, first, second, options.expiries, pair.database!.url);
+      // The first process started is the writer: it advances, the second forwards the checks.
+      const shared = await advanceUnderProbe('postgres x2', pair.urls, first, second, options.expiries, started[0]!.child.pid!, {
+        url: pair.database!.url,
+        port: cluster.port,
+      });
       advance.push(shared);
       log(`  (advance shared, round ${round + 1}: ${shared.advanceMs.toFixed(0)} ms, longest check ${shared.probe.maxMs.toFixed(0)} ms)`);
       await stopAll(started.splice(0));

@@ -35,10 +35,11 @@ const MAX_DELAY = 2 ** 31 - 1;
 /** The longest run of timer callbacks before the clock yields to the event loop (when it may). */
 export const SLICE_MS = 10;
 /**
- * A slice of an advance on the shared store's writer, ms: half of {@link SLICE_MS}, since the writer's
- * turn also makes the statement that writes what the slice changed (D512).
+ * A slice of an advance on the shared store's writer, ms: under a third of {@link SLICE_MS}, since
+ * the writer's turn also makes a statement that writes what the slices changed, and the database
+ * takes part of the machine's CPU meanwhile (D512, D514).
  */
-export const WRITER_SLICE_MS = 5;
+export const WRITER_SLICE_MS = 3;
 /**
  * Slices of an advance that may run before the units of the earlier ones settled (the shared
  * store's commits): a few run while the earlier ones are written, so that the database always has

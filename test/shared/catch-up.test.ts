@@ -107,6 +107,17 @@ describe.skipIf(unavailable !== undefined)('a writer reading back what changed',
     expect(state.get('odd/id "with" quotes \\ and ☃')).toEqual({ n: 1 });
   });
 
+  it('writes a record larger than a statement, and text of every width, beside small ones', async () => {
+    const wide = 'é☃😀'.repeat(100_000); // 2, 3 and 4 bytes a character: 900,000 bytes
+    const seen = await writeRecords(client, [write('wide', 'marker', {})]);
+    await writeRecords(client, [write('wide', 'before', { n: 1 }), write('wide', 'big', { wide }), write('wide', 'after', { n: 2 })]);
+    const state = new Map<string, unknown>();
+    await catchUp(client, seen!, false, state);
+    expect(state.get('wide/big')).toEqual({ wide });
+    expect(state.get('wide/before')).toEqual({ n: 1 });
+    expect(state.get('wide/after')).toEqual({ n: 2 });
+  });
+
   it('pages through more changes than one read holds, in key order, picking only those after the seq', async () => {
     const rows = Array.from({ length: 12_000 }, (_, index) => write('paged', `r${String(index).padStart(5, '0')}`, { index }));
     await writeRecords(client, rows);
