@@ -10,6 +10,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Worker } from 'node:worker_threads';
 import { resolve } from 'node:path';
 import pg from 'pg';
 import { verifySdkSignature, webSignature } from '../src/signature.js';
@@ -137,23 +138,71 @@ export interface ProbeFigures {
   failed: number;
 }
 
-/** Sends `send()` again `everyMs` after each answer until `stop()`; every answer's latency. */
-export function probe(send: () => Promise<Answer>, everyMs: number): { stop(): Promise<ProbeFigures> } {
-  const latencies: number[] = [];
+/**
+ * The probe's loop, in a worker thread of its own: its latencies are not those of the bench's
+ * main thread, whose collector (its heap holds what the load before left: scavenges of up to 15 ms
+ * were seen during an advance) would otherwise be counted as the sandbox's. It sends the same signed
+ * request again `everyMs` after each answer, on one kept-alive connection, until told to stop. A
+ * first request, not counted, opens the connection and warms the worker before it says it is ready,
+ * so that neither its start nor the connection's falls in what is measured.
+ */
+const PROBE_WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const http = require('node:http');
+const { url, body, headers, everyMs } = workerData;
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+let running = true;
+parentPort.once('message', () => { running = false; });
+const once = () => new Promise((resolve) => {
+  const sent = performance.now();
+  const request = http.request(url, { method: 'POST', agent, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), ...headers } }, (response) => {
+    response.resume();
+    response.on('end', () => resolve([response.statusCode, performance.now() - sent]));
+    response.on('error', () => resolve([0, performance.now() - sent]));
+  });
+  request.setTimeout(120000, () => request.destroy());
+  request.on('error', () => resolve([0, performance.now() - sent]));
+  request.end(body);
+});
+(async () => {
+  const latencies = [];
   let failed = 0;
-  let running = true;
-  const loop = (async () => {
-    while (running) {
-      const answer = await send();
-      latencies.push(answer.ms);
-      if (answer.status < 200 || answer.status > 299) failed += 1;
-      await sleep(everyMs);
-    }
-  })();
+  await once();
+  parentPort.postMessage('ready');
+  while (running) {
+    const [status, ms] = await once();
+    latencies.push(ms);
+    if (status < 200 || status > 299) failed += 1;
+    await new Promise((done) => setTimeout(done, everyMs));
+  }
+  agent.destroy();
+  parentPort.postMessage({ latencies, failed });
+})();
+`;
+
+/**
+ * Checks the status of the SDK transaction `id` on `url` again `everyMs` after each answer until
+ * `stop()`, from a worker thread; every answer's latency. Answers once the worker is ready.
+ */
+export async function probeStatus(url: string, id: string, everyMs: number): Promise<{ stop(): Promise<ProbeFigures> }> {
+  const body = JSON.stringify({ merchantTransactionId: id });
+  const worker = new Worker(PROBE_WORKER, {
+    eval: true,
+    workerData: { url: `${url}/merchant/credit/checkTransactionStatus`, body, headers: sdkHeaders(body), everyMs },
+  });
+  let ready: () => void = () => undefined;
+  const started = new Promise<void>((resolveStarted) => (ready = resolveStarted));
+  const result = new Promise<{ latencies: number[]; failed: number }>((resolveResult, rejectResult) => {
+    worker.on('message', (message: 'ready' | { latencies: number[]; failed: number }) => (message === 'ready' ? ready() : resolveResult(message)));
+    worker.once('error', rejectResult);
+    worker.once('exit', (code) => rejectResult(new Error(`the probe's worker exited (${code}) before it answered`)));
+  });
+  await Promise.race([started, result]);
   return {
     async stop() {
-      running = false;
-      await loop;
+      worker.postMessage('stop');
+      const { latencies, failed } = await result;
+      await worker.terminate();
       const sorted = [...latencies].sort((a, b) => a - b);
       return { latencies, maxMs: sorted[sorted.length - 1] ?? 0, medianMs: sorted[Math.floor(sorted.length / 2)] ?? 0, failed };
     },

@@ -9,7 +9,7 @@
  *   (sent every 50 ms) waited while the others started.
  */
 import type { PostgresCluster } from '../test/support/postgres.js';
-import { call, fmt, initiateOn, probe, startSandboxProcess, statusOn, stopAll, until, withClient, type SandboxProcess } from './shared-cluster.js';
+import { call, fmt, initiateOn, probeStatus, startSandboxProcess, statusOn, stopAll, until, withClient, type SandboxProcess } from './shared-cluster.js';
 import type { FaultCase } from './shared-faults.js';
 
 const TEMPLATE = 'bulk_template';
@@ -77,10 +77,10 @@ export async function startsOnLargeDatabase(cluster: PostgresCluster, rows: numb
   const running = (await startTogether(databaseUrl, 1, args))[0]!;
   const started: SandboxProcess[] = [running.sandbox];
   try {
-    const quiet = probe(() => statusOn(running.sandbox.url, 'bulk_7'), 50);
+    const quiet = await probeStatus(running.sandbox.url, 'bulk_7', 50);
     await new Promise((done) => setTimeout(done, 2_000));
     const alone = await quiet.stop();
-    const probing = probe(() => statusOn(running.sandbox.url, 'bulk_7'), 50);
+    const probing = await probeStatus(running.sandbox.url, 'bulk_7', 50);
     const others = await startTogether(databaseUrl, 2, args);
     started.push(...others.map((s) => s.sandbox));
     const during = await probing.stop();

@@ -9,7 +9,7 @@
  */
 import type { PostgresCluster } from '../test/support/postgres.js';
 import { BODY_LIMIT, emptyObjects, webInitiate } from './attack/flows.js';
-import { fmt, initiateOn, probe, sleep, startSandboxProcess, statusOn, stopAll, type SandboxProcess } from './shared-cluster.js';
+import { fmt, initiateOn, probeStatus, sleep, startSandboxProcess, statusOn, stopAll, type SandboxProcess } from './shared-cluster.js';
 import type { FaultCase } from './shared-faults.js';
 
 const WRITERS = 3;
@@ -36,7 +36,7 @@ async function writesUnderProbe(writeTo: string[], checkOn: string, tag: string)
   let written = 0;
   await sleep(500);
   const started = performance.now();
-  const probing = probe(() => statusOn(checkOn, probeId), 20);
+  const probing = await probeStatus(checkOn, probeId, 20);
   // The checks stop whatever became of the writes, so that a failed case leaves nothing running.
   const failure = await Promise.all(
     Array.from({ length: WRITERS }, async (_, writer) => {

@@ -29,7 +29,7 @@ import {
   commitsOf,
   inParallel,
   initiateOn,
-  probe,
+  probeStatus,
   sleep,
   startSandboxProcess,
   statusOn,
@@ -168,7 +168,7 @@ async function advanceUnderProbe(
   const loadAverage = loadavg()[0]!;
   const walBefore = database === undefined ? undefined : await walPosition(database.url);
   const cpuBefore = { sandbox: cpuMs(advancerPid), database: database === undefined ? 0 : postgresCpuMs(database.port) };
-  const probing = probe(() => statusOn(prober, probeId), 20);
+  const probing = await probeStatus(prober, probeId, 20);
   const advanced = await call(advancer, '/sandbox/clock/advance', JSON.stringify({ ms: 16 * 60_000 }));
   const figures = await probing.stop();
   const sandboxCpuMs = cpuMs(advancerPid) - cpuBefore.sandbox;
