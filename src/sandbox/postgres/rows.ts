@@ -61,9 +61,12 @@ const WRITE_AND_DELETE =
   "logged AS (INSERT INTO sandbox_deletions (seq, collection, id) SELECT nextval('sandbox_seq'), c, i FROM v WHERE d IS NULL RETURNING seq) " +
   'SELECT max(seq)::text AS seq FROM (SELECT seq FROM written UNION ALL SELECT seq FROM logged) AS s';
 
+/** A statement's buffer at first, bytes: a commit under load holds a few kilobytes; an advance's grows it to the budget. */
+const FIRST_BYTES = 16 * 1024;
+
 /** The bytes a statement is written into (a `Buffer` per statement: pg may send it after a later one is begun). */
 class StatementBuffer {
-  bytes = Buffer.allocUnsafe(STATEMENT_BYTES * 2);
+  bytes = Buffer.allocUnsafe(FIRST_BYTES);
   length = 1;
   rows = 0;
   deletions = false;
