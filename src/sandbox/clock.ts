@@ -4,28 +4,16 @@
  * themselves when real time reaches them. Transaction expiry, OTP expiry, verification delays
  * and webhook retries all run on it, so a test or an integrator can "wait" an hour at once.
  *
- * The timers live in a binary heap (heap-js) ordered by time, then by creation: scheduling and
- * firing cost O(log n). A timer is one object, the heap's entry itself: the callback is usually one
- * function shared by many timers, called with the timer's argument (a transaction id), so that
- * 100,000 pending expiries hold 100,000 small objects and no closure each. A cancelled timer is
- * only marked (lazy deletion); its callback is dropped at once and the heap is rebuilt without the
- * marked entries when they outnumber the live ones, so memory stays proportional to the live
- * timers. Most timers are scheduled in order of time (an expiry is the virtual time, which never
- * goes back, plus a fixed delay): a timer due at or after the last one of the clock's ordered list
- * is appended to it instead of entering the heap, and the list, in order by construction, is fired
- * from its front, merged with the heap by time. So 200,000 pending expiries are never sorted: taking
- * and sorting them at once, the way of the heap's due timers below, held the event loop 100 ms in
- * one step no slice could cut (the attack suite's `first-page`). The heap holds the timers that
- * came out of order. Many of them due (an advance over 100,000 such) are not popped one by one:
- * after {@link BATCH_AFTER} pops, every due entry is taken out of the heap in one pass, sorted
- * into the ordered list, which spares a sift-down over the whole heap per timer. Firing many timers
- * at once (an advance over 100,000 expiries, or real time passing them) runs in slices of
+ * The timers wait in a {@link TimerQueue} (timer-queue.ts: a heap beside an ordered list, one small
+ * object per timer, with one callback shared by many timers and each its own argument, so that
+ * 100,000 pending expiries hold 100,000 small objects and no closure each). Firing many timers at
+ * once (an advance over 100,000 expiries, or real time passing them) runs in slices of
  * {@link SLICE_MS} and yields to the event loop between slices when asked to (`advanceInSlices`,
  * and the timers fired by real time), so requests keep being answered.
  */
 import { performance } from 'node:perf_hooks';
-import { Heap } from 'heap-js';
-import { byTime, Timer, type ClockOptions, type ClockTimer, type TimerCallback } from './clock-timer.js';
+import type { Timer, ClockOptions, ClockTimer, TimerCallback } from './clock-timer.js';
+import { TimerQueue } from './timer-queue.js';
 import { isoTime } from './iso-time.js';
 
 export type { ClockOptions, ClockTimer, TimerCallback } from './clock-timer.js';
@@ -49,12 +37,6 @@ export const WRITER_SLICE_MS = 3;
 const SLICES_AHEAD = 4;
 /** How long a runner that failed (the shared store's database away) waits before trying again. */
 const RUNNER_RETRY_MS = 1000;
-/** The heap is rebuilt when more entries than this are cancelled and they outnumber the live ones. */
-const COMPACT_MIN = 1024;
-/** Timers popped one by one in a firing run before the due ones are taken out of the heap at once. */
-const BATCH_AFTER = 256;
-/** Fired entries at the front of the ordered list that are dropped at once, when they are half of it. */
-const TRIM_AFTER = 1024;
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -62,18 +44,7 @@ export class VirtualClock {
   private readonly base: number;
   private readonly perfBase = performance.now();
   private offset = 0;
-  private seq = 0;
-  private readonly heap = new Heap<Timer>(byTime);
-  /** Entries in the heap that were cancelled (not yet popped). */
-  private cancelled = 0;
-  /**
-   * The ordered list: timers in firing order (those scheduled in order of time, and due timers
-   * taken out of the heap at once); `batchNext` is the next to look at, `batchCancelled` how many
-   * of those left were cancelled.
-   */
-  private batch: Timer[] = [];
-  private batchNext = 0;
-  private batchCancelled = 0;
+  private readonly timers = new TimerQueue();
   private armed: NodeJS.Timeout | undefined;
   private armedFor: number | undefined;
   private firing = false;
@@ -122,12 +93,12 @@ export class VirtualClock {
 
   /** The number of timers not yet fired or cancelled. */
   get pendingTimers(): number {
-    return this.heap.size() - this.cancelled + (this.batch.length - this.batchNext) - this.batchCancelled;
+    return this.timers.pending;
   }
 
   /** Entries held by the heap, cancelled ones not yet dropped included (at most about twice the pending ones). */
   get storedTimers(): number {
-    return this.heap.size() + this.batch.length - this.batchNext;
+    return this.timers.stored;
   }
 
   /**
@@ -138,22 +109,8 @@ export class VirtualClock {
   schedule(at: number, fn: () => unknown): ClockTimer;
   schedule<A>(at: number, fn: TimerCallback<A>, argument: A): ClockTimer;
   schedule(at: number, fn: TimerCallback<unknown>, argument?: unknown): ClockTimer {
-    const timer = new Timer(this, at, this.seq++, fn, argument);
-    if (this.stopped) {
-      timer.done = true;
-      timer.fn = undefined;
-      timer.argument = undefined;
-    } else {
-      // In order of time (and of creation: `seq` only grows) after the ordered list's last: appended.
-      const last = this.batch.length > this.batchNext ? this.batch[this.batch.length - 1]! : undefined;
-      if (last === undefined ? this.heap.size() === 0 || at >= this.heap.peek()!.at : at >= last.at) {
-        timer.batched = true;
-        this.batch.push(timer);
-      } else {
-        this.heap.add(timer);
-      }
-      this.arm();
-    }
+    const timer = this.timers.add(this, at, fn, argument, this.stopped);
+    if (!this.stopped) this.arm();
     return timer;
   }
 
@@ -289,14 +246,7 @@ export class VirtualClock {
   /** Cancels every timer; later `schedule` calls do nothing. */
   stop(): void {
     this.stopped = true;
-    for (const timer of this.heap.toArray().concat(this.batch.slice(this.batchNext))) {
-      timer.done = true;
-      timer.fn = undefined;
-      timer.argument = undefined;
-    }
-    this.heap.clear();
-    this.cancelled = 0;
-    this.clearBatch();
+    this.timers.clear();
     this.disarm();
   }
 
@@ -314,20 +264,13 @@ export class VirtualClock {
     // The virtual time at the start of the slice: an overdue timer runs at it, not before.
     const floor = moveClock ? this.now() : 0;
     let count = 0;
-    let popped = 0;
+    this.timers.beginRun();
     try {
       for (;;) {
         if (this.stopped) return true;
-        const next = this.nextTimer();
+        const next = this.timers.next();
         if (next === undefined || next.at > target) return true;
-        if (next.batched) {
-          this.batchNext++;
-          if (this.batchNext === this.batch.length) this.clearBatch();
-          else if (this.batchNext >= TRIM_AFTER && this.batchNext * 2 >= this.batch.length) this.trimBatch();
-        } else {
-          this.heap.pop();
-          if (++popped === BATCH_AFTER) this.takeDue(target);
-        }
+        this.timers.take(next, target);
         if (moveClock) this.pinned = next.at > floor ? next.at : floor;
         this.run(next);
         if (++count % 8 === 0 && performance.now() - started >= budgetMs) return false;
@@ -340,88 +283,13 @@ export class VirtualClock {
     }
   }
 
-  /** The earliest timer not fired or cancelled, of the heap and the list of due ones; drops the others. */
-  private nextTimer(): Timer | undefined {
-    let top = this.heap.peek();
-    while (top !== undefined && top.done) {
-      this.heap.pop();
-      this.cancelled--;
-      top = this.heap.peek();
-    }
-    let listed = this.batch[this.batchNext];
-    while (listed !== undefined && listed.done) {
-      this.batchCancelled--;
-      listed = this.batch[++this.batchNext];
-    }
-    if (listed === undefined) {
-      if (this.batch.length > 0) this.clearBatch();
-      return top;
-    }
-    return top !== undefined && byTime(top, listed) < 0 ? top : listed;
-  }
-
-  /**
-   * Takes every timer due by `target` out of the heap into the list of due ones, sorted (one pass
-   * over the heap and one heap rebuild, instead of a sift-down per timer); drops cancelled entries.
-   */
-  private takeDue(target: number): void {
-    const due: Timer[] = [];
-    for (let index = this.batchNext; index < this.batch.length; index++) {
-      if (!this.batch[index]!.done) due.push(this.batch[index]!);
-    }
-    const rest: Timer[] = [];
-    for (const timer of this.heap.heapArray) {
-      if (timer.done) continue;
-      if (timer.at <= target) {
-        timer.batched = true;
-        due.push(timer);
-      } else {
-        rest.push(timer);
-      }
-    }
-    // The ordered list's rest is one sorted run: the sort merges the taken ones into it.
-    due.sort(byTime);
-    // The rest becomes the heap as it is (heap-js's `init(array)` would copy it first).
-    this.heap.heapArray = rest;
-    this.heap.init();
-    this.cancelled = 0;
-    this.batch = due;
-    this.batchNext = 0;
-    this.batchCancelled = 0;
-  }
-
-  private clearBatch(): void {
-    this.batch = [];
-    this.batchNext = 0;
-    this.batchCancelled = 0;
-  }
-
-  /** Drops the ordered list's fired (and skipped) front, and its cancelled entries with `dropCancelled`. */
-  private trimBatch(dropCancelled = false): void {
-    const rest = this.batch.slice(this.batchNext);
-    this.batch = dropCancelled ? rest.filter((timer) => !timer.done) : rest;
-    this.batchNext = 0;
-    if (dropCancelled) this.batchCancelled = 0;
-  }
-
   /** {@link ClockTimer.cancel}. */
   cancelTimer(timer: Timer): void {
     if (timer.done) return;
     timer.done = true;
     timer.fn = undefined;
     timer.argument = undefined;
-    if (this.stopped) return;
-    if (timer.batched) {
-      this.batchCancelled++;
-      // As in the heap: memory stays proportional to the live timers.
-      if (this.batchCancelled > COMPACT_MIN && this.batchCancelled * 2 > this.batch.length - this.batchNext) this.trimBatch(true);
-      return;
-    }
-    this.cancelled++;
-    if (this.cancelled > COMPACT_MIN && this.cancelled * 2 > this.heap.size()) {
-      this.heap.init(this.heap.toArray().filter((candidate) => !candidate.done));
-      this.cancelled = 0;
-    }
+    if (!this.stopped) this.timers.countCancelled(timer);
   }
 
   private setNow(at: number): void {
@@ -518,7 +386,7 @@ export class VirtualClock {
 
   private arm(): void {
     if (this.stopped || this.firing) return;
-    const next = this.nextTimer();
+    const next = this.timers.next();
     if (next === undefined) {
       this.disarm();
       return;
