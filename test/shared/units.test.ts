@@ -15,13 +15,15 @@ if (unavailable !== undefined) console.warn(`shared-store unit tests skipped: ${
 const quiet = { warn: () => undefined, error: () => undefined };
 
 describe('the groups one commit takes', () => {
+  // Groups of the given numbers of rows.
+  const of = (sizes: number[]) => sizes.map((size) => ({ rows: { length: size } }));
   it('are the oldest that fit in 8,192 rows, at least one however large, never all of a pile', () => {
-    expect(groupsForCommit([100, 200, 300])).toBe(3);
-    expect(groupsForCommit([4_000, 4_000, 4_000])).toBe(2);
-    expect(groupsForCommit([4_096, 4_096, 1])).toBe(2);
-    expect(groupsForCommit([199_000, 10])).toBe(1);
-    expect(groupsForCommit([10, 199_000])).toBe(1);
-    expect(groupsForCommit(Array.from({ length: 1_000 }, () => 200))).toBe(40);
+    expect(groupsForCommit(of([100, 200, 300]))).toBe(3);
+    expect(groupsForCommit(of([4_000, 4_000, 4_000]))).toBe(2);
+    expect(groupsForCommit(of([4_096, 4_096, 1]))).toBe(2);
+    expect(groupsForCommit(of([199_000, 10]))).toBe(1);
+    expect(groupsForCommit(of([10, 199_000]))).toBe(1);
+    expect(groupsForCommit(of(Array.from({ length: 1_000 }, () => 200)))).toBe(40);
   });
 });
 

@@ -19,14 +19,14 @@ export interface CommitGroup {
 }
 
 /**
- * How many of the oldest groups (of `sizes` rows each) one commit takes: as many as fit in
- * {@link COMMIT_ROWS} rows, and at least one.
+ * How many of the oldest `groups` one commit takes: as many as fit in {@link COMMIT_ROWS} rows, and
+ * at least one. Reads only the groups it takes and the next (a pile of thousands is not walked).
  */
-export function groupsForCommit(sizes: readonly number[]): number {
+export function groupsForCommit(groups: readonly { rows: { length: number } }[]): number {
   let taken = 0;
   let count = 0;
-  while (taken < sizes.length && (taken === 0 || count + sizes[taken]! <= COMMIT_ROWS)) {
-    count += sizes[taken]!;
+  while (taken < groups.length && (taken === 0 || count + groups[taken]!.rows.length <= COMMIT_ROWS)) {
+    count += groups[taken]!.rows.length;
     taken++;
   }
   return taken;

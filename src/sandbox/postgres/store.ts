@@ -73,7 +73,6 @@ interface UnitScope {
   added: string[];
 }
 
-
 export class PostgresStore implements Store {
   readonly shared = true;
   /** This process among the sandbox's processes (its connections' `application_name`). */
@@ -378,7 +377,9 @@ export class PostgresStore implements Store {
         // The oldest groups, up to COMMIT_ROWS rows (at least one group): the groups that pile up
         // while a commit is under way (an advance's or a trimming's slices) are taken a bounded
         // number of rows at a time, so that making one statement list is never one long turn.
-        const taken = groupsForCommit(this.groups.map((group) => group.rows.length));
+        const taken = groupsForCommit(this.groups);
+        // Emptied during the yield (the store released, or what waited failed): nothing to write.
+        if (taken === 0) break;
         const rows = taken === 1 ? this.groups[0]!.rows : newestRows(this.groups, taken);
         let client: QueryClient | undefined;
         try {
