@@ -230,12 +230,12 @@ describe('the dashboard, live', () => {
 
     await dashboard.getByLabel('Request id').fill(requestId);
     await dashboard.getByLabel('Request id').press('Enter');
-    await expect.poll(() => requestRows(dashboard).count()).toBe(1);
+    await expect.poll(() => requestRows(dashboard).count(), { timeout: 10_000 }).toBe(1);
     const row = await requestRows(dashboard).innerText();
     expect(row).toContain('401');
     expect(row).toContain('Invalid HTTP Basic credentials');
     const detail = dashboard.locator('#request-detail');
-    await expect.poll(() => detail.innerText()).toContain('Authorization: Basic [redacted]');
+    await expect.poll(() => detail.innerText(), { timeout: 10_000 }).toContain('Authorization: Basic [redacted]');
     expect(await detail.innerText()).not.toContain(Buffer.from(`pg_test:${password}`).toString('base64'));
     await shot(dashboard, 'request-401');
     }));
