@@ -27,6 +27,8 @@ export type ContentTypeProblem =
  */
 export function jsonContentTypeProblem(value: string | undefined): ContentTypeProblem | undefined {
   if (value === undefined) return { kind: 'missing' };
+  // The value nearly every client sends, known to be JSON without splitting it.
+  if (value === 'application/json') return undefined;
   const [type = '', ...parameters] = value.split(';');
   const mediaType = type.trim().toLowerCase();
   if (mediaType !== 'application/json') return { kind: 'media-type', mediaType };

@@ -46,6 +46,19 @@ describe('parseBasicAuthorization', () => {
     expect(again).not.toBe(dropped);
   });
 
+  it('finds a value sent again at once as it is, and keeps the order of use exact', () => {
+    const repeated = parseBasicAuthorization(header('again', 'secret'));
+    for (let round = 0; round < 3; round++) expect(parseBasicAuthorization(header('again', 'secret'))).toBe(repeated);
+    // 1,023 newer values: it is the oldest of the 1,024 kept, still kept.
+    const later = Array.from({ length: 1_023 }, (_, index) => parseBasicAuthorization(header(`later${index}`, 'secret')));
+    expect(parseBasicAuthorization(header('again', 'secret'))).toBe(repeated);
+    // Used again just now, so the oldest is later0: one more value drops it, not this one.
+    parseBasicAuthorization(header('newest', 'secret'));
+    expect(parseBasicAuthorization(header('again', 'secret'))).toBe(repeated);
+    expect(parseBasicAuthorization(header('later1', 'secret'))).toBe(later[1]);
+    expect(parseBasicAuthorization(header('later0', 'secret'))).not.toBe(later[0]);
+  });
+
   it('keeps nothing for a malformed value, and answers it undefined every time', () => {
     for (let round = 0; round < 2; round++) {
       expect(parseBasicAuthorization('Basic !!!')).toBeUndefined();
