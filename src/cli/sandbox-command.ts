@@ -102,7 +102,7 @@ export async function runSandbox(argv: string[], options: RunSandboxOptions = {}
     throw error;
   }
 
-  write(banner(sandbox.url, sandbox.config, sandbox.stateDescription, sandbox.access));
+  write(banner(sandbox.url, sandbox.config, sandbox.stateDescription, sandbox.access, sandbox.roleCheckUrl));
 
   let stop = options.until;
   let closeChannel: () => void = () => undefined;
@@ -220,11 +220,13 @@ export function banner(
   config: SandboxConfig,
   state = 'in memory (lost when the sandbox stops)',
   access?: { hosted: boolean; operatorToken: string },
+  roleCheckUrl?: string,
 ): string {
   const defaults = DEFAULT_CONFIG;
   return [
     `Pay-later sandbox listening on ${url}`,
     `State: ${state}`,
+    ...(roleCheckUrl === undefined ? [] : [`Role check (for a load balancer's health check): ${roleCheckUrl}`]),
     ...(access?.hosted === true ? hostedLines(url, config, access.operatorToken) : []),
     '',
     'Sandbox test credentials (test values for this local sandbox only, see docs/sandbox.md):',

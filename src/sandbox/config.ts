@@ -99,6 +99,7 @@ export const DEFAULT_CONFIG: SandboxConfig = Object.freeze({
   }),
   bodyLimit: BODY_LIMIT,
   publicUrl: undefined,
+  rolePort: undefined,
   hosted: undefined,
   operatorToken: undefined,
   webhooks: Object.freeze(DEFAULTS.webhooks),

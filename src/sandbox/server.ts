@@ -36,6 +36,7 @@ import { FairTurns } from './fair-turns.js';
 import { JsonOffload } from './json-offload.js';
 import { Forwarder } from './forward.js';
 import type { Role, SharedRole } from './shared-role.js';
+import { startRoleCheck, type RoleCheck } from './role-check.js';
 import { MAX_JSON_DEPTH } from '../http/json.js';
 
 /**
@@ -114,6 +115,8 @@ export interface Sandbox {
    * forwards to it (shared-role.ts).
    */
   readonly role: 'memory' | Role;
+  /** The role check's `http://host:port` once listening, with `rolePort` set (role-check.ts). */
+  readonly roleCheckUrl: string | undefined;
 }
 
 // Request lines are gathered and written once per turn of the event loop: a write to a file or a
@@ -396,6 +399,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   }
 
   let closed = false;
+  let roleCheck: RoleCheck | undefined;
   return {
     get url() {
       if (url === undefined) throw new Error('the sandbox is not listening yet');
@@ -423,7 +427,20 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
         await new Promise<void>((resolve) => server.close(() => resolve()));
         throw new ConfigError(`${name} ${problem.message}`);
       }
+      if (config.rolePort !== undefined) {
+        try {
+          roleCheck = await startRoleCheck(() => role?.role ?? 'memory', config.rolePort, host);
+        } catch (error) {
+          await new Promise<void>((resolve) => server.close(() => resolve()));
+          const code = (error as NodeJS.ErrnoException).code;
+          const why = code === 'EADDRINUSE' ? 'is in use' : code === 'EACCES' ? 'may not be used by this user' : `cannot be listened on (${code ?? String(error)})`;
+          throw new ConfigError(`the role check's port ${config.rolePort} (--role-port) ${why}; choose another`);
+        }
+      }
       return url;
+    },
+    get roleCheckUrl() {
+      return roleCheck?.url;
     },
     async close() {
       if (closed) return;
@@ -439,6 +456,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
           role?.closeConnections();
         });
       }
+      await roleCheck?.close();
       await shared?.close();
       await role?.close();
       await offload.close();

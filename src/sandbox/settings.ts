@@ -183,6 +183,11 @@ const TABLE = [
     docs: 'Keep the state in PostgreSQL, `postgres://USER:PASSWORD@HOST:5432/DATABASE`: it survives restarts, and every sandbox started with the same URL shares it (see "A shared sandbox"). The password is never printed.',
   },
   {
+    key: 'rolePort', flag: 'role-port', env: 'PAYLATER_ROLE_PORT', kind: 'port', value: 'PORT', default: undefined, shownDefault: 'none',
+    help: "also answer a load balancer's health check on PORT: 200 on the process that serves requests (the shared sandbox's writer), 503 on one that forwards them",
+    docs: 'Also listen on this port (same host) for a load balancer\'s health check: any `GET` answers 200 `{"role":"writer"}` (or `"memory"`) on the process that serves requests itself, 503 on a shared sandbox\'s process that forwards them, so that a load balancer sends every connection straight to the writer (see "A shared sandbox").',
+  },
+  {
     key: 'hosted', flag: 'hosted', env: 'PAYLATER_HOSTED', kind: 'switch', default: undefined, flagSets: true, shownDefault: 'on when --host is not loopback',
     help: 'require a credential on the /sandbox/ endpoints, the deliveries list and the live stream, and keep each partner and merchant to its own records (set PAYLATER_HOSTED=0 to turn it off beyond loopback)',
     docs: 'Hosted mode (see "Hosting the sandbox"): the `/sandbox/` endpoints, the deliveries list and the live stream need a credential, and each partner and merchant sees and controls only its own records. On by itself when `--host` is not a loopback address; `PAYLATER_HOSTED=0` turns it off.',

@@ -18,6 +18,10 @@ if (unavailable !== undefined) console.warn(`shared-store role tests skipped: ${
 
 const initiate = (t: TestSandbox, id: string) =>
   t.sdk('/merchant/credit/initiateTransaction', { merchantTransactionId: id, userPhoneNumber: '+919876543210', userId: 'u', amount: 10_000 });
+const roleCheck = async (t: TestSandbox) => {
+  const answer = await fetch(t.sandbox.roleCheckUrl!);
+  return { status: answer.status, body: (await answer.json()) as unknown };
+};
 const status = async (t: TestSandbox, id: string) => (await t.sdk('/merchant/credit/checkTransactionStatus', { merchantTransactionId: id })).body;
 
 describe.skipIf(unavailable !== undefined)('three sandbox processes on one database', () => {
@@ -27,7 +31,7 @@ describe.skipIf(unavailable !== undefined)('three sandbox processes on one datab
   beforeAll(async () => {
     cluster = (await startPostgres())!;
     const databaseUrl = await cluster.createDatabase();
-    for (let index = 0; index < 3; index++) started.push(await startSandbox({ databaseUrl }));
+    for (let index = 0; index < 3; index++) started.push(await startSandbox({ databaseUrl, config: { rolePort: 0 } }));
   }, 60_000);
   afterAll(async () => {
     for (const t of started) await t.close();
@@ -45,10 +49,19 @@ describe.skipIf(unavailable !== undefined)('three sandbox processes on one datab
     // Only the writer holds records: a forwarding process reads none.
     expect(b.sandbox.store.collection('sdk.transactions').size + c.sandbox.store.collection('sdk.transactions').size).toBe(0);
 
+    // A load balancer's health check (--role-port) finds the writer: 200 there, 503 on the others.
+    expect(await Promise.all([a, b, c].map(roleCheck))).toEqual([
+      { status: 200, body: { role: 'writer', serves: true } },
+      { status: 503, body: { role: 'forwarding', serves: false } },
+      { status: 503, body: { role: 'forwarding', serves: false } },
+    ]);
+
     await a.close();
     const writer = await waitFor(() => [b, c].find((t) => t.sandbox.role === 'writer'), 15_000);
     const other = writer === b ? c : b;
     expect(other.sandbox.role).toBe('forwarding');
+    expect(await roleCheck(writer)).toEqual({ status: 200, body: { role: 'writer', serves: true } });
+    expect((await roleCheck(other)).status).toBe(503);
     // The new writer read every record; the other forwards to it once it is found.
     await waitFor(async () => ((await status(other, 'roles-1')).message === 'PENDING' ? true : undefined), 10_000);
     expect(await status(writer, 'roles-2')).toEqual({ message: 'SUCCESS' });
