@@ -126,18 +126,19 @@ if (only.includes('shared')) {
     const commits = (c: number | undefined) => (c === undefined ? '   -' : fmt(c));
     for (const r of f.rows) {
       out(
-        `  ${r.operation.padEnd(13)} ${r.setup.padEnd(12)} ${fmt(r.requestsPerSecond, 0).padStart(7)} req/s   p99 ${fmt(r.p99Ms, 1)} ms   ` +
+        `  ${r.operation.padEnd(13)} ${r.setup.padEnd(21)} ${fmt(r.requestsPerSecond, 0).padStart(7)} req/s   p99 ${fmt(r.p99Ms, 1)} ms   ` +
           `commits/request ${commits(r.commitsPerRequest)}   non-2xx ${r.non2xx}   errors ${r.errors}`,
       );
     }
     for (const operation of f.summary.length === 0 ? [] : (['SDK initiate', 'SDK status'] as const)) {
       const of = (setup: string) => f.summary.find((s) => s.setup === setup && s.operation === operation)!;
-      const [memory, one, two, three] = [of('memory'), of('postgres x1'), of('postgres x2'), of('postgres x3')];
+      const [memory, one, two, three, toWriter] = [of('memory'), of('postgres x1'), of('postgres x2'), of('postgres x3'), of('postgres x2 to writer')];
       out(
         `  ${operation.padEnd(13)} x1 ÷ memory ${fmt(one.requestsPerSecond / memory.requestsPerSecond)}   x2 ÷ x1 ${fmt(two.requestsPerSecond / one.requestsPerSecond)} (target >= 0.9)   ` +
-          `x3 ÷ x1 ${fmt(three.requestsPerSecond / one.requestsPerSecond)}   p99 memory ${fmt(memory.p99Ms, 1)} / x1 ${fmt(one.p99Ms, 1)} / x2 ${fmt(two.p99Ms, 1)} / x3 ${fmt(three.p99Ms, 1)} ms   ` +
+          `x3 ÷ x1 ${fmt(three.requestsPerSecond / one.requestsPerSecond)}   x2 to the writer ÷ x1 ${fmt(toWriter.requestsPerSecond / one.requestsPerSecond)}   ` +
+          `p99 memory ${fmt(memory.p99Ms, 1)} / x1 ${fmt(one.p99Ms, 1)} / x2 ${fmt(two.p99Ms, 1)} / x3 ${fmt(three.p99Ms, 1)} / x2 to the writer ${fmt(toWriter.p99Ms, 1)} ms   ` +
           `commits/request x1 ${commits(one.commitsPerRequest)} / x2 ${commits(two.commitsPerRequest)} / x3 ${commits(three.commitsPerRequest)}   ` +
-          `failed ${memory.failed + one.failed + two.failed + three.failed} (target 0)`,
+          `failed ${memory.failed + one.failed + two.failed + three.failed + toWriter.failed} (target 0)`,
       );
     }
     for (const a of f.advance) {

@@ -4,7 +4,9 @@
  * request) and the SDK status check of one transaction, on
  * - memory: one `paylater sandbox` process, the default store;
  * - PostgreSQL, one, two and three processes on one database, the 20 connections split between
- *   them (as behind a proxy that spreads connections).
+ *   them (as behind a proxy that spreads connections);
+ * - PostgreSQL, two processes started with `--role-port`, every connection to the one whose role
+ *   check answers 200 (as behind a load balancer that checks it: the writer).
  * Each row also gives the database's commits per request answered: the growth of
  * pg_stat_database.xact_commit of the sandbox's database over the measurement ÷ the requests
  * answered (a design where each process makes the others work grows it with the processes).
@@ -48,7 +50,7 @@ const ROUNDS = 2;
 /** How long the statistics take to reach pg_stat_database after the last commit (at most a second). */
 const STATS_SETTLE_MS = 1_500;
 
-export type Setup = 'memory' | 'postgres x1' | 'postgres x2' | 'postgres x3';
+export type Setup = 'memory' | 'postgres x1' | 'postgres x2' | 'postgres x3' | 'postgres x2 to writer';
 export type Operation = 'SDK initiate' | 'SDK status';
 
 export interface SharedRow {
@@ -136,6 +138,24 @@ async function sharedSetup(cluster: PostgresCluster, count: number, started: San
   return { urls, database: { adminUrl: cluster.url, url } };
 }
 
+/**
+ * Two processes on a fresh database, each with a role check (`--role-port`), and every connection
+ * sent to the one whose check answers 200: what a load balancer that checks it does.
+ */
+async function roleCheckedSetup(cluster: PostgresCluster, started: SandboxProcess[]): Promise<Target> {
+  const url = await cluster.createDatabase();
+  const serving: string[] = [];
+  for (let n = 0; n < 2; n++) {
+    const sandbox = await startSandboxProcess(url, ['--role-port', '0']);
+    started.push(sandbox);
+    const check = /Role check[^:]*: (http:\/\/\S+)/.exec(sandbox.output())?.[1];
+    if (check === undefined) throw new Error(`a process started with --role-port printed no role check:\n${sandbox.output()}`);
+    if ((await fetch(check)).status === 200) serving.push(sandbox.url);
+  }
+  if (serving.length !== 1) throw new Error(`${serving.length} of 2 processes answered their role check 200, where one is the writer`);
+  return { urls: serving, database: { adminUrl: cluster.url, url } };
+}
+
 /** The cluster's write-ahead log position now (it is one log for every database of the cluster). */
 const walPosition = (databaseUrl: string): Promise<string> =>
   withClient(databaseUrl, async (client) => (await client.query<{ at: string }>('SELECT pg_current_wal_lsn()::text AS at')).rows[0]!.at);
@@ -187,6 +207,7 @@ async function throughput(cluster: PostgresCluster, started: SandboxProcess[], l
     'postgres x1': await sharedSetup(cluster, 1, started),
     'postgres x2': await sharedSetup(cluster, 2, started),
     'postgres x3': await sharedSetup(cluster, 3, started),
+    'postgres x2 to writer': await roleCheckedSetup(cluster, started),
   };
   // The transaction the status checks read, on each store.
   for (const { urls } of Object.values(setups)) {
