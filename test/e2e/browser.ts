@@ -7,8 +7,8 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
-import { inject } from 'vitest';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { expect, inject } from 'vitest';
 import { SITE_DIR, type SitePage } from '../../scripts/docs-site.js';
 import { serveDocs, type DocsServer } from '../../scripts/docs-server.js';
 
@@ -82,6 +82,32 @@ export async function startDocsSite(): Promise<DocsSite> {
       } finally {
         await server.close();
       }
+    },
+  };
+}
+
+/**
+ * Holds the hosted page's own close (it closes its window 1.5 s after showing a result) until the
+ * test has read the result and taken its picture: on a loaded machine those took longer than that,
+ * and the window closed under them. `closes` then checks that the page asked to close by itself,
+ * closes it as the page would have, and waits for the close.
+ */
+export async function holdClose(popup: Page): Promise<{ closes(): Promise<void> }> {
+  await popup.evaluate(() => {
+    const held = window as unknown as { closeAsked?: boolean; closeNow?: () => void };
+    const close = window.close.bind(window);
+    held.closeNow = close;
+    window.close = () => {
+      held.closeAsked = true;
+    };
+  });
+  return {
+    async closes() {
+      await expect.poll(() => popup.evaluate(() => (window as unknown as { closeAsked?: boolean }).closeAsked === true), { timeout: 10_000 }).toBe(true);
+      const closed = popup.waitForEvent('close');
+      // The window may close before the evaluation answers.
+      await popup.evaluate(() => (window as unknown as { closeNow: () => void }).closeNow()).catch(() => undefined);
+      await closed;
     },
   };
 }

@@ -12,7 +12,7 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { freePort, launchChromium } from './browser.js';
+import { freePort, holdClose, launchChromium } from './browser.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMerchant } from '../../examples/merchant/server.js';
 import { createWebClient } from '../../src/clients/web.js';
@@ -170,12 +170,12 @@ describe('popup flow', () => {
       expect(await popup.evaluate(() => (document.activeElement as HTMLInputElement | null)?.value)).toBe('UPI');
       await popup.keyboard.press('Tab');
       expect(await popup.evaluate(() => document.activeElement?.id)).toBe('pay-submit');
-      const closed = popup.waitForEvent('close');
+      const held = await holdClose(popup);
       await popup.keyboard.press('Enter');
       await popup.waitForSelector('#step-result:not([hidden])');
       expect(await popup.locator('#result-title').innerText()).toBe('Payment confirmed');
       await shot(popup, 'success');
-      await closed;
+      await held.closes();
 
       const order = await shopOrder(v.page);
       expect(order.callback).toBe('SUCCESS');
@@ -207,12 +207,12 @@ describe('popup flow', () => {
     const v = await visit('/');
     try {
       const popup = await openPopup(v.page);
-      const closed = popup.waitForEvent('close');
+      const held = await holdClose(popup);
       await popup.click('#cancel');
       await popup.waitForSelector('#step-result:not([hidden])');
       expect(await popup.locator('#result-title').innerText()).toBe('Payment cancelled');
       await shot(popup, 'cancelled');
-      await closed;
+      await held.closes();
       const order = await shopOrder(v.page);
       expect(order.callback).toBe('CANCELLED');
       expect(verifyStatusSignature(order.signature, order.id, 'CANCELLED', KEY)).toBe(true);
@@ -238,12 +238,12 @@ describe('popup flow', () => {
       await expect.poll(() => popup.locator('#otp-error').innerText()).toBe('That code has expired. We sent you a new one.');
       await enterOtp(popup, '222222');
       await expect.poll(() => popup.locator('#otp-error').innerText()).toBe('That code is not right. 1 attempt left.');
-      const closed = popup.waitForEvent('close');
+      const held = await holdClose(popup);
       await enterOtp(popup, '333333');
       await popup.waitForSelector('#step-result:not([hidden])');
       expect(await popup.locator('#result-message').innerText()).toContain('Too many wrong codes');
       await shot(popup, 'failure');
-      await closed;
+      await held.closes();
       const order = await shopOrder(v.page);
       expect(order.callback).toBe('FAILURE');
       expect(verifyStatusSignature(order.signature, order.id, 'FAILURE', KEY)).toBe(true);

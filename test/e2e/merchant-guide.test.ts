@@ -27,7 +27,7 @@ import { join, relative, resolve, sep } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sdkSignature, statusSignature, webSignature } from '../../src/signature.js';
-import { launchChromium } from './browser.js';
+import { holdClose, launchChromium } from './browser.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const GUIDE = join(root, 'docs', 'web-checkout.md');
@@ -256,10 +256,13 @@ async function payOnHostedPage(page: Page, shots: boolean): Promise<void> {
   await page.press('#otp', 'Enter');
   await page.waitForSelector('#step-pay:not([hidden])');
   await shot(page, shots ? 'down-payment' : undefined);
+  // In a popup the page closes its window after the result; on the page itself it moves on.
+  const held = (await page.opener()) === null ? undefined : await holdClose(page);
   await page.click('#pay-submit');
   await page.waitForSelector('#step-result:not([hidden])');
   expect(await page.locator('#result-title').innerText()).toBe('Payment confirmed');
   await shot(page, shots ? 'success' : undefined);
+  await held?.closes();
 }
 
 function webhookAnswers(id: string) {
