@@ -37,6 +37,13 @@ export class Timer implements ClockTimer {
   cancel(): void {
     this.clock.cancelTimer(this);
   }
+
+  /** Fired or cancelled: done, its callback and argument let go (a pending timer holds no more). */
+  retire(): void {
+    this.done = true;
+    this.fn = undefined;
+    this.argument = undefined;
+  }
 }
 
 /** The heap's order: by time, then by creation. */

@@ -286,9 +286,7 @@ export class VirtualClock {
   /** {@link ClockTimer.cancel}. */
   cancelTimer(timer: Timer): void {
     if (timer.done) return;
-    timer.done = true;
-    timer.fn = undefined;
-    timer.argument = undefined;
+    timer.retire();
     if (!this.stopped) this.timers.countCancelled(timer);
   }
 
@@ -299,9 +297,7 @@ export class VirtualClock {
 
   private run(timer: Timer): void {
     const { fn, argument } = timer;
-    timer.done = true;
-    timer.fn = undefined;
-    timer.argument = undefined;
+    timer.retire();
     if (fn === undefined) return;
     try {
       const result = fn(argument, timer);

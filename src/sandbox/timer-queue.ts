@@ -60,9 +60,7 @@ export class TimerQueue {
   add(owner: { cancelTimer(timer: Timer): void }, at: number, fn: TimerCallback<unknown>, argument: unknown, stopped: boolean): Timer {
     const timer = new Timer(owner, at, this.seq++, fn, argument);
     if (stopped) {
-      timer.done = true;
-      timer.fn = undefined;
-      timer.argument = undefined;
+      timer.retire();
       return timer;
     }
     // In order of time (and of creation: `seq` only grows) after the ordered list's last: appended.
@@ -131,9 +129,7 @@ export class TimerQueue {
   /** Marks every timer done, its callback dropped, and empties the queue. */
   clear(): void {
     for (const timer of this.heap.toArray().concat(this.batch.slice(this.batchNext))) {
-      timer.done = true;
-      timer.fn = undefined;
-      timer.argument = undefined;
+      timer.retire();
     }
     this.heap.clear();
     this.cancelled = 0;
