@@ -18,6 +18,7 @@ import {
   type SandboxConfig,
 } from './config.js';
 import type { ErrorHelpers } from './errors.js';
+import { RecentValues } from './recent-values.js';
 import { knownPartners } from './families/partner.js';
 import type { AuthResult, IncomingRequest } from './router.js';
 
@@ -28,36 +29,21 @@ import type { AuthResult, IncomingRequest } from './router.js';
  * request, as without the cache, and never more memory. Only well-formed values are kept. The map
  * is keyed by the header as sent; it is never logged or shown.
  */
-const presented = new Map<string, PresentedCredentials>();
 const PRESENTED_KEPT = 1024;
-/**
- * The value last looked up and its entry, the newest of {@link presented}: a client sending its
- * header again finds it here, and the map is left as it is (its delete and set, each request, made
- * V8 rehash the map every few requests).
- */
-let newest: { header: string; credentials: PresentedCredentials } | undefined;
+const presented = new RecentValues<PresentedCredentials>(PRESENTED_KEPT);
 
 /** The credentials of an `Authorization: Basic ...` header, or undefined when absent or malformed. */
 export function parseBasicAuthorization(header: string | undefined): BasicCredentials | undefined {
   if (header === undefined) return undefined;
-  if (newest !== undefined && newest.header === header) return newest.credentials;
   const known = presented.get(header);
-  if (known !== undefined) {
-    // Most recently used last: the Map's order is the order of insertion.
-    presented.delete(header);
-    presented.set(header, known);
-    newest = { header, credentials: known };
-    return known;
-  }
+  if (known !== undefined) return known;
   const match = /^Basic[ ]+([A-Za-z0-9+/]+={0,2})[ ]*$/i.exec(header);
   if (match === null) return undefined;
   const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon < 0) return undefined;
   const credentials = new PresentedCredentials(decoded.slice(0, colon), decoded.slice(colon + 1));
-  if (presented.size >= PRESENTED_KEPT) presented.delete(presented.keys().next().value!);
-  presented.set(header, credentials);
-  newest = { header, credentials };
+  presented.add(header, credentials);
   return credentials;
 }
 

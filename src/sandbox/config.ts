@@ -8,6 +8,7 @@
 import { hash, timingSafeEqual } from 'node:crypto';
 import type { components as GatewayComponents } from '../../generated/types/gateway.js';
 import { ConfigError, countSettings, ENVIRONMENT, settingDefaults, settingsFromEnvironment, type TableSettings } from './settings.js';
+import { RecentValues } from './recent-values.js';
 import { WebhookTargets } from './webhook-targets.js';
 
 export { ConfigError, ENVIRONMENT } from './settings.js';
@@ -253,27 +254,20 @@ export function secretEquals(received: string, expected: string | Buffer): boole
 
 /**
  * Digests of values requests present again and again (a partner id header), the latest
- * {@link PRESENTED_DIGESTS} distinct values, the least recently used dropped first: the same client
- * sends the same value on every request, and a new value costs one digest as it did before.
- * Compared with `timingSafeEqual` as any digest is; never logged or shown.
+ * {@link PRESENTED_DIGESTS} distinct values, the least recently used dropped first (recent-values.ts):
+ * the same client sends the same value on every request, and a new value costs one digest as it did
+ * before. Compared with `timingSafeEqual` as any digest is; never logged or shown.
  */
-const presentedDigests = new Map<string, Buffer>();
 const PRESENTED_DIGESTS = 1024;
-/** The newest of {@link presentedDigests}: found again without moving it (as auth.ts's `newest`). */
-let newestPresented: { value: string; digest: Buffer } | undefined;
+const presentedDigests = new RecentValues<Buffer>(PRESENTED_DIGESTS);
 
 /** {@link secretDigest} of a value a request presented, remembered (see above). */
 export function presentedDigest(value: string): Buffer {
-  if (newestPresented !== undefined && newestPresented.value === value) return newestPresented.digest;
   let digest = presentedDigests.get(value);
-  if (digest !== undefined) {
-    presentedDigests.delete(value);
-  } else {
+  if (digest === undefined) {
     digest = secretDigest(value);
-    if (presentedDigests.size >= PRESENTED_DIGESTS) presentedDigests.delete(presentedDigests.keys().next().value!);
+    presentedDigests.add(value, digest);
   }
-  presentedDigests.set(value, digest);
-  newestPresented = { value, digest };
   return digest;
 }
 
