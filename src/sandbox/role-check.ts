@@ -14,6 +14,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ConfigError } from './settings.js';
 import type { Role } from './shared-role.js';
 
 export type ProcessRole = 'memory' | Role;
@@ -33,7 +34,10 @@ function roleAnswer(role: ProcessRole): { status: 200 | 503; body: { role: Proce
   return { status: serves ? 200 : 503, body: { role, serves } };
 }
 
-/** Listens on `port` of `host` (0: a free port) and answers each check with `roleOf()` as it is then. */
+/**
+ * Listens on `port` of `host` (0: a free port) and answers each check with `roleOf()` as it is then;
+ * a port that cannot be listened on is a {@link ConfigError} naming it and the flag.
+ */
 export async function startRoleCheck(roleOf: () => ProcessRole, port: number, host: string): Promise<RoleCheck> {
   const server: Server = createServer((request, response) => {
     const head = request.method === 'HEAD';
@@ -57,9 +61,12 @@ export async function startRoleCheck(roleOf: () => ProcessRole, port: number, ho
   });
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      const why = error.code === 'EADDRINUSE' ? 'is in use' : error.code === 'EACCES' ? 'may not be used by this user' : `cannot be listened on (${error.code ?? error.message})`;
+      reject(new ConfigError(`the role check's port ${port} (--role-port) ${why}; choose another`));
+    });
     server.listen(port, host, () => {
-      server.off('error', reject);
+      server.removeAllListeners('error');
       resolve();
     });
   });

@@ -26,6 +26,7 @@ import { registerDashboard } from './pages/dashboard.js';
 import { landingPage } from './pages/landing.js';
 import { RequestLog } from './request-log.js';
 import { assignRequestId, newRequestId, Router, type Logger, type RouteInfo } from './router.js';
+import { consoleLogger } from './console-logger.js';
 import { KeptAnswer } from './io.js';
 import { MemoryStore, type Store } from './store.js';
 import { loadContract, type FamilyName } from './validation.js';
@@ -38,6 +39,9 @@ import { Forwarder } from './forward.js';
 import type { Role, SharedRole } from './shared-role.js';
 import { startRoleCheck, type RoleCheck } from './role-check.js';
 import { MAX_JSON_DEPTH } from '../http/json.js';
+
+/** The log a sandbox writes when no logger is given (console-logger.ts). */
+export { consoleLogger };
 
 /**
  * The module that serves each family of the contract (src/contract/families.ts), registered in
@@ -117,38 +121,6 @@ export interface Sandbox {
   readonly role: 'memory' | Role;
   /** The role check's `http://host:port` once listening, with `rolePort` set (role-check.ts). */
   readonly roleCheckUrl: string | undefined;
-}
-
-// Request lines are gathered and written once per turn of the event loop: a write to a file or a
-// terminal is synchronous, and one per request halved the sandbox's throughput.
-// The exit hook that writes what is left is installed with the first line, not on import.
-let pendingLines: string[] = [];
-let flushOnExit = false;
-function flushLines(): void {
-  const text = pendingLines.join('');
-  pendingLines = [];
-  process.stdout.write(text);
-}
-
-export const consoleLogger: Logger = {
-  info: (message) => {
-    if (!flushOnExit) {
-      flushOnExit = true;
-      process.on('exit', () => {
-        if (pendingLines.length > 0) flushLines();
-      });
-    }
-    if (pendingLines.length === 0) setImmediate(flushLines);
-    pendingLines.push(`sandbox: ${message}\n`);
-  },
-  warn: (message) => console.warn(`sandbox: ${message}`),
-  error: (message, error) => console.error(`sandbox: ${message}${error === undefined ? '' : `: ${describeError(error)}`}`),
-};
-
-/** An error for a log line: its name, message and stack; never request data. */
-function describeError(error: unknown): string {
-  if (error instanceof Error) return error.stack ?? `${error.name}: ${error.message}`;
-  return typeof error;
 }
 
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
@@ -428,14 +400,10 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
         throw new ConfigError(`${name} ${problem.message}`);
       }
       if (config.rolePort !== undefined) {
-        try {
-          roleCheck = await startRoleCheck(() => role?.role ?? 'memory', config.rolePort, host);
-        } catch (error) {
+        roleCheck = await startRoleCheck(() => role?.role ?? 'memory', config.rolePort, host).catch(async (error: unknown) => {
           await new Promise<void>((resolve) => server.close(() => resolve()));
-          const code = (error as NodeJS.ErrnoException).code;
-          const why = code === 'EADDRINUSE' ? 'is in use' : code === 'EACCES' ? 'may not be used by this user' : `cannot be listened on (${code ?? String(error)})`;
-          throw new ConfigError(`the role check's port ${config.rolePort} (--role-port) ${why}; choose another`);
-        }
+          throw error;
+        });
       }
       return url;
     },
