@@ -13,7 +13,7 @@
  * the writer. It says only the role (no address, no state), and reads nothing of the request.
  */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { ConfigError } from './settings.js';
 import type { Role } from './shared-role.js';
 
@@ -60,6 +60,18 @@ export async function startRoleCheck(roleOf: () => ProcessRole, port: number, ho
     request.resume();
   });
   server.keepAliveTimeout = 5_000;
+  // A request Node cannot parse: a JSON 400 in the sandbox's error format, not Node's bare one.
+  server.on('clientError', (_error: Error, socket: Socket) => {
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const body = JSON.stringify({ errorCode: 'BAD_REQUEST', message: 'The role check could not read this request: send GET / over HTTP/1.1.' });
+    socket.end(
+      'HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
       const why = error.code === 'EADDRINUSE' ? 'is in use' : error.code === 'EACCES' ? 'may not be used by this user' : `cannot be listened on (${error.code ?? error.message})`;

@@ -3,7 +3,7 @@
  * kind of process, and a port that cannot be listened on. The shared processes' checks are in
  * test/shared/roles.test.ts.
  */
-import { createServer, type Server } from 'node:net';
+import { connect, createServer, type Server } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSandbox } from '../../src/sandbox/server.js';
 import { startRoleCheck, type ProcessRole } from '../../src/sandbox/role-check.js';
@@ -61,6 +61,25 @@ describe('the role check', () => {
     expect(answer.status).toBe(405);
     expect(answer.headers.get('allow')).toBe('GET, HEAD');
     expect(await answer.json()).toEqual({ errorCode: 'METHOD_NOT_ALLOWED', message: 'The role check answers GET and HEAD only.' });
+  });
+
+  it('answers a request it cannot parse 400 in the sandbox error format, and closes the connection', async () => {
+    const check = await startRoleCheck(() => 'writer', 0, '127.0.0.1');
+    opened.push(check);
+    const { hostname, port } = new URL(check.url);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), hostname, () => socket.write('GET / HTTP/1.1\r\nHost: x\r\nBad Header Line\r\n\r\n'));
+      let text = '';
+      socket.on('data', (chunk) => (text += chunk.toString()));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(answer).toContain('Connection: close');
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({
+      errorCode: 'BAD_REQUEST',
+      message: 'The role check could not read this request: send GET / over HTTP/1.1.',
+    });
   });
 
   it('does not start on a port in use: it says which, and the sandbox is not left listening', async () => {
