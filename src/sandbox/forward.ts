@@ -21,6 +21,7 @@ import type { Socket } from 'node:net';
 import type { ErrorHelpers } from './errors.js';
 import { sendWithoutBody } from './io.js';
 import { RelayedConnection, RETRY_AFTER_SECONDS, UNREACHABLE, type RelayTarget } from './relay.js';
+import { TunnelDialer } from './tunnel-ends.js';
 
 /** Where the writer listens, as this process connects to it. */
 export type ForwardTarget = RelayTarget;
@@ -32,6 +33,8 @@ export class Forwarder {
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64 });
   /** The connections relayed now, closed with the forwarder. */
   private readonly relayed = new Set<RelayedConnection>();
+  /** The tunnel to the writer that relayed connections go over (tunnel-ends.ts). */
+  private readonly tunnels = new TunnelDialer();
 
   constructor(
     /** The errors of the family a path belongs to. */
@@ -93,7 +96,15 @@ export class Forwarder {
         serveHere(socket);
         return;
       }
-      const relayed = new RelayedConnection(socket, targetOf, target, this.errorsFor, serveHere, () => this.relayed.delete(relayed));
+      const relayed = new RelayedConnection(
+        socket,
+        targetOf,
+        target,
+        this.errorsFor,
+        serveHere,
+        (to) => this.tunnels.open(to),
+        () => this.relayed.delete(relayed),
+      );
       this.relayed.add(relayed);
     });
   }
@@ -103,6 +114,7 @@ export class Forwarder {
     this.agent.destroy();
     for (const relayed of this.relayed) relayed.destroy();
     this.relayed.clear();
+    this.tunnels.close();
   }
 
   private unavailable(request: IncomingMessage, response: ServerResponse, why: string): void {

@@ -44,6 +44,22 @@ export function newRequestId(): string {
 }
 
 /**
+ * An error answer written as raw HTTP/1.1 on a connection that Node's HTTP server no longer (or
+ * never) parses: a request it could not read, a relayed request whose writer is gone, a CONNECT.
+ * The body is `reply`'s, with `requestId`; the connection is closed after it. `HEAD` gets no body.
+ */
+export function rawErrorAnswer(reason: string, reply: ErrorReply, requestId: string, method?: string): string {
+  const body = JSON.stringify({ ...reply.body, requestId });
+  const headers = Object.entries(reply.headers ?? {})
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  return (
+    `HTTP/1.1 ${reply.status} ${reason}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n` +
+    `Cache-Control: no-store\r\n${headers}X-Request-Id: ${requestId}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${method === 'HEAD' ? '' : body}`
+  );
+}
+
+/**
  * Gives the request its id (once): the client's `X-Request-Id` when it is one short safe token,
  * else a new one. Returns the id (the same on every call). {@link send} writes it in the
  * `X-Request-Id` header of the answer; a handler that writes its answer itself sets the header.

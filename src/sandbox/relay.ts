@@ -23,13 +23,15 @@
  */
 import { connect, type Socket } from 'node:net';
 import type { ErrorHelpers } from './errors.js';
-import { newRequestId } from './io.js';
+import { newRequestId, rawErrorAnswer } from './io.js';
+import type { TunnelTarget } from './tunnel-ends.js';
+import { TunnelSocket } from './tunnel.js';
 
 /** Where the writer listens, as this process connects to it. */
-export interface RelayTarget {
-  host: string;
-  port: number;
-}
+export type RelayTarget = TunnelTarget;
+
+/** The writer's side of a relayed connection: a stream of the tunnel to it, or a connection of its own. */
+type Upstream = Socket | TunnelSocket;
 
 /** Seconds a client is asked to wait when the writer cannot be reached. */
 export const RETRY_AFTER_SECONDS = 2;
@@ -44,7 +46,7 @@ export const UNREACHABLE = "The shared sandbox's writer process cannot be reache
 
 /** One client's connection, relayed. */
 export class RelayedConnection {
-  private upstream: Socket | undefined;
+  private upstream: Upstream | undefined;
   private connected = false;
   /** Bytes not yet written to the writer's connection (it is opening, or there is none now). */
   private pending: Buffer[] = [];
@@ -77,6 +79,8 @@ export class RelayedConnection {
     private readonly errorsFor: (path: string) => ErrorHelpers,
     /** Gives a connection to this process's own HTTP server. */
     private readonly serveHere: (socket: Socket) => void,
+    /** Opens the writer's side of a connection (tunnel-ends.ts). */
+    private readonly open: (target: RelayTarget) => Upstream,
     private readonly onClose: () => void,
   ) {
     socket.setNoDelay(true);
@@ -93,7 +97,7 @@ export class RelayedConnection {
     this.connected = false;
     this.unreachable = false;
     this.socket.setTimeout(0);
-    const upstream = connect({ host: target.host, port: target.port });
+    const upstream = this.open(target);
     this.upstream = upstream;
     upstream.setNoDelay(true);
     upstream.once('connect', () => {
@@ -166,7 +170,7 @@ export class RelayedConnection {
   }
 
   /** The writer's connection closed (or never opened). */
-  private upstreamGone(upstream: Socket): void {
+  private upstreamGone(upstream: Upstream): void {
     this.upstream = undefined;
     if (this.done) return;
     if (!this.connected) {
@@ -183,11 +187,9 @@ export class RelayedConnection {
       this.unavailable(this.unanswered);
       return;
     }
-    // Idle: did the writer close this connection, or did it go?
-    const target = this.targetOf() ?? this.lastTarget;
-    const probe = connect({ host: target.host, port: target.port });
+    // Idle: did the writer close this connection, or did it go? A tunnel's stream knows; a
+    // connection of its own is told by whether the writer still accepts one.
     const settle = (alive: boolean) => {
-      probe.destroy();
       if (this.done || this.upstream !== undefined) return;
       if (alive && this.pendingBytes === 0) {
         this.socket.end();
@@ -197,8 +199,20 @@ export class RelayedConnection {
       if (this.pendingBytes > 0 || this.targetOf() === undefined) this.rejoin();
       else this.socket.setTimeout(IDLE_MS, () => this.socket.destroy());
     };
-    probe.once('connect', () => settle(true));
-    probe.once('error', () => settle(false));
+    if (upstream instanceof TunnelSocket) {
+      settle(upstream.gone !== 'lost');
+      return;
+    }
+    const target = this.targetOf() ?? this.lastTarget;
+    const probe = connect({ host: target.host, port: target.port });
+    probe.once('connect', () => {
+      probe.destroy();
+      settle(true);
+    });
+    probe.once('error', () => {
+      probe.destroy();
+      settle(false);
+    });
   }
 
   private answerWhenLineIn(ended: boolean): void {
@@ -219,15 +233,9 @@ export class RelayedConnection {
       'SERVICE_UNAVAILABLE',
       `${UNREACHABLE} Send the request again in ${RETRY_AFTER_SECONDS} s.`,
     );
-    const requestId = newRequestId();
-    const body = JSON.stringify({ ...reply.body, requestId });
     this.done = true;
     this.socket.removeAllListeners('data');
     this.socket.resume();
-    this.socket.end(
-      'HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n' +
-        `Cache-Control: no-store\r\nRetry-After: ${RETRY_AFTER_SECONDS}\r\nX-Request-Id: ${requestId}\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${method === 'HEAD' ? '' : body}`,
-    );
+    this.socket.end(rawErrorAnswer('Service Unavailable', { ...reply, headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } }, newRequestId(), method));
   }
 }

@@ -27,7 +27,7 @@ import { landingPage } from './pages/landing.js';
 import { RequestLog } from './request-log.js';
 import { assignRequestId, newRequestId, Router, type Logger, type RouteInfo } from './router.js';
 import { consoleLogger } from './console-logger.js';
-import { KeptAnswer } from './io.js';
+import { KeptAnswer, rawErrorAnswer } from './io.js';
 import { MemoryStore, type Store } from './store.js';
 import { loadContract, type FamilyName } from './validation.js';
 import { WebhookStream } from './webhook-stream.js';
@@ -304,6 +304,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   // Shared, while this process forwards: its connections are relayed to the writer as they are.
   role?.relayConnections(server);
+  role?.acceptTunnels(server, config.maxConnections, sandboxErrors);
 
   // A request Node cannot parse, or one that is not received in time, never reaches (or leaves) the
   // router; it gets a short JSON answer written here: 408 for a timeout (in the family's format when
@@ -359,12 +360,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       text = 'The request is not valid HTTP/1.1.';
     }
     // D250: each condition its code, with the status the answer carries.
-    const reply = errors.error(status, code, text);
-    const body = JSON.stringify({ ...reply.body, requestId });
-    socket.end(
-      `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n` +
-        `Cache-Control: no-store\r\nX-Request-Id: ${requestId}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-    );
+    socket.end(rawErrorAnswer(reason, errors.error(status, code, text), requestId));
     if (options.logRequests !== true) return;
     if (current === undefined) logLine('-', '-', status, 0, requestId);
     else logLine(current.req.method ?? '-', current.req.url ?? '/', status, performance.now() - current.started, requestId);
@@ -419,9 +415,11 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       if (server.listening) {
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
-          server.closeAllConnections();
-          // The connections relayed to the writer are not the HTTP server's to close.
+          // The connections relayed to the writer are not the HTTP server's to close. The tunnels
+          // go first: a forwarding process then keeps its idle clients' connections for the next
+          // writer, as when a writer dies, where closing each stream would end them.
           role?.closeConnections();
+          server.closeAllConnections();
         });
       }
       await roleCheck?.close();

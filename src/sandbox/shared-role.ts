@@ -25,11 +25,13 @@
 import type { Server } from 'node:http';
 import { connect } from 'node:net';
 import type { Logger } from './router.js';
+import type { ErrorHelpers } from './errors.js';
 import type { Forwarder, ForwardTarget } from './forward.js';
 import { WriterLease } from './postgres/lease.js';
 import { SandboxProcesses, type WriterAt } from './postgres/processes.js';
 import { migrateDatabase } from './postgres/schema.js';
 import type { PostgresStore } from './postgres/store.js';
+import { TunnelAcceptor } from './tunnel-ends.js';
 import { connectHost, isListeningAddress } from './webhook-targets.js';
 
 /** How often a forwarding process looks for the writer. */
@@ -70,6 +72,8 @@ export class SharedRole {
   private closed = false;
   /** The one wait for a writer that every request arriving with none known shares. */
   private waiting: Promise<void> | undefined;
+  /** The tunnels forwarding processes opened to this one while it is the writer (tunnel-ends.ts). */
+  private tunnels: TunnelAcceptor | undefined;
 
   constructor(private readonly options: SharedRoleOptions) {
     this.processes = new SandboxProcesses(options.url, options.store.processId);
@@ -134,6 +138,14 @@ export class SharedRole {
     this.options.forwarder.relayConnections(server, () => (this.serving || this.closed ? undefined : this.target));
   }
 
+  /**
+   * Takes the tunnels that forwarding processes open to `server` while this process is the writer;
+   * each of their connections is one of `server`'s, under `maxConnections` as the others are.
+   */
+  acceptTunnels(server: Server, maxConnections: number, errors: ErrorHelpers): void {
+    this.tunnels = new TunnelAcceptor(server, (id) => this.serving && id === this.options.store.processId, maxConnections, errors);
+  }
+
   private async waitForWriter(): Promise<void> {
     const until = Date.now() + WAIT_FOR_WRITER_MS;
     while (this.target === undefined && !this.closed && !this.serving && Date.now() < until) {
@@ -143,9 +155,10 @@ export class SharedRole {
     }
   }
 
-  /** Closes the connections relayed to the writer and the kept ones to it. */
+  /** Closes the connections relayed to the writer and the kept ones to it, and the tunnels to this one. */
   closeConnections(): void {
     this.options.forwarder.close();
+    this.tunnels?.close();
   }
 
   async close(): Promise<void> {
@@ -192,7 +205,7 @@ export class SharedRole {
       this.target = undefined;
       return;
     }
-    const target = { host: connectHost(writer.address), port: writer.address.port };
+    const target = { host: connectHost(writer.address), port: writer.address.port, id: writer.id };
     this.target = target;
     this.lastWriter = { id: writer.id, target };
   }

@@ -9,6 +9,7 @@ import { connect, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Forwarder } from '../../src/sandbox/forward.js';
 import { errorHelpers } from '../../src/sandbox/errors.js';
+import { TunnelAcceptor } from '../../src/sandbox/tunnel-ends.js';
 import { freePort } from '../support/processes.js';
 import { startSandbox, waitFor, type TestSandbox } from '../support/sandbox.js';
 import { postgresUnavailable, startPostgres, type PostgresCluster } from '../support/postgres.js';
@@ -188,8 +189,11 @@ describe('connections relayed to the writer (Forwarder.relayConnections)', () =>
   });
 });
 
-describe('a relayed connection whose writer goes', () => {
-  it('answers 503 in the family format to a request under way, and to the next request of an idle connection, never a dropped connection', async () => {
+describe.each([
+  { over: 'a TCP connection of its own', tunnel: false },
+  { over: 'a tunnel (tunnel-ends.ts)', tunnel: true },
+])('a connection relayed over $over whose writer goes', ({ tunnel }) => {
+  it('answers 503 in the family format to a request under way, and to the next request of an idle connection, never a dropped connection; ends it when the writer closed it', async () => {
     const writer = createServer((request, response) => {
       // The writer dies under this request: its connection closes without an answer.
       if (request.url === '/merchant/credit/die') {
@@ -199,8 +203,11 @@ describe('a relayed connection whose writer goes', () => {
       response.setHeader('Content-Type', 'application/json');
       response.end('{"served":"writer"}');
     });
+    // A writer's HTTP server closes an idle connection after this long (its keep-alive timeout).
+    writer.keepAliveTimeout = 300;
+    const tunnels = tunnel ? new TunnelAcceptor(writer, (id) => id === 'w1', 100, errorHelpers('apiError')) : undefined;
     await new Promise<void>((resolve) => writer.listen(0, '127.0.0.1', resolve));
-    const target = { host: '127.0.0.1', port: (writer.address() as AddressInfo).port };
+    const target = { host: '127.0.0.1', port: (writer.address() as AddressInfo).port, ...(tunnel ? { id: 'w1' } : {}) };
     const forwarder = new Forwarder((path) => errorHelpers(path.startsWith('/merchant/') ? 'messageError' : 'apiError'));
     const front = createServer(() => undefined);
     forwarder.relayConnections(front, () => target);
@@ -220,7 +227,13 @@ describe('a relayed connection whose writer goes', () => {
             waiting(text);
           }
         });
-        const closed = new Promise<void>((done) => socket.on('close', () => done()));
+        // A connection that closes answers what it got (a test then fails at once, not at its timeout).
+        const closed = new Promise<void>((done) =>
+          socket.on('close', () => {
+            waiting?.(received);
+            done();
+          }),
+        );
         const send = (raw: string) =>
           new Promise<string>((answer) => {
             waiting = answer;
@@ -232,10 +245,17 @@ describe('a relayed connection whose writer goes', () => {
       const died = await underWay.send('POST /merchant/credit/die HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}');
       expect(died).toMatch(/^HTTP\/1\.1 503 [\s\S]*Retry-After: 2[\s\S]*"message":"SERVICE_UNAVAILABLE"/);
 
+      // The writer closes an idle connection (its keep-alive timeout): the client's is ended too.
+      const closedByWriter = await open();
+      expect(await closedByWriter.send('GET /api/merchant/m_1 HTTP/1.1\r\nHost: x\r\n\r\n')).toMatch(/^HTTP\/1\.1 200 /);
+      await closedByWriter.closed;
+
       const idle = await open();
       expect(await idle.send('GET /api/merchant/m_1 HTTP/1.1\r\nHost: x\r\n\r\n')).toMatch(/^HTTP\/1\.1 200 [\s\S]*"served":"writer"/);
       // The writer goes while the connection is idle; the connection stays, and its next request
       // is answered.
+      writer.keepAliveTimeout = 60_000;
+      tunnels?.close();
       writer.closeAllConnections();
       await new Promise((resolve) => writer.close(resolve));
       await new Promise((resolve) => setTimeout(resolve, 100));
