@@ -90,7 +90,7 @@ export class TunnelSocket extends Duplex {
     if (this.peerPaused || this.tunnel.congested) return;
     const held = this.heldWrite;
     this.heldWrite = undefined;
-    held?.();
+    if (held !== undefined) this.tunnel.afterFlush(held);
   }
 
   override _read(): void {
@@ -157,8 +157,9 @@ export class TunnelSocket extends Duplex {
     for (let at = 0; at < chunk.length; at += MAX_PAYLOAD) this.tunnel.frame(FRAME.DATA, this.id, chunk.subarray(at, at + MAX_PAYLOAD));
   }
 
+  /** Completes a write once its frames are handed to the tunnel's connection, or later if held. */
   private wait(done: () => void): void {
-    if (!this.peerPaused && !this.tunnel.congested) done();
+    if (!this.peerPaused && !this.tunnel.congested) this.tunnel.afterFlush(done);
     else {
       this.heldWrite = done;
       this.tunnel.holding(this);
@@ -195,6 +196,8 @@ export class Tunnel {
   private readonly held = new Set<TunnelSocket>();
   private readonly socket: Socket;
   private outgoing: Buffer[] = [];
+  /** Writes of streams whose frames are in `outgoing`: completed once those are written. */
+  private written: (() => void)[] = [];
   private flushScheduled = false;
   private incoming: Buffer = EMPTY;
   private ended = false;
@@ -280,10 +283,22 @@ export class Tunnel {
     header.writeUInt32BE(payload.length, 5);
     this.outgoing.push(header);
     if (payload.length > 0) this.outgoing.push(payload);
-    if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      process.nextTick(this.flush);
-    }
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    process.nextTick(this.flush);
+  }
+
+  /**
+   * Calls `done` once the frames queued until now are handed to the connection (a stream's write
+   * completes then, so that its chunk is not read after the writer may reuse it).
+   */
+  afterFlush(done: () => void): void {
+    this.written.push(done);
+    this.schedule();
   }
 
   forget(stream: TunnelSocket): void {
@@ -304,11 +319,13 @@ export class Tunnel {
 
   private readonly flush = (): void => {
     this.flushScheduled = false;
-    if (!this.up) return;
+    if (!this.up || this.ended) return;
     const frames = this.outgoing;
+    const written = this.written;
     this.outgoing = [];
-    if (this.ended || frames.length === 0) return;
-    this.socket.write(frames.length === 1 ? frames[0]! : Buffer.concat(frames));
+    this.written = [];
+    if (frames.length > 0) this.socket.write(frames.length === 1 ? frames[0]! : Buffer.concat(frames));
+    for (const done of written) done();
   };
 
   /** The writer's answer to the CONNECT: 200 opens the tunnel, anything else ends it. */
@@ -378,6 +395,7 @@ export class Tunnel {
     if (this.ended) return;
     this.ended = true;
     this.outgoing = [];
+    this.written = [];
     for (const stream of this.streams.values()) {
       stream.gone = 'lost';
       stream.destroy();
