@@ -253,7 +253,7 @@ async function load(target: Target, operation: OperationName, duration = SECONDS
  * pending transactions and answers 429 past them, and five rounds of 3 s at 13,000 initiates a
  * second reach that (the last round measured 7,768 of those answers).
  */
-async function expireInitiates(base: string): Promise<void> {
+export async function expireInitiates(base: string): Promise<void> {
   const answer = await fetch(`${base}/sandbox/clock/advance`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"ms":61000}' });
   if (answer.status !== 200) throw new Error(`the clock's advance after the initiates answered ${answer.status}: ${await answer.text()}`);
   await new Promise((settled) => setTimeout(settled, EXPIRY_SETTLE_MS));
