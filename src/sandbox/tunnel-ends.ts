@@ -8,7 +8,8 @@
  * (and frames follow), 503 with `Retry-After` in the sandbox's error format when it is not (it
  * was deposed, or another process listens there now); a `CONNECT` without the header is answered
  * 405. A forwarding process whose writer closes the connection without any answer (a version that
- * takes no tunnels) relays that writer's connections one TCP connection each, as before.
+ * takes no tunnels, or a writer at its connection limit) relays that writer's connections one TCP
+ * connection each, as before, for {@link DIRECT_MS}, then tries a tunnel again.
  *
  * Each stream of a tunnel is a connection of the writer's HTTP server, under its limits (a stream
  * over `--max-connections`, tunnels' and sockets' apart, is closed at once and counted as a
@@ -25,6 +26,8 @@ const WRITER_HEADER = 'paylater-writer';
 /** The CONNECT's target: the tunnel leads to the writer's HTTP server, not to a host. */
 const AUTHORITY = 'writer.paylater.invalid:1';
 const RETRY_AFTER_SECONDS = 2;
+/** How long a writer that answered a tunnel's CONNECT with nothing has its connections relayed one each. */
+const DIRECT_MS = 30_000;
 
 /** Where a forwarding process finds the writer. */
 export interface TunnelTarget {
@@ -91,13 +94,19 @@ export class TunnelAcceptor {
 /** At a forwarding process: the tunnel to the writer, opened when first needed. */
 export class TunnelDialer {
   private current: { key: string; tunnel: Tunnel } | undefined;
-  /** The writer that answered a tunnel's CONNECT with nothing: its connections are relayed one each. */
-  private direct: string | undefined;
+  /**
+   * The writer that answered a tunnel's CONNECT with nothing, and until when its connections are
+   * relayed one each: a version without tunnels, or a writer at its connection limit (which
+   * closes a new connection as soon as it is accepted), so a tunnel is tried again after a while.
+   */
+  private direct: { key: string; until: number } | undefined;
 
   /** A connection to `target`'s HTTP server: a stream of the tunnel to it, or a TCP connection of its own. */
   open(target: TunnelTarget): Socket | TunnelSocket {
     const key = `${target.host}|${target.port}|${target.id ?? ''}`;
-    if (target.id === undefined || this.direct === key) return connect({ host: target.host, port: target.port });
+    if (target.id === undefined || (this.direct?.key === key && Date.now() < this.direct.until)) {
+      return connect({ host: target.host, port: target.port });
+    }
     if (this.current === undefined || this.current.key !== key || this.current.tunnel.closed) {
       this.current?.tunnel.retire();
       this.current = { key, tunnel: this.dial(target, target.id, key) };
@@ -115,7 +124,7 @@ export class TunnelDialer {
       socket: connect({ host: target.host, port: target.port }),
       handshake: `CONNECT ${AUTHORITY} HTTP/1.1\r\nHost: ${AUTHORITY}\r\nPaylater-Writer: ${id}\r\n\r\n`,
       onEnd: () => {
-        if (tunnel.connected && !tunnel.answered) this.direct = key;
+        if (tunnel.connected && !tunnel.answered) this.direct = { key, until: Date.now() + DIRECT_MS };
         if (this.current?.tunnel === tunnel) this.current = undefined;
       },
     });

@@ -34,6 +34,14 @@ const FRAME = Object.freeze({ OPEN: 1, DATA: 2, END: 3, CLOSE: 4, PAUSE: 5, RESU
 const HEADER = 9;
 /** The largest payload of a frame; a longer write goes as several frames. */
 export const MAX_PAYLOAD = 64 * 1024;
+/**
+ * The most a stream may hold unread after asking the other end to pause: frames sent before the
+ * PAUSE arrived, at most one write of the other end's (the sandbox writes a large answer in pieces
+ * of 64 KiB); past it the other end is not keeping the protocol and the tunnel is ended.
+ */
+const MAX_UNREAD = 16 * 1024 * 1024;
+/** When TCP starts probing an idle tunnel's connection. */
+const KEEP_ALIVE_MS = 10_000;
 const EMPTY = Buffer.alloc(0);
 
 /** Why a stream's other side went. */
@@ -45,9 +53,11 @@ export class TunnelSocket extends Duplex {
   gone: StreamEnd | undefined;
   /** The peer asked for no more of this stream's bytes (PAUSE) until RESUME. */
   private peerPaused = false;
+  /** The other end sent END or CLOSE: no more of its bytes are read. */
+  private peerEnded = false;
   /** This end asked the peer to pause (its readable buffer is full). */
   private askedPause = false;
-  private heldWrite: (() => void) | undefined;
+  private heldWrite: ((error?: Error) => void) | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -65,14 +75,21 @@ export class TunnelSocket extends Duplex {
   /** Bytes from the other end. */
   received(payload: Buffer): void {
     this.touch();
-    if (!this.push(payload) && !this.askedPause) {
+    if (this.peerEnded || this.gone !== undefined) return;
+    if (this.push(payload)) return;
+    if (!this.askedPause) {
       this.askedPause = true;
       this.tunnel.frame(FRAME.PAUSE, this.id, EMPTY);
+    } else if (this.readableLength > MAX_UNREAD) {
+      // The other end goes on past a PAUSE by more than any one write of its own can: it does not
+      // keep the protocol, and its bytes would fill this process's memory.
+      this.tunnel.destroy();
     }
   }
 
   peer(type: number): void {
     if (type === FRAME.END) {
+      this.peerEnded = true;
       this.push(null);
     } else if (type === FRAME.PAUSE) {
       this.peerPaused = true;
@@ -80,17 +97,30 @@ export class TunnelSocket extends Duplex {
       this.peerPaused = false;
       this.release();
     } else if (type === FRAME.CLOSE) {
+      // As a TCP connection's close: what arrived is still read, then the end; a write fails.
       this.gone = 'closed';
-      this.destroy();
+      this.heldWrite?.(new Error('The other end closed the stream.'));
+      this.heldWrite = undefined;
+      if (!this.peerEnded) this.push(null);
+      this.peerEnded = true;
+      if (this.readableEnded || this.readableLength === 0) this.destroy();
+      else this.once('end', () => this.destroy());
     }
   }
 
-  /** Lets a write held by a pause or a congested tunnel complete. */
+  /**
+   * Lets a write held by a pause or a congested tunnel complete; one still held waits for the
+   * other end's RESUME (which calls this again) or the tunnel's next drain.
+   */
   release(): void {
-    if (this.peerPaused || this.tunnel.congested) return;
     const held = this.heldWrite;
+    if (held === undefined || this.peerPaused) return;
+    if (this.tunnel.congested) {
+      this.tunnel.holding(this);
+      return;
+    }
     this.heldWrite = undefined;
-    if (held !== undefined) this.tunnel.afterFlush(held);
+    this.tunnel.afterFlush(held);
   }
 
   override _read(): void {
@@ -101,11 +131,13 @@ export class TunnelSocket extends Duplex {
   }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void): void {
+    if (this.closedByPeer(done)) return;
     this.send(chunk);
     this.wait(done);
   }
 
   override _writev(chunks: { chunk: Buffer }[], done: (error?: Error | null) => void): void {
+    if (this.closedByPeer(done)) return;
     for (const { chunk } of chunks) this.send(chunk);
     this.wait(done);
   }
@@ -130,7 +162,8 @@ export class TunnelSocket extends Duplex {
    * long from the next bytes; the timer does not keep the process alive.
    */
   setTimeout(ms: number, callback?: () => void): this {
-    if (callback !== undefined) this.once('timeout', callback);
+    if (callback !== undefined && ms > 0) this.once('timeout', callback);
+    else if (callback !== undefined) this.off('timeout', callback);
     clearTimeout(this.idleTimer);
     this.idleTimer = ms > 0 ? setTimeout(() => this.emit('timeout'), ms).unref() : undefined;
     return this;
@@ -152,13 +185,20 @@ export class TunnelSocket extends Duplex {
     return this;
   }
 
+  /** A write after the other end closed the stream fails, as one on a closed socket does. */
+  private closedByPeer(done: (error?: Error | null) => void): boolean {
+    if (this.gone === undefined) return false;
+    done(new Error('The other end closed the stream.'));
+    return true;
+  }
+
   private send(chunk: Buffer): void {
     this.touch();
     for (let at = 0; at < chunk.length; at += MAX_PAYLOAD) this.tunnel.frame(FRAME.DATA, this.id, chunk.subarray(at, at + MAX_PAYLOAD));
   }
 
   /** Completes a write once its frames are handed to the tunnel's connection, or later if held. */
-  private wait(done: () => void): void {
+  private wait(done: (error?: Error) => void): void {
     if (!this.peerPaused && !this.tunnel.congested) this.tunnel.afterFlush(done);
     else {
       this.heldWrite = done;
@@ -226,9 +266,12 @@ export class Tunnel {
     }
     socket.on('data', (chunk: Buffer) => (this.up ? this.read(chunk) : this.readAnswer(chunk)));
     socket.on('drain', () => {
-      for (const stream of this.held) stream.release();
+      const held = [...this.held];
       this.held.clear();
+      for (const stream of held) stream.release();
     });
+    // A peer gone without a word (its machine, the network) is found by TCP's keep-alive probes.
+    socket.setKeepAlive(true, KEEP_ALIVE_MS);
     socket.on('error', () => undefined);
     // The other end ended the tunnel (an HTTP server's socket stays half open by itself).
     socket.on('end', () => this.destroy());

@@ -6,7 +6,7 @@
  */
 import { once } from 'node:events';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
-import { connect, createServer, Socket, type AddressInfo, type Server } from 'node:net';
+import { connect, createServer, type Socket, type AddressInfo, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { errorHelpers } from '../../src/sandbox/errors.js';
 import { MAX_PAYLOAD, Tunnel, TunnelSocket } from '../../src/sandbox/tunnel.js';
@@ -38,9 +38,11 @@ async function writerEnd() {
   const arrivals: ((stream: TunnelSocket) => void)[] = [];
   let connections = 0;
   const writerTunnels: Tunnel[] = [];
+  const sockets: Socket[] = [];
   const server = await listening(
     createServer((socket) => {
       connections++;
+      sockets.push(socket);
       let head = Buffer.alloc(0);
       const onData = (chunk: Buffer) => {
         head = Buffer.concat([head, chunk]);
@@ -64,7 +66,7 @@ async function writerEnd() {
     }),
   );
   const next = () => new Promise<TunnelSocket>((resolve) => arrivals.push(resolve));
-  return { server, accepted, next, writerTunnels, connections: () => connections };
+  return { server, accepted, next, writerTunnels, sockets, connections: () => connections };
 }
 
 function forwarderEnd(serverPort: number): Tunnel {
@@ -91,6 +93,18 @@ function readAll(stream: TunnelSocket | Socket): Promise<Buffer> {
   const chunks: Buffer[] = [];
   stream.on('data', (chunk: Buffer) => chunks.push(chunk));
   return new Promise((resolve) => stream.once('end', () => resolve(Buffer.concat(chunks))));
+}
+
+/** A forwarding end written by hand: the CONNECT, answered, then an OPEN of stream `id`, as the writer accepted it. */
+async function handWrittenForwarder(writer: Awaited<ReturnType<typeof writerEnd>>, id: number) {
+  const raw = connect({ host: '127.0.0.1', port: port(writer.server) });
+  raw.on('error', () => undefined);
+  await once(raw, 'connect');
+  raw.write('CONNECT writer.paylater.invalid:1 HTTP/1.1\r\nHost: writer.paylater.invalid:1\r\n\r\n');
+  await once(raw, 'data');
+  const opened = writer.next();
+  raw.write(frame(1, id));
+  return { raw, stream: await opened };
 }
 
 function frame(type: number, id: number, payload = Buffer.alloc(0)): Buffer {
@@ -155,13 +169,7 @@ describe('a tunnel', () => {
 
   it('is ended by a frame not of its protocol, every stream going as lost', async () => {
     const writer = await writerEnd();
-    const raw = connect({ host: '127.0.0.1', port: port(writer.server) });
-    await once(raw, 'connect');
-    raw.write('CONNECT writer.paylater.invalid:1 HTTP/1.1\r\nHost: writer.paylater.invalid:1\r\n\r\n');
-    await once(raw, 'data');
-    const opened = writer.next();
-    raw.write(frame(1, 3));
-    const stream = await opened;
+    const { raw, stream } = await handWrittenForwarder(writer, 3);
     const closed = once(stream, 'close');
     raw.write(frame(9, 3));
     await closed;
@@ -246,6 +254,93 @@ describe('a tunnel', () => {
     slowAtWriter.end();
     await once(slow, 'end');
     expect(received).toBe(written);
+  });
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Writes `piece` on `stream` until a write stays held (no 'drain' within `ms`); the bytes written. */
+async function writeUntilHeld(stream: TunnelSocket, piece: Buffer, ms = 300): Promise<number> {
+  let written = 0;
+  for (;;) {
+    const more = stream.write(piece);
+    written += piece.length;
+    if (written > 8 * 1024 * 1024) return written;
+    if (more) continue;
+    const drained = await Promise.race([once(stream, 'drain').then(() => true), sleep(ms).then(() => false)]);
+    if (!drained) return written;
+  }
+}
+
+describe('a tunnel under pressure', () => {
+  it('completes a held write when the other end resumes while the tunnel is congested, after a drain that came during the pause', async () => {
+    const { writer, tunnel, streams } = await twoStreams();
+    const [held, filler] = streams;
+    const [heldAtWriter, fillerAtWriter] = writer.accepted as [TunnelSocket, TunnelSocket];
+    fillerAtWriter.resume();
+    // The writer's reader of `held` stops reading: the stream asks the forwarding side to pause.
+    heldAtWriter.pause();
+    const written = await writeUntilHeld(held, Buffer.alloc(16 * 1024, 'h'));
+    expect(written).toBeLessThan(8 * 1024 * 1024);
+    expect(held.writableNeedDrain).toBe(true);
+    let drained = false;
+    held.once('drain', () => (drained = true));
+    const congest = async () => {
+      writer.sockets[0]!.pause();
+      for (let index = 0; index < 200; index++) filler.write(Buffer.alloc(64 * 1024, 'f'));
+      await sleep(200);
+      expect(tunnel.congested).toBe(true);
+    };
+    // The tunnel congests and drains while `held` is paused, then congests again.
+    await congest();
+    writer.sockets[0]!.resume();
+    await sleep(500);
+    await congest();
+    // RESUME arrives while the tunnel is congested; then the tunnel drains.
+    heldAtWriter.resume();
+    await sleep(200);
+    expect(drained).toBe(false);
+    writer.sockets[0]!.resume();
+    const deadline = Date.now() + 5_000;
+    while (!drained && Date.now() < deadline) await sleep(20);
+    expect(drained).toBe(true);
+    expect(held.writableLength).toBe(0);
+  });
+
+  it("reads what arrived before the other end closed the stream, then ends; a write after it fails", async () => {
+    const { writer, streams } = await twoStreams();
+    const [stream] = streams;
+    const atWriter = writer.accepted[0]!;
+    stream.pause();
+    const answer = Buffer.alloc(10_000, 'a');
+    atWriter.write(answer);
+    await sleep(100);
+    atWriter.destroy();
+    await sleep(100);
+    // The CLOSE is in; what came before it is still read.
+    const received = readAll(stream);
+    const closed = once(stream, 'close');
+    stream.resume();
+    expect((await received).equals(answer)).toBe(true);
+    await closed;
+    expect(stream.gone).toBe('closed');
+    const failed = new Promise<Error | null | undefined>((resolve) => stream.write('late', resolve));
+    expect(await failed).toBeInstanceOf(Error);
+  });
+
+  it('is ended by a forwarding end that goes on sending a stream past its PAUSE', async () => {
+    const writer = await writerEnd();
+    const { raw, stream } = await handWrittenForwarder(writer, 5);
+    stream.pause();
+    const closed = once(stream, 'close');
+    const piece = frame(2, 5, Buffer.alloc(MAX_PAYLOAD, 'x'));
+    // 20 MiB, PAUSE or not (the stream holds at most 16 MiB unread past it).
+    for (let index = 0; index < 320 && !raw.destroyed; index++) {
+      if (!raw.write(piece)) await new Promise((resolve) => (raw.once('drain', resolve), raw.once('close', resolve)));
+    }
+    await closed;
+    expect(stream.gone).toBe('lost');
+    expect(writer.writerTunnels[0]!.closed).toBe(true);
   });
 });
 
