@@ -64,7 +64,8 @@ export class SharedRole {
   private lease: WriterLease;
   private current: Role = 'forwarding';
   private target: ForwardTarget | undefined;
-  private lastWriter: { id: string; target: ForwardTarget } | undefined;
+  /** The last writer followed (its id in the target). */
+  private lastWriter: ForwardTarget | undefined;
   /** When this process first saw no writer while the last one still listened. */
   private orphanedSince: number | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -180,10 +181,10 @@ export class SharedRole {
         this.follow(writer);
         return;
       }
-      if (this.lastWriter !== undefined && (await listens(this.lastWriter.target))) {
+      if (this.lastWriter !== undefined && (await listens(this.lastWriter))) {
         // The last writer lives: its database connection was lost; it takes the role again first,
         // and answers meanwhile (its own 503 while the database is away).
-        this.target = this.lastWriter.target;
+        this.target = this.lastWriter;
         this.orphanedSince ??= Date.now();
         if (Date.now() - this.orphanedSince < GRACE_MS || this.current === 'deposed') return;
       }
@@ -207,7 +208,7 @@ export class SharedRole {
     }
     const target = { host: connectHost(writer.address), port: writer.address.port, id: writer.id };
     this.target = target;
-    this.lastWriter = { id: writer.id, target };
+    this.lastWriter = target;
   }
 
   private async takeOver(): Promise<void> {

@@ -279,11 +279,6 @@ export class Tunnel {
     if (options.head !== undefined && options.head.length > 0) this.read(options.head);
   }
 
-  /** Streams open now. */
-  get size(): number {
-    return this.streams.size;
-  }
-
   get closed(): boolean {
     return this.ended;
   }
