@@ -58,6 +58,8 @@ export interface ErrorHelpers {
   payloadTooLarge(limit: number): ErrorReply;
   /** 500: `INTERNAL_SERVER_ERROR`, the description's code, in both formats. */
   internal(): ErrorReply;
+  /** 503 SERVICE_UNAVAILABLE with `Retry-After: seconds`; `text` says when to send the request again. */
+  unavailable(text: string, retryAfterSeconds: number): ErrorReply;
 }
 
 /** The bounds of the error bodies: texts for a person, a field's name, an issue, how many issues. */
@@ -117,6 +119,9 @@ export function errorHelpers(format: ErrorFormat): ErrorHelpers {
     },
     payloadTooLarge(limit) {
       return error(413, 'PAYLOAD_TOO_LARGE', `The request body exceeds the limit of ${limit} bytes.`);
+    },
+    unavailable(text, retryAfterSeconds) {
+      return { ...error(503, 'SERVICE_UNAVAILABLE', text), headers: { 'Retry-After': String(retryAfterSeconds) } };
     },
     internal() {
       return format === 'apiError'

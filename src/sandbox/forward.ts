@@ -118,7 +118,6 @@ export class Forwarder {
   }
 
   private unavailable(request: IncomingMessage, response: ServerResponse, why: string): void {
-    const reply = this.errorsFor(request.url ?? '/').error(503, 'SERVICE_UNAVAILABLE', `${why} Send the request again in ${RETRY_AFTER_SECONDS} s.`);
-    sendWithoutBody(request, response, { ...reply, headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } });
+    sendWithoutBody(request, response, this.errorsFor(request.url ?? '/').unavailable(`${why} Send the request again in ${RETRY_AFTER_SECONDS} s.`, RETRY_AFTER_SECONDS));
   }
 }

@@ -24,7 +24,7 @@
 import { connect, type Socket } from 'node:net';
 import type { ErrorHelpers } from './errors.js';
 import { newRequestId, rawErrorAnswer } from './io.js';
-import type { TunnelTarget } from './tunnel-ends.js';
+import { RETRY_AFTER_SECONDS, type TunnelTarget } from './tunnel-ends.js';
 import { TunnelSocket } from './tunnel.js';
 
 /** Where the writer listens, as this process connects to it. */
@@ -33,8 +33,7 @@ export type RelayTarget = TunnelTarget;
 /** The writer's side of a relayed connection: a stream of the tunnel to it, or a connection of its own. */
 type Upstream = Socket | TunnelSocket;
 
-/** Seconds a client is asked to wait when the writer cannot be reached. */
-export const RETRY_AFTER_SECONDS = 2;
+export { RETRY_AFTER_SECONDS };
 /** Bytes kept of what the client sent and the writer did not answer yet (its request line within). */
 const HEAD_LIMIT = 64 * 1024;
 /** How long a relayed connection whose writer is unreachable waits for its request line. */
@@ -228,14 +227,13 @@ export class RelayedConnection {
     const text = Buffer.concat(head).toString('latin1');
     const end = text.indexOf('\r\n');
     const [method = 'GET', path = '/'] = (end >= 0 ? text.slice(0, end) : text).split(' ');
-    const reply = this.errorsFor(path.startsWith('/') ? path : '/').error(
-      503,
-      'SERVICE_UNAVAILABLE',
+    const reply = this.errorsFor(path.startsWith('/') ? path : '/').unavailable(
       `${UNREACHABLE} Send the request again in ${RETRY_AFTER_SECONDS} s.`,
+      RETRY_AFTER_SECONDS,
     );
     this.done = true;
     this.socket.removeAllListeners('data');
     this.socket.resume();
-    this.socket.end(rawErrorAnswer('Service Unavailable', { ...reply, headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } }, newRequestId(), method));
+    this.socket.end(rawErrorAnswer('Service Unavailable', reply, newRequestId(), method));
   }
 }

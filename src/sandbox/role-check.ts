@@ -14,11 +14,15 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { errorHelpers } from './errors.js';
+import { newRequestId, rawErrorAnswer, sendWithoutBody } from './io.js';
 import { ConfigError } from './settings.js';
 import type { Role } from './shared-role.js';
 
 export type ProcessRole = 'memory' | Role;
 
+/** The role check's errors, in the sandbox's format. */
+const ERRORS = errorHelpers('apiError');
 /** Seconds a load balancer is asked to wait before checking a process that does not serve again. */
 const RETRY_AFTER_SECONDS = 1;
 
@@ -42,9 +46,7 @@ export async function startRoleCheck(roleOf: () => ProcessRole, port: number, ho
   const server: Server = createServer((request, response) => {
     const head = request.method === 'HEAD';
     if (request.method !== 'GET' && !head) {
-      const body = JSON.stringify({ errorCode: 'METHOD_NOT_ALLOWED', message: 'The role check answers GET and HEAD only.' });
-      response.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
-      response.end(body);
+      sendWithoutBody(request, response, ERRORS.methodNotAllowed(['GET', 'HEAD']));
       return;
     }
     const { status, body } = roleAnswer(roleOf());
@@ -66,11 +68,7 @@ export async function startRoleCheck(roleOf: () => ProcessRole, port: number, ho
       socket.destroy();
       return;
     }
-    const body = JSON.stringify({ errorCode: 'BAD_REQUEST', message: 'The role check could not read this request: send GET / over HTTP/1.1.' });
-    socket.end(
-      'HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n' +
-        `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-    );
+    socket.end(rawErrorAnswer('Bad Request', ERRORS.badRequest('The role check could not read this request: send GET / over HTTP/1.1.'), newRequestId()));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {

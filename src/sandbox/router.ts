@@ -37,7 +37,8 @@ export { assignRequestId, newRequestId, send } from './io.js';
 export type { RouteFacts, RouteInfo } from './pipeline.js';
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-const METHODS: readonly Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+/** The methods routes are registered for (HEAD is answered as GET). */
+export const METHODS: readonly Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 const ROUTED_METHODS: ReadonlySet<string> = new Set(METHODS);
 
 export interface RouterOptions {
@@ -328,14 +329,10 @@ export class Router {
   private failure(pipeline: Pipeline, request: IncomingMessage, response: ServerResponse, incoming: IncomingRequest, error: unknown): Reply {
     if (error instanceof RequestError) return error.reply;
     if (error instanceof StoreUnavailableError) {
-      return {
-        ...pipeline.errors.error(
-          503,
-          'SERVICE_UNAVAILABLE',
-          `The sandbox cannot reach its database, so nothing was done: ${error.message}. Try again in ${error.retryAfterSeconds} s.`,
-        ),
-        headers: { 'Retry-After': String(error.retryAfterSeconds) },
-      };
+      return pipeline.errors.unavailable(
+        `The sandbox cannot reach its database, so nothing was done: ${error.message}. Try again in ${error.retryAfterSeconds} s.`,
+        error.retryAfterSeconds,
+      );
     }
     this.options.log.error(`unexpected error ${pipeline.describe(incoming)} (${assignRequestId(request, response)})`, error);
     return pipeline.errors.internal();

@@ -19,13 +19,15 @@ import type { IncomingMessage, Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import type { ErrorHelpers } from './errors.js';
 import { newRequestId, rawErrorAnswer } from './io.js';
+import { METHODS } from './router.js';
 import { Tunnel, type TunnelSocket } from './tunnel.js';
 
 /** The header of a tunnel's CONNECT that names the writer process it is meant for. */
 const WRITER_HEADER = 'paylater-writer';
 /** The CONNECT's target: the tunnel leads to the writer's HTTP server, not to a host. */
 const AUTHORITY = 'writer.paylater.invalid:1';
-const RETRY_AFTER_SECONDS = 2;
+/** Seconds a client is asked to wait when the writer cannot be reached (relay.ts), or is not the writer. */
+export const RETRY_AFTER_SECONDS = 2;
 /** How long a writer that answered a tunnel's CONNECT with nothing has its connections relayed one each. */
 const DIRECT_MS = 30_000;
 
@@ -62,16 +64,15 @@ export class TunnelAcceptor {
     socket.on('error', () => undefined);
     const id = request.headers[WRITER_HEADER];
     if (typeof id !== 'string') {
-      socket.end(rawErrorAnswer('Method Not Allowed', this.errors.methodNotAllowed(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']), newRequestId()));
+      socket.end(rawErrorAnswer('Method Not Allowed', this.errors.methodNotAllowed(['HEAD', ...METHODS]), newRequestId()));
       return;
     }
     if (!this.isWriter(id)) {
-      const reply = this.errors.error(
-        503,
-        'SERVICE_UNAVAILABLE',
+      const reply = this.errors.unavailable(
         `This process is not the shared sandbox's writer now. Send the request again in ${RETRY_AFTER_SECONDS} s.`,
+        RETRY_AFTER_SECONDS,
       );
-      socket.end(rawErrorAnswer('Service Unavailable', { ...reply, headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } }, newRequestId()));
+      socket.end(rawErrorAnswer('Service Unavailable', reply, newRequestId()));
       return;
     }
     socket.write('HTTP/1.1 200 Tunnel Established\r\n\r\n');

@@ -60,7 +60,7 @@ describe('the role check', () => {
     const answer = await fetch(check.url, { method: 'POST', body: '{}' });
     expect(answer.status).toBe(405);
     expect(answer.headers.get('allow')).toBe('GET, HEAD');
-    expect(await answer.json()).toEqual({ errorCode: 'METHOD_NOT_ALLOWED', message: 'The role check answers GET and HEAD only.' });
+    expect(await answer.json()).toEqual({ errorCode: 'METHOD_NOT_ALLOWED', message: 'This path accepts GET, HEAD only.', requestId: expect.stringMatching(/^req_/) });
   });
 
   it('answers a request it cannot parse 400 in the sandbox error format, and closes the connection', async () => {
@@ -79,6 +79,7 @@ describe('the role check', () => {
     expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({
       errorCode: 'BAD_REQUEST',
       message: 'The role check could not read this request: send GET / over HTTP/1.1.',
+      requestId: expect.stringMatching(/^req_/),
     });
   });
 

@@ -14,6 +14,7 @@ import { freePort } from '../support/processes.js';
 import { startSandbox, waitFor, type TestSandbox } from '../support/sandbox.js';
 import { postgresUnavailable, startPostgres, type PostgresCluster } from '../support/postgres.js';
 
+// Without PostgreSQL this throws (the run fails) unless PAYLATER_SKIP_POSTGRES=1 asks to skip.
 const unavailable = postgresUnavailable();
 if (unavailable !== undefined) console.warn(`shared-store role tests skipped: ${unavailable}`);
 
